@@ -1,0 +1,94 @@
+"""Every exception aqgr raises, in one place. Each message says what to do next."""
+
+from __future__ import annotations
+
+
+class AqgrError(Exception):
+    """Base class of every aqgr error."""
+
+
+class UnknownNameError(AqgrError, KeyError):
+    """A registry was asked for a name it does not know."""
+
+    def __init__(self, kind: str, name: str, known: list[str]):
+        self.kind, self.name, self.known = kind, name, known
+        super().__init__(f"unknown {kind} {name!r}; known {kind}s: {', '.join(known) or '(none)'}")
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return self.args[0]
+
+
+class ReadError(AqgrError):
+    """A judgment file could not be turned into text. `reason` is a short machine-readable kind."""
+
+    def __init__(self, path: str, reason: str, detail: str):
+        self.path, self.reason, self.detail = path, reason, detail
+        super().__init__(f"{path}: {reason}: {detail}")
+
+
+class SummaryValidationError(AqgrError):
+    """A summary does not match the JSON Schema; `problems` lists 'path: message' strings."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        shown = "; ".join(problems[:10]) + (f"; ... ({len(problems) - 10} more)" if len(problems) > 10 else "")
+        super().__init__(f"summary rejected by the JSON Schema: {shown}")
+
+
+class SummarizeError(AqgrError):
+    """An engine could not summarise one judgment (recorded on that judgment in a batch)."""
+
+    def __init__(self, judgment_id: str, reason: str, detail: str):
+        self.judgment_id, self.reason, self.detail = judgment_id, reason, detail
+        super().__init__(f"{judgment_id}: {reason}: {detail}")
+
+
+class NoIndexError(AqgrError):
+    """Search was asked for before an index was built."""
+
+    def __init__(self, where: str):
+        super().__init__(f"no index at {where}: build one first with `aqgr index` (or Archive.build_index())")
+
+
+class IndexMismatchError(AqgrError):
+    """A saved index does not match what is asked of it (format, schema, model, slots)."""
+
+    def __init__(self, where: str, differences: list[str]):
+        self.differences = differences
+        super().__init__(
+            f"the index at {where} was built differently ({'; '.join(differences)}): "
+            "rebuild it with `aqgr index --rebuild` (or Archive.build_index(rebuild=True))"
+        )
+
+
+class EmptyArchiveError(AqgrError):
+    """An operation needs summaries and the archive has none."""
+
+    def __init__(self, what: str):
+        super().__init__(f"the archive has no summaries to {what}: run `aqgr summarize PATH` first")
+
+
+class FactsTooShortError(AqgrError):
+    """The facts do not carry enough content to search on."""
+
+    def __init__(self, found: int, needed: int):
+        self.found, self.needed = found, needed
+        super().__init__(
+            f"the facts have {found} content word(s); at least {needed} are needed to search: "
+            "describe who did what, what happened and what is disputed"
+        )
+
+
+class MissingDependencyError(AqgrError):
+    """An optional dependency is not installed."""
+
+    def __init__(self, module: str, extra: str):
+        super().__init__(f"{module} is not installed: pip install 'aqgr[{extra}]'")
+
+
+class ConfigError(AqgrError):
+    """A configuration value is invalid."""
+
+
+class DatasetError(AqgrError):
+    """Evaluation data is missing or malformed (message names the file and line)."""

@@ -1,0 +1,64 @@
+"""Test-wide rules: no network except loopback, slow tests opt-in, offline env."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+import pytest
+
+for _var, _value in {
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "DO_NOT_TRACK": "1",
+    "SCARF_NO_ANALYTICS": "1",
+}.items():
+    os.environ.setdefault(_var, _value)
+
+_LOOPBACK = ("127.", "::1", "localhost")
+_real_connect = socket.socket.connect
+_real_create_connection = socket.create_connection
+
+
+def _is_loopback(address) -> bool:
+    if isinstance(address, (str, bytes)):  # AF_UNIX path
+        return True
+    host = str(address[0])
+    return host.startswith(_LOOPBACK)
+
+
+def _guarded_connect(self, address):
+    if self.family in (socket.AF_INET, socket.AF_INET6) and not _is_loopback(address):
+        raise OSError(f"network access blocked in tests: {address!r}")
+    return _real_connect(self, address)
+
+
+def _guarded_create_connection(address, *args, **kwargs):
+    if not _is_loopback(address):
+        raise OSError(f"network access blocked in tests: {address!r}")
+    return _real_create_connection(address, *args, **kwargs)
+
+
+socket.socket.connect = _guarded_connect
+socket.create_connection = _guarded_create_connection
+
+
+def pytest_addoption(parser):
+    parser.addoption("--run-slow", action="store_true", default=False, help="run slow tests over the real AILA data")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--run-slow"):
+        return
+    skip = pytest.mark.skip(reason="slow: opt in with --run-slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    """A fresh aqgr home directory for one test."""
+    path = tmp_path / "aqgr-home"
+    monkeypatch.setenv("AQGR_HOME", str(path))
+    return path
