@@ -1,8 +1,15 @@
-"""Internal records shared by the retrievers and fusion."""
+"""Internal records shared by the retrievers and fusion, and the one rule that orders them.
+
+Every ranked list in retrieval/ (a BM25 run, a dense run, a fused run) is ordered by
+`rank_key`: descending score, then a stable hash of the document id. Never by raw id or
+input order: in the AILA data the ids correlate with relevance, so an id tie-break would
+leak labels into the ranking.
+"""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import hashlib
+from typing import Iterable, Mapping, NamedTuple
 
 
 class ScoredDoc(NamedTuple):
@@ -10,3 +17,19 @@ class ScoredDoc(NamedTuple):
 
     doc_id: str
     score: float
+
+
+def id_hash(doc_id: str) -> bytes:
+    """A stable, id-order-free tie-break key (blake2b, 8 bytes) for a document id."""
+    return hashlib.blake2b(doc_id.encode("utf-8"), digest_size=8).digest()
+
+
+def rank_key(doc: ScoredDoc) -> tuple[float, bytes, str]:
+    """Sort key: -score, then the id's hash (then the id itself, only if two hashes collide)."""
+    return (-doc.score, id_hash(doc.doc_id), doc.doc_id)
+
+
+def ranked(scores: Mapping[str, float] | Iterable[ScoredDoc]) -> list[ScoredDoc]:
+    """Scores as a list of ScoredDoc ordered by `rank_key` (a new list; the input is not touched)."""
+    items = scores.items() if isinstance(scores, Mapping) else scores
+    return sorted((ScoredDoc(str(d), float(s)) for d, s in items), key=rank_key)

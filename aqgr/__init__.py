@@ -1,0 +1,47 @@
+"""aqgr: Augmented Question-guided Retrieval of precedents over structured summaries.
+
+The public API. Names are resolved lazily (PEP 562), so `import aqgr` loads no model,
+no torch, no faiss, no provider SDK, and the lower layers (`summarizer`, `retrieval`)
+can use `aqgr.errors` and `aqgr.registry` without importing the whole API.
+"""
+
+from importlib import import_module
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    "Archive": "aqgr.archive",
+    "BatchReport": "aqgr.batch",
+    "SearchOptions": "aqgr.config",
+    "Settings": "aqgr.config",
+    "AqgrError": "aqgr.errors",
+    "EmptyArchiveError": "aqgr.errors",
+    "FactsTooShortError": "aqgr.errors",
+    "IndexMismatchError": "aqgr.errors",
+    "NoIndexError": "aqgr.errors",
+    "ReadError": "aqgr.errors",
+    "SummarizeError": "aqgr.errors",
+    "SummaryValidationError": "aqgr.errors",
+    "IndexSpec": "retrieval.index",
+    "CandidateQuestion": "schemas.results",
+    "Hit": "schemas.results",
+    "SearchResult": "schemas.results",
+    "SCHEMA_VERSION": "schemas.summary",
+    "StructuredSummary": "schemas.summary",
+    "SummarySlots": "schemas.summary",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'aqgr' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,0 +1,81 @@
+"""Settings of an archive and of a search. Defaults are declared here, once.
+
+Where a default comes from the AQgR study (SPEC.md) it says so; the rest are principled
+choices documented beside them. Settings are immutable; derive a variant with
+`settings.model_copy(update={...})`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from retrieval.index import IndexSpec
+
+ENV_HOME = "AQGR_HOME"
+ENV_DATABASE_URL = "AQGR_DATABASE_URL"
+
+
+class SearchOptions(BaseModel):
+    """How a question-guided search runs."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    n_questions: int = Field(default=3, ge=0, le=20, description="Generated questions kept: the study keeps the top 3.")
+    question_min_ratio: float = Field(default=0.5, ge=0, le=1, description="A generated question is used only if its score is at least this share of the best one's (drops off-topic questions).")
+    n_candidate_questions: int = Field(default=10, ge=1, le=100, description="Candidate questions offered for the user to pick from.")
+    per_retriever_k: int = Field(default=12, ge=1, le=1000, description="Judgments each retriever returns per question: the study's 12.")
+    k: int = Field(default=10, ge=1, le=1000, description="Most hits returned.")
+    retrievers: tuple[str, ...] = ("bm25", "dense")
+    fuser: str = Field(default="rrf.v1", description="Fusion of the retrievers' runs (reciprocal rank fusion, k=60).")
+    weights: tuple[float, ...] | None = Field(default=None, description="Per-retriever fusion weights, in `retrievers` order; equal when None.")
+    include_facts_query: bool = Field(default=True, description="Also query with the facts alone, beside each question + facts.")
+    min_score: int = Field(default=1, ge=1, le=10, description="Relevance threshold on the 1-10 score: hits below are not returned.")
+    min_content_words: int = Field(default=12, ge=1, description="Facts with fewer content words are refused as too short to search on.")
+
+
+class Settings(BaseModel):
+    """Everything an Archive needs. Build with `Settings.resolve(home=...)`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    home: Path
+    database_url: str | None = Field(default=None, description="SQLAlchemy URL; default: SQLite file aqgr.db in the home.")
+    summarizer: str = Field(default="extractive.v1", description="The offline extractive engine: no model, no network.")
+    question_generator: str = "harvest.v1"
+    explainer: str = "evidence.v1"
+    index: IndexSpec | None = Field(default=None, description="How to build the index; None: the defaults to build, and whatever a saved index was built with to search.")
+    search: SearchOptions = Field(default_factory=SearchOptions)
+
+    @field_validator("home")
+    @classmethod
+    def _absolute(cls, value: Path) -> Path:
+        return value.expanduser().resolve()
+
+    @classmethod
+    def resolve(cls, home: str | Path | None = None, **overrides) -> "Settings":
+        """Home: the argument, else $AQGR_HOME, else the user's data directory."""
+        if home is None:
+            home = os.environ.get(ENV_HOME) or default_home()
+        url = overrides.pop("database_url", None) or os.environ.get(ENV_DATABASE_URL)
+        return cls(home=Path(home), database_url=url, **overrides)
+
+    @property
+    def db_url(self) -> str:
+        return self.database_url or f"sqlite:///{self.home / 'aqgr.db'}"
+
+    @property
+    def index_dir(self) -> Path:
+        return self.home / "index"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.home / "cache"
+
+
+def default_home() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("aqgr", appauthor=False))

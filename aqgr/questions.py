@@ -1,0 +1,88 @@
+"""Question generation: from the facts, the legal questions they raise.
+
+Interface: `QuestionGenerator.generate(facts, examples, n, scorer)` returns up to `n`
+ranked `CandidateQuestion`s. `examples` are the summaries most similar to the facts
+(the study's in-context examples); a model-backed generator puts them in its prompt.
+
+`harvest.v1` (offline default) harvests the issue sentences of those summaries and
+ranks them by relevance to the facts: half meaning (cosine of embeddings), half shared
+informative vocabulary, weighted a little by how high their judgment was retrieved;
+near-duplicates are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol, Sequence
+
+from aqgr.registry import Registry
+from aqgr.relevance import RelevanceScorer
+from schemas.results import CandidateQuestion
+from schemas.summary import StructuredSummary
+
+question_generators: Registry["QuestionGenerator"] = Registry("question generator")
+
+
+class QuestionGenerator(Protocol):
+    name: str
+
+    def generate(self, facts: str, examples: Sequence[StructuredSummary], n: int, scorer: RelevanceScorer) -> list[CandidateQuestion]: ...
+
+
+# Candidates shorter than this carry no legal question ("Whether the appeal lies?").
+_MIN_WORDS = 5
+_MAX_CHARS = 400
+_DUPLICATE_OVERLAP = 0.6
+
+
+_NUMBERING = re.compile(r"^\(?(?:\d{1,3}|[ivx]{1,5}|[a-h])[.)]\s+", re.IGNORECASE)
+
+
+_LEAD_IN = re.compile(r"^[^.?;]{0,120}?\b(?=whether\b)", re.IGNORECASE)
+
+
+def _as_question(text: str) -> str:
+    text = _NUMBERING.sub("", re.sub(r"\s+", " ", text).strip()).strip(" ;:,.-")
+    lead = _LEAD_IN.match(text)  # "The question that arises is whether X" -> "Whether X"
+    if lead:
+        text = text[lead.end() :]
+    if len(text) > _MAX_CHARS:
+        cut = text[:_MAX_CHARS].rsplit(" ", 1)[0]
+        text = cut + " ..."
+    if text and text[0].islower():
+        text = text[0].upper() + text[1:]
+    return text if text.endswith(("?", "...")) else text + "?"
+
+
+class HarvestQuestionGenerator:
+    """`harvest.v1`: issue sentences of similar judgments, ranked by coverage of the facts."""
+
+    name = "harvest.v1"
+
+    def generate(self, facts: str, examples: Sequence[StructuredSummary], n: int, scorer: RelevanceScorer) -> list[CandidateQuestion]:
+        harvested = [
+            (position, summary.judgment_id, _as_question(issue))
+            for position, summary in enumerate(examples)
+            for issue in summary.issues
+            if len(issue.split()) >= _MIN_WORDS
+        ]
+        meaning = scorer.semantic(facts, [text for _, _, text in harvested])
+        pool: list[CandidateQuestion] = []
+        for (position, judgment_id, text), cosine in zip(harvested, meaning):
+            prior = 1.0 / (1.0 + 0.1 * position)  # higher-retrieved examples count a little more
+            words = 0.5 * scorer.coverage(facts, text) + 0.5 * scorer.coverage(text, facts)
+            score = (0.5 * max(cosine, 0.0) + 0.5 * words) * prior
+            pool.append(CandidateQuestion(text=text, score=round(score, 6), source_judgment_id=judgment_id))
+        pool.sort(key=lambda c: (-c.score, c.text))
+        kept: list[CandidateQuestion] = []
+        for candidate in pool:
+            if all(scorer.overlap(candidate.text, k.text) < _DUPLICATE_OVERLAP for k in kept):
+                kept.append(candidate)
+            if len(kept) == n:
+                break
+        return kept
+
+
+@question_generators.register("harvest.v1")
+def _harvest_v1() -> QuestionGenerator:
+    return HarvestQuestionGenerator()

@@ -1,0 +1,208 @@
+"""Augmented Question-guided Retrieval over one loaded index (SPEC.md, stage 3).
+
+1. Questions: the summaries most similar to the facts are the in-context examples;
+   the question generator proposes candidates, the top `n_questions` are used (or the
+   user's chosen questions are).
+2. Retrieval: each question together with the facts queries every retriever (up to
+   `per_retriever_k` each); all runs are fused into one candidate list.
+3. Explanation: the explainer scores (1-10) and explains each candidate, from a closed
+   list. The grounding guard drops anything not in that list or not in the archive.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from typing import Mapping, Sequence
+
+from aqgr.config import SearchOptions
+from aqgr.errors import EmptyArchiveError, FactsTooShortError
+from aqgr.explain import Candidate, Explainer
+from aqgr.questions import QuestionGenerator
+from aqgr.relevance import RelevanceScorer
+from retrieval.fusion import fusers
+from retrieval.index import SummaryIndex
+from retrieval.types import ScoredDoc, id_hash
+from schemas.results import CandidateQuestion, Engines, Evidence, Hit, SearchResult
+from schemas.summary import StructuredSummary
+
+
+def parties_line(summary: StructuredSummary) -> str:
+    left = ", ".join(summary.parties.appellants) or "(appellant not identified)"
+    right = ", ".join(summary.parties.respondents) or "(respondent not identified)"
+    return f"{left} v. {right}"
+
+
+class Searcher:
+    """Question-guided search over an index and the summaries it was built from."""
+
+    def __init__(
+        self,
+        index: SummaryIndex,
+        summaries: Mapping[str, StructuredSummary],
+        question_generator: QuestionGenerator,
+        explainer: Explainer,
+        options: SearchOptions,
+        summarizer_name: str,
+    ):
+        missing = [d for d in index.doc_ids if d not in summaries]
+        if missing:
+            from aqgr.errors import IndexMismatchError
+
+            raise IndexMismatchError("the archive's index", [f"{len(missing)} indexed judgment(s) are not in the archive (e.g. {missing[0]})"])
+        if not len(index):
+            raise EmptyArchiveError("search")
+        self.index = index
+        self.summaries = summaries
+        self.questions = question_generator
+        self.explainer = explainer
+        self.options = options
+        self.summarizer_name = summarizer_name
+        self.scorer = RelevanceScorer(index.tokenizer, index.idf(), len(index), embed=index.embed_query)
+
+    # -- stage 3.1 ---------------------------------------------------------
+    def _check_facts(self, facts: str, options: SearchOptions) -> str:
+        facts = " ".join((facts or "").split())
+        found = self.scorer.content_words(facts)
+        if found < options.min_content_words:
+            raise FactsTooShortError(found, options.min_content_words)
+        return facts
+
+    def _retrieve(self, query: str, options: SearchOptions, k: int, restrict, exclude) -> list[list[ScoredDoc]]:
+        runs = self.index.retrieve(query, k, retrievers=options.retrievers, restrict=restrict, exclude=exclude)
+        return [runs[name] for name in options.retrievers]
+
+    def _fuse(self, runs: Sequence[Sequence[ScoredDoc]], options: SearchOptions) -> list[ScoredDoc]:
+        weights = None
+        if options.weights is not None:
+            per_run = list(options.weights)
+            weights = [per_run[i % len(per_run)] for i in range(len(runs))]
+        return fusers.create(options.fuser)(runs, weights)
+
+    def candidate_questions(self, facts: str, *, n: int | None = None, restrict=None, exclude=None, options: SearchOptions | None = None) -> list[CandidateQuestion]:
+        options = options or self.options
+        facts = self._check_facts(facts, options)
+        return self._candidates(facts, n or options.n_candidate_questions, options, restrict, exclude)[0]
+
+    def _candidates(self, facts: str, n: int, options: SearchOptions, restrict, exclude) -> tuple[list[CandidateQuestion], list[list[ScoredDoc]]]:
+        facts_runs = self._retrieve(facts, options, options.per_retriever_k, restrict, exclude)
+        examples = [self.summaries[d.doc_id] for d in self._fuse(facts_runs, options)[: options.per_retriever_k]]
+        return self.questions.generate(facts, examples, n, self.scorer), facts_runs
+
+    # -- the whole search --------------------------------------------------
+    def search(
+        self,
+        facts: str,
+        questions: Sequence[str] | None = None,
+        *,
+        k: int | None = None,
+        restrict: set[str] | None = None,
+        exclude: set[str] | None = None,
+        options: SearchOptions | None = None,
+    ) -> SearchResult:
+        options = options or self.options
+        k = k or options.k
+        timings: dict[str, float] = {}
+        started = time.perf_counter()
+        facts = self._check_facts(facts, options)
+
+        candidates, facts_runs = self._candidates(facts, options.n_candidate_questions, options, restrict, exclude)
+        chosen = [" ".join(q.split()) for q in questions or [] if q and q.strip()]
+        used = chosen or _top_questions(candidates, options)
+        timings["questions"] = _ms(started)
+
+        t = time.perf_counter()
+        runs: list[list[ScoredDoc]] = list(facts_runs) if options.include_facts_query or not used else []
+        retrieved_for: dict[str, set[int]] = defaultdict(set)
+        for number, question in enumerate(used):
+            for run in self._retrieve(f"{question}\n{facts}", options, options.per_retriever_k, restrict, exclude):
+                runs.append(run)
+                for doc in run:
+                    retrieved_for[doc.doc_id].add(number)
+        fused = self._fuse(runs, options)
+        timings["retrieval"] = _ms(t)
+
+        t = time.perf_counter()
+        result = self._explain(facts, used, fused, retrieved_for, k, options)
+        timings["explanation"] = _ms(t)
+        timings["total"] = _ms(started)
+        return result.model_copy(update={"candidate_questions": candidates, "questions_chosen_by_user": bool(chosen), "timings_ms": timings})
+
+    def _explain(self, facts: str, used: list[str], fused: list[ScoredDoc], retrieved_for, k: int, options: SearchOptions) -> SearchResult:
+        best = fused[0].score if fused and fused[0].score > 0 else 1.0
+        handed = [
+            Candidate(self.summaries[d.doc_id], d.score, d.score / best, tuple(sorted(retrieved_for.get(d.doc_id, ()))))
+            for d in fused
+            if d.doc_id in self.summaries
+        ]
+        explained = self.explainer.explain(facts, used, handed, self.scorer)
+        by_id = {c.summary.judgment_id: c for c in handed}
+        grounded = [e for e in explained if e.judgment_id in by_id and e.judgment_id in self.summaries]
+        dropped = len(explained) - len(grounded)
+        grounded.sort(key=lambda e: (-e.score, -by_id[e.judgment_id].retrieval_score, id_hash(e.judgment_id)))
+        kept = [e for e in grounded if e.score >= options.min_score]
+        hits = []
+        for rank, e in enumerate(kept[:k], 1):
+            summary = self.summaries[e.judgment_id]
+            hits.append(
+                Hit(
+                    rank=rank,
+                    judgment_id=e.judgment_id,
+                    parties=parties_line(summary),
+                    case_number=summary.case_number,
+                    court=summary.court,
+                    date=summary.date,
+                    score=e.score,
+                    legal_issue=e.legal_issue,
+                    reason=e.reason,
+                    questions=list(by_id[e.judgment_id].questions),
+                    retrieval_score=round(by_id[e.judgment_id].retrieval_score, 6),
+                    evidence=[Evidence(slot=s, text=t) for s, t in e.evidence],
+                )
+            )
+        return SearchResult(
+            facts=facts,
+            questions=used,
+            hits=hits,
+            engines=self.engines(options),
+            dropped_not_in_archive=dropped,
+            below_threshold=len(grounded) - len(kept),
+        )
+
+    def engines(self, options: SearchOptions | None = None) -> Engines:
+        options = options or self.options
+        return Engines(
+            questions=self.questions.name,
+            explainer=self.explainer.name,
+            summarizer=self.summarizer_name,
+            embedder=self.index.spec.embedder,
+            fuser=options.fuser,
+        )
+
+    def rank(self, facts: str, questions: Sequence[str] | None = None, *, depth: int = 1000, restrict=None, exclude=None, options: SearchOptions | None = None) -> tuple[SearchResult, list[ScoredDoc]]:
+        """The search result plus a deep ranking for evaluation: the explained hits first,
+        then every other retrieved judgment by fused score, down to `depth`."""
+        options = options or self.options
+        result = self.search(facts, questions, k=depth, restrict=restrict, exclude=exclude, options=options)
+        facts_clean = result.facts
+        runs: list[list[ScoredDoc]] = []
+        if options.include_facts_query or not result.questions:
+            runs += self._retrieve(facts_clean, options, depth, restrict, exclude)
+        for question in result.questions:
+            runs += self._retrieve(f"{question}\n{facts_clean}", options, depth, restrict, exclude)
+        head = [ScoredDoc(h.judgment_id, float(h.score)) for h in result.hits]
+        seen = {d.doc_id for d in head}
+        tail = [d for d in self._fuse(runs, options) if d.doc_id not in seen]
+        return result, (head + tail)[:depth]
+
+
+def _top_questions(candidates: Sequence[CandidateQuestion], options: SearchOptions) -> list[str]:
+    """The best `n_questions` generated questions, without those far below the best one."""
+    if not candidates:
+        return []
+    floor = candidates[0].score * options.question_min_ratio
+    return [c.text for c in candidates[: options.n_questions] if c.score >= floor]
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 2)

@@ -1,0 +1,1 @@
+"""Evaluation: AILA-format datasets, measures, systems, reports and benchmarks."""

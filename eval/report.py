@@ -1,0 +1,172 @@
+"""Render an EvalReport: a rich table, and a report directory.
+
+    <out>/report.md      comparison table, published reference points beside ours
+    <out>/results.json   every measure per query and mean, per system
+    <out>/runs/*.run     TREC run files (written by the harness)
+    <out>/config.json    protocol, dataset, queries, systems, package versions, time
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import tempfile
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from eval.protocols import data_file
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from eval.harness import EvalReport
+
+PACKAGES = ("aqgr", "ir-measures", "pytrec-eval-terrier", "rank-bm25", "numpy", "scipy", "nltk",
+            "pydantic", "rich", "typer", "faiss-cpu", "sentence-transformers", "torch", "llama-index-core")
+
+
+def reference_points(protocol: str) -> list[dict]:
+    """Published numbers for a protocol (eval/data/reference_points.json)."""
+    refs = data_file("reference_points.json").get(protocol, [])
+    return refs if isinstance(refs, list) else [refs]
+
+
+def package_versions() -> dict[str, str | None]:
+    out = {}
+    for name in PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def _fmt(value: float | None) -> str:
+    return "–" if value is None else f"{value:.4f}"
+
+
+def render_table(report: "EvalReport", console: "Console | None" = None) -> None:
+    """Print the means with rich: one row per measure, one column per system, then the
+    published reference points (dimmed)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console(stderr=True)
+    refs = reference_points(report.protocol.name)
+    table = Table(title=f"{report.protocol.name}: {len(report.scored)} scored of {len(report.queries)} queries")
+    table.add_column("measure")
+    for s in report.systems:
+        table.add_column(s.name, justify="right")
+    for ref in refs:
+        table.add_column(f"[dim]{ref.get('short', ref['label'])}[/dim]", justify="right")
+    for m in report.measures:
+        table.add_row(
+            m,
+            *(_fmt(s.results.mean.get(m)) for s in report.systems),
+            *(f"[dim]{_fmt(ref['values'].get(m))}[/dim]" for ref in refs),
+        )
+    console.print(table)
+
+
+def markdown(report: "EvalReport") -> str:
+    ms = report.measures
+    lines = [
+        f"# Evaluation: {report.protocol.name}",
+        "",
+        report.protocol.description,
+        "",
+        f"- dataset: `{report.dataset.root}` (documents: `{report.dataset.docs_dir}`, {len(report.dataset.doc_ids)} documents)",
+        f"- qrels: `{report.dataset.qrels_path}`",
+        f"- queries run: {len(report.queries)}; scored (judged): {len(report.scored)}"
+        + (f" ({', '.join(report.scored)})" if len(report.scored) <= 20 else ""),
+        f"- exclusions: `{report.dataset.exclude_path}`" if report.dataset.exclude_path else "- exclusions: none",
+        f"- depth: {report.depth} documents per query; started {report.started}",
+        "",
+        "## Results (mean over scored queries)",
+        "",
+        "| system | " + " | ".join(ms) + " |",
+        "| --- | " + " | ".join("---:" for _ in ms) + " |",
+    ]
+    for s in report.systems:
+        lines.append(f"| {s.name} | " + " | ".join(_fmt(s.results.mean.get(m)) for m in ms) + " |")
+    refs = reference_points(report.protocol.name)
+    for ref in refs:
+        lines.append(f"| *published: {ref['label']}* | " + " | ".join(_fmt(ref["values"].get(m)) for m in ms) + " |")
+    if refs:
+        lines += ["", "Published reference points are other systems on other query sets:"]
+        lines += [f"- {r['label']} ({r['queries']}); source: {r['source']}" for r in refs]
+    lines += [
+        "",
+        "Measures: ranked ones are trec_eval's via ir-measures (AP = MAP when averaged); SetP/SetR are the "
+        "AQgR study's rank-free set precision/recall (its \"MAP\"/\"MAR\") of the system's own returned set, "
+        "SetP@k/SetR@k of the top k. Queries without judgments are not scored; a judged query with no "
+        "returned documents scores 0. Bpref counts judged non-relevant documents only: with qrels that list "
+        "relevant documents alone (the citebench) it equals the recall of the whole run.",
+        "",
+        "## Timing",
+        "",
+        "| system | prepare (s) | rank (s) | run file |",
+        "| --- | ---: | ---: | --- |",
+    ]
+    for s in report.systems:
+        run = s.run_file.relative_to(report.out_dir) if s.run_file and report.out_dir else s.run_file
+        lines.append(f"| {s.name} | {s.prepare_s:.1f} | {s.rank_s:.1f} | `{run}` |")
+    if report.warnings:
+        lines += ["", "## Warnings", ""] + [f"- {w}" for w in report.warnings]
+    return "\n".join(lines) + "\n"
+
+
+def results_dict(report: "EvalReport") -> dict:
+    return {
+        "protocol": report.protocol.name,
+        "dataset": str(report.dataset.root),
+        "queries": report.queries,
+        "scored_queries": report.scored,
+        "measures": list(report.measures),
+        "systems": {
+            s.name: {
+                "mean": s.results.mean,
+                "per_query": s.results.per_query,
+                "returned": s.returned,
+                "run_file": s.run_file.name if s.run_file else None,
+                "dropped_hits": s.dropped,
+            }
+            for s in report.systems
+        },
+    }
+
+
+def config_dict(report: "EvalReport", command: str | None = None) -> dict:
+    return {
+        "started": report.started,
+        "command": command,
+        "protocol": report.protocol.to_dict(),
+        "dataset": report.dataset.describe(),
+        "queries": report.queries,
+        "depth": report.depth,
+        "measures": list(report.measures),
+        "systems": {s.name: s.config for s in report.systems},
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "packages": package_versions(),
+    }
+
+
+def write_report(report: "EvalReport", out_dir: str | Path, *, command: str | None = None) -> Path:
+    """Write report.md, results.json and config.json into `out_dir` (run files are already there)."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    _atomic(out / "results.json", json.dumps(results_dict(report), indent=1) + "\n")
+    _atomic(out / "config.json", json.dumps(config_dict(report, command), indent=1, default=str) + "\n")
+    _atomic(out / "report.md", markdown(report))
+    return out
+
+
+def _atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(tmp, path)

@@ -1,0 +1,174 @@
+"""Systems under evaluation: one protocol, a registry of named configurations.
+
+A system is prepared once per dataset, then asked for one ranking per query. It must
+honour `restrict` (rank only these documents) and `exclude` (never rank these); the
+harness checks both. `returned(query_id)` is optional: the system's own returned set for
+the study's set measures (default: the top 10 of the ranking).
+
+Registered here: `bm25-fulltext` (BM25 over whole judgment texts, raw facts as the query;
+the FIRE-style baseline). The summary-based systems (`bm25-summary`, `dense-summary`,
+`ensemble-summary`, `aqgr` and their ablations) go through the Archive API and register
+in `eval/pipeline_systems.py` (see `PIPELINE_SYSTEMS_MODULE`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Callable, Protocol, Sequence, runtime_checkable
+
+from aqgr.registry import Registry
+from eval.datasets import Dataset
+
+# Where the summary-based systems register (they need the Archive API of aqgr/).
+PIPELINE_SYSTEMS_MODULE = "eval.pipeline_systems"
+
+Progress = Callable[[str, int, int], None]  # (what, done, total)
+
+
+@runtime_checkable
+class System(Protocol):
+    name: str
+
+    def prepare(self, dataset: Dataset, *, cache_dir: Path | None = None, progress: Progress | None = None) -> None: ...
+
+    def rank(
+        self,
+        query_id: str,
+        text: str,
+        *,
+        depth: int,
+        restrict: frozenset[str] | None = None,
+        exclude: frozenset[str] | None = None,
+    ) -> list[tuple[str, float]]: ...
+
+    def config(self) -> dict:
+        """Everything that determines this system's output (written to config.json)."""
+        ...
+
+
+systems: Registry[System] = Registry("system", modules=("eval.systems", PIPELINE_SYSTEMS_MODULE))
+
+
+def get_system(name: str | System, **options) -> System:
+    """A system by registered name (options go to its factory), or a System as is."""
+    return systems.create(name, **options) if isinstance(name, str) else name
+
+
+def default_cache_dir() -> Path:
+    """$AQGR_HOME/cache/eval, else the user's cache directory for aqgr."""
+    home = os.environ.get("AQGR_HOME")
+    if home:
+        return Path(home).expanduser() / "cache" / "eval"
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("aqgr", appauthor=False)) / "eval"
+
+
+# --------------------------------------------------------------------- bm25-fulltext
+
+FULLTEXT_FORMAT = 1  # bump when what the cached full-text index holds changes
+
+
+class BM25FullText:
+    """BM25 over whole document texts; the query is the raw facts.
+
+    The index (tokenised with `retrieval.text` `words.v1`, weights from `retrieval.bm25`)
+    is cached under `<cache_dir>/bm25-fulltext/<fingerprint>/` keyed by the documents
+    (ids, sizes, modification times), the tokenizer and the BM25 parameters.
+    """
+
+    def __init__(self, *, name: str = "bm25-fulltext", k1: float | None = None, b: float | None = None, tokenizer: str = "words.v1"):
+        from retrieval import bm25
+
+        self.name = name
+        self.k1 = bm25.BM25_K1 if k1 is None else float(k1)
+        self.b = bm25.BM25_B if b is None else float(b)
+        self.tokenizer_name = tokenizer
+        self._matrix = None
+        self._doc_ids: list[str] = []
+        self._tokenize = None
+        self.index_dir: Path | None = None
+        self.cache_hit: bool | None = None
+
+    def config(self) -> dict:
+        return {"system": "bm25-fulltext", "k1": self.k1, "b": self.b, "tokenizer": self.tokenizer_name,
+                "query": "raw facts", "documents": "whole texts", "index_dir": str(self.index_dir) if self.index_dir else None}
+
+    def prepare(self, dataset: Dataset, *, cache_dir: Path | None = None, progress: Progress | None = None) -> None:
+        from retrieval.bm25 import BM25Matrix
+        from retrieval.text import tokenizers
+
+        self._tokenize = tokenizers.create(self.tokenizer_name)
+        key = self._fingerprint(dataset)
+        root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+        self.index_dir = root / "bm25-fulltext" / key[:24]
+        manifest = self.index_dir / "manifest.json"
+        if manifest.is_file():
+            meta = json.loads(manifest.read_text(encoding="utf-8"))
+            if meta.get("fingerprint") == key and meta.get("format") == FULLTEXT_FORMAT:
+                self._matrix = BM25Matrix.load(self.index_dir)
+                self._doc_ids = list(meta["doc_ids"])
+                self.cache_hit = True
+                return
+        tokens: list[list[str]] = []
+        total = len(dataset.doc_ids)
+        for i, (doc_id, text) in enumerate(dataset.documents(), start=1):
+            tokens.append(self._tokenize(text))
+            if progress is not None:
+                progress(f"{self.name}: tokenising", i, total)
+        self._matrix = BM25Matrix.build(tokens, k1=self.k1, b=self.b)
+        self._doc_ids = list(dataset.doc_ids)
+        self.cache_hit = False
+        self._save(key)
+
+    def _fingerprint(self, dataset: Dataset) -> str:
+        digest = hashlib.sha256()
+        digest.update(json.dumps([FULLTEXT_FORMAT, dataset.kind, self.tokenizer_name, self.k1, self.b]).encode())
+        for doc_id in dataset.doc_ids:
+            stat = (dataset.docs_dir / f"{doc_id}.txt").stat()
+            digest.update(f"{doc_id}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+        digest.update(str(dataset.docs_dir.resolve()).encode())
+        return digest.hexdigest()
+
+    def _save(self, key: str) -> None:
+        target = self.index_dir
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+        try:
+            self._matrix.save(tmp)
+            meta = {"format": FULLTEXT_FORMAT, "fingerprint": key, "k1": self.k1, "b": self.b,
+                    "tokenizer": self.tokenizer_name, "doc_ids": self._doc_ids}
+            (tmp / "manifest.json").write_text(json.dumps(meta), encoding="utf-8")
+            if target.exists():
+                shutil.rmtree(target)
+            os.replace(tmp, target)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+
+    def rank(self, query_id, text, *, depth, restrict=None, exclude=None) -> list[tuple[str, float]]:
+        from retrieval.types import ranked
+
+        if self._matrix is None:
+            raise RuntimeError(f"{self.name}: call prepare(dataset) before rank()")
+        scores = self._matrix.scores(self._tokenize(text))
+        hits = {}
+        for doc_id, score in zip(self._doc_ids, scores.tolist()):
+            if score <= 0.0 or (restrict is not None and doc_id not in restrict) or (exclude and doc_id in exclude):
+                continue
+            hits[doc_id] = score
+        return [(d.doc_id, d.score) for d in ranked(hits)[:depth]]
+
+
+@systems.register("bm25-fulltext")
+def _bm25_fulltext(**options) -> System:
+    return BM25FullText(**options)
+
+
+def system_names() -> Sequence[str]:
+    return systems.names()

@@ -1,0 +1,160 @@
+"""The dense retriever: slot texts in ~1,000-character windows, embedded into FAISS.
+
+MiniLM reads only its first 256 word pieces (about 1,200 characters), so a document is
+embedded in pieces: each slot's text is split on word boundaries into windows of at most
+`window_chars` characters, and adjacent short pieces (parties, case number, ...) are
+packed together up to that size, so every slot is seen and no window mixes more text
+than the model reads. All window vectors go into one `faiss.IndexFlatIP` (exact inner
+product on normalised vectors = cosine); `window_doc` maps each window to its document.
+
+A query is windowed the same way; its window vectors are mean-pooled and renormalised.
+A document's score is the maximum similarity over its windows. faiss is imported lazily.
+
+Saved as `dense.faiss` (faiss.write_index) plus `dense.windows.npz` (window -> document).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from aqgr.errors import MissingDependencyError
+
+from .embed_cache import EmbeddingCache, embed_with_cache
+
+# ~1,000 characters per window stays under MiniLM's 256-token input (NOTES-ENV.md).
+WINDOW_CHARS = 1000
+
+_SPACE = re.compile(r"\s+")
+
+
+def _faiss():
+    try:
+        import faiss
+    except ImportError:
+        raise MissingDependencyError("faiss-cpu", "dense") from None
+    return faiss
+
+
+def split_windows(text: str, window_chars: int = WINDOW_CHARS) -> list[str]:
+    """`text` as windows of at most `window_chars` characters, cut on whitespace.
+
+    Whitespace runs become single spaces; a word longer than a window is cut hard.
+    """
+    if window_chars < 1:
+        raise ValueError(f"window_chars must be positive, got {window_chars}")
+    windows: list[str] = []
+    current = ""
+    for word in _SPACE.split(text.strip()):
+        if not word:
+            continue
+        while len(word) > window_chars:
+            if current:
+                windows.append(current)
+                current = ""
+            windows.append(word[:window_chars])
+            word = word[window_chars:]
+        if not current:
+            current = word
+        elif len(current) + 1 + len(word) <= window_chars:
+            current = f"{current} {word}"
+        else:
+            windows.append(current)
+            current = word
+    if current:
+        windows.append(current)
+    return windows
+
+
+def document_windows(texts: Mapping[str, str] | Sequence[str], window_chars: int = WINDOW_CHARS) -> list[str]:
+    """Windows of a document given its slot texts: each slot windowed, short neighbours packed."""
+    pieces = [w for text in (texts.values() if isinstance(texts, Mapping) else texts) for w in split_windows(text, window_chars)]
+    packed: list[str] = []
+    for piece in pieces:
+        if packed and len(packed[-1]) + 1 + len(piece) <= window_chars:
+            packed[-1] = f"{packed[-1]}\n{piece}"
+        else:
+            packed.append(piece)
+    return packed
+
+
+def embed_query(query: str, embedder, window_chars: int = WINDOW_CHARS) -> np.ndarray | None:
+    """One normalised query vector (mean of its window vectors), or None for an empty query."""
+    windows = split_windows(query, window_chars)
+    if not windows:
+        return None
+    mean = np.asarray(embedder.embed(windows), dtype=np.float32).mean(axis=0)
+    norm = float(np.linalg.norm(mean))
+    return (mean / norm).astype(np.float32) if norm > 0 else None
+
+
+def flatten_windows(doc_windows: Sequence[Sequence[str]]) -> tuple[list[str], np.ndarray]:
+    """All windows in document order, and the document position of each."""
+    texts = [w for windows in doc_windows for w in windows]
+    window_doc = np.fromiter(
+        (d for d, windows in enumerate(doc_windows) for _ in windows), dtype=np.int64, count=len(texts)
+    )
+    return texts, window_doc
+
+
+class DenseIndex:
+    """Window vectors in FAISS plus the window -> document map; documents by position."""
+
+    def __init__(self, index, window_doc: np.ndarray, n_docs: int):
+        if index.ntotal != len(window_doc):
+            raise ValueError(f"FAISS index has {index.ntotal} vectors but {len(window_doc)} windows are mapped")
+        self.index = index
+        self.window_doc = np.asarray(window_doc, dtype=np.int64)
+        self.n_docs = n_docs
+
+    @property
+    def dim(self) -> int:
+        return self.index.d
+
+    @classmethod
+    def from_vectors(cls, vectors: np.ndarray, window_doc: np.ndarray, n_docs: int, dim: int) -> "DenseIndex":
+        """A FAISS inner-product index over already-embedded, normalised window vectors."""
+        index = _faiss().IndexFlatIP(dim)
+        if len(vectors):
+            index.add(np.ascontiguousarray(vectors, dtype=np.float32))
+        return cls(index, window_doc, n_docs)
+
+    @classmethod
+    def build(
+        cls,
+        doc_windows: Sequence[Sequence[str]],
+        embedder,
+        *,
+        cache: EmbeddingCache | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> tuple["DenseIndex", int]:
+        """Embed (through the cache) and index every window; also returns how many were embedded."""
+        texts, window_doc = flatten_windows(doc_windows)
+        vectors, n_embedded = embed_with_cache(embedder, texts, cache, progress=progress)
+        return cls.from_vectors(vectors, window_doc, len(doc_windows), embedder.dim), n_embedded
+
+    def scores(self, query_vector: np.ndarray | None) -> np.ndarray:
+        """Max window similarity per document (float64); -inf for documents without windows."""
+        out = np.full(self.n_docs, -np.inf)
+        if query_vector is None or self.index.ntotal == 0:
+            return out
+        q = np.ascontiguousarray(query_vector, dtype=np.float32).reshape(1, -1)
+        sims, ids = self.index.search(q, self.index.ntotal)
+        keep = ids[0] >= 0
+        np.maximum.at(out, self.window_doc[ids[0][keep]], sims[0][keep].astype(np.float64))
+        return out
+
+    def save(self, directory: Path, stem: str = "dense") -> list[str]:
+        index_name, map_name = f"{stem}.faiss", f"{stem}.windows.npz"
+        _faiss().write_index(self.index, str(Path(directory) / index_name))
+        np.savez(Path(directory) / map_name, window_doc=self.window_doc, n_docs=np.int64(self.n_docs))
+        return [index_name, map_name]
+
+    @classmethod
+    def load(cls, directory: Path, stem: str = "dense") -> "DenseIndex":
+        index = _faiss().read_index(str(Path(directory) / f"{stem}.faiss"))
+        with np.load(Path(directory) / f"{stem}.windows.npz", allow_pickle=False) as data:
+            return cls(index, data["window_doc"], int(data["n_docs"]))

@@ -1,0 +1,89 @@
+"""Structured summaries -> field-based retrieval documents.
+
+Retrieval is field-based (SPEC.md, stage 2): a document is the text of a chosen set of
+slots of one summary. Each slot becomes one text: lists are joined by newlines; statutes
+and precedents read "name: principle application"; parties read
+"appellants v. respondents".
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+from aqgr.errors import UnknownNameError
+from schemas.summary import SummarySlots
+
+# Every slot usable for retrieval (date, bench and disposed_in_favour_of carry nothing a
+# legal question would match on).
+SLOT_NAMES: tuple[str, ...] = (
+    "parties",
+    "case_number",
+    "court",
+    "judgment_kind",
+    "facts",
+    "arguments",
+    "issues",
+    "reasoning",
+    "final_judgment",
+    "statutes",
+    "precedents",
+    "new_principles",
+    "subjects",
+)
+
+# The study's retrieval slots (SPEC.md, stage 2) plus the new principles; precedents are
+# off by default: the study found indexing them scored lower on the FIRE gold standard.
+DEFAULT_SLOTS: tuple[str, ...] = ("parties", "case_number", "facts", "issues", "reasoning", "new_principles")
+
+
+def _lines(items: Iterable[str]) -> str:
+    return "\n".join(s.strip() for s in items if s and s.strip())
+
+
+def _ref(name: str, *rest: str) -> str:
+    tail = " ".join(s.strip() for s in rest if s and s.strip())
+    return f"{name.strip()}: {tail}" if tail else name.strip()
+
+
+_SLOT_TEXT: dict[str, Callable[[SummarySlots], str]] = {
+    "parties": lambda s: " v. ".join(
+        side for side in (", ".join(s.parties.appellants), ", ".join(s.parties.respondents)) if side
+    ),
+    "case_number": lambda s: s.case_number or "",
+    "court": lambda s: s.court or "",
+    "judgment_kind": lambda s: s.judgment_kind or "",
+    "facts": lambda s: s.facts,
+    "arguments": lambda s: _lines([*s.arguments.appellants, *s.arguments.respondents]),
+    "issues": lambda s: _lines(s.issues),
+    "reasoning": lambda s: s.reasoning,
+    "final_judgment": lambda s: s.final_judgment,
+    "statutes": lambda s: _lines(_ref(r.name, r.principle, r.application) for r in s.statutes),
+    "precedents": lambda s: _lines(_ref(r.name, r.principle, r.application) for r in s.precedents),
+    "new_principles": lambda s: _lines(_ref(p.principle, p.application) for p in s.new_principles),
+    "subjects": lambda s: _lines(s.subjects),
+}
+
+
+def check_slots(slots: Iterable[str]) -> tuple[str, ...]:
+    """The slots as a tuple, or UnknownNameError listing the valid slot names."""
+    if isinstance(slots, str):
+        raise TypeError(f"slots must be a sequence of slot names, not the string {slots!r}")
+    out = tuple(slots)
+    for slot in out:
+        if slot not in _SLOT_TEXT:
+            raise UnknownNameError("slot", slot, list(SLOT_NAMES))
+    if not out:
+        raise ValueError(f"at least one slot is needed; valid slots: {', '.join(SLOT_NAMES)}")
+    if len(set(out)) != len(out):
+        raise ValueError(f"slot listed twice in {out!r}")
+    return out
+
+
+def slot_texts(summary: SummarySlots, slots: Iterable[str] = DEFAULT_SLOTS) -> dict[str, str]:
+    """Text of each requested slot, in the order asked (empty slots give '')."""
+    return {slot: _SLOT_TEXT[slot](summary).strip() for slot in check_slots(slots)}
+
+
+def document_text(summary: SummarySlots, slots: Iterable[str] = DEFAULT_SLOTS) -> str:
+    """The retrieval document: non-empty slot texts joined by blank lines."""
+    return "\n\n".join(text for text in slot_texts(summary, slots).values() if text)

@@ -1,0 +1,131 @@
+"""An SQLite cache of embedding vectors keyed by (embedder fingerprint, sha256 of the text).
+
+Rebuilding an index over unchanged summaries embeds nothing: every window's vector is
+found here. The fingerprint changes when the model's weights change, so a stale vector is
+never served. Standard library only (sqlite3); one file, safe to share between processes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS vectors (
+    fingerprint TEXT NOT NULL,
+    text_sha256 TEXT NOT NULL,
+    dim INTEGER NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (fingerprint, text_sha256)
+) WITHOUT ROWID
+"""
+_CHUNK = 500  # keys per SELECT (SQLite's variable limit is 999 on old builds)
+
+
+def text_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class EmbeddingCache:
+    """Vectors on disk (or in memory with path=':memory:'). Use as a context manager or close()."""
+
+    def __init__(self, path: str | Path):
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+        if self.path != ":memory:":
+            self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(_SCHEMA)
+        self._db.commit()
+
+    def get_many(self, fingerprint: str, texts: Sequence[str]) -> list[np.ndarray | None]:
+        """The cached float32 vector of each text, or None where there is none."""
+        keys = [text_sha256(t) for t in texts]
+        found: dict[str, np.ndarray] = {}
+        unique = list(dict.fromkeys(keys))
+        with self._lock:
+            for start in range(0, len(unique), _CHUNK):
+                chunk = unique[start : start + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                rows = self._db.execute(
+                    f"SELECT text_sha256, dim, vector FROM vectors WHERE fingerprint = ? AND text_sha256 IN ({marks})",
+                    [fingerprint, *chunk],
+                )
+                for key, dim, blob in rows:
+                    vec = np.frombuffer(blob, dtype=np.float32)
+                    if vec.shape == (dim,):
+                        found[key] = vec.copy()
+        return [found.get(k) for k in keys]
+
+    def put_many(self, fingerprint: str, texts: Sequence[str], vectors: np.ndarray) -> None:
+        """Store one vector per text (rows of `vectors`), replacing what was there."""
+        vectors = np.asarray(vectors, dtype=np.float32)
+        if vectors.ndim != 2 or len(vectors) != len(texts):
+            raise ValueError(f"{len(texts)} texts but vectors of shape {vectors.shape}")
+        rows = [
+            (fingerprint, text_sha256(t), int(v.shape[0]), np.ascontiguousarray(v).tobytes())
+            for t, v in zip(texts, vectors)
+        ]
+        with self._lock:
+            self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)", rows)
+            self._db.commit()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> "EmbeddingCache":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def embed_with_cache(
+    embedder,
+    texts: Sequence[str],
+    cache: EmbeddingCache | None = None,
+    *,
+    batch_size: int = 64,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[np.ndarray, int]:
+    """Vectors for `texts` (float32, one row each) and how many texts were actually embedded.
+
+    Cached vectors are reused; identical texts are embedded once; new vectors are cached.
+    `progress(done, total)` is called after each batch: `done` of the `total = len(texts)`
+    vectors are known (cached ones count from the start).
+    """
+    out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
+    cached = cache.get_many(embedder.fingerprint, texts) if cache is not None else [None] * len(texts)
+    todo: dict[str, list[int]] = {}
+    for i, (text, vec) in enumerate(zip(texts, cached)):
+        if vec is not None and vec.shape == (embedder.dim,):
+            out[i] = vec
+        else:
+            todo.setdefault(text, []).append(i)
+    pending = list(todo)
+    done = len(texts) - sum(len(rows) for rows in todo.values())
+    if progress is not None:
+        progress(done, len(texts))
+    for start in range(0, len(pending), batch_size):
+        batch = pending[start : start + batch_size]
+        vectors = np.asarray(embedder.embed(batch), dtype=np.float32)
+        for text, vec in zip(batch, vectors):
+            out[todo[text]] = vec
+        if cache is not None:
+            cache.put_many(embedder.fingerprint, batch, vectors)
+        done += sum(len(todo[text]) for text in batch)
+        if progress is not None:
+            progress(done, len(texts))
+    return out, len(pending)

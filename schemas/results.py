@@ -1,0 +1,65 @@
+"""What a question-guided search returns (the Python API, the CLI's --json, the server)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CandidateQuestion(_Model):
+    """A legal question the facts may raise, with where it was harvested from."""
+
+    text: str
+    score: float = Field(description="Relevance to the facts (higher is better; engine-specific scale).")
+    source_judgment_id: str | None = Field(default=None, description="The judgment whose summary suggested it, if any.")
+
+
+class Evidence(_Model):
+    """A summary slot a hit's explanation was drawn from, quoted."""
+
+    slot: str
+    text: str
+
+
+class Hit(_Model):
+    """One judgment of the archive that addresses the questions."""
+
+    rank: int = Field(ge=1)
+    judgment_id: str
+    parties: str = Field(description="'Appellants v. Respondents', as in the summary.")
+    case_number: str | None = None
+    court: str | None = None
+    date: str | None = None
+    score: int = Field(ge=1, le=10, description="Relevance score from 1 (weak) to 10 (addresses the question directly).")
+    legal_issue: str = Field(description="The legal issue of the judgment that matches the questions.")
+    reason: str = Field(description="Why it applies: the judgment's own reasoning or principle that matches.")
+    questions: list[int] = Field(default_factory=list, description="Indexes (0-based) of the questions it was retrieved for.")
+    retrieval_score: float = Field(description="The fused retrieval score the ranking started from.")
+    evidence: list[Evidence] = Field(default_factory=list)
+
+
+class Engines(_Model):
+    """Which engines answered (offline or a model)."""
+
+    questions: str
+    explainer: str
+    summarizer: str
+    embedder: str
+    fuser: str
+
+
+class SearchResult(_Model):
+    """Facts in; the questions used, the candidates, and explained hits out."""
+
+    facts: str
+    questions: list[str] = Field(description="The legal questions the search used (chosen or the top generated ones).")
+    questions_chosen_by_user: bool = False
+    candidate_questions: list[CandidateQuestion] = Field(default_factory=list)
+    hits: list[Hit] = Field(default_factory=list)
+    engines: Engines
+    dropped_not_in_archive: int = Field(default=0, description="Judgments named by an engine but absent from the candidate list or the archive; dropped.")
+    below_threshold: int = Field(default=0, description="Candidates explained but under the relevance threshold.")
+    timings_ms: dict[str, float] = Field(default_factory=dict)

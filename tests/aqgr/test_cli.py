@@ -1,0 +1,52 @@
+"""The command line: data on stdout, messages on stderr, exit codes a script can rely on."""
+
+import json
+
+from typer.testing import CliRunner
+
+from aqgr.cli import app
+from tests.aqgr.helpers import DYING_DECLARATION_FACTS, write_judgments
+
+runner = CliRunner()
+
+
+def test_summarize_index_search_status(home, tmp_path):
+    folder = write_judgments(tmp_path / "in")
+    (folder / "broken.txt").write_bytes(b"\x00\x01\x02" * 100)
+    result = runner.invoke(app, ["summarize", str(folder), "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    assert "4 summarised" in result.stderr and "binary" in result.stderr
+
+    result = runner.invoke(app, ["index", "--home", str(home), "--embedder", "hashing.v1"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["n_docs"] == 4
+
+    result = runner.invoke(app, ["search", DYING_DECLARATION_FACTS, "--home", str(home), "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["hits"] and payload["questions"]
+
+    result = runner.invoke(app, ["search", DYING_DECLARATION_FACTS, "--home", str(home)])
+    assert result.exit_code == 0 and "Issue:" in result.stdout
+
+    result = runner.invoke(app, ["search", DYING_DECLARATION_FACTS, "--home", str(home), "--candidates"])
+    assert result.exit_code == 0 and result.stdout.startswith("1. ")
+
+    status = json.loads(runner.invoke(app, ["status", "--home", str(home)]).stdout)
+    assert status["judgments"] == 4 and status["failures_by_reason"] == {"binary": 1}
+
+
+def test_nothing_processable_exits_non_zero(home, tmp_path):
+    (tmp_path / "empty.txt").write_text("")
+    result = runner.invoke(app, ["summarize", str(tmp_path / "empty.txt"), "--home", str(home)])
+    assert result.exit_code == 1
+    assert "empty" in result.stderr
+
+
+def test_search_errors_are_clear(home, tmp_path):
+    runner.invoke(app, ["summarize", str(write_judgments(tmp_path / "in")), "--home", str(home)])
+    result = runner.invoke(app, ["search", DYING_DECLARATION_FACTS, "--home", str(home)])
+    assert result.exit_code == 2 and "aqgr index" in result.stderr
+    runner.invoke(app, ["index", "--home", str(home), "--embedder", "hashing.v1"])
+    result = runner.invoke(app, ["search", "too short", "--home", str(home)])
+    assert result.exit_code == 2 and "content word" in result.stderr

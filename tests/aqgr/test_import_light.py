@@ -1,0 +1,27 @@
+import subprocess
+import sys
+
+HEAVY = ("torch", "faiss", "sentence_transformers", "llama_index", "unstructured", "google.genai", "google.generativeai", "openai", "transformers")
+
+
+def _loaded_after(code: str) -> set[str]:
+    out = subprocess.run([sys.executable, "-c", code + "\nimport sys\nprint('\\n'.join(sys.modules))"], capture_output=True, text=True, check=True)
+    return set(out.stdout.split())
+
+
+def test_import_aqgr_loads_no_heavy_module():
+    loaded = _loaded_after("import aqgr, aqgr.cli")
+    assert not [m for m in HEAVY if m in loaded]
+
+
+def test_cli_help_is_instant_and_light():
+    loaded = _loaded_after("from typer.testing import CliRunner\nfrom aqgr.cli import app\nr = CliRunner().invoke(app, ['--help'])\nassert r.exit_code == 0, r.output")
+    assert not [m for m in HEAVY if m in loaded]
+
+
+def test_public_api_is_explicit():
+    import aqgr
+
+    assert "Archive" in aqgr.__all__ and "SearchResult" in aqgr.__all__
+    for name in aqgr.__all__:
+        assert hasattr(aqgr, name), name

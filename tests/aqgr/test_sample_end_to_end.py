@@ -1,0 +1,48 @@
+"""The whole offline pipeline on the embedded sample archive, with the real packaged model.
+
+For each sample scenario, the judgments a lawyer would want must rank in the top 3."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from aqgr import Archive
+
+SAMPLE = Path(__file__).resolve().parents[2] / "datasets" / "sample"
+SCENARIOS = json.loads((SAMPLE / "scenarios.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory):
+    archive = Archive(tmp_path_factory.mktemp("sample-home"))
+    report = archive.summarize([SAMPLE / "judgments"])
+    assert not report.failed and len(report.summarised) >= 12
+    manifest = archive.build_index()
+    assert manifest["embedder"]["name"] == "minilm-l6.v1"
+    return archive
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s["id"] for s in SCENARIOS])
+def test_relevant_judgments_rank_in_the_top_3(archive, scenario):
+    result = archive.search(scenario["facts"])
+    top3 = [h.judgment_id for h in result.hits[:3]]
+    for wanted in scenario["relevant"]:
+        assert wanted in top3, (scenario["id"], top3, result.questions)
+
+
+def test_hits_are_grounded_and_explained(archive):
+    ids = archive.store.judgment_ids()
+    for scenario in SCENARIOS:
+        result = archive.search(scenario["facts"])
+        assert result.questions and result.hits
+        for hit in result.hits:
+            assert hit.judgment_id in ids
+            assert hit.legal_issue and hit.reason and hit.evidence
+
+
+def test_every_sample_summary_has_the_core_slots(archive):
+    for summary in archive.summaries():
+        assert summary.parties.appellants and summary.parties.respondents, summary.judgment_id
+        assert summary.facts and summary.issues and summary.reasoning, summary.judgment_id
+        assert summary.court and summary.case_number and summary.date, summary.judgment_id

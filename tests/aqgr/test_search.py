@@ -1,0 +1,96 @@
+"""Question-guided search on tiny archives (fast: the hashing embedder, no torch)."""
+
+import pytest
+
+from aqgr import Archive, FactsTooShortError, IndexMismatchError, IndexSpec, NoIndexError, Settings
+from aqgr.errors import EmptyArchiveError
+from aqgr.explain import Explanation, explainers
+from tests.aqgr.helpers import DYING_DECLARATION_FACTS, write_judgments
+
+FAST = IndexSpec(embedder="hashing.v1")
+
+
+@pytest.fixture
+def archive(home, tmp_path):
+    archive = Archive(settings=Settings.resolve(home, index=FAST))
+    archive.summarize([write_judgments(tmp_path / "in")])
+    archive.build_index()
+    return archive
+
+
+def test_search_before_any_index_says_to_build_one(home, tmp_path):
+    archive = Archive(home)
+    archive.summarize([write_judgments(tmp_path / "in")])
+    with pytest.raises(NoIndexError, match="aqgr index"):
+        archive.search(DYING_DECLARATION_FACTS)
+
+
+def test_index_of_an_empty_archive_is_refused(home):
+    with pytest.raises(EmptyArchiveError, match="aqgr summarize"):
+        Archive(home).build_index()
+
+
+def test_index_built_with_another_embedder_is_refused(archive):
+    other = Archive(settings=archive.settings.model_copy(update={"index": IndexSpec()}))
+    with pytest.raises(IndexMismatchError, match="rebuild"):
+        other.search(DYING_DECLARATION_FACTS)
+
+
+def test_short_facts_get_a_clear_answer(archive):
+    with pytest.raises(FactsTooShortError, match="content word"):
+        archive.search("my neighbour hit me")
+
+
+def test_questions_are_generated_and_hits_explained(archive):
+    result = archive.search(DYING_DECLARATION_FACTS)
+    assert 1 <= len(result.questions) <= 3 and not result.questions_chosen_by_user
+    assert result.candidate_questions and result.candidate_questions[0].text == result.questions[0]
+    assert "dying declaration" in result.questions[0].lower()
+    top = [h.judgment_id for h in result.hits[:2]]
+    assert set(top) == {"A1", "A3"}
+    hit = result.hits[0]
+    assert 1 <= hit.score <= 10 and hit.parties and hit.case_number
+    assert "dying declaration" in hit.legal_issue.lower()
+    summary = archive.summary(hit.judgment_id)
+    assert hit.legal_issue.rstrip(" .?") in " ".join(summary.issues)  # quoted, not invented
+    assert {e.slot for e in hit.evidence} <= {"issues", "reasoning", "new_principles", "statutes", "facts", "final_judgment"}
+    scores = [h.score for h in result.hits]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_user_chosen_questions_replace_generated_ones(archive):
+    question = "Whether a licence can be cancelled without a show cause notice and hearing the licensee?"
+    result = archive.search(DYING_DECLARATION_FACTS, [question])
+    assert result.questions == [question] and result.questions_chosen_by_user
+    assert "A4" in [h.judgment_id for h in result.hits[:3]]
+
+
+def test_every_hit_exists_in_the_archive_even_if_the_explainer_invents_one(archive, monkeypatch):
+    real = explainers.get("evidence.v1")()
+
+    class Inventive:
+        name = "inventive.test"
+
+        def explain(self, facts, questions, candidates, scorer):
+            made_up = Explanation("C999999", 10, "Whether anything goes?", "Because.", ())
+            return [made_up, *real.explain(facts, questions, candidates, scorer)]
+
+    searcher = archive.searcher()
+    monkeypatch.setattr(searcher, "explainer", Inventive())
+    result = archive.search(DYING_DECLARATION_FACTS)
+    assert result.dropped_not_in_archive == 1
+    ids = archive.store.judgment_ids()
+    assert result.hits and all(h.judgment_id in ids for h in result.hits)
+
+
+def test_threshold_and_k_bound_the_returned_set(archive):
+    strict = archive.searcher().options.model_copy(update={"min_score": 10})
+    result = archive.search(DYING_DECLARATION_FACTS, options=strict)
+    assert all(h.score == 10 for h in result.hits)
+    assert result.below_threshold >= 1
+    assert len(archive.search(DYING_DECLARATION_FACTS, k=1).hits) == 1
+
+
+def test_restrict_and_exclude(archive):
+    result = archive.search(DYING_DECLARATION_FACTS, restrict={"A2", "A3", "A4"}, exclude={"A3"})
+    assert {h.judgment_id for h in result.hits} <= {"A2", "A4"}

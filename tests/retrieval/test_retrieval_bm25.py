@@ -1,0 +1,64 @@
+"""BM25 as a sparse matrix gives rank-bm25's BM25Okapi scores."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from rank_bm25 import BM25Okapi
+
+from retrieval.bm25 import BM25_K1, BM25Matrix
+
+CORPUS = [
+    "dowry death wife burns husband cruelty dowry".split(),
+    "land acquisition compensation market value".split(),
+    "murder sudden quarrel 302 304 knife".split(),
+    "dowry harassment in-laws acquitted".split(),
+    "income tax deduction interest borrowed capital".split(),
+    "husband wife divorce cruelty maintenance".split(),
+    [],
+]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "dowry death".split(),
+        "dowry dowry cruelty".split(),  # repeated terms count once per occurrence
+        "husband wife wife cruelty unknownterm".split(),
+        "nothing matches".split(),
+        [],
+    ],
+)
+@pytest.mark.parametrize("k1,b", [(BM25_K1, 0.75), (1.5, 0.3)])
+def test_scores_equal_rank_bm25(query, k1, b):
+    ours = BM25Matrix.build(CORPUS, k1=k1, b=b)
+    theirs = BM25Okapi(CORPUS, k1=k1, b=b)
+    np.testing.assert_allclose(ours.scores(query), theirs.get_scores(query), rtol=0, atol=1e-6)
+
+
+def test_negative_idf_floor_matches():
+    corpus = [["common", "a"], ["common", "b"], ["common", "c"], ["rare"]]
+    np.testing.assert_allclose(
+        BM25Matrix.build(corpus).scores(["common", "rare"]),
+        BM25Okapi(corpus, k1=BM25_K1).get_scores(["common", "rare"]),
+        atol=1e-9,
+    )
+
+
+def test_save_load_round_trip(tmp_path):
+    bm = BM25Matrix.build(CORPUS)
+    names = bm.save(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(names)
+    again = BM25Matrix.load(tmp_path)
+    assert again.terms == bm.terms and (again.k1, again.b, again.epsilon) == (bm.k1, bm.b, bm.epsilon)
+    np.testing.assert_array_equal(again.scores(["dowry", "wife"]), bm.scores(["dowry", "wife"]))
+    assert again.idf_map() == bm.idf_map()
+
+
+def test_idf_is_rank_bm25s():
+    assert BM25Matrix.build(CORPUS).idf_map() == pytest.approx(BM25Okapi(CORPUS).idf)
+
+
+def test_corpus_without_terms():
+    bm = BM25Matrix.build([[], []])
+    assert bm.scores(["anything"]).tolist() == [0.0, 0.0]

@@ -1,0 +1,90 @@
+"""Fusion: pure, tie-safe, never ordered by raw id or input order."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from aqgr.errors import UnknownNameError
+from retrieval.fusion import fusers, reciprocal_rank_fusion, score_fusion
+from retrieval.types import ScoredDoc, id_hash, ranked
+
+
+def test_rrf_golden_values():
+    a = {"x": 3.0, "y": 2.0, "z": 1.0}
+    b = [ScoredDoc("y", 10.0), ScoredDoc("w", 5.0)]
+    fused = dict(reciprocal_rank_fusion([a, b], k=60))
+    assert fused["y"] == pytest.approx(1 / 62 + 1 / 61)
+    assert fused["x"] == pytest.approx(1 / 61)
+    assert fused["w"] == pytest.approx(1 / 62)
+    assert fused["z"] == pytest.approx(1 / 63)
+    assert [d.doc_id for d in reciprocal_rank_fusion([a, b])][:2] == ["y", "x"]
+
+
+def test_rrf_weights_and_named_runs():
+    runs = {"bm25": {"a": 1.0}, "dense": {"b": 1.0}}
+    fused = reciprocal_rank_fusion(runs, weights={"dense": 2.0})
+    assert fused[0] == ScoredDoc("b", pytest.approx(2 / 61))
+    assert fused[1] == ScoredDoc("a", pytest.approx(1 / 61))
+    with pytest.raises(KeyError, match="sparse"):
+        reciprocal_rank_fusion(runs, weights={"sparse": 1.0})
+
+
+def test_score_fusion_min_max_and_equal_scores():
+    fused = dict(score_fusion([{"a": 10.0, "b": 5.0, "c": 0.0}, {"a": 0.7, "b": 0.7}], weights=[1.0, 0.5]))
+    assert fused == pytest.approx({"a": 1.0 + 0.5, "b": 0.5 + 0.5, "c": 0.0})
+
+
+def test_empty_runs():
+    assert reciprocal_rank_fusion([]) == [] and score_fusion([]) == []
+    assert reciprocal_rank_fusion([{}, []]) == [] and score_fusion({"bm25": [], "dense": {}}) == []
+    assert [d.doc_id for d in score_fusion([{}, {"a": 1.0}])] == ["a"]
+
+
+def test_inputs_not_mutated():
+    runs = [{"a": 1.0, "b": 1.0}, [ScoredDoc("c", 2.0), ScoredDoc("a", 1.0)]]
+    weights = [1.0, 2.0]
+    before = copy.deepcopy((runs, weights))
+    reciprocal_rank_fusion(runs, weights)
+    score_fusion(runs, weights)
+    assert (runs, weights) == before
+
+
+def test_ties_broken_by_id_hash_not_id_or_input_order():
+    ids = [f"C{i}" for i in range(1, 41)]
+    tied = {d: 1.0 for d in ids}
+    by_hash = sorted(ids, key=id_hash)
+    assert by_hash != sorted(ids) and by_hash != ids  # the rule is really different here
+    for fuse in (reciprocal_rank_fusion, score_fusion):
+        assert [d.doc_id for d in fuse([tied])] == by_hash
+        assert [d.doc_id for d in fuse([dict(reversed(list(tied.items())))])] == by_hash
+    # ranks within a run follow the same rule: the hash-first doc gets rank 1
+    fused = reciprocal_rank_fusion([tied])
+    assert fused[0].score == pytest.approx(1 / 61) and fused[-1].score == pytest.approx(1 / 100)
+    assert [d.doc_id for d in ranked(tied)] == by_hash
+
+
+def test_duplicate_doc_in_list_run_keeps_best_score():
+    assert score_fusion([[("a", 1.0), ("a", 3.0), ("b", 2.0)]])[0].doc_id == "a"
+
+
+def test_rejects_unknown_shapes_listing_accepted_forms():
+    with pytest.raises(TypeError, match="sequence of runs or a mapping"):
+        reciprocal_rank_fusion("abc")
+    with pytest.raises(TypeError, match="wrap it in a list"):
+        reciprocal_rank_fusion({"a": 1.0})
+    with pytest.raises(TypeError, match="sequence of runs"):
+        score_fusion([[1, 2, 3]])
+    with pytest.raises(TypeError, match="one per run"):
+        score_fusion([{"a": 1.0}], weights=[1.0, 2.0])
+
+
+def test_registry():
+    assert fusers.names() == ["rrf.v1", "score.v1"]
+    runs = [{"a": 2.0, "b": 1.0}]
+    assert fusers.create("rrf.v1")(runs) == reciprocal_rank_fusion(runs)
+    assert fusers.create("rrf.v1", k=1)(runs)[0].score == pytest.approx(0.5)
+    assert fusers.create("score.v1")(runs) == score_fusion(runs)
+    with pytest.raises(UnknownNameError, match="rrf.v1"):
+        fusers.get("borda.v1")

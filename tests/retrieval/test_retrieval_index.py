@@ -1,0 +1,208 @@
+"""SummaryIndex: build, retrieve, atomic save, refusing mismatched loads."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from retrieval_samples import Counting, summary
+
+import retrieval.index as index_module
+from aqgr.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
+from retrieval.embed_cache import EmbeddingCache
+from retrieval.embedders import embedders
+from retrieval.index import FORMAT_VERSION, IndexSpec, SummaryIndex
+from schemas.summary import SCHEMA_VERSION
+
+REPO = Path(__file__).resolve().parents[2]
+QUERY = "husband harassed his wife for dowry and she died of burns"
+
+
+def test_spec_defaults_and_validation():
+    spec = IndexSpec()
+    assert spec.slots == ("parties", "case_number", "facts", "issues", "reasoning", "new_principles")
+    assert (spec.embedder, spec.tokenizer, spec.bm25_k1, spec.bm25_b, spec.window_chars) == (
+        "minilm-l6.v1", "words.v1", 1.2, 0.75, 1000
+    )
+    with pytest.raises(UnknownNameError, match="facts"):
+        IndexSpec(slots=("facts", "headnote"))
+    with pytest.raises(Exception):
+        spec.slots = ("facts",)  # frozen
+
+
+def test_retrieve_finds_dowry_cases(index):
+    runs = index.retrieve(QUERY, 3)
+    assert set(runs) == {"bm25", "dense"}
+    for run in runs.values():
+        assert {d.doc_id for d in run[:2]} == {"C1", "C5"}
+        assert [d.score for d in run] == sorted((d.score for d in run), reverse=True)
+    assert index.retrieve(QUERY, 3, retrievers=("dense",)).keys() == {"dense"}
+    with pytest.raises(UnknownNameError, match="bm25"):
+        index.retrieve(QUERY, 3, retrievers=("splade",))
+
+
+def test_bm25_returns_only_matching_docs(index):
+    assert [d.doc_id for d in index.retrieve("market value notification", 10, retrievers=("bm25",))["bm25"]] == ["C2"]
+    assert index.retrieve("zzzz qqqq", 10, retrievers=("bm25",))["bm25"] == []
+
+
+def test_restrict_and_exclude(index):
+    runs = index.retrieve(QUERY, 10, restrict={"C2", "C5", "C99"})
+    assert {d.doc_id for d in runs["dense"]} == {"C2", "C5"}
+    assert [d.doc_id for d in runs["bm25"]] == ["C5"]
+    runs = index.retrieve(QUERY, 10, exclude={"C1"})
+    assert all(d.doc_id != "C1" for run in runs.values() for d in run)
+    assert len(runs["dense"]) == 4
+    assert index.retrieve(QUERY, 10, restrict=set()) == {"bm25": [], "dense": []}
+
+
+def test_texts_and_manifest(index, corpus):
+    assert index.doc_ids == tuple(s.judgment_id for s in corpus)
+    assert index.texts("C1")["parties"] == "Ram Singh v. State of Punjab"
+    assert "Kans Raj" not in index.document_text("C1")  # precedents are off by default
+    m = index.manifest
+    assert m["format_version"] == FORMAT_VERSION and m["schema_version"] == SCHEMA_VERSION
+    assert m["slots"] == list(IndexSpec().slots) and m["doc_ids"] == list(index.doc_ids) and m["n_docs"] == 5
+    assert m["embedder"]["name"] == "hashing.v1" and m["embedder"]["dim"] == 384
+    assert m["bm25"] == {"k1": 1.2, "b": 0.75, "epsilon": 0.25} and m["tokenizer"] == "words.v1"
+    assert {"bm25", "faiss", "embed"} <= set(m["build_seconds"])
+    assert m["retrievers"]["dense"] == ["dense.faiss", "dense.windows.npz"]
+
+
+def test_save_load_round_trip(index, tmp_path, hashing_spec):
+    path = index.save(tmp_path / "index")
+    assert (path / "manifest.json").is_file()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary left
+    loaded = SummaryIndex.load(path, expect=hashing_spec)
+    assert loaded.doc_ids == index.doc_ids and loaded.spec == index.spec
+    for query in (QUERY, "market value", "Section 304 Part II sudden quarrel"):
+        assert loaded.retrieve(query, 5) == index.retrieve(query, 5)
+    assert loaded.texts("C2") == index.texts("C2")
+    assert loaded.idf() == index.idf() and loaded.idf()["dowri"] > 0
+    assert loaded.tokenizer("Dowry deaths") == ["dowri", "death"]
+    # saving again over an existing index replaces it
+    index.save(path)
+    assert SummaryIndex.load(path).doc_ids == index.doc_ids
+
+
+def test_missing_index(tmp_path):
+    with pytest.raises(NoIndexError, match="build one first"):
+        SummaryIndex.load(tmp_path / "nowhere")
+
+
+@pytest.mark.parametrize(
+    "expect, words",
+    [
+        (IndexSpec(embedder="minilm-l6.v1"), ["embedder", "minilm-l6.v1"]),
+        (IndexSpec(embedder="hashing.v1", slots=("facts", "precedents")), ["slots", "precedents"]),
+        (IndexSpec(embedder="hashing.v1", bm25_k1=1.5, tokenizer="words.v2"), ["k1", "words.v2"]),
+    ],
+)
+def test_load_refuses_other_spec(index, tmp_path, expect, words):
+    path = index.save(tmp_path / "index")
+    with pytest.raises(IndexMismatchError, match="rebuild") as err:
+        SummaryIndex.load(path, expect=expect)
+    for word in words:
+        assert word in str(err.value)
+
+
+def _tamper(path: Path, **changes):
+    manifest = json.loads((path / "manifest.json").read_text())
+    for key, value in changes.items():
+        if "." in key:
+            outer, inner = key.split(".")
+            manifest[outer][inner] = value
+        else:
+            manifest[key] = value
+    (path / "manifest.json").write_text(json.dumps(manifest))
+
+
+def test_load_refuses_tampered_manifest(index, tmp_path):
+    path = index.save(tmp_path / "index")
+    _tamper(path, schema_version="0.9", format_version=0, **{"embedder.fingerprint": "sha256:deadbeef"})
+    with pytest.raises(IndexMismatchError, match="rebuild") as err:
+        SummaryIndex.load(path)
+    message = str(err.value)
+    assert "0.9" in message and "format version" in message and "deadbeef" in message
+    assert len(err.value.differences) == 3
+
+
+def test_load_refuses_changed_files_and_garbage(index, tmp_path):
+    path = index.save(tmp_path / "index")
+    (path / "documents.json").write_text("{}")
+    with pytest.raises(IndexMismatchError, match="documents.json changed"):
+        SummaryIndex.load(path)
+    (path / "manifest.json").write_text("{not json")
+    with pytest.raises(IndexMismatchError, match="unreadable"):
+        SummaryIndex.load(path)
+
+
+def test_atomic_save_keeps_old_index_when_writing_fails(index, corpus, tmp_path, monkeypatch, hashing_spec):
+    path = index.save(tmp_path / "index")
+    before = {p.name: p.read_bytes() for p in path.iterdir()}
+    smaller = SummaryIndex.build(corpus[:2], hashing_spec)
+
+    def broken_write(directory, stem="dense"):
+        (Path(directory) / "dense.faiss").write_bytes(b"half written")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(smaller._dense, "save", broken_write)
+    with pytest.raises(OSError, match="disk full"):
+        smaller.save(path)
+    assert {p.name: p.read_bytes() for p in path.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["index"]
+    assert SummaryIndex.load(path).doc_ids == index.doc_ids
+
+
+def test_save_refuses_non_index_directory(index, tmp_path):
+    (tmp_path / "precious.txt").write_text("keep me")
+    with pytest.raises(FileExistsError):
+        index.save(tmp_path)
+    assert (tmp_path / "precious.txt").read_text() == "keep me"
+
+
+def test_rebuild_with_cache_does_not_reembed(corpus, hashing_spec, tmp_path):
+    counting = Counting(embedders.create("hashing.v1"))
+    events = []
+    with EmbeddingCache(tmp_path / "vectors.sqlite") as cache:
+        first = SummaryIndex.build(corpus, hashing_spec, cache=cache, embedder=counting)
+        n_first = sum(map(len, counting.calls))
+        assert n_first == first.manifest["n_windows"] > 0 and first.manifest["embedded_windows"] == n_first
+        second = SummaryIndex.build(
+            corpus, hashing_spec, cache=cache, embedder=counting, progress=lambda *e: events.append(e)
+        )
+        assert sum(map(len, counting.calls)) == n_first and second.manifest["embedded_windows"] == 0
+        third = SummaryIndex.build([*corpus, summary("C6", facts="A new judgment.")], hashing_spec,
+                                   cache=cache, embedder=counting)
+        assert sum(map(len, counting.calls)) == n_first + 1 and third.manifest["embedded_windows"] == 1
+    assert second.retrieve(QUERY, 5) == first.retrieve(QUERY, 5)
+    assert ("embed", second.manifest["n_windows"], second.manifest["n_windows"]) in events
+    assert {e[0] for e in events} == {"tokenize", "bm25", "embed", "faiss"}
+
+
+def test_build_rejects_empty_and_duplicates(hashing_spec, corpus):
+    with pytest.raises(EmptyArchiveError):
+        SummaryIndex.build([], hashing_spec)
+    with pytest.raises(ValueError, match="C1"):
+        SummaryIndex.build([corpus[0], corpus[0]], hashing_spec)
+    with pytest.raises(ValueError, match="spec names"):
+        SummaryIndex.build(corpus, IndexSpec(), embedder=embedders.create("hashing.v1"))
+
+
+def test_import_is_light():
+    code = (
+        "import sys, retrieval, retrieval.index, retrieval.fusion, retrieval.dense, retrieval.embedders;"
+        "retrieval.embedders.embedders.create('minilm-l6.v1').fingerprint;"  # load() checks it
+        "heavy = [m for m in ('torch', 'faiss', 'sentence_transformers', 'llama_index', 'transformers')"
+        " if m in sys.modules]; print(heavy); sys.exit(1 if heavy else 0)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
+                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_module_constants_declared_once():
+    assert index_module.RETRIEVERS == ("bm25", "dense")
