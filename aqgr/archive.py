@@ -12,13 +12,14 @@ offline engines and the packaged embedding model are the defaults.
 
 from __future__ import annotations
 
+import errno
 import threading
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from aqgr.batch import BatchReport, Progress, summarize_files
+from aqgr.batch import BatchReport, Outcome, Progress, summarize_files
 from aqgr.config import SearchOptions, Settings
-from aqgr.errors import EmptyArchiveError
+from aqgr.errors import EmptyArchiveError, StoreError
 from aqgr.explain import explainers
 from aqgr.questions import question_generators
 from aqgr.search import Searcher
@@ -32,11 +33,13 @@ from summarizer.base import SummarizerEngine, summarizers
 class Archive:
     """Judgments, summaries, index and question-guided search under one home directory."""
 
-    def __init__(self, home: str | Path | None = None, *, settings: Settings | None = None, **overrides):
+    def __init__(self, home: str | Path | None = None, *, settings: Settings | None = None, llm=None, **overrides):
         self.settings = settings or Settings.resolve(home, **overrides)
         self._store: Store | None = None
         self._searcher: Searcher | None = None
         self._lock = threading.Lock()
+        self._llm = llm
+        self._llm_lock = threading.Lock()
 
     # -- storage -----------------------------------------------------------
     @property
@@ -46,17 +49,64 @@ class Archive:
     @property
     def store(self) -> Store:
         if self._store is None:
-            self.home.mkdir(parents=True, exist_ok=True)
+            if self.settings.database_url is None:  # the SQLite file lives in the home
+                try:
+                    self.home.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    raise StoreError("read_only" if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM) else "unavailable", f"cannot create the archive home {self.home}: {exc.strerror or exc}") from None
             self._store = Store(self.settings.db_url)
         return self._store
 
     def summarizer(self) -> SummarizerEngine:
-        return summarizers.create(self.settings.summarizer)
+        return self._create(summarizers, self.settings.summarizer)
+
+    # -- model provider ----------------------------------------------------
+    def llm(self):
+        """The model client of the llm.v1 engines (aqgr.llm.client.LLMClient): the configured
+        provider, the reply cache in the home, one token ledger for this archive object.
+        Raises ConfigError when no provider is configured."""
+        from aqgr.errors import ConfigError
+        from aqgr.llm.client import LLMClient
+
+        with self._llm_lock:
+            if self._llm is None:
+                if not self.settings.llm.configured:
+                    raise ConfigError("no model provider is configured: set AQGR_PROVIDER (gemini.v1, openai.v1, ...) or pass --provider")
+                self._llm = LLMClient.from_config(self.settings.llm, cache_path=self.settings.llm_cache_path)
+            return self._llm
+
+    def model_usage(self) -> dict[str, dict]:
+        """Model calls, cache hits, retries and tokens so far, per stage (empty when no model was used)."""
+        return self._llm.ledger.snapshot() if self._llm is not None else {}
+
+    def _create(self, registry, name: str):
+        """An engine by name; a factory that takes `llm=` (a model-backed engine) gets this archive's client,
+        one that takes `embedder=` the index's embedder."""
+        import inspect
+
+        wanted = inspect.signature(registry.get(name)).parameters
+        kwargs = {}
+        if "llm" in wanted:
+            kwargs["llm"] = self.llm()
+        if "embedder" in wanted:
+            kwargs["embedder"] = self.index_spec().embedder
+        return registry.create(name, **kwargs)
 
     # -- stage 1 -----------------------------------------------------------
-    def summarize(self, paths: Iterable[str | Path], *, force: bool = False, progress: Progress | None = None) -> BatchReport:
-        """Summarise every judgment file under `paths`; failures are recorded per file, never raised."""
-        report = summarize_files(paths, self.store, self.summarizer(), force=force, progress=progress)
+    def summarize(
+        self,
+        paths: Iterable[str | Path],
+        *,
+        force: bool = False,
+        progress: Progress | None = None,
+        workers: int = 1,
+        id_from: str = "stem",
+        retry_failed: bool = False,
+        on_result: Callable[[Outcome], None] | None = None,
+    ) -> BatchReport:
+        """Summarise every judgment file under `paths`; failures are recorded per file, never raised.
+        Resumable: rerunning skips what is done. See `aqgr.batch.summarize_files` for the options."""
+        report = summarize_files(paths, self.store, self.summarizer(), force=force, progress=progress, workers=workers, id_from=id_from, retry_failed=retry_failed, on_result=on_result)
         if report.summarised:
             self._searcher = None  # the index no longer reflects the archive
         return report
@@ -72,19 +122,41 @@ class Archive:
         return self.store.text(judgment_id)
 
     def status(self) -> dict:
+        from aqgr.store import redact_url
+
         store = self.store
-        failures = store.failures()
         by_reason: dict[str, int] = {}
-        for f in failures:
-            by_reason[f.reason] = by_reason.get(f.reason, 0) + 1
+        by_engine: dict[str, dict[str, int]] = {}
+        for (engine, reason), n in sorted(store.count_failures().items()):
+            by_reason[reason] = by_reason.get(reason, 0) + n
+            by_engine.setdefault(engine, {})[reason] = n
         return {
             "home": str(self.home),
+            "database": redact_url(self.settings.db_url),
             "judgments": store.count_judgments(),
             "summaries": [{"engine": e, "schema_version": v, "count": n} for (e, v), n in sorted(store.count_summaries().items())],
-            "failures": len(failures),
+            "failures": sum(by_reason.values()),
             "failures_by_reason": by_reason,
+            "failures_by_engine": by_engine,
             "index": self.index_manifest(),
         }
+
+    def export_summaries(self, out: str | Path | None, *, format: str = "jsonl", engine: str | None = None) -> int:
+        """Write the summaries (of `engine`, default the archive's summarizer) as JSON Lines (a file, or
+        stdout when `out` is None) or as one JSON file per judgment in a folder; returns how many."""
+        from aqgr.transfer import export_summaries
+
+        return export_summaries(self.store, out, format=format, engine=engine or self.settings.summarizer)
+
+    def import_summaries(self, paths: Iterable[str | Path]):
+        """Read summaries back (.jsonl, .json, folders of them), validating each against the JSON
+        Schema; invalid ones are reported, never stored. Returns an `aqgr.transfer.ImportReport`."""
+        from aqgr.transfer import import_summaries
+
+        report = import_summaries(self.store, paths)
+        if report.imported:
+            self._searcher = None
+        return report
 
     # -- stage 2 -----------------------------------------------------------
     def index_spec(self) -> IndexSpec:
@@ -122,8 +194,8 @@ class Archive:
                 self._searcher = Searcher(
                     index,
                     summaries,
-                    question_generators.create(self.settings.question_generator),
-                    explainers.create(self.settings.explainer),
+                    self._create(question_generators, self.settings.question_generator),
+                    self._create(explainers, self.settings.explainer),
                     self.settings.search,
                     self.settings.summarizer,
                 )
@@ -131,7 +203,12 @@ class Archive:
 
     def search(self, facts: str, questions: Sequence[str] | None = None, *, k: int | None = None, options: SearchOptions | None = None, **filters) -> SearchResult:
         """Question-guided search. `questions` replaces the generated ones (the user's pick)."""
-        return self.searcher().search(facts, questions, k=k, options=options, **filters)
+        searcher = self.searcher()
+        if self._llm is None:
+            return searcher.search(facts, questions, k=k, options=options, **filters)
+        before = self._llm.ledger.snapshot()  # per-search usage (approximate under concurrent searches)
+        result = searcher.search(facts, questions, k=k, options=options, **filters)
+        return result.model_copy(update={"model_usage": self._llm.ledger.difference(self._llm.ledger.snapshot(), before)})
 
     def candidate_questions(self, facts: str, *, n: int | None = None) -> list[CandidateQuestion]:
         """The candidate legal questions for the facts, best first (for the user to pick from)."""

@@ -1,19 +1,35 @@
 """Batch summarisation: files in, validated summaries stored, failures recorded.
 
-A failure on one file (unreadable, empty, binary, an engine error, a schema violation,
-a duplicate id) is recorded on that file in the store and reported; the batch goes on.
-An unchanged judgment already summarised by the same engine version is skipped.
+A failure on one file (unreadable, empty, binary, encrypted, no text layer, an engine
+error, a schema violation, a duplicate id) is recorded on that file in the store and
+reported; the batch goes on. An unchanged judgment already summarised by the same engine
+version is skipped, so a batch is resumable: each judgment and its summary are committed
+in one transaction, and rerunning an interrupted (Ctrl-C, kill -9) batch only does the
+rest. Only a database that cannot be written (disk full, read-only) stops a batch.
+
+Parallelism (`workers`): the engine's `parallelism` attribute chooses how. "process"
+(the default; CPU-bound engines such as extractive.v1): a pool of spawned processes,
+each with its own engine copy and database connection, each committing its own results.
+"thread" (I/O-bound provider engines): a bounded pool of threads sharing the engine and
+the store, so at most `workers` provider calls are in flight.
 """
 
 from __future__ import annotations
 
+import os
+import re
+import signal
+import threading
+import time
 from collections import Counter
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
 from pydantic import BaseModel, Field
 
-from aqgr.errors import ReadError, SummarizeError, SummaryValidationError
+from aqgr.errors import BatchInterrupted, ConfigError, ReadError, StoreError, SummarizeError, SummaryValidationError
 from aqgr.store import JudgmentRow, Store
 from schemas.summary import SCHEMA_VERSION, Provenance, StructuredSummary
 from schemas.validation import validate_summary
@@ -21,6 +37,7 @@ from summarizer.base import JudgmentText, SummarizerEngine
 from summarizer.readers import read_judgment, supported_extensions
 
 Progress = Callable[[int, int, str], None]
+ID_RULES = ("stem", "relpath", "regex:PATTERN")
 
 
 class FileFailure(BaseModel):
@@ -31,15 +48,30 @@ class FileFailure(BaseModel):
     message: str
 
 
+class Outcome(BaseModel):
+    """What happened to one file: 'summarised', 'unchanged' or 'failed'."""
+
+    path: str
+    judgment_id: str | None
+    status: str
+    failure: FileFailure | None = None
+    usage: dict[str, float] | None = None
+
+
 class BatchReport(BaseModel):
     """What a summarisation batch did."""
 
     engine: str
     files: int = 0
+    workers: int = 1
+    seconds: float = 0.0
     summarised: list[str] = Field(default_factory=list)
     unchanged: list[str] = Field(default_factory=list)
     failed: list[FileFailure] = Field(default_factory=list)
     skipped_unsupported: list[str] = Field(default_factory=list)
+    usage: dict[str, float] = Field(default_factory=dict, description="Summed provider usage (tokens, cost) when the engine reports it.")
+    interrupted: bool = False
+    aborted: str | None = Field(default=None, description="Why the batch stopped early (the database cannot be written); rerun to resume.")
 
     @property
     def failures_by_reason(self) -> dict[str, int]:
@@ -49,30 +81,230 @@ class BatchReport(BaseModel):
     def processed(self) -> int:
         return len(self.summarised) + len(self.unchanged)
 
+    @property
+    def rate(self) -> float:
+        """Files handled per second."""
+        done = self.processed + len(self.failed)
+        return done / self.seconds if self.seconds > 0 else 0.0
 
-def judgment_id_for(path: Path) -> str:
-    """The judgment id of a file: its name without extension (C12.txt -> C12)."""
-    return path.stem
+    def add(self, outcome: Outcome) -> None:
+        if outcome.status == "summarised":
+            self.summarised.append(outcome.judgment_id or "")
+        elif outcome.status == "unchanged":
+            self.unchanged.append(outcome.judgment_id or "")
+        elif outcome.failure is not None:
+            self.failed.append(outcome.failure)
+        for key, value in (outcome.usage or {}).items():
+            self.usage[key] = self.usage.get(key, 0.0) + value
 
 
-def collect_files(paths: Iterable[str | Path]) -> tuple[list[Path], list[str]]:
-    """(supported files in a stable order, unsupported or missing paths)."""
+@dataclass(frozen=True)
+class WorkItem:
+    path: str  # absolute
+    judgment_id: str
+    had_failure: bool = False
+
+
+# -- ids ---------------------------------------------------------------------
+def judgment_id_for(path: Path, root: Path | None = None, rule: str = "stem") -> str:
+    """The judgment id of a file. 'stem': its name without extension (C12.txt -> C12);
+    'relpath': its path relative to the folder given, without extension (sc/2001/C12);
+    'regex:PATTERN': the first group (else the whole match) of PATTERN searched in that relative path."""
+    relative = path.relative_to(root) if root is not None and path.is_relative_to(root) else Path(path.name)
+    if rule == "stem":
+        return path.stem
+    if rule == "relpath":
+        return relative.with_suffix("").as_posix()
+    if rule.startswith("regex:"):
+        match = re.search(rule[6:], relative.as_posix())
+        if match is None:
+            raise ValueError(f"the id pattern {rule[6:]!r} does not match {relative.as_posix()!r}")
+        return match.group(1) if match.groups() else match.group(0)
+    raise ConfigError(f"unknown id rule {rule!r}; use one of: {', '.join(ID_RULES)}")
+
+
+def _check_rule(rule: str) -> None:
+    if rule.startswith("regex:"):
+        try:
+            re.compile(rule[6:])
+        except re.error as exc:
+            raise ConfigError(f"invalid id pattern {rule[6:]!r}: {exc}") from None
+    elif rule not in ("stem", "relpath"):
+        raise ConfigError(f"unknown id rule {rule!r}; use one of: {', '.join(ID_RULES)}")
+
+
+def collect_files(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, Path | None]], list[str]]:
+    """([(supported file, the folder it was found under or None)] in a stable order, unsupported or missing paths)."""
     supported = set(supported_extensions())
-    files: list[Path] = []
+    files: list[tuple[Path, Path | None]] = []
     skipped: list[str] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            for child in sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith(".")):
+            for child in sorted(p for p in path.rglob("*") if not any(part.startswith(".") for part in p.relative_to(path).parts) and p.is_file()):
                 if child.suffix.lower() in supported:
-                    files.append(child)
+                    files.append((child, path))
                 else:
                     skipped.append(str(child))
         elif path.is_file():
-            files.append(path)  # an explicit file is attempted whatever its extension; the reader explains
+            files.append((path, None))  # an explicit file is attempted whatever its extension; the reader explains
         else:
             skipped.append(str(path))
     return files, skipped
+
+
+# -- one file ------------------------------------------------------------------
+def process_one(item: WorkItem, store: Store, engine: SummarizerEngine, force: bool = False) -> Outcome:
+    """Read, summarise, validate and store one file; a failure is recorded in the store and returned.
+    Raises only StoreError (the database cannot be written)."""
+    path = Path(item.path)
+    judgment_id = item.judgment_id
+
+    def fail(stage: str, reason: str, message: str) -> Outcome:
+        failure = FileFailure(path=item.path, judgment_id=judgment_id, stage=stage, reason=reason, message=message)
+        store.record_failure(source_path=item.path, engine=engine.name, judgment_id=judgment_id, stage=stage, reason=reason, message=message)
+        return Outcome(path=item.path, judgment_id=judgment_id, status="failed", failure=failure)
+
+    try:
+        text, sha = read_judgment(path)
+    except ReadError as exc:
+        return fail("read", exc.reason, str(exc))
+    existing = store.judgment(judgment_id)
+    if existing is not None and existing.source_path != item.path and existing.sha256 != sha and Path(existing.source_path).exists():
+        return fail("read", "duplicate_id", f"id {judgment_id!r} already belongs to {existing.source_path} in the archive; rename the file or use --id-from relpath")
+    if not force and _unchanged(store, judgment_id, sha, engine):
+        if item.had_failure:
+            store.clear_failure(item.path, engine.name)
+        return Outcome(path=item.path, judgment_id=judgment_id, status="unchanged")
+    usage = None
+    try:
+        slots = engine.summarize(JudgmentText(judgment_id=judgment_id, text=text, source_path=item.path, sha256=sha))
+        take_usage = getattr(engine, "take_usage", None)  # seam: provider engines report tokens/cost per call
+        usage = take_usage() if callable(take_usage) else None
+        tokens = {k: int(usage[k]) for k in ("input_tokens", "output_tokens") if usage and k in usage}
+        provenance = Provenance(engine=engine.name, engine_version=engine.version, source_sha256=sha, model=engine.model, **tokens)
+        summary = validate_summary(StructuredSummary.from_slots(judgment_id, slots, provenance))
+    except SummarizeError as exc:
+        return fail("summarize", exc.reason, str(exc))
+    except SummaryValidationError as exc:
+        return fail("validate", "invalid_summary", str(exc))
+    except Exception as exc:  # an engine bug on one judgment must not stop the batch
+        return fail("summarize", "engine_error", f"{type(exc).__name__}: {exc}")
+    store.save(JudgmentRow(id=judgment_id, source_path=item.path, sha256=sha, n_chars=len(text), text=text), summary)
+    return Outcome(path=item.path, judgment_id=judgment_id, status="summarised", usage=usage)
+
+
+def _unchanged(store: Store, judgment_id: str, sha: str, engine: SummarizerEngine) -> bool:
+    row = store.summary_row(judgment_id, engine.name)
+    return row is not None and row.source_sha256 == sha and row.engine_version == engine.version and row.schema_version == SCHEMA_VERSION
+
+
+# -- worker processes -------------------------------------------------------------
+@dataclass
+class _WorkerState:
+    store: Store | None = None
+    engine: SummarizerEngine | None = None
+    force: bool = False
+
+
+_worker = _WorkerState()
+
+
+def _init_worker(url: str, engine: SummarizerEngine, force: bool) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and lets running items finish
+    _worker.store, _worker.engine, _worker.force = Store(url, create=False), engine, force
+    parent = os.getppid()
+
+    def watch_parent() -> None:  # the parent was killed (kill -9): stop; an open transaction rolls back
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch_parent, daemon=True).start()
+
+
+def _work(item: WorkItem) -> Outcome:
+    try:
+        return process_one(item, _worker.store, _worker.engine, _worker.force)
+    except StoreError as exc:
+        return Outcome(path=item.path, judgment_id=item.judgment_id, status="aborted", failure=FileFailure(path=item.path, judgment_id=item.judgment_id, stage="store", reason=exc.reason, message=str(exc)))
+
+
+def _executor(store: Store, engine: SummarizerEngine, force: bool, workers: int) -> tuple[Executor, Callable[[WorkItem], Outcome]]:
+    if getattr(engine, "parallelism", "process") == "thread":
+        def run(item: WorkItem) -> Outcome:
+            try:
+                return process_one(item, store, engine, force)
+            except StoreError as exc:
+                return Outcome(path=item.path, judgment_id=item.judgment_id, status="aborted", failure=FileFailure(path=item.path, judgment_id=item.judgment_id, stage="store", reason=exc.reason, message=str(exc)))
+
+        return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="aqgr-batch"), run
+    import multiprocessing
+
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker, initargs=(store.url, engine, force))
+    return pool, _work
+
+
+# -- the batch -------------------------------------------------------------------
+@dataclass
+class _Run:
+    report: BatchReport
+    total: int
+    progress: Progress | None
+    on_result: Callable[[Outcome], None] | None
+    done: int = 0
+    started: float = field(default_factory=time.perf_counter)
+
+    def record(self, outcome: Outcome) -> None:
+        if outcome.status == "aborted":
+            self.report.aborted = outcome.failure.message if outcome.failure else "the database cannot be written"
+            return
+        self.report.add(outcome)
+        self.done += 1
+        if self.on_result:
+            self.on_result(outcome)
+        if self.progress:
+            self.progress(self.done, self.total, outcome.path)
+
+    def finish(self) -> BatchReport:
+        self.report.seconds = round(time.perf_counter() - self.started, 3)
+        return self.report
+
+
+def plan(paths: Iterable[str | Path], store: Store, engine: SummarizerEngine, *, id_from: str = "stem", retry_failed: bool = False) -> tuple[list[WorkItem], list[FileFailure], list[str]]:
+    """(work items, failures found before any work: missing paths and duplicate ids, skipped unsupported paths)."""
+    _check_rule(id_from)
+    failed_sources = {f.source_path: f.judgment_id for f in store.failures(engine.name)}
+    early: list[FileFailure] = []
+    if retry_failed:
+        roots = [Path(p).resolve() for p in paths]
+        found = [(Path(src), jid) for src, jid in sorted(failed_sources.items()) if not roots or any(Path(src).is_relative_to(r) for r in roots)]
+        skipped: list[str] = []
+        candidates = [(path, jid or path.stem) for path, jid in found]
+    else:
+        files, skipped = collect_files(paths)
+        for path in skipped:
+            if not Path(path).exists():
+                early.append(FileFailure(path=path, judgment_id=None, stage="read", reason="missing", message=f"{path}: no such file or directory"))
+        candidates = []
+        for path, root in files:
+            try:
+                candidates.append((path.resolve(), judgment_id_for(path, root, id_from)))
+            except ValueError as exc:
+                early.append(FileFailure(path=str(path.resolve()), judgment_id=None, stage="read", reason="no_id", message=str(exc)))
+    items: list[WorkItem] = []
+    seen: dict[str, str] = {}
+    for path, judgment_id in candidates:
+        source = str(path)
+        if judgment_id in seen and seen[judgment_id] != source:
+            early.append(FileFailure(path=source, judgment_id=judgment_id, stage="read", reason="duplicate_id", message=f"id {judgment_id!r} is also the id of {seen[judgment_id]} in this batch; rename one of the files or use --id-from relpath"))
+            continue
+        if judgment_id in seen:
+            continue  # the same file given twice
+        seen[judgment_id] = source
+        items.append(WorkItem(path=source, judgment_id=judgment_id, had_failure=source in failed_sources))
+    return items, early, skipped
 
 
 def summarize_files(
@@ -82,64 +314,77 @@ def summarize_files(
     *,
     force: bool = False,
     progress: Progress | None = None,
+    workers: int = 1,
+    id_from: str = "stem",
+    retry_failed: bool = False,
+    on_result: Callable[[Outcome], None] | None = None,
 ) -> BatchReport:
-    files, skipped = collect_files(paths)
-    report = BatchReport(engine=engine.name, files=len(files), skipped_unsupported=skipped)
-    for path in skipped:
-        if not Path(path).exists():
-            report.failed.append(FileFailure(path=path, judgment_id=None, stage="read", reason="missing", message=f"{path}: no such file or directory"))
-    seen: dict[str, Path] = {}
-    for number, path in enumerate(files, 1):
-        if progress:
-            progress(number - 1, len(files), str(path))
-        failure = _summarize_one(path, seen, store, engine, force, report)
-        if failure is not None:
-            report.failed.append(failure)
+    """Summarise every supported file under `paths` (folders are walked recursively).
+
+    `retry_failed`: only the files whose last attempt with this engine failed (under `paths`
+    when given). Raises `BatchInterrupted` (a KeyboardInterrupt carrying the report) on Ctrl-C;
+    a database that cannot be written stops the batch with `report.aborted` set."""
+    if workers < 1:
+        raise ConfigError(f"workers must be at least 1, not {workers}")
+    items, early, skipped = plan(paths, store, engine, id_from=id_from, retry_failed=retry_failed)
+    report = BatchReport(engine=engine.name, files=len(items) + sum(f.reason == "duplicate_id" for f in early), workers=workers, skipped_unsupported=skipped)
+    run = _Run(report, len(items), progress, on_result)
+    for failure in early:
+        report.failed.append(failure)
+        if failure.reason != "missing":
             store.record_failure(source_path=failure.path, engine=engine.name, judgment_id=failure.judgment_id, stage=failure.stage, reason=failure.reason, message=failure.message)
     if progress:
-        progress(len(files), len(files), "")
-    return report
-
-
-def _summarize_one(path: Path, seen: dict[str, Path], store: Store, engine: SummarizerEngine, force: bool, report: BatchReport) -> FileFailure | None:
-    source = str(path.resolve())
-    judgment_id = judgment_id_for(path)
-
-    def fail(stage: str, reason: str, message: str) -> FileFailure:
-        return FileFailure(path=source, judgment_id=judgment_id, stage=stage, reason=reason, message=message)
-
-    if judgment_id in seen:
-        return fail("read", "duplicate_id", f"id {judgment_id!r} is also the id of {seen[judgment_id]} in this batch; rename one of the files")
-    seen[judgment_id] = path
+        progress(0, len(items), "")
     try:
-        text, sha = read_judgment(path)
-    except ReadError as exc:
-        return fail("read", exc.reason, str(exc))
-    existing = store.judgment(judgment_id)
-    if existing is not None and existing.source_path != source and existing.sha256 != sha and Path(existing.source_path).exists():
-        return fail("read", "duplicate_id", f"id {judgment_id!r} already belongs to {existing.source_path} in the archive; rename the file")
-    if not force and _unchanged(store, judgment_id, sha, engine):
-        report.unchanged.append(judgment_id)
-        return None
-    try:
-        slots = engine.summarize(JudgmentText(judgment_id=judgment_id, text=text, source_path=source, sha256=sha))
-        provenance = Provenance(engine=engine.name, engine_version=engine.version, source_sha256=sha, model=engine.model)
-        summary = validate_summary(StructuredSummary.from_slots(judgment_id, slots, provenance))
-    except SummarizeError as exc:
-        return fail("summarize", exc.reason, str(exc))
-    except SummaryValidationError as exc:
-        return fail("validate", "invalid_summary", str(exc))
-    except Exception as exc:  # an engine bug on one judgment must not stop the batch
-        return fail("summarize", "engine_error", f"{type(exc).__name__}: {exc}")
-    row = JudgmentRow(id=judgment_id, source_path=source, sha256=sha, n_chars=len(text), text=text)
-    try:
-        store.save(row, summary)
-    except Exception as exc:
-        return fail("store", "store_error", f"{type(exc).__name__}: {exc}")
-    report.summarised.append(judgment_id)
-    return None
+        if workers == 1 or len(items) <= 1:
+            _run_inline(items, store, engine, force, run)
+        else:
+            _run_pool(items, store, engine, force, workers, run)
+    except KeyboardInterrupt:
+        report.interrupted = True
+        raise BatchInterrupted(run.finish()) from None
+    return run.finish()
 
 
-def _unchanged(store: Store, judgment_id: str, sha: str, engine: SummarizerEngine) -> bool:
-    row = store.summary_row(judgment_id, engine.name)
-    return row is not None and row.source_sha256 == sha and row.engine_version == engine.version and row.schema_version == SCHEMA_VERSION
+def _run_inline(items: list[WorkItem], store: Store, engine: SummarizerEngine, force: bool, run: _Run) -> None:
+    for item in items:
+        try:
+            run.record(process_one(item, store, engine, force))
+        except StoreError as exc:
+            run.report.aborted = str(exc)
+            return
+
+
+def _run_pool(items: list[WorkItem], store: Store, engine: SummarizerEngine, force: bool, workers: int, run: _Run) -> None:
+    from concurrent.futures.process import BrokenProcessPool
+
+    executor, work = _executor(store, engine, force, workers)
+    pending: set[Future] = set()
+    queue = iter(items)
+    window = workers * 2  # bounded: memory stays flat and Ctrl-C leaves little in flight
+    try:
+        while True:
+            while len(pending) < window and run.report.aborted is None:
+                item = next(queue, None)
+                if item is None:
+                    break
+                pending.add(executor.submit(work, item))
+            if not pending:
+                break
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                try:
+                    run.record(future.result())
+                except BrokenProcessPool as exc:
+                    run.report.aborted = f"a worker process died ({exc}); rerun to resume, or use fewer --workers if memory is short"
+                    pending = set()
+                    break
+    except KeyboardInterrupt:
+        for future in pending:
+            future.cancel()
+        executor.shutdown(wait=True, cancel_futures=True)  # running items finish and commit
+        for future in pending:
+            if future.done() and not future.cancelled() and future.exception() is None:
+                run.record(future.result())
+        raise
+    executor.shutdown(wait=True, cancel_futures=True)

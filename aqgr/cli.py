@@ -29,10 +29,51 @@ def _err():
     return Console(stderr=True, highlight=False)
 
 
-def _archive(home: Optional[Path]):
+DatabaseOption = typer.Option(None, "--database-url", envvar="AQGR_DATABASE_URL", help="SQLAlchemy database URL, e.g. postgresql+psycopg://user@127.0.0.1/aqgr. Default: SQLite aqgr.db in the home.")
+
+
+# Model provider and engine choices from the global options (`aqgr --provider gemini.v1 search ...`),
+# reset on every invocation; unset ones fall back to the environment (AQGR_PROVIDER, ...).
+_MODEL_OPTIONS: dict[str, Optional[str]] = {}
+_OPENED: list = []
+
+
+@app.callback()
+def _global_options(
+    ctx: typer.Context,
+    provider: Optional[str] = typer.Option(None, "--provider", help="Model provider for the llm.v1 engines: gemini.v1, gemini-legacy.v1, openai.v1, fake.v1 (env AQGR_PROVIDER). Default: none, offline engines."),
+    model: Optional[str] = typer.Option(None, "--model", help="Model name (env AQGR_MODEL; gemini.v1 default gemini-2.5-flash)."),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="Provider endpoint, e.g. http://localhost:11434/v1 for Ollama (env AQGR_BASE_URL). Keys come only from the environment."),
+    summarizer: Optional[str] = typer.Option(None, "--summarizer", help="Summarizer engine (env AQGR_SUMMARIZER): extractive.v1, llm.v1. Default: llm.v1 with a provider, else extractive.v1."),
+    question_generator: Optional[str] = typer.Option(None, "--question-generator", help="Question generator (env AQGR_QUESTION_GENERATOR): harvest.v1, llm.v1."),
+    explainer: Optional[str] = typer.Option(None, "--explainer", help="Explainer (env AQGR_EXPLAINER): evidence.v1, llm.v1."),
+) -> None:
+    _MODEL_OPTIONS.clear()
+    _MODEL_OPTIONS.update(provider=provider, model=model, base_url=base_url, summarizer=summarizer, question_generator=question_generator, explainer=explainer)
+    _OPENED.clear()
+    ctx.call_on_close(_report_model_usage)
+
+
+def _report_model_usage() -> None:
+    """On stderr after a command: what the model calls cost (nothing when no model was called)."""
+    for archive in _OPENED:
+        for stage, usage in archive.model_usage().items():
+            cost = f", cost {usage['cost']:g}" if "cost" in usage else ""
+            _err().print(
+                f"model usage ({stage}): {usage['calls']} call(s), {usage['cache_hits']} cached, {usage['retries']} retried, "
+                f"{usage['failures']} failed; tokens in {usage['input_tokens']}, out {usage['output_tokens']}{cost}"
+            )
+
+
+def _archive(home: Optional[Path], database_url: Optional[str] = None):
     from aqgr.archive import Archive
 
-    return Archive(home)
+    overrides = {k: v for k, v in _MODEL_OPTIONS.items() if v is not None}
+    if database_url:
+        overrides["database_url"] = database_url
+    archive = Archive(home, **overrides)
+    _OPENED.append(archive)
+    return archive
 
 
 def _fail(exc: Exception, code: int = 2) -> None:
@@ -42,36 +83,81 @@ def _fail(exc: Exception, code: int = 2) -> None:
 
 @app.command()
 def summarize(
-    paths: list[Path] = typer.Argument(..., help="Judgment files or folders (walked recursively)."),
+    paths: Optional[list[Path]] = typer.Argument(None, help="Judgment files or folders (walked recursively): .txt, .pdf, .docx, .html/.htm."),
     home: Optional[Path] = HomeOption,
+    database_url: Optional[str] = DatabaseOption,
+    workers: int = typer.Option(1, "--workers", "-w", min=1, help="Parallel workers: processes for the offline engine, concurrent requests for a provider engine."),
+    id_from: str = typer.Option("stem", "--id-from", help="Judgment ids: 'stem' (C12.pdf -> C12), 'relpath' (path under the folder, without extension) or 'regex:PATTERN' (first group of PATTERN in that path)."),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="Only retry the files whose last attempt failed (under PATHS when given)."),
     force: bool = typer.Option(False, "--force", help="Summarise again even when unchanged."),
     as_json: bool = typer.Option(False, "--json", help="Print the batch report as JSON on stdout."),
 ) -> None:
-    """Summarise judgments into validated structured summaries (per-file errors are recorded, never fatal)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    """Summarise judgments into validated structured summaries. Per-file errors are recorded, never fatal;
+    an interrupted run (Ctrl-C, kill) resumes where it stopped when run again."""
+    import signal
 
-    archive = _archive(home)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.text import Text
+
+    from aqgr.errors import BatchInterrupted
+
+    class RateColumn(ProgressColumn):
+        def render(self, task) -> Text:
+            return Text(f"{task.speed:.1f} docs/s" if task.speed else "- docs/s")
+
+    if not paths and not retry_failed:
+        _fail(typer.BadParameter("give judgment files or folders, or --retry-failed"))
+    archive = _archive(home, database_url)
     console = _err()
-    columns = (TextColumn("summarising"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), TextColumn("{task.description}"))
+    counts = {"summarised": 0, "unchanged": 0, "failed": 0}
+    columns = (TextColumn("summarising"), BarColumn(), MofNCompleteColumn(), RateColumn(), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), TextColumn("{task.description}"))
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)  # `kill` stops like Ctrl-C: running items finish
+    interrupted = False
     try:
         with Progress(*columns, console=console, transient=True) as bar:
             task = bar.add_task("", total=None)
 
             def progress(done: int, total: int, current: str) -> None:
-                bar.update(task, completed=done, total=total, description=Path(current).name if current else "")
+                bar.update(task, completed=done, total=total, description=f"[green]{counts['summarised']} new[/] [dim]{counts['unchanged']} unchanged[/] [yellow]{counts['failed']} failed[/] {Path(current).name if current else ''}")
 
-            report = archive.summarize(paths, force=force, progress=progress)
+            def on_result(outcome) -> None:
+                counts[outcome.status] = counts.get(outcome.status, 0) + 1
+
+            report = archive.summarize(paths or [], force=force, progress=progress, workers=workers, id_from=id_from, retry_failed=retry_failed, on_result=on_result)
+    except BatchInterrupted as exc:
+        report, interrupted = exc.report, True
     except AqgrError as exc:
         _fail(exc)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     if as_json:
         typer.echo(report.model_dump_json(indent=2))
-    console.print(f"{len(report.summarised)} summarised, {len(report.unchanged)} unchanged, {len(report.failed)} failed, {len(report.skipped_unsupported)} skipped (unsupported) -> {archive.home}")
-    for failure in report.failed:
-        console.print(f"  [yellow]failed[/yellow] {failure.path}: {failure.reason}: {failure.message}", soft_wrap=True)
-    for path in report.skipped_unsupported[:20]:
-        console.print(f"  [dim]skipped[/dim] {path}")
+    _print_batch(report, console, archive)
+    if interrupted:
+        console.print("[yellow]interrupted[/yellow]: finished judgments are stored; run the same command again to do the rest")
+        raise typer.Exit(130)
+    if report.aborted:
+        _fail(Exception(report.aborted))
     if report.files + len(report.skipped_unsupported) > 0 and report.processed == 0:
         raise typer.Exit(1)
+
+
+def _print_batch(report, console, archive) -> None:
+    done = report.processed + len(report.failed)
+    rate = f", {report.rate:.1f} docs/s with {report.workers} worker(s)" if done else ""
+    console.print(f"{len(report.summarised)} summarised, {len(report.unchanged)} unchanged (skipped), {len(report.failed)} failed, {len(report.skipped_unsupported)} skipped (unsupported) in {report.seconds:.1f}s{rate} -> {archive.home}")
+    if report.failures_by_reason:
+        console.print("failed by reason: " + ", ".join(f"{reason} {n}" for reason, n in sorted(report.failures_by_reason.items(), key=lambda kv: (-kv[1], kv[0]))))
+    if report.usage:
+        console.print("provider usage: " + ", ".join(f"{k} {v:g}" for k, v in sorted(report.usage.items())))
+    for failure in report.failed[:50]:
+        console.print(f"  [yellow]failed[/yellow] {failure.path}: {failure.reason}: {failure.message}", soft_wrap=True)
+    if len(report.failed) > 50:
+        console.print(f"  ... and {len(report.failed) - 50} more: `aqgr status` counts them; `aqgr summarize --retry-failed` retries them")
+    for path in report.skipped_unsupported[:20]:
+        console.print(f"  [dim]skipped[/dim] {path}")
+    if len(report.skipped_unsupported) > 20:
+        console.print(f"  [dim]... and {len(report.skipped_unsupported) - 20} more skipped[/dim]")
 
 
 @app.command()
@@ -165,12 +251,53 @@ def schema(slots_only: bool = typer.Option(False, "--slots-only", help="Only the
 
 
 @app.command()
-def status(home: Optional[Path] = HomeOption) -> None:
+def status(home: Optional[Path] = HomeOption, database_url: Optional[str] = DatabaseOption) -> None:
     """The archive: judgments, summaries by engine and schema version, failures by reason, the index."""
-    info = _archive(home).status()
+    try:
+        info = _archive(home, database_url).status()
+    except AqgrError as exc:
+        _fail(exc)
     if info["index"]:
         info["index"] = {k: v for k, v in info["index"].items() if k != "doc_ids"}
     typer.echo(json.dumps(info, indent=2, default=str))
+
+
+@app.command("export")
+def export_(
+    home: Optional[Path] = HomeOption,
+    database_url: Optional[str] = DatabaseOption,
+    format: str = typer.Option("jsonl", "--format", "-f", help="jsonl (one summary per line) or json-dir (one JSON file per judgment, like C1.json)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="The .jsonl file or the folder; jsonl goes to stdout when omitted."),
+    engine: Optional[str] = typer.Option(None, "--engine", help="Whose summaries (default: the archive's summarizer, extractive.v1)."),
+) -> None:
+    """Export the stored summaries as JSON."""
+    try:
+        count = _archive(home, database_url).export_summaries(out, format=format, engine=engine)
+    except AqgrError as exc:
+        _fail(exc)
+    _err().print(f"exported {count} summaries" + (f" -> {out}" if out else ""))
+
+
+@app.command("import")
+def import_(
+    paths: list[Path] = typer.Argument(..., help=".jsonl/.ndjson files (one summary per line), .json files (one summary, or a list) or folders of them."),
+    home: Optional[Path] = HomeOption,
+    database_url: Optional[str] = DatabaseOption,
+    as_json: bool = typer.Option(False, "--json", help="Print the import report as JSON on stdout."),
+) -> None:
+    """Import summaries, validating each against the JSON Schema; invalid ones are reported, not stored."""
+    try:
+        report = _archive(home, database_url).import_summaries(paths)
+    except AqgrError as exc:
+        _fail(exc)
+    if as_json:
+        typer.echo(report.model_dump_json(indent=2))
+    console = _err()
+    console.print(f"imported {len(report.imported)} summaries ({len(report.replaced)} replaced stored ones), {len(report.invalid)} invalid")
+    for bad in report.invalid[:50]:
+        console.print(f"  [yellow]invalid[/yellow] {bad.where}: {bad.problem}", soft_wrap=True)
+    if report.invalid and not report.imported:
+        raise typer.Exit(1)
 
 
 def sample_dir() -> Path:
@@ -210,6 +337,32 @@ def demo(
         typer.echo(result.model_dump_json(indent=2))
     else:
         _print_result(result, Console(highlight=False))
+
+
+def _register_eval() -> None:
+    """`aqgr eval`: the very command of `python -m eval` (eval/__main__.py), options and all."""
+    try:
+        from eval.__main__ import main as eval_main
+    except ImportError:  # the eval package is not installed beside aqgr
+        return
+    app.command(
+        "eval",
+        help="FIRE-style evaluation on AILA-format data: run systems and ablations, print the table, write a report "
+        "directory (report.md, results.json, config.json, TREC run files).",
+    )(eval_main)
+
+
+_register_eval()
+
+
+def _register_serve() -> None:
+    """`aqgr serve`, `aqgr mcp` and `aqgr statutes` (aqgr/serve_cli.py; their dependencies load only when run)."""
+    from aqgr.serve_cli import register
+
+    register(app, HomeOption)
+
+
+_register_serve()
 
 
 def main() -> None:

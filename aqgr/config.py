@@ -12,10 +12,15 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from aqgr.llm.config import ProviderConfig
 from retrieval.index import IndexSpec
 
 ENV_HOME = "AQGR_HOME"
 ENV_DATABASE_URL = "AQGR_DATABASE_URL"
+# Engine choice by environment; with a model provider configured and no choice made, every
+# stage uses its model-backed engine `llm.v1`; without one, the offline engines.
+ENV_ENGINES = {"summarizer": "AQGR_SUMMARIZER", "question_generator": "AQGR_QUESTION_GENERATOR", "explainer": "AQGR_EXPLAINER"}
+MODEL_ENGINE = "llm.v1"
 
 
 class SearchOptions(BaseModel):
@@ -48,6 +53,7 @@ class Settings(BaseModel):
     explainer: str = "evidence.v1"
     index: IndexSpec | None = Field(default=None, description="How to build the index; None: the defaults to build, and whatever a saved index was built with to search.")
     search: SearchOptions = Field(default_factory=SearchOptions)
+    llm: ProviderConfig = Field(default_factory=ProviderConfig, description="The model provider of the llm.v1 engines; none by default (offline).")
 
     @field_validator("home")
     @classmethod
@@ -60,7 +66,15 @@ class Settings(BaseModel):
         if home is None:
             home = os.environ.get(ENV_HOME) or default_home()
         url = overrides.pop("database_url", None) or os.environ.get(ENV_DATABASE_URL)
-        return cls(home=Path(home), database_url=url, **overrides)
+        provider_fields = {k: overrides.pop(k) for k in ("provider", "model", "base_url") if k in overrides}
+        llm = overrides.pop("llm", None) or ProviderConfig.resolve(**provider_fields)
+        for field, var in ENV_ENGINES.items():
+            if overrides.get(field) is None:
+                overrides.pop(field, None)
+                chosen = os.environ.get(var) or (MODEL_ENGINE if llm.configured else None)
+                if chosen:
+                    overrides[field] = chosen
+        return cls(home=Path(home), database_url=url, llm=llm, **overrides)
 
     @property
     def db_url(self) -> str:
@@ -73,6 +87,11 @@ class Settings(BaseModel):
     @property
     def cache_dir(self) -> Path:
         return self.home / "cache"
+
+    @property
+    def llm_cache_path(self) -> Path:
+        """The model reply cache (SQLite), keyed by provider, model, prompt version and input."""
+        return self.cache_dir / "llm-replies.sqlite"
 
 
 def default_home() -> Path:

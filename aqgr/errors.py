@@ -86,9 +86,58 @@ class MissingDependencyError(AqgrError):
         super().__init__(f"{module} is not installed: pip install 'aqgr[{extra}]'")
 
 
+class ProviderError(AqgrError):
+    """A model provider call failed. `kind`: 'rate_limited', 'server_error', 'timeout', 'connection',
+    'auth', 'bad_request', 'safety_block', 'empty_reply' or 'provider_error'. The message never
+    carries an API key (aqgr.llm redacts it)."""
+
+    def __init__(self, provider: str, kind: str, detail: str, *, status: int | None = None, retryable: bool = False, retry_after: float | None = None):
+        self.provider, self.kind, self.detail = provider, kind, detail
+        self.status, self.retryable, self.retry_after = status, retryable, retry_after
+        where = f"HTTP {status}: " if status else ""
+        super().__init__(f"{provider}: {kind}: {where}{detail}")
+
+
+class SafetyBlockError(ProviderError):
+    """The provider refused or blocked the request or the reply (safety filters, a refusal)."""
+
+    def __init__(self, provider: str, detail: str):
+        super().__init__(provider, "safety_block", detail)
+
+
+class InvalidModelOutputError(AqgrError):
+    """A model kept answering with output that is not valid JSON or breaks the schema."""
+
+    def __init__(self, problems: list[str], attempts: int):
+        self.problems, self.attempts = problems, attempts
+        shown = "; ".join(problems[:5]) + (f"; ... ({len(problems) - 5} more)" if len(problems) > 5 else "")
+        super().__init__(f"model output still invalid after {attempts} attempt(s): {shown}")
+
+
 class ConfigError(AqgrError):
     """A configuration value is invalid."""
 
 
 class DatasetError(AqgrError):
     """Evaluation data is missing or malformed (message names the file and line)."""
+
+
+class StoreError(AqgrError):
+    """The archive database cannot be opened or written. `reason`: 'disk_full', 'read_only' or
+    'unavailable'. A batch stops on it (every further write would fail); what was stored is kept."""
+
+    def __init__(self, reason: str, detail: str):
+        self.reason, self.detail = reason, detail
+        advice = {
+            "disk_full": "free space on the disk holding the archive, then rerun: finished judgments are kept and skipped",
+            "read_only": "the archive is read-only: make its home writable or choose another with --home / AQGR_HOME",
+        }.get(reason, "check the database URL (--database-url / AQGR_DATABASE_URL), the server and the disk")
+        super().__init__(f"the archive database cannot be written ({reason}): {detail}; {advice}")
+
+
+class BatchInterrupted(KeyboardInterrupt):
+    """A batch was interrupted (Ctrl-C). `report` holds what finished; rerunning resumes the rest."""
+
+    def __init__(self, report):
+        self.report = report
+        super().__init__("interrupted")

@@ -21,7 +21,7 @@ from aqgr.relevance import RelevanceScorer
 from schemas.summary import StructuredSummary
 from summarizer.sentences import split_sentences
 
-explainers: Registry["Explainer"] = Registry("explainer")
+explainers: Registry["Explainer"] = Registry("explainer", ("aqgr.explain_llm",))
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,9 @@ class Explanation:
     legal_issue: str
     reason: str
     evidence: tuple[tuple[str, str], ...]  # (slot, quoted text)
+    explained_by: str | None = None  # set when another engine than the explainer wrote it (a fallback)
+    note: str | None = None  # why the fallback answered
+    dropped_citations: int = 0  # sentences removed for citing a judgment outside the candidate list
 
 
 class Explainer(Protocol):

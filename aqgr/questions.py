@@ -20,7 +20,7 @@ from aqgr.relevance import RelevanceScorer
 from schemas.results import CandidateQuestion
 from schemas.summary import StructuredSummary
 
-question_generators: Registry["QuestionGenerator"] = Registry("question generator")
+question_generators: Registry["QuestionGenerator"] = Registry("question generator", ("aqgr.questions_llm",))
 
 
 class QuestionGenerator(Protocol):

@@ -84,6 +84,14 @@ class Searcher:
         facts = self._check_facts(facts, options)
         return self._candidates(facts, n or options.n_candidate_questions, options, restrict, exclude)[0]
 
+    def questions_for(self, facts: str, *, restrict=None, exclude=None, options: SearchOptions | None = None) -> list[str]:
+        """The questions a search on `facts` would use (the top generated ones), without searching.
+
+        For querying another collection with the archive's questions (e.g. statutes)."""
+        options = options or self.options
+        facts = self._check_facts(facts, options)
+        return _top_questions(self._candidates(facts, options.n_candidate_questions, options, restrict, exclude)[0], options)
+
     def _candidates(self, facts: str, n: int, options: SearchOptions, restrict, exclude) -> tuple[list[CandidateQuestion], list[list[ScoredDoc]]]:
         facts_runs = self._retrieve(facts, options, options.per_retriever_k, restrict, exclude)
         examples = [self.summaries[d.doc_id] for d in self._fuse(facts_runs, options)[: options.per_retriever_k]]
@@ -126,7 +134,8 @@ class Searcher:
         result = self._explain(facts, used, fused, retrieved_for, k, options)
         timings["explanation"] = _ms(t)
         timings["total"] = _ms(started)
-        return result.model_copy(update={"candidate_questions": candidates, "questions_chosen_by_user": bool(chosen), "timings_ms": timings})
+        notes = list(dict.fromkeys(q.note for q in candidates if q.note)) + result.notes
+        return result.model_copy(update={"candidate_questions": candidates, "questions_chosen_by_user": bool(chosen), "timings_ms": timings, "notes": notes})
 
     def _explain(self, facts: str, used: list[str], fused: list[ScoredDoc], retrieved_for, k: int, options: SearchOptions) -> SearchResult:
         best = fused[0].score if fused and fused[0].score > 0 else 1.0
@@ -167,6 +176,8 @@ class Searcher:
             engines=self.engines(options),
             dropped_not_in_archive=dropped,
             below_threshold=len(grounded) - len(kept),
+            dropped_citations=sum(e.dropped_citations for e in grounded),
+            notes=list(dict.fromkeys(e.note for e in explained if e.note)),
         )
 
     def engines(self, options: SearchOptions | None = None) -> Engines:

@@ -1,18 +1,24 @@
 """The archive's database: judgments, their summaries and per-document failures.
 
-sqlmodel over SQLite by default (a file in the aqgr home); any SQLAlchemy URL works,
-so PostgreSQL can be used by setting the database URL. Each judgment and its summary
-are written in one transaction: a crash never leaves a half-written row.
+sqlmodel over SQLite by default (a file in the aqgr home); PostgreSQL through a URL such
+as `postgresql+psycopg://user@127.0.0.1/aqgr` (`--database-url` / `AQGR_DATABASE_URL`).
+Each judgment and its summary are written in one transaction with upserts (INSERT ... ON
+CONFLICT DO UPDATE), so a crash never leaves a half-written row and several processes
+writing the same judgment at once neither fail nor duplicate it. Disk-full, read-only and
+unreachable databases raise `StoreError` with what to do.
 """
 
 from __future__ import annotations
 
+import zlib
 from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator
 
-from sqlalchemy import JSON, Column, Text, event
+from sqlalchemy import JSON, Column, Text, event, text
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import Field, Session, SQLModel, create_engine, delete, func, select
 
+from aqgr.errors import StoreError
 from schemas.summary import StructuredSummary
 
 
@@ -57,19 +63,99 @@ class FailureRow(SQLModel, table=True):
     at: datetime = Field(default_factory=_now)
 
 
-class Store:
-    """Typed access to the archive database. Methods commit their own transaction."""
+_KEYS = {JudgmentRow: ("id",), SummaryRow: ("judgment_id", "engine"), FailureRow: ("source_path", "engine")}
 
-    def __init__(self, url: str):
+
+def redact_url(url: str) -> str:
+    """The URL with any password replaced by ***."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return "<unparsable database URL>"
+
+
+def classify(exc: BaseException) -> StoreError:
+    """A database exception as a StoreError with a reason ('disk_full', 'read_only', 'unavailable')."""
+    inner = getattr(exc, "orig", None) or exc
+    message = str(inner).strip().splitlines()[0] if str(inner).strip() else type(inner).__name__
+    lowered = message.lower()
+    sqlstate = getattr(inner, "sqlstate", None) or ""
+    if "disk is full" in lowered or "no space left" in lowered or sqlstate == "53100":
+        return StoreError("disk_full", message)
+    if "readonly" in lowered or "read-only" in lowered or "read only" in lowered or sqlstate == "25006":
+        return StoreError("read_only", message)
+    return StoreError("unavailable", message)
+
+
+class Store:
+    """Typed access to the archive database. Methods commit their own transaction.
+
+    `create=False` skips creating the tables (worker processes of a batch, whose parent
+    already did)."""
+
+    def __init__(self, url: str, *, create: bool = True):
         self.url = url
-        connect_args = {"timeout": 30} if url.startswith("sqlite") else {}
-        self.engine = create_engine(url, connect_args=connect_args)
-        if url.startswith("sqlite"):
+        self.dialect = url.split(":", 1)[0].split("+", 1)[0]
+        if self.dialect == "sqlite":
+            self.engine = create_engine(url, connect_args={"timeout": 60})
             event.listen(self.engine, "connect", _sqlite_pragmas)
-        SQLModel.metadata.create_all(self.engine)
+        else:
+            self.engine = create_engine(url, pool_pre_ping=True)
+        if create:
+            self._create_tables()
+
+    def _create_tables(self) -> None:
+        try:
+            with self.engine.begin() as conn:
+                if self.dialect == "postgresql":  # concurrent first runs must not race on CREATE TABLE
+                    conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": zlib.crc32(b"aqgr.store.schema")})
+                SQLModel.metadata.create_all(conn)
+        except (OperationalError, DBAPIError) as exc:
+            error = classify(exc)
+            reason = "read_only" if error.reason == "unavailable" and self._sqlite_dir_read_only() else error.reason
+            raise StoreError(reason, f"{redact_url(self.url)}: {error.detail}") from None
+
+    def _sqlite_dir_read_only(self) -> bool:
+        """SQLite reports a read-only folder as 'unable to open database file' (it cannot make its -wal/-shm files)."""
+        import os
+
+        from sqlalchemy.engine import make_url
+
+        database = make_url(self.url).database if self.dialect == "sqlite" else None
+        folder = os.path.dirname(os.path.abspath(database)) if database and database != ":memory:" else None
+        return bool(folder) and os.path.isdir(folder) and not os.access(folder, os.W_OK)
 
     def session(self) -> Session:
         return Session(self.engine, expire_on_commit=False)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def _upsert(self, session: Session, row: SQLModel) -> None:
+        """INSERT ... ON CONFLICT (primary key) DO UPDATE: atomic against concurrent writers."""
+        model = type(row)
+        values = {c.name: getattr(row, c.name) for c in model.__table__.columns}
+        keys = _KEYS[model]
+        if self.dialect in ("sqlite", "postgresql"):
+            if self.dialect == "sqlite":
+                from sqlalchemy.dialects.sqlite import insert
+            else:
+                from sqlalchemy.dialects.postgresql import insert
+            statement = insert(model.__table__).values(**values)
+            statement = statement.on_conflict_do_update(index_elements=list(keys), set_={k: v for k, v in values.items() if k not in keys})
+            session.exec(statement)
+        else:  # other databases: merge (select then insert/update)
+            session.merge(row)
+
+    def _write(self, action) -> None:
+        try:
+            with self.session() as s:
+                action(s)
+                s.commit()
+        except (OperationalError, DBAPIError) as exc:
+            raise classify(exc) from exc
 
     # judgments -----------------------------------------------------------
     def judgment(self, judgment_id: str) -> JudgmentRow | None:
@@ -89,11 +175,11 @@ class Store:
         with self.session() as s:
             return s.get(SummaryRow, (judgment_id, engine))
 
-    def save(self, judgment: JudgmentRow, summary: StructuredSummary) -> None:
-        """Store a judgment and its (already validated) summary in one transaction."""
+    @staticmethod
+    def _summary_row(judgment_id: str, summary: StructuredSummary) -> SummaryRow:
         prov = summary.provenance
-        row = SummaryRow(
-            judgment_id=judgment.id,
+        return SummaryRow(
+            judgment_id=judgment_id,
             engine=prov.engine,
             engine_version=prov.engine_version,
             schema_version=prov.schema_version,
@@ -101,11 +187,31 @@ class Store:
             data=summary.model_dump(mode="json"),
             created_at=prov.created_at,
         )
-        with self.session() as s:
-            s.merge(judgment)
-            s.merge(row)
-            s.exec(delete(FailureRow).where(FailureRow.source_path == judgment.source_path, FailureRow.engine == prov.engine))
-            s.commit()
+
+    def save(self, judgment: JudgmentRow, summary: StructuredSummary) -> None:
+        """Store a judgment and its (already validated) summary in one transaction; clears its failure."""
+        row = self._summary_row(judgment.id, summary)
+
+        def action(s: Session) -> None:
+            self._upsert(s, judgment)
+            self._upsert(s, row)
+            s.exec(delete(FailureRow).where(FailureRow.source_path == judgment.source_path, FailureRow.engine == row.engine))
+
+        self._write(action)
+
+    def save_imported(self, summary: StructuredSummary, *, source: str) -> bool:
+        """Store an imported (already validated) summary. Its judgment row is kept when present,
+        else a text-less placeholder is added. True when it replaced a stored summary."""
+        replaced = self.summary_row(summary.judgment_id, summary.provenance.engine) is not None
+        row = self._summary_row(summary.judgment_id, summary)
+
+        def action(s: Session) -> None:
+            if s.get(JudgmentRow, summary.judgment_id) is None:
+                self._upsert(s, JudgmentRow(id=summary.judgment_id, source_path=source, sha256=summary.provenance.source_sha256, n_chars=0, text=""))
+            self._upsert(s, row)
+
+        self._write(action)
+        return replaced
 
     def summaries(self, engine: str, ids: Iterable[str] | None = None) -> list[StructuredSummary]:
         """Every stored summary made by `engine` (optionally only these ids), ordered by judgment id."""
@@ -116,8 +222,21 @@ class Store:
             rows = s.exec(query).all()
         return [StructuredSummary.model_validate(r.data) for r in rows]
 
-    def iter_summaries(self, engine: str, batch: int = 500) -> Iterator[StructuredSummary]:
-        yield from self.summaries(engine)
+    def iter_summaries(self, engine: str | None = None, batch: int = 500) -> Iterator[dict[str, Any]]:
+        """Stored summaries as JSON documents, by judgment id (then engine), `batch` rows at a time."""
+        last: tuple[str, str] = ("", "")
+        while True:
+            with self.session() as s:
+                query = select(SummaryRow.judgment_id, SummaryRow.engine, SummaryRow.data)
+                if engine is not None:
+                    query = query.where(SummaryRow.engine == engine)
+                query = query.where((SummaryRow.judgment_id > last[0]) | ((SummaryRow.judgment_id == last[0]) & (SummaryRow.engine > last[1])))
+                rows = s.exec(query.order_by(SummaryRow.judgment_id, SummaryRow.engine).limit(batch)).all()
+            if not rows:
+                return
+            for judgment_id, engine_name, data in rows:
+                yield data
+            last = (rows[-1][0], rows[-1][1])
 
     def count_summaries(self) -> dict[tuple[str, str], int]:
         """{(engine, schema_version): count}."""
@@ -127,9 +246,11 @@ class Store:
 
     # failures ------------------------------------------------------------
     def record_failure(self, *, source_path: str, engine: str, judgment_id: str | None, stage: str, reason: str, message: str) -> None:
-        with self.session() as s:
-            s.merge(FailureRow(source_path=source_path, engine=engine, judgment_id=judgment_id, stage=stage, reason=reason, message=message))
-            s.commit()
+        row = FailureRow(source_path=source_path, engine=engine, judgment_id=judgment_id, stage=stage, reason=reason, message=message.replace("\x00", ""), at=_now())
+        self._write(lambda s: self._upsert(s, row))
+
+    def clear_failure(self, source_path: str, engine: str) -> None:
+        self._write(lambda s: s.exec(delete(FailureRow).where(FailureRow.source_path == source_path, FailureRow.engine == engine)))
 
     def failures(self, engine: str | None = None) -> list[FailureRow]:
         with self.session() as s:
@@ -138,6 +259,12 @@ class Store:
                 query = query.where(FailureRow.engine == engine)
             return list(s.exec(query).all())
 
+    def count_failures(self) -> dict[tuple[str, str], int]:
+        """{(engine, reason): count}."""
+        with self.session() as s:
+            rows = s.exec(select(FailureRow.engine, FailureRow.reason, func.count()).group_by(FailureRow.engine, FailureRow.reason)).all()
+        return {(e, r): n for e, r, n in rows}
+
     def count_judgments(self) -> int:
         with self.session() as s:
             return s.exec(select(func.count()).select_from(JudgmentRow)).one()
@@ -145,7 +272,10 @@ class Store:
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
+    try:
+        cursor.execute("PRAGMA journal_mode=WAL")
+    except Exception:  # a read-only medium cannot switch journal mode; reading still works
+        pass
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()

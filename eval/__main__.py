@@ -20,16 +20,19 @@ DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "ai
 
 @app.command()
 def main(
-    system: List[str] = typer.Option(["bm25-fulltext"], "--system", "-s", help="System name (repeat for several)."),
+    system: Optional[List[str]] = typer.Option(None, "--system", "-s", help="System name (repeat for several); default bm25-fulltext."),
+    systems_csv: Optional[str] = typer.Option(None, "--systems", help="Comma-separated system names ('all': every registered system)."),
     protocol: str = typer.Option("aila-cases", help="aila-cases | aila-statutes | study-subset"),
     data: Path = typer.Option(DEFAULT_DATA, help="AILA-format dataset folder."),
     qrels: Optional[Path] = typer.Option(None, help="Qrels file (default: the dataset's own)."),
     docs: Optional[Path] = typer.Option(None, help="Documents folder when the dataset has none."),
     queries: Optional[str] = typer.Option(None, help="Subset: 'Q1-Q10', 'Q1..Q10,Q31', 'all'."),
-    out: Optional[Path] = typer.Option(None, help="Report directory."),
+    out: Optional[Path] = typer.Option(None, help="Report directory (default ./reports/<UTC timestamp>)."),
     measure: Optional[List[str]] = typer.Option(None, "--measure", "-m", help="Measure (repeat); default: all."),
     depth: int = typer.Option(1000, help="Documents per query in the run."),
-    cache_dir: Optional[Path] = typer.Option(None, help="Eval cache (default $AQGR_HOME/cache/eval)."),
+    cache_dir: Optional[Path] = typer.Option(None, help="Eval cache: summaries, indexes, embeddings (default $AQGR_HOME/cache/eval)."),
+    summarizer: Optional[str] = typer.Option(None, help="Summariser of the summary-based systems (default extractive.v1)."),
+    embedder: Optional[str] = typer.Option(None, help="Embedding model of the summary-based systems (default minilm-l6.v1)."),
     as_json: bool = typer.Option(False, "--json", help="Print the means as JSON on stdout."),
 ) -> None:
     from rich.console import Console
@@ -39,10 +42,13 @@ def main(
     from eval.report import render_table
 
     err = Console(stderr=True)
+    out = out or default_out_dir()
     try:
-        report = evaluate_path(data, system, protocol, qrels=qrels, docs=docs, queries=queries, out_dir=out,
-                               measures=measure or None, depth=depth, cache_dir=cache_dir,
-                               command="python -m eval " + shlex.join(sys.argv[1:]))
+        chosen = system_list(system, systems_csv, summarizer=summarizer, embedder=embedder)
+        with progress_bar(err) as progress:
+            report = evaluate_path(data, chosen, protocol, qrels=qrels, docs=docs, queries=queries, out_dir=out,
+                                   measures=measure or None, depth=depth, cache_dir=cache_dir, progress=progress,
+                                   command=_command_line())
     except AqgrError as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
@@ -51,8 +57,60 @@ def main(
     render_table(report, err)
     if as_json:
         typer.echo(json.dumps({"protocol": report.protocol.name, "scored": len(report.scored), "mean": report.table()}, indent=1))
-    if out is not None:
-        err.print(f"report written to {out}")
+    err.print(f"report written to {out}")
+
+
+def _command_line() -> str:
+    program = Path(sys.argv[0]).name
+    return shlex.join(["python", "-m", "eval"] if program == "__main__.py" else [program]) + " " + shlex.join(sys.argv[1:])
+
+
+def default_out_dir() -> Path:
+    import time
+
+    return Path("reports") / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+
+
+def system_list(names: Optional[List[str]], csv: Optional[str], **pipeline_options) -> list:
+    """The systems to run: --system (repeatable) then --systems a,b,c ('all' = every one).
+
+    Options given (summarizer, embedder) go to the summary-based systems only."""
+    from eval.pipeline_systems import PIPELINE_CONFIGS
+    from eval.systems import get_system, systems
+
+    wanted = list(names or [])
+    for part in (csv or "").split(","):
+        part = part.strip()
+        if part == "all":
+            wanted += systems.names()
+        elif part:
+            wanted.append(part)
+    wanted = list(dict.fromkeys(wanted)) or ["bm25-fulltext"]
+    options = {k: v for k, v in pipeline_options.items() if v}
+    return [get_system(n, **options) if n in PIPELINE_CONFIGS and options else n for n in wanted]
+
+
+class progress_bar:
+    """A rich progress line on stderr for `evaluate`'s progress(what, done, total) callback."""
+
+    def __init__(self, console):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                             console=console, transient=True)
+        self._tasks: dict[str, int] = {}
+
+    def __enter__(self):
+        self._bar.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self._bar.__exit__(*exc)
+
+    def __call__(self, what: str, done: int, total: int) -> None:
+        if what not in self._tasks:
+            self._tasks[what] = self._bar.add_task(what, total=total)
+        self._bar.update(self._tasks[what], completed=done, total=total)
 
 
 if __name__ == "__main__":

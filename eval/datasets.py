@@ -209,6 +209,16 @@ def _statute_text(path: Path, raw: str) -> str:
 # ---------------------------------------------------------------- locating files
 
 
+def find_documents(root: str | Path, kind: Kind, docs: str | Path | None = None) -> Path:
+    """The documents folder of `kind` for a dataset at `root` (as `load_dataset` finds it)."""
+    return _find_docs_dir(Path(root).expanduser(), kind, docs)
+
+
+def list_documents(docs_dir: Path, kind: Kind) -> tuple[str, ...]:
+    """The document ids in a documents folder (file stems), in a readable order."""
+    return _list_documents(Path(docs_dir), kind)
+
+
 def _find_docs_dir(root: Path, kind: str, docs: str | Path | None) -> Path:
     folder = DOC_FOLDERS[kind]
     if docs is not None:

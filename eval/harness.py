@@ -112,8 +112,9 @@ def _run_system(system, dataset, protocol, selected, qrels, names, restrict, dep
         allowed, n_bad = _allowed(ranking, restrict, exclude)
         dropped += n_bad
         run[qid] = allowed[:depth]
-        if callable(own_set):
-            docs = [d for d in dict.fromkeys(own_set(qid)) if d not in exclude and (restrict is None or d in restrict)]
+        own = own_set(qid) if callable(own_set) else None  # None: the system has no set of its own here
+        if own is not None:
+            docs = [d for d in dict.fromkeys(own) if d not in exclude and (restrict is None or d in restrict)]
         else:
             docs = [d for d, _ in run[qid][:DEFAULT_RETURNED]]
         returned[qid] = docs

@@ -1,26 +1,54 @@
-"""Registration point for the systems that run through the aqgr Archive API.
+"""The systems that run through aqgr's own pipeline: summaries -> index -> (question-guided) search.
 
-Each configuration below is one named system (one flag to select). They summarise the
-corpus once into an Archive under the eval cache (summaries and embeddings cached), build
-its index with the configuration's slots, and search with the configuration's options.
+Each configuration in `PIPELINE_CONFIGS` is one named system (one flag to select):
 
-STATUS: not wired yet. `aqgr/archive.py` appeared at the end of the harness work;
-`ArchiveSystem.prepare/rank` raise a ConfigError until they are implemented against it:
-prepare = Archive(<cache>/archive-<corpus fingerprint>).summarize(dataset docs) (cached,
-judgment id = file stem) + build_index(spec with/without the precedents slot);
-rank = Archive.search(facts, k=depth, options=SearchOptions(retrievers, weights,
-n_questions=0 for facts-only)) mapped to (judgment id, score), honouring restrict/exclude;
-returned = the explained hits.
+* `bm25-summary`, `dense-summary`, `ensemble-summary`: the facts alone against the
+  structured summaries (`SummaryIndex.retrieve`, fused with `rrf.v1` for the ensemble);
+* `aqgr`: question-guided search as built (`Searcher.rank`: generated questions + facts,
+  BM25 + dense ensemble, explanations); its own returned set is the explained hits a
+  plain search returns (the top `SearchOptions.k`, 10);
+* ablations of `aqgr`: `aqgr+precedents` (index the precedents slot too),
+  `aqgr-facts-only` (no questions), `aqgr-bm25-only`, `aqgr-dense-only`, and fusion
+  variants (`aqgr-score-fusion`: min-max score fusion; `aqgr-fusion-0.7-0.3` and
+  `aqgr-fusion-0.3-0.7`: RRF with bm25/dense weights).
+
+Caching (`prepare`): the corpus is summarised ONCE per summariser into an aqgr Archive
+home `<cache>/archives/<corpus fingerprint>` (judgment id = file stem: C1.txt -> C1);
+indexes are built per IndexSpec into `<home>/indexes/<spec hash>` with the embedding
+cache `<home>/cache/embeddings.sqlite`. A rerun reads the summaries and loads the saved
+index: it costs only the retrieval. Loaded indexes are shared by the systems of one
+process (`_LOADED`).
+
+Statutes (`aila-statutes`): statutes have no structured summary; each is indexed as one
+document (title + description, `SummaryIndex.from_texts`, embeddings cached in the same
+cache). The summary systems query it with the facts. The `aqgr` systems generate their
+questions from the *case* archive (the Searcher over the case summaries of the same
+release, exactly as for case retrieval), then query the statute index with each
+question + facts (and the facts alone), fused as configured; there is no explainer for
+statutes, so the returned set is the top 10 of that ranking (the harness default).
+
+Restrict (the study's pool) and exclude (citebench's citing judgment) are applied inside
+retrieval (`SummaryIndex.retrieve`, `Searcher.rank`), so they shape the candidates, the
+in-context examples and the fused scores, not only the final list.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import hashlib
+import json
+import threading
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
-from aqgr.errors import ConfigError
-from eval.datasets import Dataset
-from eval.systems import Progress, systems
+from aqgr.errors import ConfigError, DatasetError, NoIndexError, IndexMismatchError
+from eval.datasets import Dataset, find_documents, list_documents
+from eval.systems import Progress, default_cache_dir, systems
+
+ARCHIVE_FORMAT = 1  # bump when what an eval archive home holds changes
+DEFAULT_SUMMARIZER = "extractive.v1"
+# Facts of real queries are long; the tiny test queries are not. Evaluation never refuses a query.
+EVAL_MIN_CONTENT_WORDS = 1
 
 
 @dataclass(frozen=True)
@@ -30,13 +58,13 @@ class PipelineConfig:
     retrievers: tuple[str, ...] = ("bm25", "dense")
     questions: bool = False  # question-guided (AQgR) search vs the facts alone
     precedents_slot: bool = False  # index the precedents slot too (the study: off scores higher on FIRE)
+    fuser: str = "rrf.v1"
     weights: tuple[float, ...] | None = None  # fusion weights in `retrievers` order; None = equal
-    explain: bool = False  # rerank + explain (returned set = the explained hits)
-    extra: dict = field(default_factory=dict)
+    explain: bool = False  # Searcher.rank (questions, explanations); returned set = the explained hits
 
 
 # name -> configuration. Ablations of `aqgr`: with/without precedents; facts-only vs
-# questions; ensemble vs each retriever alone; fusion weights.
+# questions; ensemble vs each retriever alone; fusion function and weights.
 PIPELINE_CONFIGS: dict[str, PipelineConfig] = {
     "bm25-summary": PipelineConfig(retrievers=("bm25",)),
     "dense-summary": PipelineConfig(retrievers=("dense",)),
@@ -46,34 +74,249 @@ PIPELINE_CONFIGS: dict[str, PipelineConfig] = {
     "aqgr-facts-only": PipelineConfig(questions=False, explain=True),
     "aqgr-bm25-only": PipelineConfig(retrievers=("bm25",), questions=True, explain=True),
     "aqgr-dense-only": PipelineConfig(retrievers=("dense",), questions=True, explain=True),
+    "aqgr-score-fusion": PipelineConfig(questions=True, explain=True, fuser="score.v1"),
     "aqgr-fusion-0.7-0.3": PipelineConfig(questions=True, explain=True, weights=(0.7, 0.3)),
     "aqgr-fusion-0.3-0.7": PipelineConfig(questions=True, explain=True, weights=(0.3, 0.7)),
 }
 
+_LOADED: dict[tuple, Any] = {}  # (kind, path, ...) -> loaded index / searcher, shared in one process
+_LOCK = threading.Lock()
+
+
+# ------------------------------------------------------------------ cached archive and indexes
+
+
+def corpus_fingerprint(docs_dir: Path, doc_ids) -> str:
+    """Identity of a document folder: its path and every file's id, size and mtime."""
+    digest = hashlib.sha256(f"{ARCHIVE_FORMAT}\0{Path(docs_dir).resolve()}\n".encode())
+    for doc_id in doc_ids:
+        stat = (Path(docs_dir) / f"{doc_id}.txt").stat()
+        digest.update(f"{doc_id}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:24]
+
+
+def spec_hash(spec) -> str:
+    return hashlib.sha256(json.dumps(spec.describe(), sort_keys=True).encode()).hexdigest()[:16]
+
+
+def case_archive(docs_dir: Path, doc_ids, cache_dir: Path, summarizer: str, progress: Progress | None = None):
+    """The Archive holding the summaries of `docs_dir` (summarised now if not yet: resumable)."""
+    from aqgr.archive import Archive
+
+    home = Path(cache_dir) / "archives" / corpus_fingerprint(docs_dir, doc_ids)
+    archive = Archive(home, summarizer=summarizer)
+    done = home / f"summarized.{summarizer}.json"
+    if not _marker_ok(done, archive):
+        report = archive.summarize(
+            [Path(docs_dir) / f"{d}.txt" for d in doc_ids],
+            progress=(lambda n, total, current: progress(f"summarising ({summarizer})", n, total)) if progress else None,
+        )
+        if not report.processed:
+            raise DatasetError(f"no judgment of {docs_dir} could be summarised with {summarizer}: "
+                               f"{report.failures_by_reason or 'nothing to read'}")
+        done.write_text(json.dumps({"engine": summarizer, "version": archive.summarizer().version, "processed": report.processed,
+                                    "failed": {f.judgment_id or f.path: f.reason for f in report.failed}}, indent=1))
+    return archive
+
+
+def _marker_ok(marker: Path, archive) -> bool:
+    """The corpus was summarised completely before (the home is keyed by the files' sizes and mtimes)."""
+    if not marker.is_file():
+        return False
+    from schemas.summary import SCHEMA_VERSION
+    from summarizer.base import summarizers
+
+    engine = summarizers.create(archive.settings.summarizer)
+    recorded = json.loads(marker.read_text())
+    if recorded.get("version") != engine.version:  # a new engine version: summarise again (unchanged rows are kept)
+        return False
+    counts = archive.store.count_summaries()
+    return counts.get((engine.name, SCHEMA_VERSION), 0) == recorded["processed"]
+
+
+def case_index(archive, spec, progress: Progress | None = None):
+    """The saved index of `archive`'s summaries under `spec` (built on first use)."""
+    from retrieval.embed_cache import EmbeddingCache
+    from retrieval.index import SummaryIndex
+
+    directory = archive.home / "indexes" / spec_hash(spec)
+    key = ("index", str(directory))
+    with _LOCK:
+        if key in _LOADED:
+            return _LOADED[key]
+    summaries = archive.summaries()
+    try:
+        index = SummaryIndex.load(directory, expect=spec)
+        if set(index.doc_ids) != {s.judgment_id for s in summaries}:
+            index = None
+    except (NoIndexError, IndexMismatchError):
+        index = None
+    if index is None:
+        with EmbeddingCache(archive.settings.cache_dir / "embeddings.sqlite") as cache:
+            index = SummaryIndex.build(summaries, spec, cache=cache, progress=_stages(progress, "index"))
+        index.save(directory)
+    with _LOCK:
+        _LOADED[key] = index
+    return index
+
+
+def text_index(dataset: Dataset, spec, cache_path: Path, progress: Progress | None = None):
+    """An in-memory index of the dataset's documents as plain text (statutes); embeddings cached."""
+    from retrieval.embed_cache import EmbeddingCache
+    from retrieval.index import SummaryIndex
+
+    key = ("texts", str(dataset.docs_dir.resolve()), corpus_fingerprint(dataset.docs_dir, dataset.doc_ids), spec_hash(spec))
+    with _LOCK:
+        if key in _LOADED:
+            return _LOADED[key]
+    texts = {doc_id: {"text": text} for doc_id, text in dataset.documents()}
+    with EmbeddingCache(cache_path) as cache:
+        index = SummaryIndex.from_texts(dataset.doc_ids, texts, spec, cache=cache, progress=_stages(progress, "statute index"))
+    with _LOCK:
+        _LOADED[key] = index
+    return index
+
+
+def _stages(progress: Progress | None, what: str):
+    if progress is None:
+        return None
+    return lambda stage, done, total: progress(f"{what}: {stage}", done, total)
+
+
+# ------------------------------------------------------------------ the system
+
 
 class ArchiveSystem:
-    """A system backed by an aqgr Archive (summaries -> index -> search)."""
+    """A system backed by aqgr's summaries, index and Searcher."""
 
-    def __init__(self, name: str, config: PipelineConfig, **options):
+    def __init__(self, name: str, pipeline: PipelineConfig, *, summarizer: str = DEFAULT_SUMMARIZER,
+                 embedder: str | None = None, question_generator: str = "harvest.v1", explainer: str = "evidence.v1"):
         self.name = name
-        self.pipeline = config
-        self.options = options
+        self.pipeline = pipeline
+        self.summarizer = summarizer
+        self.embedder = embedder
+        self.question_generator = question_generator
+        self.explainer = explainer
+        self._index = None  # what is ranked (case summaries, or statute texts)
+        self._searcher = None  # question-guided search over the case summaries
+        self._returned: dict[str, list[str]] = {}
+        self._questions: dict[str, list[str]] = {}
+        self.home: Path | None = None
+        self.kind: str | None = None
+
+    # -- configuration ---------------------------------------------------------------------
+    def index_spec(self):
+        from retrieval.documents import DEFAULT_SLOTS
+        from retrieval.index import IndexSpec
+
+        fields: dict[str, Any] = {}
+        if self.pipeline.precedents_slot:
+            fields["slots"] = tuple(DEFAULT_SLOTS) + ("precedents",)
+        if self.embedder:
+            fields["embedder"] = self.embedder
+        return IndexSpec(**fields)
+
+    def search_options(self):
+        from aqgr.config import SearchOptions
+
+        return SearchOptions(
+            retrievers=self.pipeline.retrievers,
+            fuser=self.pipeline.fuser,
+            weights=self.pipeline.weights,
+            n_questions=SearchOptions().n_questions if self.pipeline.questions else 0,
+            min_content_words=EVAL_MIN_CONTENT_WORDS,
+        )
 
     def config(self) -> dict:
-        return {"system": self.name, **{k: v for k, v in self.pipeline.__dict__.items()}, **self.options}
+        return {
+            "system": self.name,
+            **asdict(self.pipeline),
+            "summarizer": self.summarizer,
+            "index_spec": self.index_spec().describe(),
+            "search_options": self.search_options().model_dump(mode="json"),
+            "question_generator": self.question_generator if self.pipeline.questions else None,
+            "explainer": self.explainer if self.pipeline.explain and self.kind == "cases" else None,
+            "archive_home": str(self.home) if self.home else None,
+            "documents": "structured summaries" if self.kind != "statutes" else "statute title + description",
+            "questions_used": self._questions or None,
+        }
 
+    # -- prepare -----------------------------------------------------------------------------
     def prepare(self, dataset: Dataset, *, cache_dir: Path | None = None, progress: Progress | None = None) -> None:
-        try:
-            import aqgr.archive  # noqa: F401
-        except ImportError:
-            raise ConfigError(
-                f"system {self.name!r} needs the aqgr Archive API (aqgr/archive.py), which is not available; "
-                "use bm25-fulltext, or wire eval/pipeline_systems.py to the Archive"
-            ) from None
-        raise ConfigError(f"system {self.name!r}: the Archive is present but eval/pipeline_systems.py is not wired to it yet")
+        root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+        self.kind = dataset.kind
+        self._returned, self._questions = {}, {}
+        spec = self.index_spec()
+        if dataset.kind == "cases":
+            archive = case_archive(dataset.docs_dir, dataset.doc_ids, root, self.summarizer, progress)
+            self.home = archive.home
+            self._index = case_index(archive, spec, progress)
+            if self.pipeline.explain:
+                self._searcher = self.searcher_for(archive, self._index)
+            return
+        # statutes: the statute texts are the documents
+        self._index = text_index(dataset, spec, root / "statutes" / "embeddings.sqlite", progress)
+        if self.pipeline.questions:
+            try:
+                cases_dir = find_documents(dataset.root, "cases")
+            except DatasetError as exc:
+                raise ConfigError(f"system {self.name!r} generates its questions from the case archive: {exc}") from None
+            case_ids = list_documents(cases_dir, "cases")
+            archive = case_archive(cases_dir, case_ids, root, self.summarizer, progress)
+            self.home = archive.home
+            self._searcher = self.searcher_for(archive, case_index(archive, spec, progress))
 
+    def searcher_for(self, archive, index):
+        from aqgr.explain import explainers
+        from aqgr.questions import question_generators
+        from aqgr.search import Searcher
+
+        key = ("searcher", str(archive.home), spec_hash(index.spec), self.summarizer, self.question_generator, self.explainer)
+        with _LOCK:
+            if key in _LOADED:
+                return _LOADED[key]
+        summaries = {s.judgment_id: s for s in archive.summaries()}
+        searcher = Searcher(index, summaries, question_generators.create(self.question_generator),
+                            explainers.create(self.explainer), self.search_options(), self.summarizer)
+        with _LOCK:
+            _LOADED[key] = searcher
+        return searcher
+
+    # -- rank --------------------------------------------------------------------------------
     def rank(self, query_id, text, *, depth, restrict=None, exclude=None) -> list[tuple[str, float]]:
-        raise ConfigError(f"system {self.name!r} is not prepared")
+        if self._index is None:
+            raise ConfigError(f"system {self.name!r}: call prepare(dataset) before rank()")
+        options = self.search_options()
+        if self.kind == "cases" and self.pipeline.explain:
+            result, ranking = self._searcher.rank(text, depth=depth, restrict=restrict, exclude=exclude, options=options)
+            self._questions[query_id] = list(result.questions)
+            self._returned[query_id] = [h.judgment_id for h in result.hits[: options.k]]
+            return [(d.doc_id, d.score) for d in ranking]
+        queries = [text]
+        if self.pipeline.questions:  # statutes: the case archive's questions, then the statute index
+            facts = " ".join(text.split())
+            questions = self._searcher.questions_for(facts, options=options)
+            self._questions[query_id] = questions
+            queries = [facts] + [f"{q}\n{facts}" for q in questions]
+        return [(d.doc_id, d.score) for d in self._fused(queries, depth, restrict, exclude, options)]
+
+    def _fused(self, queries, depth, restrict, exclude, options):
+        from retrieval.fusion import fusers
+
+        runs = []
+        for query in queries:
+            found = self._index.retrieve(query, depth, retrievers=options.retrievers, restrict=restrict, exclude=exclude)
+            runs += [found[name] for name in options.retrievers]
+        if len(runs) == 1:
+            return runs[0][:depth]
+        weights = None
+        if options.weights is not None:
+            weights = [options.weights[i % len(options.weights)] for i in range(len(runs))]
+        return fusers.create(options.fuser)(runs, weights)[:depth]
+
+    def returned(self, query_id: str) -> list[str] | None:
+        """The system's own returned set (aqgr's explained hits); None: the harness default (top 10)."""
+        return self._returned.get(query_id)
 
 
 def _factory(name: str, config: PipelineConfig):

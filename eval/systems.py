@@ -3,7 +3,7 @@
 A system is prepared once per dataset, then asked for one ranking per query. It must
 honour `restrict` (rank only these documents) and `exclude` (never rank these); the
 harness checks both. `returned(query_id)` is optional: the system's own returned set for
-the study's set measures (default: the top 10 of the ranking).
+the study's set measures (absent, or returning None: the top 10 of the ranking).
 
 Registered here: `bm25-fulltext` (BM25 over whole judgment texts, raw facts as the query;
 the FIRE-style baseline). The summary-based systems (`bm25-summary`, `dense-summary`,

@@ -168,8 +168,36 @@ class SummaryIndex:
         spec = spec or IndexSpec()
         if not summaries:
             raise EmptyArchiveError("index")
-        report = progress or (lambda stage, done, total: None)
         doc_ids = [s.judgment_id for s in summaries]
+        texts = {s.judgment_id: slot_texts(s, spec.slots) for s in summaries}
+        return cls.from_texts(doc_ids, texts, spec, cache=cache, embedder=embedder, progress=progress)
+
+    @classmethod
+    def from_texts(
+        cls,
+        doc_ids: Sequence[str],
+        texts: dict[str, dict[str, str]],
+        spec: IndexSpec | None = None,
+        *,
+        cache: EmbeddingCache | None = None,
+        embedder: Embedder | None = None,
+        progress: Progress | None = None,
+    ) -> "SummaryIndex":
+        """Index documents given directly as field texts (`texts[doc_id] = {field: text}`).
+
+        For documents that have no structured summary (statutes: title + description).
+        The fields are indexed as given; `spec` supplies everything else (embedder,
+        tokenizer, BM25 parameters, window size). `build` goes through here.
+        """
+        spec = spec or IndexSpec()
+        doc_ids = list(doc_ids)
+        if not doc_ids:
+            raise EmptyArchiveError("index")
+        missing = [d for d in doc_ids if d not in texts]
+        if missing:
+            raise ValueError(f"no texts for {len(missing)} document(s), e.g. {missing[0]}")
+        texts = {d: dict(texts[d]) for d in doc_ids}
+        report = progress or (lambda stage, done, total: None)
         if len(set(doc_ids)) != len(doc_ids):
             dupes = sorted({d for d in doc_ids if doc_ids.count(d) > 1})
             raise ValueError(f"judgment ids must be unique; repeated: {', '.join(dupes[:10])}")
@@ -178,7 +206,6 @@ class SummaryIndex:
         seconds: dict[str, float] = {}
 
         start = time.perf_counter()
-        texts = {s.judgment_id: slot_texts(s, spec.slots) for s in summaries}
         corpus = []
         for i, doc_id in enumerate(doc_ids, start=1):
             corpus.append(tokenizer("\n\n".join(t for t in texts[doc_id].values() if t)))

@@ -15,6 +15,8 @@ class CandidateQuestion(_Model):
     text: str
     score: float = Field(description="Relevance to the facts (higher is better; engine-specific scale).")
     source_judgment_id: str | None = Field(default=None, description="The judgment whose summary suggested it, if any.")
+    generated_by: str | None = Field(default=None, description="The engine that proposed it, when recorded (a model engine's fallback says so here).")
+    note: str | None = Field(default=None, description="Why a fallback engine answered instead, if one did.")
 
 
 class Evidence(_Model):
@@ -62,4 +64,7 @@ class SearchResult(_Model):
     engines: Engines
     dropped_not_in_archive: int = Field(default=0, description="Judgments named by an engine but absent from the candidate list or the archive; dropped.")
     below_threshold: int = Field(default=0, description="Candidates explained but under the relevance threshold.")
+    dropped_citations: int = Field(default=0, description="Sentences removed from explanations because they cited a judgment outside the candidate list.")
+    notes: list[str] = Field(default_factory=list, description="What did not go as configured (e.g. a model failed and an offline engine answered instead).")
+    model_usage: dict[str, dict] = Field(default_factory=dict, description="Model calls, cache hits, retries and tokens of this search, per stage (empty without a model).")
     timings_ms: dict[str, float] = Field(default_factory=dict)

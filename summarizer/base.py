@@ -35,4 +35,4 @@ class SummarizerEngine(Protocol):
     def summarize(self, judgment: JudgmentText) -> SummarySlots: ...
 
 
-summarizers: Registry[SummarizerEngine] = Registry("summarizer", ("summarizer.extractive.engine",))
+summarizers: Registry[SummarizerEngine] = Registry("summarizer", ("summarizer.extractive.engine", "summarizer.llm.engine"))

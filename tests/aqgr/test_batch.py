@@ -8,10 +8,7 @@ from aqgr import Archive
 from aqgr.store import Store
 from tests.aqgr.helpers import JUDGMENTS, write_judgments
 
-
-@pytest.fixture
-def archive(home):
-    return Archive(home)
+# `archive` (tests/aqgr/conftest.py) runs every test here on SQLite and on PostgreSQL.
 
 
 def test_summarises_a_folder_and_stores_valid_summaries(archive, tmp_path):
@@ -109,8 +106,8 @@ def test_an_engine_crash_on_one_judgment_is_recorded(archive, tmp_path, monkeypa
     assert len(report.summarised) == 3
 
 
-def test_store_survives_reopening(home, tmp_path):
+def test_store_survives_reopening(database_url, home, tmp_path):
     Archive(home).summarize([write_judgments(tmp_path / "in")])
-    store = Store(f"sqlite:///{home / 'aqgr.db'}")
+    store = Store(database_url)
     assert store.count_judgments() == len(JUDGMENTS)
     assert len(store.summaries("extractive.v1")) == len(JUDGMENTS)

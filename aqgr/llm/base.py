@@ -1,0 +1,83 @@
+"""What every provider takes and returns, and the registry of providers by versioned name."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from aqgr.registry import Registry
+
+# The study's sampling (SPEC.md): Gemini-pro defaults; lower temperature made it copy paragraphs.
+STUDY_TEMPERATURE = 0.9
+STUDY_TOP_P = 1.0
+STUDY_TOP_K = 1
+STUDY_MAX_OUTPUT_TOKENS = 2048
+
+
+@dataclass(frozen=True)
+class LLMRequest:
+    """One model call. `json_schema` asks for structured output (JSON mode) where the provider has it."""
+
+    prompt: str
+    stage: str  # ledger bucket: 'summaries', 'questions', 'explanations'
+    prompt_version: str  # template name and content hash: part of the cache key
+    system: str | None = None
+    json_schema: dict[str, Any] | None = field(default=None, hash=False, compare=False)
+    temperature: float = STUDY_TEMPERATURE
+    top_p: float = STUDY_TOP_P
+    top_k: int | None = STUDY_TOP_K
+    max_output_tokens: int = STUDY_MAX_OUTPUT_TOKENS
+
+    def input_hash(self) -> str:
+        """sha256 over everything the model sees (not the ledger stage)."""
+        payload = {
+            "prompt": self.prompt,
+            "system": self.system,
+            "schema": self.json_schema,
+            "sampling": [self.temperature, self.top_p, self.top_k, self.max_output_tokens],
+        }
+        return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class LLMReply:
+    text: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    finish_reason: str | None = None
+    model: str | None = None
+    cached: bool = False
+
+
+@runtime_checkable
+class Provider(Protocol):
+    name: str  # registered name, e.g. 'gemini.v1'
+    model: str
+
+    def generate(self, request: LLMRequest, *, timeout_s: float) -> LLMReply:
+        """One attempt; raises aqgr.errors.ProviderError (retryable or not) or SafetyBlockError."""
+        ...
+
+
+providers: Registry[Provider] = Registry(
+    "model provider", ("aqgr.llm.fake", "aqgr.llm.gemini", "aqgr.llm.openai_compat")
+)
+
+
+def redact(text: str, secrets: tuple[str | None, ...]) -> str:
+    """`text` with every secret replaced by '***' (API keys must never reach logs or errors)."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "***")
+    return text
+
+
+def provider_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A JSON Schema as providers accept it: without $schema/$id and 'x-' annotations."""
+    if isinstance(schema, dict):
+        return {k: provider_schema(v) for k, v in schema.items() if k not in ("$schema", "$id") and not k.startswith("x-")}
+    if isinstance(schema, list):
+        return [provider_schema(v) for v in schema]
+    return schema

@@ -1,0 +1,155 @@
+"""`aqgr mcp`: the archive as MCP tools over stdio (the official `mcp` Python SDK).
+
+Tools (their descriptions are what an agent reads; they say exactly what comes back):
+`search_precedents`, `candidate_questions`, `get_judgment_summary`, `get_judgment_text`,
+and `search_statutes` when the archive has statutes. Every judgment a tool returns is a
+judgment of the archive: search hits pass the grounding guard (SPEC.md) and summaries
+and texts are read from the archive by id. Errors come back as tool errors carrying
+aqgr's message (what went wrong and what to do), never a stack trace.
+
+Needs the `serve` extra (`pip install 'aqgr[serve]'`). stdout is the protocol channel:
+nothing here prints.
+"""
+
+# No `from __future__ import annotations`: the SDK reads the tools' annotations at registration.
+from pathlib import Path
+from typing import Annotated, Callable, TypeVar
+
+from pydantic import BaseModel, Field
+
+from aqgr.errors import AqgrError
+
+T = TypeVar("T")
+
+MAX_FACTS_CHARS = 20_000  # as the HTTP server: about five pages
+MAX_K = 50
+MAX_TEXT_CHARS = 200_000
+
+Facts = Annotated[str, Field(description="The facts, in plain words: who did what, what happened, what is disputed.")]
+Questions = Annotated[list[str] | None, Field(description="Legal questions to search with (replace the generated ones).")]
+
+
+class JudgmentTextOut(BaseModel):
+    judgment_id: str
+    text: str = Field(description="The judgment's source text, cut to max_chars.")
+    truncated: bool = Field(description="True when the text was cut.")
+
+
+JudgmentId = Annotated[str, Field(description="A judgment_id as returned in search hits.", min_length=1, max_length=300)]
+
+INSTRUCTIONS = (
+    "aqgr finds precedents (court judgments) for a set of facts by the legal questions the facts raise. "
+    "Typical use: call candidate_questions with the facts, choose the questions that matter, then call "
+    "search_precedents with the facts and those questions; open a hit with get_judgment_summary or "
+    "get_judgment_text. Every judgment returned exists in the archive: cite only those, by their judgment_id, "
+    "parties and case number."
+)
+
+SEARCH_DESCRIPTION = """Question-guided search of the archive for precedents that address the legal questions the facts raise.
+
+Input: `facts` (plain words, at least about a dozen content words); optional `questions` (legal questions to search with,
+replacing the generated ones: pass the ones chosen from candidate_questions); `k` (most judgments, 1-50).
+Returns a SearchResult: `questions` (the questions used), `candidate_questions` (text, score, source_judgment_id),
+`hits` ranked best first, each with judgment_id, parties ('Appellants v. Respondents'), case_number, court, date,
+score (relevance 1-10), legal_issue (the judgment's issue that matches), reason (why it applies, quoted from the
+judgment's summary), questions (0-based indexes of the questions it was retrieved for), evidence (summary slot +
+quoted text); `engines` (which engines answered: offline or a model); `dropped_not_in_archive` (judgments an engine
+named that are not in the archive, dropped by the grounding guard). Every hit exists in the archive."""
+
+QUESTIONS_DESCRIPTION = """Candidate legal questions the facts raise, best first, for choosing before search_precedents.
+
+Input: `facts`; optional `n` (how many, 1-50, default 10). Returns a list of {text, score (relevance to the facts,
+higher is better), source_judgment_id (the archive judgment whose issues suggested it)}. search_precedents uses the
+top 3 when no questions are given; the study behind aqgr recommends choosing them."""
+
+SUMMARY_DESCRIPTION = """The structured summary of one judgment of the archive, by its judgment_id (as in search hits).
+
+Returns: judgment_id, court, case_number, judgment_kind, parties {appellants, respondents}, date, bench, facts,
+arguments {appellants, respondents}, issues, reasoning, disposed_in_favour_of, final_judgment, statutes [{name,
+principle, application}], precedents [{name, principle, application}], new_principles [{principle, application}],
+subjects, provenance {engine, model, ...}. Slots quote the judgment's own language. An unknown id is an error."""
+
+TEXT_DESCRIPTION = """The source text of one judgment of the archive, by its judgment_id (as in search hits).
+
+Returns {judgment_id, text, truncated}: the text as read when it was summarised, cut to `max_chars` (default 20,000;
+at most 200,000) with truncated=true when cut. An unknown id is an error."""
+
+STATUTES_DESCRIPTION = """Statutes of the archive's statute collection for the facts.
+
+Input: `facts`; optional `questions` (legal questions; default: the top ones generated from the case archive);
+`k` (1-50). Returns a StatuteResult: questions used, and hits ranked best first, each with statute_id, title, text
+(up to 1,000 characters), score (fused retrieval score) and the indexes of the questions it was retrieved for.
+Every statute returned exists in the archive's statute collection."""
+
+
+def _check(facts: str, k: int | None = None) -> None:
+    if len(facts) > MAX_FACTS_CHARS:
+        raise AqgrError(f"the facts have {len(facts):,} characters; at most {MAX_FACTS_CHARS:,} are accepted: keep the facts that matter")
+    if k is not None and not 1 <= k <= MAX_K:
+        raise AqgrError(f"k must be between 1 and {MAX_K}, got {k}")
+
+
+def build_server(home: str | Path | None = None, *, archive=None):
+    """The MCPServer over the archive at `home` (or an `Archive`); tools load the index on first use."""
+    import anyio
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    import aqgr
+    from aqgr.archive import Archive
+    from aqgr.server.service import ArchiveService
+    from schemas.results import CandidateQuestion, SearchResult
+    from schemas.statutes import StatuteResult
+    from schemas.summary import StructuredSummary
+
+    service = ArchiveService(archive or Archive(home))
+    server = MCPServer("aqgr", instructions=INSTRUCTIONS, version=aqgr.__version__, log_level="WARNING")
+
+    async def call(fn: Callable[[], T]) -> T:
+        try:
+            return await anyio.to_thread.run_sync(fn)
+        except AqgrError as exc:
+            raise ToolError(str(exc)) from exc
+
+    @server.tool(description=SEARCH_DESCRIPTION)
+    async def search_precedents(facts: Facts, questions: Questions = None, k: Annotated[int, Field(ge=1, le=MAX_K)] = 10) -> SearchResult:
+        _check(facts, k)
+        return await call(lambda: service.searcher().search(facts, questions or None, k=k))
+
+    @server.tool(description=QUESTIONS_DESCRIPTION)
+    async def candidate_questions(facts: Facts, n: Annotated[int, Field(ge=1, le=50)] = 10) -> list[CandidateQuestion]:
+        _check(facts)
+        return await call(lambda: service.searcher().candidate_questions(facts, n=n))
+
+    @server.tool(description=SUMMARY_DESCRIPTION)
+    async def get_judgment_summary(judgment_id: JudgmentId) -> StructuredSummary:
+        found = await call(lambda: service.summary(judgment_id))
+        if found is None:
+            raise ToolError(f"no judgment {judgment_id!r} in the archive: use a judgment_id from search_precedents")
+        return found
+
+    @server.tool(description=TEXT_DESCRIPTION)
+    async def get_judgment_text(judgment_id: JudgmentId, max_chars: Annotated[int, Field(ge=100, le=MAX_TEXT_CHARS)] = 20_000) -> JudgmentTextOut:
+        text = await call(lambda: service.text(judgment_id))
+        if text is None:
+            raise ToolError(f"no judgment {judgment_id!r} in the archive: use a judgment_id from search_precedents")
+        return JudgmentTextOut(judgment_id=judgment_id, text=text[:max_chars], truncated=len(text) > max_chars)
+
+    if service.statutes.exists():
+
+        @server.tool(description=STATUTES_DESCRIPTION)
+        async def search_statutes(facts: Facts, questions: Questions = None, k: Annotated[int, Field(ge=1, le=MAX_K)] = 10) -> StatuteResult:
+            _check(facts, k)
+
+            def run() -> StatuteResult:
+                used = questions or service.searcher().questions_for(facts)
+                return service.statutes.search(facts, used, k=k)
+
+            return await call(run)
+
+    return server
+
+
+def run(home: str | Path | None = None) -> None:
+    """Serve the archive's tools over stdio until the client closes the connection."""
+    build_server(home).run("stdio")

@@ -1,0 +1,85 @@
+"""The `aqgr serve`, `aqgr mcp` and `aqgr statutes` commands (registered on the main typer app).
+
+FastAPI, uvicorn and the MCP SDK are imported only when a command runs, so `aqgr --help`
+stays instant; a missing one fails with the install command (`pip install 'aqgr[serve]'`).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from aqgr.errors import AqgrError, MissingDependencyError
+
+
+def _need(module: str) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise MissingDependencyError(module, "serve")
+
+
+def _fail(exc: Exception) -> None:
+    typer.echo(f"error: {exc}", err=True)
+    raise typer.Exit(2)
+
+
+def register(app: typer.Typer, home_option) -> None:
+    @app.command()
+    def serve(
+        home: Optional[Path] = home_option,
+        host: str = typer.Option("127.0.0.1", help="Address to bind. Loopback by default; another address needs --api-key (or --allow-unauthenticated)."),
+        port: int = typer.Option(8765, help="Port to listen on."),
+        api_key: Optional[str] = typer.Option(None, "--api-key", envvar="AQGR_API_KEY", help="Require this key on /api/ (X-API-Key header or 'Authorization: Bearer')."),
+        allow_unauthenticated: bool = typer.Option(False, "--allow-unauthenticated", help="Bind a non-loopback address without an API key."),
+        max_facts_chars: int = typer.Option(20_000, help="Facts longer than this get 413."),
+        max_k: int = typer.Option(50, help="Most judgments one request may ask for."),
+        cors_origin: Optional[list[str]] = typer.Option(None, "--cors-origin", help="Allow cross-origin requests from this origin (repeat). Closed by default."),
+    ) -> None:
+        """Serve the HTTP API and the issue-first web page over the archive (http://127.0.0.1:8765/)."""
+        from aqgr.server.config import ServeConfig, is_loopback
+
+        try:
+            _need("fastapi")
+            _need("uvicorn")
+        except AqgrError as exc:
+            _fail(exc)
+        if not is_loopback(host) and not api_key and not allow_unauthenticated:
+            _fail(ValueError(f"binding {host} exposes the archive beyond this machine: set an API key (--api-key or AQGR_API_KEY), or pass --allow-unauthenticated"))
+        import uvicorn
+
+        from aqgr.server.app import create_app
+
+        config = ServeConfig(host=host, port=port, api_key=api_key or None, max_facts_chars=max_facts_chars, max_k=max_k, cors_origins=tuple(cors_origin or ()))
+        typer.echo(f"aqgr serving {home or 'the default archive'} on http://{host}:{port}/ (OpenAPI: /openapi.json)", err=True)
+        uvicorn.run(create_app(home, config), host=host, port=port, log_level="info", server_header=False)
+
+    @app.command()
+    def mcp(home: Optional[Path] = home_option) -> None:
+        """Run the MCP server over stdio (tools: search precedents, candidate questions, judgment summaries, statutes)."""
+        try:
+            _need("mcp")
+        except AqgrError as exc:
+            _fail(exc)
+        from aqgr.mcp_server import run
+
+        run(home)
+
+    @app.command()
+    def statutes(
+        paths: list[Path] = typer.Argument(..., help="Statute files or folders of .txt files: 'Title: ...' then 'Desc: ...', or a title line then the text."),
+        home: Optional[Path] = home_option,
+    ) -> None:
+        """Add statutes to the archive (searched with the same legal questions as the judgments)."""
+        from aqgr.archive import Archive
+        from aqgr.statutes import StatuteCollection
+
+        archive = Archive(home)
+        try:
+            count = StatuteCollection(archive.settings).add(paths)
+        except AqgrError as exc:
+            _fail(exc)
+        typer.echo(f"{count} statutes indexed -> {archive.settings.home / 'statutes'}", err=True)

@@ -1,0 +1,305 @@
+"""The FastAPI app: the HTTP API (under /api/) and the issue-first web page (at /).
+
+Every answer is a model of the Python API (`SearchResult`, `CandidateQuestion`,
+`StructuredSummary`, `StatuteResult`); errors are `{"error": kind, "detail": message}`
+with a 4xx status that says whose move it is, and never a stack trace. The OpenAPI
+schema is at /openapi.json (the interactive docs pages are off: they load scripts from
+a CDN, and the product works offline).
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import re
+from importlib import resources
+from pathlib import Path
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+
+import aqgr
+from aqgr.archive import Archive
+from aqgr.config import SearchOptions
+from aqgr.errors import (
+    AqgrError,
+    EmptyArchiveError,
+    FactsTooShortError,
+    IndexMismatchError,
+    NoIndexError,
+    ProviderError,
+    UnknownNameError,
+)
+from aqgr.server.config import ServeConfig
+from aqgr.server.models import (
+    ErrorBody,
+    Health,
+    JudgmentText,
+    QuestionsRequest,
+    QuestionsResponse,
+    SearchRequest,
+    StatuteSearchRequest,
+    Version,
+)
+from aqgr.server.service import ArchiveService
+from aqgr.statutes import NoStatutesError
+from schemas.results import SearchResult
+from schemas.statutes import StatuteResult
+from schemas.summary import SCHEMA_VERSION, StructuredSummary
+
+log = logging.getLogger("aqgr.server")
+
+# A judgment id is looked up in the database, never used as a path; still, refuse anything path-like.
+_ID = re.compile(r"^[^\x00-\x1f\\]{1,300}$")
+ERRORS = {status: {"model": ErrorBody} for status in (401, 404, 413, 422, 503)}
+
+
+class RequestRefused(Exception):
+    """A request the server refuses before doing any work (status, kind, message)."""
+
+    def __init__(self, status: int, error: str, detail: str):
+        self.status, self.error, self.detail = status, error, detail
+        super().__init__(detail)
+
+
+def _error(status: int, error: str, detail: str) -> JSONResponse:
+    return JSONResponse(status_code=status, content={"error": error, "detail": detail})
+
+
+def _status_of(exc: AqgrError) -> tuple[int, str]:
+    for kind, status, name in (
+        (FactsTooShortError, 422, "facts_too_short"),
+        (UnknownNameError, 422, "unknown_name"),
+        (NoStatutesError, 404, "no_statutes"),
+        (NoIndexError, 503, "no_index"),
+        (IndexMismatchError, 503, "index_mismatch"),
+        (EmptyArchiveError, 503, "empty_archive"),
+        (ProviderError, 502, "provider_error"),
+    ):
+        if isinstance(exc, kind):
+            return status, name
+    return 500, "aqgr_error"
+
+
+class BodyLimit:
+    """ASGI middleware: a request body over `limit` bytes gets 413 (declared or streamed)."""
+
+    def __init__(self, app, limit: int):
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            return await self._refuse(scope, receive, send)
+        seen = 0
+
+        async def counting_receive():
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise RequestRefused(413, "body_too_large", self._message())
+            return message
+
+        return await self.app(scope, counting_receive, send)
+
+    def _message(self) -> str:
+        return f"the request body is over {self.limit:,} bytes, the most this server accepts: send shorter facts"
+
+    async def _refuse(self, scope, receive, send):
+        await _error(413, "body_too_large", self._message())(scope, receive, send)
+
+
+def _static_dir() -> Path:
+    return Path(str(resources.files("aqgr.server") / "static"))
+
+
+def create_app(home: str | Path | None = None, config: ServeConfig | None = None, *, archive: Archive | None = None) -> FastAPI:
+    """The app over the archive at `home` (or an `Archive` already built)."""
+    config = config or ServeConfig()
+    service = ArchiveService(archive or Archive(home), reload_check_seconds=config.reload_check_seconds)
+
+    def lifespan(app):
+        from contextlib import asynccontextmanager
+
+        @asynccontextmanager
+        async def run(app):
+            try:  # load once, up front; a missing index is answered per request (503 with the fix)
+                service.searcher()
+            except AqgrError as exc:
+                log.warning("%s", exc)
+            yield
+
+        return run(app)
+
+    app = FastAPI(
+        title="aqgr",
+        version=aqgr.__version__,
+        description="Question-guided search of precedents over structured summaries. Every judgment returned exists in the archive.",
+        docs_url=None,
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    app.state.service = service
+    app.state.config = config
+
+    # ---------------------------------------------------------------- errors
+    @app.exception_handler(AqgrError)
+    async def _aqgr_error(request: Request, exc: AqgrError):
+        status, kind = _status_of(exc)
+        if status >= 500:
+            log.error("%s on %s: %s", kind, request.url.path, exc)
+        return _error(status, kind, str(exc))
+
+    @app.exception_handler(RequestRefused)
+    async def _refused(request: Request, exc: RequestRefused):
+        return _error(exc.status, exc.error, exc.detail)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError):
+        problems = ["/".join(str(p) for p in e.get("loc", ()) if p != "body") + ": " + e.get("msg", "") for e in exc.errors()]
+        return _error(422, "invalid_request", "; ".join(problems) or "the request is not valid")
+
+    @app.exception_handler(Exception)
+    async def _internal(request: Request, exc: Exception):
+        log.exception("internal error on %s", request.url.path)
+        return _error(500, "internal_error", "the server failed on this request; the error is in the server's log")
+
+    app.add_middleware(BodyLimit, limit=config.max_body_bytes)
+    if config.cors_origins:
+        from fastapi.middleware.cors import CORSMiddleware
+
+        app.add_middleware(CORSMiddleware, allow_origins=list(config.cors_origins), allow_methods=["GET", "POST"], allow_headers=["Content-Type", "X-API-Key", "Authorization"])
+
+    # ---------------------------------------------------------------- checks
+    def authorised(request: Request) -> None:
+        if not config.api_key:
+            return
+        given = request.headers.get("x-api-key") or ""
+        bearer = request.headers.get("authorization") or ""
+        if bearer.lower().startswith("bearer "):
+            given = given or bearer[7:].strip()
+        if not hmac.compare_digest(given.encode(), config.api_key.encode()):
+            raise RequestRefused(401, "unauthorised", "this server needs an API key: send it as the X-API-Key header (or 'Authorization: Bearer KEY')")
+
+    def check_facts(facts: str) -> None:
+        if len(facts) > config.max_facts_chars:
+            raise RequestRefused(413, "facts_too_long", f"the facts have {len(facts):,} characters; this server accepts at most {config.max_facts_chars:,}: keep the facts that matter (who did what, what happened, what is disputed)")
+
+    def check_questions(questions: list[str] | None) -> None:
+        if questions is None:
+            return
+        if len(questions) > config.max_questions:
+            raise RequestRefused(422, "too_many_questions", f"{len(questions)} questions; a search takes at most {config.max_questions}")
+        longest = max((len(q) for q in questions), default=0)
+        if longest > config.max_question_chars:
+            raise RequestRefused(413, "question_too_long", f"a question has {longest:,} characters; at most {config.max_question_chars:,} are accepted")
+
+    def check_k(k: int) -> None:
+        if k > config.max_k:
+            raise RequestRefused(422, "k_too_large", f"k={k}; this server returns at most {config.max_k} results per request")
+
+    def check_id(judgment_id: str) -> None:
+        if not _ID.match(judgment_id) or ".." in judgment_id.split("/") or judgment_id.startswith("/"):
+            raise RequestRefused(422, "invalid_id", "not a judgment id: ids are the archive's own (as in search hits), without '..', a leading '/', '\\' or control characters")
+
+    api = [Depends(authorised)]
+
+    # ---------------------------------------------------------------- routes
+    @app.get("/api/health", response_model=Health, tags=["meta"])
+    def health() -> Health:
+        """Whether the server is up and the archive can search (no key needed)."""
+        try:
+            searcher = service.searcher()
+        except AqgrError as exc:
+            return Health(status="no_index", version=aqgr.__version__, statutes=service.statutes.exists(), detail=str(exc))
+        return Health(status="ok", version=aqgr.__version__, judgments_indexed=len(searcher.index), statutes=service.statutes.exists())
+
+    @app.get("/api/version", response_model=Version, tags=["meta"])
+    def version() -> Version:
+        """The aqgr version, the summary schema version and the engines answering searches."""
+        try:
+            engines = service.searcher().engines()
+        except AqgrError:
+            engines = None
+        return Version(aqgr=aqgr.__version__, schema_version=SCHEMA_VERSION, engines=engines)
+
+    @app.post("/api/questions", response_model=QuestionsResponse, responses=ERRORS, dependencies=api, tags=["search"])
+    def questions(body: QuestionsRequest) -> QuestionsResponse:
+        """Candidate legal questions for the facts, best first, with the ones a search would use pre-selected."""
+        check_facts(body.facts)
+        searcher = service.searcher()
+        found = searcher.candidate_questions(body.facts, n=body.n)
+        keep = min(searcher.options.n_questions, len(found))
+        return QuestionsResponse(facts=" ".join(body.facts.split()), candidates=found, preselected=list(range(keep)), engine=searcher.questions.name)
+
+    @app.post("/api/search", response_model=SearchResult, responses=ERRORS, dependencies=api, tags=["search"])
+    def search(body: SearchRequest) -> SearchResult:
+        """Question-guided search: the questions used and the judgments of the archive that answer them, scored 1-10 and explained.
+
+        Every hit exists in the archive; `dropped_not_in_archive` counts what the grounding guard removed."""
+        check_facts(body.facts)
+        check_questions(body.questions)
+        check_k(body.k)
+        searcher = service.searcher()
+        options = None
+        if body.options is not None:
+            patch = body.options.model_dump(exclude_none=True)
+            if "retrievers" in patch:
+                patch["retrievers"] = tuple(patch["retrievers"])
+            options = SearchOptions(**{**searcher.options.model_dump(), **patch})
+        return searcher.search(body.facts, body.questions or None, k=body.k, options=options)
+
+    @app.post("/api/statutes/search", response_model=StatuteResult, responses=ERRORS, dependencies=api, tags=["statutes"])
+    def statutes(body: StatuteSearchRequest) -> StatuteResult:
+        """Statutes for the facts and questions (404 with how to add statutes when the archive has none)."""
+        check_facts(body.facts)
+        check_questions(body.questions)
+        check_k(body.k)
+        if not service.statutes.exists():
+            raise NoStatutesError(service.statutes.root)
+        questions = body.questions
+        if not questions:
+            questions = service.searcher().questions_for(body.facts)
+        return service.statutes.search(body.facts, questions, k=body.k)
+
+    @app.get("/api/judgments/{judgment_id:path}/text", response_model=JudgmentText, responses=ERRORS, dependencies=api, tags=["judgments"])
+    def judgment_text(judgment_id: str) -> JudgmentText:
+        """The judgment's source text (as read when it was summarised)."""
+        check_id(judgment_id)
+        text = service.text(judgment_id)
+        if text is None:
+            raise RequestRefused(404, "not_found", f"no judgment {judgment_id!r} in the archive")
+        return JudgmentText(judgment_id=judgment_id, text=text)
+
+    @app.get("/api/judgments/{judgment_id:path}", response_model=StructuredSummary, responses=ERRORS, dependencies=api, tags=["judgments"])
+    def judgment(judgment_id: str) -> StructuredSummary:
+        """The judgment's structured summary."""
+        check_id(judgment_id)
+        found = service.summary(judgment_id)
+        if found is None:
+            raise RequestRefused(404, "not_found", f"no summary of {judgment_id!r} in the archive (ids are as in search hits)")
+        return found
+
+    # ---------------------------------------------------------------- the page
+    static = _static_dir()
+
+    @app.get("/", include_in_schema=False)
+    def page():
+        return FileResponse(
+            static / "index.html",
+            headers={
+                "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
+                "X-Content-Type-Options": "nosniff",
+                "Referrer-Policy": "no-referrer",
+                "Cache-Control": "no-cache",
+            },
+        )
+
+    app.mount("/static", StaticFiles(directory=static), name="static")
+    return app

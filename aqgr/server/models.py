@@ -1,0 +1,78 @@
+"""Request and response bodies of the HTTP API that are not already models of the Python API.
+
+Search results, candidate questions and summaries are the Python API's own models
+(`schemas.results`, `schemas.summary`, `schemas.statutes`): the server adds nothing to them.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from schemas.results import CandidateQuestion, Engines
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SearchOptionsPatch(_Request):
+    """Per-request changes to the archive's search options (omitted fields keep the archive's)."""
+
+    retrievers: list[Literal["bm25", "dense"]] | None = Field(default=None, min_length=1, description="Which retrievers to query.")
+    fuser: str | None = Field(default=None, description="Fusion of the runs: rrf.v1 or score.v1.")
+    n_questions: int | None = Field(default=None, ge=0, le=10, description="Generated questions used when none are chosen.")
+    per_retriever_k: int | None = Field(default=None, ge=1, le=100, description="Judgments each retriever returns per question.")
+    include_facts_query: bool | None = Field(default=None, description="Also query with the facts alone.")
+    min_score: int | None = Field(default=None, ge=1, le=10, description="Hits scored below this (1-10) are not returned.")
+
+
+class SearchRequest(_Request):
+    facts: str = Field(description="The facts, in plain words.")
+    questions: list[str] | None = Field(default=None, description="Chosen or edited legal questions; they replace the generated ones. Omit to use the top generated questions.")
+    k: int = Field(default=10, ge=1, description="Most judgments returned (the server caps it).")
+    options: SearchOptionsPatch | None = None
+
+
+class QuestionsRequest(_Request):
+    facts: str = Field(description="The facts, in plain words.")
+    n: int | None = Field(default=None, ge=1, le=50, description="How many candidate questions (default: the archive's setting, 10).")
+
+
+class QuestionsResponse(BaseModel):
+    facts: str
+    candidates: list[CandidateQuestion] = Field(description="Candidate legal questions, best first.")
+    preselected: list[int] = Field(description="Indexes of the candidates a search uses when the user chooses none (the study's top 3).")
+    engine: str = Field(description="The question generator that proposed them.")
+
+
+class StatuteSearchRequest(_Request):
+    facts: str
+    questions: list[str] | None = Field(default=None, description="Chosen legal questions; omit to use the top ones generated from the case archive.")
+    k: int = Field(default=10, ge=1)
+
+
+class JudgmentText(BaseModel):
+    judgment_id: str
+    text: str = Field(description="The judgment's source text, as read when it was summarised.")
+
+
+class Health(BaseModel):
+    status: Literal["ok", "no_index"]
+    version: str
+    judgments_indexed: int | None = None
+    statutes: bool = False
+    detail: str | None = Field(default=None, description="What to do when the archive cannot search yet.")
+
+
+class Version(BaseModel):
+    aqgr: str
+    schema_version: str
+    api: str = "1"
+    engines: Engines | None = Field(default=None, description="The engines answering searches (offline or a model); null before an index is loaded.")
+
+
+class ErrorBody(BaseModel):
+    error: str = Field(description="A short machine-readable kind, e.g. facts_too_short, no_index, facts_too_long.")
+    detail: str = Field(description="What went wrong and what to do.")

@@ -1,0 +1,142 @@
+"""Benchmark question-guided search over an AILA-format archive: build costs and warm latency.
+
+    python -m eval.bench_search [--data ../shared/datasets/aila2019] [--cache-dir DIR]
+                                [--summarizer extractive.v1] [--embedder minilm-l6.v1] [--cold-embeddings]
+
+1. summaries: the eval cache's archive (`eval.pipeline_systems.case_archive`; summarised
+   now if not yet, and timed);
+2. index: built afresh over those summaries (BM25 and FAISS timed separately, embedding
+   from the archive's embedding cache unless --cold-embeddings), saved to a temporary
+   directory to measure its size on disk per part;
+3. search: `Searcher.search(facts)` (generated questions, ensemble, explanations, k=10)
+   for every query of the dataset, after one warm-up search; median and p95 latency, and
+   the median of each stage;
+4. peak memory of the process (resource.getrusage).
+
+Prints one JSON object on stdout; messages on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from eval.datasets import load_dataset
+from eval.pipeline_systems import DEFAULT_SUMMARIZER, PIPELINE_CONFIGS, ArchiveSystem, case_archive
+from eval.systems import default_cache_dir
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "aila2019"
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile (0-100), linear interpolation between closest ranks."""
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    pos = (len(ordered) - 1) * q / 100
+    low = int(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+def _size(directory: Path, names) -> int:
+    return sum((directory / n).stat().st_size for n in names if (directory / n).exists())
+
+
+def bench(data: Path, cache_dir: Path, summarizer: str, embedder: str | None, cold_embeddings: bool) -> dict:
+    from retrieval.embed_cache import EmbeddingCache
+    from retrieval.index import SummaryIndex
+
+    def say(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    dataset = load_dataset(data)
+    out: dict = {"data": str(data), "documents": len(dataset.doc_ids), "summarizer": summarizer}
+
+    t = time.perf_counter()
+    archive = case_archive(dataset.docs_dir, dataset.doc_ids, cache_dir, summarizer)
+    out["summaries_s"] = round(time.perf_counter() - t, 2)
+    summaries = archive.summaries()
+    out["summaries"] = len(summaries)
+    say(f"summaries: {len(summaries)} in {out['summaries_s']} s (archive {archive.home})")
+
+    system = ArchiveSystem("aqgr", PIPELINE_CONFIGS["aqgr"], summarizer=summarizer, embedder=embedder)
+    spec = system.index_spec()
+    with tempfile.TemporaryDirectory() as tmp:
+        cache_path = Path(tmp) / "cold.sqlite" if cold_embeddings else archive.settings.cache_dir / "embeddings.sqlite"
+        t = time.perf_counter()
+        with EmbeddingCache(cache_path) as cache:
+            index = SummaryIndex.build(summaries, spec, cache=cache)
+        build_s = time.perf_counter() - t
+        manifest = index.manifest
+        saved = index.save(Path(tmp) / "index")
+        files = manifest["retrievers"]
+        out["index"] = {
+            "spec": spec.describe(),
+            "build_s": round(build_s, 2),
+            "stages_s": manifest["build_seconds"],  # tokenize, bm25, embed, faiss
+            "embedding_cache": "cold (empty)" if cold_embeddings else str(cache_path),
+            "windows": manifest["n_windows"],
+            "windows_embedded": manifest["embedded_windows"],
+            "terms": manifest["n_terms"],
+            "bytes": {
+                "bm25": _size(saved, files["bm25"]),
+                "faiss": _size(saved, files["dense"]),
+                "documents.json": _size(saved, ["documents.json"]),
+                "total": sum(p.stat().st_size for p in saved.iterdir()),
+            },
+        }
+    say(f"index: {out['index']['build_s']} s {out['index']['stages_s']}")
+
+    searcher = system.searcher_for(archive, index)
+    options = system.search_options().model_copy(update={"min_content_words": 1})
+    queries = list(dataset.queries.items())
+    searcher.search(queries[0][1], options=options)  # warm-up: models loaded, caches primed
+    latencies: list[float] = []
+    stages: dict[str, list[float]] = {}
+    for qid, facts in queries:
+        t = time.perf_counter()
+        result = searcher.search(facts, options=options)
+        latencies.append((time.perf_counter() - t) * 1000)
+        for stage, ms in result.timings_ms.items():
+            stages.setdefault(stage, []).append(ms)
+    out["search"] = {
+        "queries": len(queries),
+        "k": options.k,
+        "p50_ms": round(statistics.median(latencies), 1),
+        "p95_ms": round(percentile(latencies, 95), 1),
+        "max_ms": round(max(latencies), 1),
+        "stage_median_ms": {s: round(statistics.median(v), 1) for s, v in stages.items()},
+    }
+    out["peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    say(f"search: p50 {out['search']['p50_ms']} ms, p95 {out['search']['p95_ms']} ms over {len(queries)} queries")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m eval.bench_search", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--cache-dir", type=Path, default=None, help="eval cache (default $AQGR_HOME/cache/eval)")
+    parser.add_argument("--summarizer", default=DEFAULT_SUMMARIZER)
+    parser.add_argument("--embedder", default=None, help="default: the index default (minilm-l6.v1)")
+    parser.add_argument("--cold-embeddings", action="store_true", help="embed every window again (empty embedding cache)")
+    args = parser.parse_args(argv)
+    from aqgr.errors import AqgrError
+
+    try:
+        result = bench(args.data, args.cache_dir or default_cache_dir(), args.summarizer, args.embedder, args.cold_embeddings)
+    except AqgrError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,193 @@
+"""Finding where a judgment cites another judgment of the same archive.
+
+Two passes, neither of which looks at document ids or file order:
+
+1. Titles. At every "v." / "vs" / "versus" in a judgment, the normalised words before
+   it must end with a judgment's appellant and the words after it must start with its
+   respondent, on word boundaries (no further name word glued on either side). The
+   reporter citations right after the title must fit the cited judgment's year, and
+   the cited judgment may not be newer than the citing one. A title that still fits
+   several judgments is dropped, never resolved by id.
+2. Reporter citations. The citations printed after title matches (and any in the
+   judgments' own header lines) form a table citation -> judgment, kept only where
+   every observation agrees; bare citations ("1998 Indlaw SC 438 (supra)",
+   "AIR 1980 SC 898") elsewhere are then resolved through that table, with the
+   same date check.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+from eval.citebench.judgments import Judgment
+from eval.citebench.normalize import Token, citations, expand, party_variants, tokens, year_fits
+
+_MARKER = re.compile(r"\s(?:v|vs|versus|v/s)\.?\s", re.I)
+_ANY_YEAR = re.compile(r"\b((?:18|19|20)\d{2})\b")
+# Capitalised words that may stand right before a cited title ("In X v. Y", "See X v. Y").
+_BEFORE_OK = frozenset("""in see vide also cf but case decision judgment as then where following followed
+relying relied per recently thus since similarly likewise further moreover this that""".split())
+# Capitalised words that may follow a cited title (reporters, "(supra)", "etc.").
+_AFTER_OK = frozenset("air scc scr indlaw jt cri crl supp sc scale supra ker all bom cal mad others another etc".split())
+LEFT_CHARS, RIGHT_CHARS = 160, 200
+# Between a title and the word next to it: punctuation, or a dropped lowercase word ("and", "of").
+_GAP_OK = re.compile(r"[.,;:()\[\]\"'\u2018\u2019\u201c\u201d]|\b[a-z]{2,}\b")
+
+
+@dataclass(frozen=True)
+class Link:
+    """One citation of an archive judgment inside another."""
+
+    citing: str
+    cited: str
+    how: str          # "title" or "citation"
+    paragraph: int    # index into the citing judgment's paragraphs
+    evidence: str     # the text that was matched
+
+
+class TitleIndex:
+    """Judgments keyed by (last word of appellant, first word of respondent)."""
+
+    def __init__(self, judgments: dict[str, Judgment]):
+        self.judgments = judgments
+        self.by_pair: dict[tuple[str, str], set[tuple[str, tuple, tuple]]] = defaultdict(set)
+        for doc_id, j in judgments.items():
+            for a in party_variants(j.appellant):
+                for r in party_variants(j.respondent):
+                    self.by_pair[(a[-1], r[0])].add((doc_id, a, r))
+
+    def candidates(self, left: list[Token], right: list[Token]) -> dict[str, tuple[int, int]]:
+        """Judgments whose title ends `left` and starts `right`: id -> (words left, words right)
+        of the longest form that matched."""
+        if not left or not right:
+            return {}
+        hits: dict[str, tuple[int, int]] = {}
+        for doc_id, a, r in self.by_pair.get((left[-1].word, right[0].word), ()):
+            if len(a) <= len(left) and len(r) <= len(right) \
+                    and tuple(t.word for t in left[-len(a):]) == a \
+                    and tuple(t.word for t in right[:len(r)]) == r:
+                hits[doc_id] = max(hits.get(doc_id, (0, 0)), (len(a), len(r)), key=sum)
+        return hits
+
+
+def not_newer(cited: Judgment, citing: Judgment) -> bool:
+    """A judgment can only cite one decided on or before its own date."""
+    if cited.date and citing.date:
+        return cited.date <= citing.date
+    if cited.year and citing.year:
+        return cited.year <= citing.year
+    return True
+
+
+def title_links(citing: Judgment, index: TitleIndex) -> tuple[list[Link], dict[str, set[str]]]:
+    """Title matches in one judgment, and the citations seen right after each (key -> docs)."""
+    links, seen = [], defaultdict(set)
+    for p, paragraph in enumerate(citing.paragraphs):
+        text = expand(paragraph)
+        markers = list(_MARKER.finditer(text))
+        for i, m in enumerate(markers):
+            left_text = text[max(0, m.start() - LEFT_CHARS):m.start()]
+            right_text = text[m.end():m.end() + RIGHT_CHARS]
+            left = _strip_trailing(tokens(left_text, expanded=True))
+            right = tokens(right_text, expanded=True)
+            found = index.candidates(left, right)
+            if not found:
+                continue
+            # Each candidate title may span a different number of words; check both edges.
+            fits = [d for d, (na, nr) in found.items()
+                    if _left_edge(left_text, left, na) and _right_edge(right_text, right, nr)]
+            if not fits:
+                continue
+            longest_r = max(found[d][1] for d in fits)
+            tail_from = right[longest_r - 1].end
+            next_marker = markers[i + 1].start() - m.end() if i + 1 < len(markers) else RIGHT_CHARS
+            window = right_text[tail_from:max(tail_from, min(next_marker, RIGHT_CHARS))]
+            cites = citations(window)
+            fits = [d for d in sorted(fits) if _dates_fit(index.judgments[d], citing, cites, window)]
+            if len(fits) != 1 or fits[0] == citing.doc_id:
+                continue
+            cited = index.judgments[fits[0]]
+            for c in cites:
+                if year_fits(c, cited.year):
+                    seen[c.key].add(cited.doc_id)
+            evidence = (left_text[-60:] + text[m.start():m.end()] + right_text[:tail_from + len(window)]).strip()
+            links.append(Link(citing.doc_id, cited.doc_id, "title", p, " ".join(evidence.split())))
+    return links, seen
+
+
+def citation_table(judgments: dict[str, Judgment], seen: dict[str, set[str]]) -> dict[str, str]:
+    """Citation key -> judgment, from title matches and header lines, where unambiguous."""
+    table: dict[str, set[str]] = defaultdict(set)
+    for key, docs in seen.items():
+        table[key] |= docs
+    for doc_id, j in judgments.items():
+        for c in citations("\n".join(j.header)):
+            if year_fits(c, j.year):
+                table[c.key].add(doc_id)
+    return {key: next(iter(docs)) for key, docs in table.items() if len(docs) == 1}
+
+
+def citation_links(citing: Judgment, table: dict[str, str], judgments: dict[str, Judgment]) -> list[Link]:
+    links = []
+    for p, paragraph in enumerate(citing.paragraphs):
+        for c in citations(paragraph):
+            doc_id = table.get(c.key)
+            if doc_id and doc_id != citing.doc_id and not_newer(judgments[doc_id], citing):
+                context = paragraph[max(0, c.start - 100):c.end + 20]
+                links.append(Link(citing.doc_id, doc_id, "citation", p, " ".join(context.split())))
+    return links
+
+
+def find_links(judgments: dict[str, Judgment]) -> list[Link]:
+    """Every in-archive citation (title and reporter passes), one Link per mention."""
+    index = TitleIndex(judgments)
+    all_links, seen = [], defaultdict(set)
+    for j in judgments.values():
+        found, observed = title_links(j, index)
+        all_links += found
+        for key, docs in observed.items():
+            seen[key] |= docs
+    table = citation_table(judgments, seen)
+    for j in judgments.values():
+        all_links += citation_links(j, table, judgments)
+    return all_links
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _strip_trailing(left: list[Token]) -> list[Token]:
+    while left and left[-1].word in ("others", "another", "etc"):
+        left = left[:-1]
+    return left
+
+
+def _left_edge(text: str, left: list[Token], n: int) -> bool:
+    if len(left) <= n:
+        return True
+    before, first = left[-n - 1], left[-n]
+    gap = text[before.end:first.start]
+    return _GAP_OK.search(gap) is not None or not before.cap or before.word in _BEFORE_OK or before.word.isdigit()
+
+
+def _right_edge(text: str, right: list[Token], n: int) -> bool:
+    if len(right) <= n:
+        return True
+    last, after = right[n - 1], right[n]
+    gap = text[last.end:after.start]
+    return _GAP_OK.search(gap) is not None or not after.cap \
+        or after.word in _AFTER_OK or after.word.isdigit()
+
+
+def _dates_fit(cited: Judgment, citing: Judgment, cites, window: str) -> bool:
+    if not not_newer(cited, citing):
+        return False
+    exact = [c for c in cites if c.reporter == "indlaw"]
+    if exact:   # Indlaw numbers carry the judgment's own year: the strongest check
+        return any(year_fits(c, cited.year) for c in exact)
+    if cites:
+        return any(year_fits(c, cited.year) for c in cites)
+    years = [int(y) for y in _ANY_YEAR.findall(window[:40])]
+    return not years or cited.year is None or any(cited.year <= y <= cited.year + 1 for y in years)

@@ -1,0 +1,136 @@
+"""Normalising case titles and reporter citations so that a mention matches a title.
+
+Titles: case, punctuation, honorifics, "and others" / "& ors", "State of X" / "X State",
+common abbreviations ("U.P.", "Ltd.", "Corpn.", "UOI") and initials are folded, so
+"State of U.P." and "State Of Uttar Pradesh" give the same tokens. Reporter citations
+(Indlaw, AIR, SCC, SCR, Cri LJ, JT) become keys such as "scc:1994:3:112", so
+"(1994) 3 SCC 112" and "1994 (3) SCC 112" are one citation.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+# Multi-word abbreviations, expanded before tokenising (regex on the raw text -> words).
+_STATES = [("U", "P", "Uttar Pradesh"), ("M", "P", "Madhya Pradesh"), ("A", "P", "Andhra Pradesh"),
+           ("H", "P", "Himachal Pradesh"), ("T", "N", "Tamil Nadu"), ("W", "B", "West Bengal")]
+_PHRASES: tuple[tuple[re.Pattern, str], ...] = tuple(
+    [(re.compile(rf"\b{a}\.?\s?{b}\b\.?"), f" {name} ") for a, b, name in _STATES]   # "U.P.", "UP" (capitals only)
+    + [(re.compile(p, re.I), r) for p, r in [
+        (r"\bJ\s?&\s?K\b", " Jammu and Kashmir "), (r"\bU\.?O\.?I\b\.?", " Union of India "),
+        (r"\bM/s\.?", " "), (r"\bN\.?C\.?T\b\.?", " National Capital Territory "),
+        (r"&", " and "), (r"'s\b", " "),
+    ]]
+    # "Hussainara Khatoon (I)" and "(IV)" are different judgments: keep the numeral as a word.
+    + [(re.compile(r"\(\s*(I{1,3}|IV|VI{0,3}|IX|X)\s*\)", re.I), r" No\1 ")])
+_WORDS: dict[str, str] = {
+    "ltd": "limited", "pvt": "private", "co": "company", "coop": "cooperative", "corpn": "corporation",
+    "corp": "corporation", "govt": "government", "admn": "administration", "admin": "administration",
+    "assn": "association", "bd": "board", "commr": "commissioner", "dept": "department",
+    "deptt": "department", "mfg": "manufacturing", "intl": "international", "natl": "national",
+    "secy": "secretary", "dist": "district", "distt": "district", "vs": "v", "versus": "v",
+    "ors": "others", "md": "mohammad", "mohd": "mohammad", "mohammed": "mohammad", "muhammad": "mohammad", "thr": "through", "thru": "through", "anr": "another", "orissa": "odisha", "uttaranchal": "uttarakhand",
+}
+_DROP = frozenset("""the of shri sri smt smt mr mrs ms dr kumari km late messrs m s and etc""".split())
+_TRAILING = frozenset("others another anr ors etc connected matters cases appeals".split())
+
+
+class Token(NamedTuple):
+    word: str      # normalised word
+    cap: bool      # the raw word began with a capital letter or a digit
+    start: int     # offset of the raw word in the (phrase-expanded) text
+    end: int
+
+
+def expand(text: str) -> str:
+    for pattern, repl in _PHRASES:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def tokens(text: str, expanded: bool = False) -> list[Token]:
+    """Normalised word tokens of `text` (initials, honorifics and function words dropped)."""
+    if not expanded:
+        text = expand(text)
+    out = []
+    for m in re.finditer(r"[A-Za-z0-9]+", text):
+        raw = m.group()
+        word = raw.lower()
+        word = _WORDS.get(word, word)
+        if word in _DROP or (len(word) == 1 and not word.isdigit()):
+            continue
+        out.append(Token(word, raw[0].isupper() or raw[0].isdigit(), m.start(), m.end()))
+    return out
+
+
+def party_key(name: str) -> tuple[str, ...]:
+    """The normalised words of one party: "State Of U.P. & Ors" -> ("state", "uttar", "pradesh")."""
+    words = [t.word for t in tokens(name)]
+    while words and words[-1] in _TRAILING:
+        words.pop()
+    if len(words) > 1 and words[-1] == "state" and words[0] != "state":
+        words = ["state", *words[:-1]]   # "Bihar State" -> "State of Bihar"
+    return tuple(words)
+
+
+_ALIAS = re.compile(r"\s(?:@|alias|urf)\s.*$|\(\s*(?:dead|d)\s*\).*$|\bthr(?:ough|\.)?\s+(?:his|her|its|their)?\s*l\.?\s?rs?\b.*$", re.I)
+
+
+def party_variants(name: str) -> set[tuple[str, ...]]:
+    """The forms under which a party may be cited: as titled, without its alias or
+    "(dead) by LRs" tail, and cut at its first comma or bracket ("Income Tax Officer,
+    Special Circle" -> "Income Tax Officer")."""
+    forms = {name, _ALIAS.sub("", name)}
+    forms |= {re.split(r"[,(]", f, maxsplit=1)[0] for f in list(forms)}
+    return {k for k in map(party_key, forms) if k}
+
+
+# ---------------------------------------------------------------- reporter citations
+
+_YEAR = r"((?:18|19|20)\d{2})"
+_CITATIONS: tuple[tuple[str, re.Pattern], ...] = (
+    # A number glued to the next citation's year ("SC 10131991") is cut before that year.
+    ("indlaw", re.compile(_YEAR + r"\s+Indlaw\s+([A-Z]{2,6})\s+(\d{1,5}?)(?=(?:18|19|20)\d{2}\b|\b)")),
+    ("air", re.compile(r"\bA\.?\s?I\.?\s?R\.?\s*\(?" + _YEAR + r"\)?\s*([A-Z][A-Za-z]{1,8})\.?\s*(\d+)")),
+    ("scc", re.compile(r"[(\[]?" + _YEAR + r"[)\]]?\s*\(?(\d{1,2}|Supp)\)?\s*S\.?\s?C\.?\s?C\.?\s*(?:\((?:Cri|L\s*&\s*S)\)\s*)?(\d+)")),
+    ("scr", re.compile(r"[(\[]?" + _YEAR + r"[)\]]?\s*\(?(\d{1,2}|Supp)?\)?\s*S\.?\s?C\.?\s?R\.?\s*(\d+)")),
+    ("crilj", re.compile(r"[(\[]?" + _YEAR + r"[)\]]?\s*Cr[il]?\.?\s*L\.?\s?J\.?\s*(\d+)")),
+    ("jt", re.compile(r"\bJ\.?\s?T\.?\s*" + _YEAR + r"\s*\((\d+)\)\s*S\.?\s?C\.?\s*(\d+)")),
+)
+# Years a reporter's volume may trail the judgment by (AIR/SCC/SCR often print it next year).
+REPORT_LAG = {"indlaw": 0, "air": 1, "scc": 1, "scr": 1, "crilj": 1, "jt": 1}
+
+
+class Citation(NamedTuple):
+    key: str       # e.g. "scc:1994:3:112"
+    reporter: str
+    year: int
+    start: int
+    end: int
+
+
+def citations(text: str) -> list[Citation]:
+    """Every reporter citation in `text`, in text order (overlaps resolved: first, longest)."""
+    found = []
+    for reporter, pattern in _CITATIONS:
+        for m in pattern.finditer(text):
+            parts = [g for g in m.groups()]
+            year = int(parts[0])
+            rest = [str(p or "0").lower() for p in parts[1:]]
+            if reporter == "crilj":
+                rest = rest[-1:]
+            found.append(Citation(":".join([reporter, str(year), *rest]), reporter, year, m.start(), m.end()))
+    found.sort(key=lambda c: (c.start, -(c.end - c.start)))
+    kept: list[Citation] = []
+    for c in found:
+        if not kept or c.start >= kept[-1].end:
+            kept.append(c)
+    return kept
+
+
+def year_fits(citation: Citation, year: int | None) -> bool:
+    """Can a judgment of `year` be reported under this citation's year?"""
+    if year is None:
+        return True
+    return year <= citation.year <= year + REPORT_LAG[citation.reporter]

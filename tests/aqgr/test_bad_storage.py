@@ -1,0 +1,113 @@
+"""A read-only home and a full disk: a clear message, and nothing already stored is lost.
+
+Simulated with a small tmpfs (mount needs root: skipped with the reason otherwise; a
+non-root run makes the home read-only with chmod instead). SQLite only: the database
+file is what lives in the home."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from aqgr import Archive
+from aqgr.cli import app
+from aqgr.errors import StoreError
+from tests.aqgr.helpers import JUDGMENTS, write_judgments
+
+runner = CliRunner()
+
+
+def _mount(where: Path, size: str) -> None:
+    where.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root")
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+
+
+def _umount(where: Path) -> None:
+    subprocess.run(["umount", "-l", str(where)], capture_output=True)
+
+
+@pytest.fixture
+def small_disk(tmp_path, monkeypatch):
+    where = tmp_path / "small-disk"
+    _mount(where, "1m")
+    monkeypatch.delenv("AQGR_DATABASE_URL", raising=False)
+    yield where
+    _umount(where)
+
+
+def _make_read_only(folder: Path) -> None:
+    if os.geteuid() == 0:
+        done = subprocess.run(["mount", "-o", "remount,ro", str(folder)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+    else:
+        for path in [folder, *folder.rglob("*")]:
+            path.chmod(path.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+
+
+def test_full_disk_stops_the_batch_clearly_and_keeps_what_was_stored(small_disk, tmp_path):
+    home = small_disk / "home"
+    archive = Archive(home)
+    first = archive.summarize([write_judgments(tmp_path / "in")])
+    assert len(first.summarised) == 4
+    big = tmp_path / "big"
+    filler = "\n".join(f"{n}. The witness deposed about the events of that night and the conduct of the accused in the village." for n in range(6, 6000))
+    write_judgments(big, {f"huge{i}": (JUDGMENTS["A1"] + filler)[:600_000] for i in range(3)})
+    report = archive.summarize([big])
+    assert report.aborted and "disk_full" in report.aborted and "free space" in report.aborted
+    assert len(report.summarised) < 3  # 600,000 characters each: the 1 MB disk fills up
+    reopened = Archive(home)
+    assert sorted(s.judgment_id for s in reopened.summaries()) == sorted(["A1", "A2", "A3", "A4", *report.summarised])
+    assert reopened.text("A2") == JUDGMENTS["A2"].strip("\n")
+    # the CLI says so and exits 2
+    result = runner.invoke(app, ["summarize", str(big), "--home", str(home)])
+    assert result.exit_code == 2 and "disk_full" in result.stderr and "free space" in result.stderr
+
+
+def test_read_only_home_is_a_clear_error_and_loses_nothing(tmp_path, monkeypatch):
+    monkeypatch.delenv("AQGR_DATABASE_URL", raising=False)
+    home = tmp_path / "ro"
+    if os.geteuid() == 0:
+        _mount(home, "16m")
+    try:
+        archive = Archive(home)
+        archive.summarize([write_judgments(tmp_path / "in", {"A1": JUDGMENTS["A1"]})])
+        archive.store.close()
+        _make_read_only(home)
+        more = write_judgments(tmp_path / "more", {"A2": JUDGMENTS["A2"]})
+        result = runner.invoke(app, ["summarize", str(more), "--home", str(home)])
+        assert result.exit_code == 2, result.output
+        assert "read_only" in result.stderr or "read-only" in result.stderr
+        assert "--home" in result.stderr
+        # a home that cannot even be created
+        result = runner.invoke(app, ["summarize", str(more), "--home", str(home / "sub" / "archive")])
+        assert result.exit_code == 2 and "cannot create the archive home" in result.stderr
+        if os.geteuid() == 0:
+            subprocess.run(["mount", "-o", "remount,rw", str(home)], capture_output=True)
+        else:
+            for path in [home, *home.rglob("*")]:
+                path.chmod(path.stat().st_mode | stat.S_IWUSR)
+        reopened = Archive(home)
+        assert [s.judgment_id for s in reopened.summaries()] == ["A1"]
+    finally:
+        if os.geteuid() == 0:
+            _umount(home)
+
+
+def test_store_error_names_the_problem():
+    from aqgr.store import classify
+
+    class Full(Exception):
+        pass
+
+    assert classify(Full("database or disk is full")).reason == "disk_full"
+    assert classify(Full("attempt to write a readonly database")).reason == "read_only"
+    assert isinstance(classify(Full("connection refused")), StoreError)

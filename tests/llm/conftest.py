@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+import pytest
+
+from aqgr.llm.cache import ResponseCache
+from aqgr.llm.client import LLMClient
+from aqgr.llm.config import ProviderConfig
+from aqgr.llm.fake import FakeProvider
+
+
+@pytest.fixture
+def make_client():
+    """make_client(script, **config) -> (LLMClient over a scripted fake.v1, the FakeProvider); no real sleeping."""
+
+    def make(script=(), *, cache=None, sleeps=None, **config):
+        provider = FakeProvider(script)
+        settings = ProviderConfig(provider="fake.v1", model="scripted", **config)
+        waits = sleeps if sleeps is not None else []
+        return LLMClient(provider, config=settings, cache=cache, sleep=waits.append), provider
+
+    return make
+
+
+@pytest.fixture
+def memory_cache():
+    cache = ResponseCache(":memory:")
+    yield cache
+    cache.close()

@@ -1,0 +1,105 @@
+"""Fake model servers on 127.0.0.1 speaking the real wire formats (started by the tests)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class Step:
+    """One scripted HTTP answer."""
+
+    def __init__(self, body: Any, status: int = 200, delay: float = 0.0, headers: dict | None = None):
+        self.body, self.status, self.delay, self.headers = body, status, delay, headers or {}
+
+
+def gemini_text(text: str, *, finish: str = "STOP", prompt_tokens: int = 100, output_tokens: int = 20) -> dict:
+    return {
+        "candidates": [{"content": {"parts": [{"text": text}], "role": "model"}, "finishReason": finish, "index": 0}],
+        "usageMetadata": {"promptTokenCount": prompt_tokens, "candidatesTokenCount": output_tokens, "totalTokenCount": prompt_tokens + output_tokens},
+        "modelVersion": "gemini-fake-001",
+    }
+
+
+def gemini_error(code: int, status: str, message: str) -> dict:
+    return {"error": {"code": code, "message": message, "status": status}}
+
+
+def openai_text(text: str, *, finish: str = "stop", prompt_tokens: int = 100, output_tokens: int = 20, refusal: str | None = None) -> dict:
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "model": "local-model",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text, "refusal": refusal}, "finish_reason": finish}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": output_tokens, "total_tokens": prompt_tokens + output_tokens},
+    }
+
+
+class FakeModelServer:
+    """Answers POSTs from a script (then `default`), records every request; GET /v1beta/models/<m> describes a model."""
+
+    def __init__(self, default: Step | None = None):
+        self.script: deque[Step] = deque()
+        self.default = default
+        self.requests: list[dict] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # quiet
+                pass
+
+            def _send(self, step: Step) -> None:
+                if step.delay:
+                    time.sleep(step.delay)
+                payload = json.dumps(step.body).encode()
+                try:
+                    self.send_response(step.status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    for k, v in step.headers.items():
+                        self.send_header(k, v)
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def do_GET(self):
+                server.requests.append({"method": "GET", "path": self.path, "headers": dict(self.headers), "body": None})
+                name = self.path.split("?")[0].rsplit("/", 1)[-1]
+                self._send(Step({"name": f"models/{name}", "displayName": name, "inputTokenLimit": 30720, "outputTokenLimit": 2048, "supportedGenerationMethods": ["generateContent"]}))
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"null")
+                server.requests.append({"method": "POST", "path": self.path, "headers": dict(self.headers), "body": body})
+                step = server.script.popleft() if server.script else server.default
+                if step is None:
+                    step = Step({"error": {"code": 500, "message": "script exhausted", "status": "INTERNAL"}}, status=500)
+                self._send(step)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def add(self, *steps: Step) -> "FakeModelServer":
+        self.script.extend(steps)
+        return self
+
+    def posts(self) -> list[dict]:
+        return [r for r in self.requests if r["method"] == "POST"]
+
+    def __enter__(self) -> "FakeModelServer":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
