@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from aqgr.errors import DatasetError
 from eval.citebench.judgments import Judgment, read_archive
 from eval.citebench.links import Link, find_links
 from eval.citebench.mask import mask
@@ -154,8 +155,11 @@ def sentences(text: str) -> list[str]:
 
 def write_benchmark(bench: Benchmark, out_dir: Path, source: str, command: str | None = None) -> Path:
     """Write queries.txt, qrels.txt, citing.tsv, links.tsv, stats.json and README.md
-    atomically (a temporary folder, then a rename); an existing folder is replaced."""
+    atomically (a temporary folder, then a rename); an earlier benchmark there is replaced,
+    any other non-empty folder is refused."""
     out_dir = Path(out_dir).expanduser()
+    if out_dir.exists() and (not out_dir.is_dir() or (any(out_dir.iterdir()) and not (out_dir / "stats.json").is_file())):
+        raise DatasetError(f"{out_dir} exists and is not a citation benchmark: give a new folder with --out")
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
     try:

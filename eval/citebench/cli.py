@@ -14,7 +14,7 @@ _DEFAULTS = CitebenchSettings()
 
 def build_citation_benchmark_cli(
     archive: Path = typer.Argument(..., help="An AILA dataset folder (with Object_casedocs/) or any folder of .txt judgments."),
-    out: Path = typer.Option(..., "--out", "-o", help="Folder to write the benchmark to (replaced if it exists)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder to write the benchmark to (an earlier benchmark there is replaced)."),
     popularity_cap: int = typer.Option(_DEFAULTS.popularity_cap, min=1, help="A link counts only when the cited judgment is cited by at most this many archive judgments."),
     min_words: int = typer.Option(_DEFAULTS.min_words, min=0, help="Drop queries whose facts have fewer words."),
     max_words: int = typer.Option(_DEFAULTS.max_words, min=1, help="Cut the facts to whole sentences within this many words."),
