@@ -162,8 +162,12 @@ class Archive:
     def index_spec(self) -> IndexSpec:
         return self.settings.index or IndexSpec()
 
-    def build_index(self, *, spec: IndexSpec | None = None, progress: Callable[[str, int, int], None] | None = None) -> dict:
-        """Build the BM25 + FAISS index over every summary and save it atomically; returns the manifest."""
+    def build_index(self, *, spec: IndexSpec | None = None, progress: Callable[[str, int, int], None] | None = None, backend: str = "embedded", uri: str | None = None) -> dict:
+        """Build the BM25 + dense index over every summary and save it atomically; returns the manifest.
+
+        `backend`: "embedded" (default: BM25 + FAISS files in the index directory) or "milvus"
+        (a collection at `uri`: a Milvus server URL or a milvus-lite path; retrieval/milvus.py).
+        The manifest records the backend and URI, so `searcher()` opens the right one."""
         from retrieval.embed_cache import EmbeddingCache
 
         summaries = self.summaries()
@@ -172,7 +176,12 @@ class Archive:
         spec = spec or self.index_spec()
         self.settings.cache_dir.mkdir(parents=True, exist_ok=True)
         cache = EmbeddingCache(self.settings.cache_dir / "embeddings.sqlite")
-        index = SummaryIndex.build(summaries, spec, cache=cache, progress=progress)
+        if backend in ("embedded", "embedded.v1") and uri is None:
+            index = SummaryIndex.build(summaries, spec, cache=cache, progress=progress)
+        else:
+            from retrieval.backends import build_index
+
+            index = build_index(summaries, spec, backend=backend, uri=uri, cache=cache, progress=progress)
         index.save(self.settings.index_dir)
         with self._lock:
             self._searcher = None
@@ -189,7 +198,9 @@ class Archive:
         """The loaded index and summaries (loaded once, reused by every search)."""
         with self._lock:
             if self._searcher is None:
-                index = SummaryIndex.load(self.settings.index_dir, expect=self.settings.index)
+                from retrieval.backends import load_index
+
+                index = load_index(self.settings.index_dir, expect=self.settings.index)
                 summaries = {s.judgment_id: s for s in self.store.summaries(self.settings.summarizer, ids=None)}
                 self._searcher = Searcher(
                     index,

@@ -166,8 +166,10 @@ def index(
     precedents: bool = typer.Option(False, "--precedents/--no-precedents", help="Index the precedents slot too (the study: better for lawyers, lower on the FIRE gold standard)."),
     slots: Optional[str] = typer.Option(None, help="Comma-separated slots to index (default: parties,case_number,facts,issues,reasoning,new_principles)."),
     embedder: Optional[str] = typer.Option(None, help="Embedding model (default minilm-l6.v1, shipped in a package)."),
+    backend: str = typer.Option("embedded", "--backend", help="Index backend: embedded (BM25 + FAISS files in the home) or milvus (needs pip install 'aqgr[milvus]')."),
+    uri: Optional[str] = typer.Option(None, "--uri", help="Milvus URI for --backend milvus: http://127.0.0.1:19530, or a milvus-lite path (default: milvus.db in the home)."),
 ) -> None:
-    """Build (or rebuild) the BM25 + FAISS index over the archive's summaries."""
+    """Build (or rebuild) the BM25 + dense index over the archive's summaries."""
     from retrieval.index import IndexSpec
 
     archive = _archive(home)
@@ -183,7 +185,9 @@ def index(
     try:
         spec = IndexSpec(**fields)
         with console.status("building the index") as status:
-            manifest = archive.build_index(spec=spec, progress=lambda stage, done, total: status.update(f"{stage}: {done}/{total}"))
+            if backend not in ("embedded", "embedded.v1") and uri is None:
+                uri = str(archive.home / "milvus.db")
+            manifest = archive.build_index(spec=spec, progress=lambda stage, done, total: status.update(f"{stage}: {done}/{total}"), backend=backend, uri=uri)
     except (AqgrError, ValueError) as exc:
         _fail(exc)
     console.print(f"indexed {manifest.get('n_docs', len(manifest.get('doc_ids', [])))} judgments -> {archive.settings.index_dir}")

@@ -150,6 +150,6 @@ def build_server(home: str | Path | None = None, *, archive=None):
     return server
 
 
-def run(home: str | Path | None = None) -> None:
+def run(home: str | Path | None = None, *, archive=None) -> None:
     """Serve the archive's tools over stdio until the client closes the connection."""
-    build_server(home).run("stdio")
+    build_server(home, archive=archive).run("stdio")

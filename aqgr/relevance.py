@@ -24,9 +24,11 @@ class RelevanceScorer:
         idf: Mapping[str, float],
         n_docs: int,
         embed: Callable[[str], "np.ndarray | None"] | None = None,
+        embed_many: Callable[[Sequence[str]], "list[np.ndarray | None]"] | None = None,
     ):
         self._tokenize = tokenize
         self._embed = embed
+        self._embed_many = embed_many  # the same vectors as `embed`, in one batch (a model call per text is slow on CPU)
         self._idf = idf
         # A term never seen in the archive is as informative as the rarest seen term.
         self._unseen = math.log(1 + (n_docs + 0.5) / 0.5)
@@ -63,8 +65,5 @@ class RelevanceScorer:
         q = self._embed(query)
         if q is None:
             return [0.0] * len(texts)
-        out = []
-        for text in texts:
-            v = self._embed(text)
-            out.append(float(np.dot(q, v)) if v is not None else 0.0)
-        return out
+        vectors = self._embed_many(texts) if self._embed_many is not None else [self._embed(t) for t in texts]
+        return [float(np.dot(q, v)) if v is not None else 0.0 for v in vectors]

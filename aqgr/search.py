@@ -58,7 +58,7 @@ class Searcher:
         self.explainer = explainer
         self.options = options
         self.summarizer_name = summarizer_name
-        self.scorer = RelevanceScorer(index.tokenizer, index.idf(), len(index), embed=index.embed_query)
+        self.scorer = RelevanceScorer(index.tokenizer, index.idf(), len(index), embed=index.embed_query, embed_many=index.embed_queries)
 
     # -- stage 3.1 ---------------------------------------------------------
     def _check_facts(self, facts: str, options: SearchOptions) -> str:

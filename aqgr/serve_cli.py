@@ -27,13 +27,20 @@ def _fail(exc: Exception) -> None:
     raise typer.Exit(2)
 
 
+def _open(home: Optional[Path]):
+    """The archive as every other command opens it (global options: provider, model, engines)."""
+    from aqgr import cli
+
+    return cli._archive(home)
+
+
 def register(app: typer.Typer, home_option) -> None:
     @app.command()
     def serve(
         home: Optional[Path] = home_option,
         host: str = typer.Option("127.0.0.1", help="Address to bind. Loopback by default; another address needs --api-key (or --allow-unauthenticated)."),
         port: int = typer.Option(8765, help="Port to listen on."),
-        api_key: Optional[str] = typer.Option(None, "--api-key", envvar="AQGR_API_KEY", help="Require this key on /api/ (X-API-Key header or 'Authorization: Bearer')."),
+        api_key: Optional[str] = typer.Option(None, "--api-key", envvar="AQGR_SERVE_API_KEY", help="Require this key on /api/ (X-API-Key header or 'Authorization: Bearer')."),
         allow_unauthenticated: bool = typer.Option(False, "--allow-unauthenticated", help="Bind a non-loopback address without an API key."),
         max_facts_chars: int = typer.Option(20_000, help="Facts longer than this get 413."),
         max_k: int = typer.Option(50, help="Most judgments one request may ask for."),
@@ -48,14 +55,14 @@ def register(app: typer.Typer, home_option) -> None:
         except AqgrError as exc:
             _fail(exc)
         if not is_loopback(host) and not api_key and not allow_unauthenticated:
-            _fail(ValueError(f"binding {host} exposes the archive beyond this machine: set an API key (--api-key or AQGR_API_KEY), or pass --allow-unauthenticated"))
+            _fail(ValueError(f"binding {host} exposes the archive beyond this machine: set an API key (--api-key or AQGR_SERVE_API_KEY), or pass --allow-unauthenticated"))
         import uvicorn
 
         from aqgr.server.app import create_app
 
         config = ServeConfig(host=host, port=port, api_key=api_key or None, max_facts_chars=max_facts_chars, max_k=max_k, cors_origins=tuple(cors_origin or ()))
         typer.echo(f"aqgr serving {home or 'the default archive'} on http://{host}:{port}/ (OpenAPI: /openapi.json)", err=True)
-        uvicorn.run(create_app(home, config), host=host, port=port, log_level="info", server_header=False)
+        uvicorn.run(create_app(config=config, archive=_open(home)), host=host, port=port, log_level="info", server_header=False)
 
     @app.command()
     def mcp(home: Optional[Path] = home_option) -> None:
@@ -66,7 +73,7 @@ def register(app: typer.Typer, home_option) -> None:
             _fail(exc)
         from aqgr.mcp_server import run
 
-        run(home)
+        run(archive=_open(home))
 
     @app.command()
     def statutes(
@@ -74,10 +81,9 @@ def register(app: typer.Typer, home_option) -> None:
         home: Optional[Path] = home_option,
     ) -> None:
         """Add statutes to the archive (searched with the same legal questions as the judgments)."""
-        from aqgr.archive import Archive
         from aqgr.statutes import StatuteCollection
 
-        archive = Archive(home)
+        archive = _open(home)
         try:
             count = StatuteCollection(archive.settings).add(paths)
         except AqgrError as exc:

@@ -126,6 +126,9 @@ function renderEngines(result) {
     guard.textContent = "Citation guard: every judgment below is in the archive; nothing was dropped.";
     guard.className = "guard muted";
   }
+  if (Array.isArray(result.notes) && result.notes.length) {  // e.g. a model failed and the offline engine answered
+    guard.textContent += ` ${result.notes.join(" ")}`;
+  }
 }
 
 function scoreClass(score) { return score >= 8 ? "score high" : score <= 3 ? "score low" : "score"; }

@@ -1,0 +1,166 @@
+"""The web page in a real headless browser (Debian's chromium + chromedriver, via selenium).
+
+Types facts, picks and edits questions, searches, opens a summary and the judgment text,
+at laptop and phone widths. Screenshots are saved as test artefacts in
+`test-artifacts/web/` (or $AQGR_TEST_ARTIFACTS)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.server.conftest import REPO
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+webdriver = pytest.importorskip("selenium.webdriver")
+pytestmark = pytest.mark.skipif(
+    not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)),
+    reason="needs Debian's chromium and chromium-driver: apt-get install -y chromium chromium-driver",
+)
+
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def artifacts() -> Path:
+    folder = Path(os.environ.get("AQGR_TEST_ARTIFACTS") or REPO / "test-artifacts") / "web"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    os.environ.setdefault("SE_OFFLINE", "true")  # selenium must never fetch a driver or a browser
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions", "--window-size=1366,900",
+                 f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _wait(driver, seconds: float = 20):
+    return WebDriverWait(driver, seconds)
+
+
+def _no_horizontal_scroll(driver) -> bool:
+    return driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1")
+
+
+def _full_height_screenshot(driver, path: Path, width: int) -> None:
+    height = driver.execute_script("return Math.min(document.documentElement.scrollHeight, 6000)")
+    driver.set_window_size(width, max(height + 140, 700))
+    driver.save_screenshot(str(path))
+
+
+def test_issue_first_search_in_a_browser(browser, live_server, scenarios, artifacts):
+    d = browser
+    d.set_window_size(1366, 900)
+    d.get(live_server.url + "/")
+    _wait(d).until(EC.text_to_be_present_in_element((By.ID, "server-status"), "16 judgments indexed"))
+
+    # 1. facts, submitted with the keyboard (Tab to the button, Enter)
+    facts = d.find_element(By.ID, "facts")
+    assert d.find_element(By.CSS_SELECTOR, "label[for=facts]").text
+    facts.send_keys(scenarios[0]["facts"])
+    facts.send_keys(Keys.TAB)
+    assert d.switch_to.active_element.get_attribute("id") == "suggest"
+    d.switch_to.active_element.send_keys(Keys.ENTER)
+
+    # 2. candidate questions: the top 3 pre-selected; untick one, edit one, add one
+    _wait(d).until(lambda drv: len(drv.find_elements(By.CSS_SELECTOR, "#questions li")) >= 4)
+    boxes = d.find_elements(By.CSS_SELECTOR, "#questions input[type=checkbox]")
+    assert [b.is_selected() for b in boxes[:4]] == [True, True, True, False]
+    assert all(b.get_attribute("aria-label") for b in boxes)
+    assert d.switch_to.active_element == boxes[0]  # focus moved to the questions
+    texts = d.find_elements(By.CSS_SELECTOR, "#questions textarea")
+    assert "dying declaration" in texts[0].get_attribute("value").lower()
+    boxes[2].send_keys(Keys.SPACE)  # untick Q3 with the keyboard
+    assert not boxes[2].is_selected()
+    texts[1].send_keys(" (murder conviction)")
+    own = "Whether a statement recorded by the police without a magistrate is admissible as a dying declaration?"
+    d.find_element(By.ID, "new-question").send_keys(own, Keys.ENTER)
+    boxes = d.find_elements(By.CSS_SELECTOR, "#questions input[type=checkbox]")
+    assert boxes[-1].is_selected() and d.find_elements(By.CSS_SELECTOR, "#questions textarea")[-1].get_attribute("value") == own
+    _full_height_screenshot(d, artifacts / "1-questions-laptop.png", 1366)
+
+    # 3. search: results grouped per chosen question
+    d.find_element(By.ID, "search").click()
+    _wait(d).until(lambda drv: drv.find_elements(By.CSS_SELECTOR, "#results .hit"))
+    groups = d.find_elements(By.CSS_SELECTOR, "#results .group h3")
+    assert len(groups) >= 3
+    assert groups[0].text.startswith("Q1.") and groups[1].text.endswith("(murder conviction)") and groups[2].text.endswith(own)
+    hits = d.find_elements(By.CSS_SELECTOR, "#results .hit")
+    assert 1 <= len(hits) <= 10  # each judgment in full once; under the other questions, a reference to it
+    sections = d.find_elements(By.CSS_SELECTOR, "#results .group")
+    assert all(s.find_elements(By.CSS_SELECTOR, ".hit, .refs li") for s in sections[:3])
+    first = hits[0]
+    assert re.fullmatch(r"(10|[1-9])/10", first.find_element(By.CSS_SELECTOR, ".score").text)
+    assert " v. " in first.find_element(By.CSS_SELECTOR, ".parties").text
+    meta = first.find_element(By.CSS_SELECTOR, ".meta").text
+    assert "Appeal No." in meta and "Court" in meta
+    assert first.find_element(By.CSS_SELECTOR, ".issue").text and first.find_element(By.CSS_SELECTOR, ".reason").text
+    assert "evidence.v1 (offline)" in d.find_element(By.ID, "engines").text
+    assert "nothing was dropped" in d.find_element(By.ID, "guard").text
+    parties = {h.find_element(By.CSS_SELECTOR, ".parties").text for h in hits}
+    assert any("Harbans Lal" in p for p in parties) and any("Rakesh" in p for p in parties)
+    assert _no_horizontal_scroll(d)
+    _full_height_screenshot(d, artifacts / "2-results-laptop.png", 1366)
+    d.set_window_size(1366, 900)
+
+    # 4. open the summary and the judgment text, the evidence highlighted
+    first.find_element(By.CSS_SELECTOR, "button.open").click()
+    dialog = d.find_element(By.ID, "judgment")
+    _wait(d).until(lambda drv: dialog.get_attribute("open") is not None and "Issues" in drv.find_element(By.ID, "panel-summary").text)
+    assert d.find_element(By.ID, "judgment-title").text == first.find_element(By.CSS_SELECTOR, ".parties").text
+    d.save_screenshot(str(artifacts / "3-summary-laptop.png"))
+    d.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)  # keyboard: to the text tab
+    _wait(d).until(EC.visibility_of_element_located((By.ID, "panel-text")))
+    marks = d.find_elements(By.CSS_SELECTOR, "#judgment-text mark")
+    assert marks and all(len(m.text) > 20 for m in marks)
+    assert "highlighted" in d.find_element(By.ID, "text-note").text
+    d.save_screenshot(str(artifacts / "4-text-highlighted-laptop.png"))
+    d.switch_to.active_element.send_keys(Keys.ESCAPE)
+    _wait(d).until(lambda drv: dialog.get_attribute("open") is None)
+    assert "open" in d.switch_to.active_element.get_attribute("class")  # focus back on the button
+
+    # 5. phone width: the same page, no sideways scrolling
+    d.set_window_size(390, 844)
+    assert _no_horizontal_scroll(d)
+    _full_height_screenshot(d, artifacts / "5-results-phone.png", 390)
+    d.set_window_size(390, 844)
+    d.find_elements(By.CSS_SELECTOR, "#results .hit button.open")[0].click()
+    _wait(d).until(lambda drv: dialog.get_attribute("open") is not None and "Issues" in drv.find_element(By.ID, "panel-summary").text)
+    d.find_element(By.ID, "tab-text").click()
+    _wait(d).until(lambda drv: drv.find_elements(By.CSS_SELECTOR, "#judgment-text mark"))
+    d.save_screenshot(str(artifacts / "6-text-phone.png"))
+    d.find_element(By.ID, "close-judgment").click()
+
+    # nothing was fetched from anywhere but this server
+    urls = d.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+    assert urls and all(u.startswith(live_server.url) for u in urls)
+
+
+def test_errors_are_shown_to_the_user(browser, live_server, artifacts):
+    d = browser
+    d.set_window_size(1366, 900)
+    d.get(live_server.url + "/")
+    d.find_element(By.ID, "facts").send_keys("my neighbour hit me")
+    d.find_element(By.ID, "suggest").click()
+    _wait(d).until(EC.visibility_of_element_located((By.ID, "error")))
+    assert "content word" in d.find_element(By.ID, "error").text
+    assert d.find_element(By.ID, "error").get_attribute("role") == "alert"
