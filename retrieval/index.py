@@ -36,7 +36,7 @@ from aqgr.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, Unk
 from schemas.summary import SCHEMA_VERSION, StructuredSummary
 
 from .bm25 import BM25_B, BM25_EPSILON, BM25_K1, BM25Matrix
-from .dense import WINDOW_CHARS, DenseIndex, document_windows, embed_query, flatten_windows
+from .dense import WINDOW_CHARS, DenseIndex, document_windows, embed_query, flatten_windows, split_windows
 from .documents import DEFAULT_SLOTS, check_slots, slot_texts
 from .embed_cache import EmbeddingCache, embed_with_cache
 from .embedders import DEFAULT_EMBEDDER, Embedder, MemoEmbedder, embedders
@@ -352,6 +352,15 @@ class SummaryIndex:
         if self._query_embedder is None:
             self._query_embedder = MemoEmbedder(self._embedder)
         return embed_query(text, self._query_embedder, self.spec.window_chars)
+
+    def embed_queries(self, texts: Sequence[str]) -> list[np.ndarray | None]:
+        """`embed_query` of each text, the windows of all texts embedded in one model call."""
+        if self._query_embedder is None:
+            self._query_embedder = MemoEmbedder(self._embedder)
+        windows = list(dict.fromkeys(w for t in texts for w in split_windows(t, self.spec.window_chars)))
+        if windows:
+            self._query_embedder.embed(windows)  # fills the memo; embed_query below finds every window there
+        return [self.embed_query(t) for t in texts]
 
     @property
     def tokenizer(self):

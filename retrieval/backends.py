@@ -1,0 +1,87 @@
+"""Index backends behind one interface, chosen by name; a saved index names its own backend.
+
+* `embedded.v1` (default): retrieval/index.py SummaryIndex (BM25 matrix + FAISS files in the
+  index directory; one process, one machine).
+* `milvus.v1`: retrieval/milvus.py MilvusIndex (a Milvus collection at a URI; the index
+  directory keeps only the manifest and document frequencies). Needs `aqgr[milvus]`.
+
+`embedded` and `milvus` are aliases of the current versions (what `aqgr index --backend`
+takes). Both classes offer `build(summaries, spec, ...)`, `save(dir)`, `load(dir, expect=)`
+and the reading side the Searcher uses: `retrieve`, `tokenizer`, `idf()`, `embed_query`,
+`doc_ids`, `spec`, `len()`, `manifest`.
+
+`load_index(directory)` reads the manifest's `backend` (absent: an embedded index written
+before backends existed) and opens the index with the backend that wrote it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Sequence
+
+from aqgr.errors import IndexMismatchError, NoIndexError
+from aqgr.registry import Registry
+
+from .index import MANIFEST, IndexSpec, Progress
+
+DEFAULT_BACKEND = "embedded.v1"
+ALIASES = {"embedded": "embedded.v1", "milvus": "milvus.v1"}
+
+# name -> the index class (a factory with no arguments returning the class).
+backends: Registry[type] = Registry("index backend")
+
+
+@backends.register("embedded.v1")
+def _embedded() -> type:
+    from .index import SummaryIndex
+
+    return SummaryIndex
+
+
+@backends.register("milvus.v1")
+def _milvus() -> type:
+    from .milvus import MilvusIndex
+
+    return MilvusIndex
+
+
+def backend_class(name: str) -> type:
+    """The index class of a backend name or alias (UnknownNameError lists the known names)."""
+    return backends.create(ALIASES.get(name, name))
+
+
+def canonical(name: str) -> str:
+    name = ALIASES.get(name, name)
+    backends.get(name)  # raises for an unknown name
+    return name
+
+
+def build_index(summaries: Sequence, spec: IndexSpec | None = None, *, backend: str = DEFAULT_BACKEND,
+                uri: str | None = None, cache=None, progress: Progress | None = None):
+    """Build an index with `backend`; `uri` is where a server backend keeps it (required for milvus)."""
+    name = canonical(backend)
+    cls = backend_class(name)
+    if name == DEFAULT_BACKEND:
+        if uri is not None:
+            raise ValueError("the embedded backend keeps its index in the archive's index directory: drop --uri")
+        return cls.build(summaries, spec, cache=cache, progress=progress)
+    if not uri:
+        raise ValueError(f"backend {name} needs a URI: a Milvus server (http://127.0.0.1:19530) or a milvus-lite path (.db)")
+    return cls.build(summaries, spec, uri=uri, cache=cache, progress=progress)
+
+
+def recorded_backend(directory: str | Path) -> str:
+    """The backend named in a saved index's manifest (embedded.v1 when it names none)."""
+    path = Path(directory) / MANIFEST
+    if not path.is_file():
+        raise NoIndexError(str(directory))
+    try:
+        return json.loads(path.read_text(encoding="utf-8")).get("backend", DEFAULT_BACKEND)
+    except ValueError as exc:
+        raise IndexMismatchError(str(directory), [f"manifest.json is unreadable ({exc})"]) from None
+
+
+def load_index(directory: str | Path, expect: IndexSpec | None = None, **kwargs):
+    """Open a saved index with the backend that wrote it."""
+    return backend_class(recorded_backend(directory)).load(directory, expect=expect, **kwargs)

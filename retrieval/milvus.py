@@ -1,0 +1,515 @@
+"""The Milvus index backend (`milvus.v1`): the same retriever interface as SummaryIndex.
+
+One collection per archive (per build: `aqgr_<tag>`, swapped in atomically by the local
+manifest), one row per dense *window* of a document (retrieval/dense.py):
+
+    pk        VARCHAR  "<doc id>#<window number>" (primary key)
+    doc_id    VARCHAR  the judgment id (filters and group-by use it)
+    window    INT32    window number inside the document
+    head      BOOL     true on window 0 (the row that carries the slot texts)
+    slot_*    VARCHAR  the indexed slot texts (head row only; '' elsewhere)
+    terms     VARCHAR  the document's BM25 terms, `spec.tokenizer` (words.v1) applied
+                       client-side and joined by spaces; a BM25 function with Milvus's
+                       "standard" analyzer (\\w+ runs, lowercase) turns it into `sparse`
+    sparse    SPARSE_FLOAT_VECTOR  BM25 (server-side full-text search, metric BM25)
+    dense     FLOAT_VECTOR  the window's normalised vector (metric IP = cosine)
+
+Why these choices:
+* Dense: a document's score is the max over its windows, as in the embedded backend:
+  window rows searched with `group_by_field="doc_id"` return each document once, with its
+  best window's similarity.
+* BM25: every window row of a document carries the *whole* document's terms, so each row
+  scores like its document and `group_by` dedupes. Milvus counts rows, not documents, in
+  its BM25 statistics: N is the number of windows and a term's df is counted once per
+  window of the documents that hold it (both about `windows/doc` times larger, so idf
+  barely moves), and avgdl is window-weighted (long documents weigh more). Putting the
+  terms on the head row only would leave empty rows that shrink avgdl ~4x on AILA
+  summaries (3.8 windows/doc) and distort length normalisation far more.
+  Milvus's idf is Lucene's log(1 + (N - df + .5)/(df + .5)); the embedded backend uses
+  rank-bm25's (floored). So rankings agree closely, scores do not: compare rankings.
+* Terms are tokenised by aqgr (words.v1: stemming, stopwords, section numbers) rather
+  than by a Milvus analyzer, so both backends see the same terms and queries.
+* The local index directory keeps what Searcher needs without a round trip: manifest
+  (uri, collection, spec, doc-id order) and the document frequencies (`idf()`).
+
+Scores: BM25 is reported as |distance| (milvus-lite returns -score, a cluster +score);
+dense as the inner product. Runs are re-ordered with the shared tie rule (-score, id
+hash), after fetching a margin past k so ties at the cut follow that rule too.
+
+Verified on milvus-lite 3.2 only (pure-Python, embedded gRPC server on 127.0.0.1):
+schema with a BM25 function, SPARSE_INVERTED_INDEX/BM25, FLAT/IP, filtered search,
+group-by search, hybrid search with RRFRanker and WeightedRanker, query, drop. Not
+verified on a Milvus cluster: its BM25 uses global statistics and may reject bm25 index
+parameters outside its documented ranges (k1 in [1.2, 3], b in [0, 1]).
+
+pymilvus is imported lazily (`pip install 'aqgr[milvus]'`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from aqgr.errors import EmptyArchiveError, IndexMismatchError, MissingDependencyError, NoIndexError, UnknownNameError
+from schemas.summary import SCHEMA_VERSION, StructuredSummary
+
+from .dense import document_windows, embed_query, flatten_windows, split_windows
+from .documents import slot_texts
+from .embed_cache import EmbeddingCache, embed_with_cache
+from .embedders import Embedder, MemoEmbedder
+from .index import (
+    MANIFEST,
+    RETRIEVERS,
+    IndexSpec,
+    Progress,
+    _check_files,
+    _compare,
+    _manifest_embedder,
+    _resolve_embedder,
+    _sha256_file,
+)
+from .text import tokenizers
+from .types import ScoredDoc, ranked
+
+BACKEND = "milvus.v1"
+FORMAT_VERSION = 1
+TERMS_FILE = "terms.json"
+# Milvus caps VARCHAR at 65,535 bytes and a search's limit (topk) at 16,384.
+MAX_VARCHAR = 65535
+MAX_LIMIT = 16384
+INSERT_BATCH = 2000
+# Ranker names for `hybrid`: Milvus's own RRF (k = 60, as rrf.v1) and weighted score fusion.
+RANKERS = ("rrf", "weighted")
+RRF_K = 60
+
+
+def _pymilvus():
+    try:
+        import pymilvus
+    except ImportError:
+        raise MissingDependencyError("pymilvus", "milvus") from None
+    return pymilvus
+
+
+def connect(uri: str):
+    """A MilvusClient for `uri`: http(s)://host:port for a server, or a local path (milvus-lite,
+    which serves it embedded on 127.0.0.1; its parent folder must exist)."""
+    pm = _pymilvus()
+    if "://" not in uri:
+        Path(uri).expanduser().resolve().parent.mkdir(parents=True, exist_ok=True)
+        uri = str(Path(uri).expanduser().resolve())
+    return pm.MilvusClient(uri=uri)
+
+
+def normalise_uri(uri: str) -> str:
+    """A server URL as given; a local milvus-lite path made absolute (recorded in the manifest)."""
+    return uri if "://" in uri else str(Path(uri).expanduser().resolve())
+
+
+def _fits(text: str, limit: int = MAX_VARCHAR) -> str:
+    """`text` cut to at most `limit` UTF-8 bytes (on a character boundary)."""
+    raw = text.encode("utf-8")
+    return text if len(raw) <= limit else raw[:limit].decode("utf-8", errors="ignore")
+
+
+def _quoted(ids: Iterable[str]) -> str:
+    return "[" + ", ".join(json.dumps(str(d)) for d in sorted(ids)) + "]"
+
+
+def filter_expr(restrict: set[str] | None, exclude: set[str] | None) -> str:
+    """The Milvus boolean expression for restrict (keep only) and exclude (drop)."""
+    parts = []
+    if restrict is not None:
+        parts.append(f"doc_id in {_quoted(restrict)}")
+    if exclude:
+        parts.append(f"doc_id not in {_quoted(exclude)}")
+    return " and ".join(parts)
+
+
+class MilvusIndex:
+    """BM25 and dense retrieval served by Milvus; documents addressed by judgment id."""
+
+    backend = BACKEND
+
+    def __init__(self, *, spec: IndexSpec, client, collection: str, uri: str, doc_ids: Sequence[str],
+                 terms: list[str], df: Sequence[int], embedder: Embedder, manifest: dict):
+        self.spec = spec
+        self._client = client
+        self.collection = collection
+        self.uri = uri
+        self._doc_ids = tuple(doc_ids)
+        self._doc_set = frozenset(self._doc_ids)
+        self._terms = terms
+        self._df = np.asarray(df, dtype=np.int64)
+        self._embedder = embedder
+        self._query_embedder: MemoEmbedder | None = None
+        self._tokenizer = tokenizers.create(spec.tokenizer)
+        self._manifest = manifest
+
+    # --- building -----------------------------------------------------------------------
+
+    @classmethod
+    def build(cls, summaries: Sequence[StructuredSummary], spec: IndexSpec | None = None, *, uri: str,
+              cache: EmbeddingCache | None = None, embedder: Embedder | None = None,
+              progress: Progress | None = None, vectors: np.ndarray | None = None) -> "MilvusIndex":
+        """Index `summaries` into a new collection at `uri` (see `from_texts`)."""
+        spec = spec or IndexSpec()
+        if not summaries:
+            raise EmptyArchiveError("index")
+        doc_ids = [s.judgment_id for s in summaries]
+        texts = {s.judgment_id: slot_texts(s, spec.slots) for s in summaries}
+        return cls.from_texts(doc_ids, texts, spec, uri=uri, cache=cache, embedder=embedder, progress=progress, vectors=vectors)
+
+    @classmethod
+    def from_texts(cls, doc_ids: Sequence[str], texts: dict[str, dict[str, str]], spec: IndexSpec | None = None, *,
+                   uri: str, cache: EmbeddingCache | None = None, embedder: Embedder | None = None,
+                   progress: Progress | None = None, vectors: np.ndarray | None = None) -> "MilvusIndex":
+        """Index documents given as field texts into a new collection `aqgr_<tag>` at `uri`.
+
+        The index is unsaved until `save(directory)` records it (the manifest names the
+        collection). `vectors` (benchmarks only) replaces the embedder's window vectors."""
+        spec = spec or IndexSpec()
+        doc_ids = list(doc_ids)
+        if not doc_ids:
+            raise EmptyArchiveError("index")
+        if len(set(doc_ids)) != len(doc_ids):
+            raise ValueError("judgment ids must be unique")
+        fields = list(texts[doc_ids[0]])
+        embedder = _resolve_embedder(spec, embedder)
+        tokenizer = tokenizers.create(spec.tokenizer)
+        report = progress or (lambda stage, done, total: None)
+        seconds: dict[str, float] = {}
+
+        start = time.perf_counter()
+        corpus = [" ".join(tokenizer("\n\n".join(t for t in texts[d].values() if t))) for d in doc_ids]
+        df: dict[str, int] = {}
+        for doc in corpus:
+            for term in set(doc.split()):
+                df[term] = df.get(term, 0) + 1
+        seconds["tokenize"] = time.perf_counter() - start
+
+        start = time.perf_counter()
+        doc_windows = [document_windows(texts[d], spec.window_chars) for d in doc_ids]
+        windows, window_doc = flatten_windows(doc_windows)
+        if vectors is None:
+            vectors, _ = embed_with_cache(embedder, windows, cache, progress=lambda done, total: report("embed", done, total))
+        seconds["embed"] = time.perf_counter() - start
+
+        start = time.perf_counter()
+        client = connect(uri)
+        collection = f"aqgr_{uuid.uuid4().hex[:16]}"
+        _create_collection(client, collection, fields, embedder.dim, spec)
+        rows, number, total = [], 0, len(windows)
+        first = np.searchsorted(window_doc, np.arange(len(doc_ids)))
+        for w, d in enumerate(window_doc.tolist()):
+            doc_id, n = doc_ids[d], w - int(first[d])
+            rows.append({
+                "pk": f"{doc_id}#{n}", "doc_id": doc_id, "window": n, "head": n == 0,
+                **{f"slot_{f}": _fits(texts[doc_id].get(f, "")) if n == 0 else "" for f in fields},
+                "terms": _fits(corpus[d]), "dense": np.asarray(vectors[w], dtype=np.float32).tolist(),
+            })
+            if len(rows) >= INSERT_BATCH:
+                client.insert(collection, rows)
+                number += len(rows)
+                rows = []
+                report("milvus", number, total)
+        if rows:
+            client.insert(collection, rows)
+            report("milvus", total, total)
+        client.flush(collection)
+        client.load_collection(collection)
+        seconds["milvus"] = time.perf_counter() - start
+
+        terms = sorted(df)
+        manifest = {
+            "backend": BACKEND,
+            "format_version": FORMAT_VERSION,
+            "schema_version": SCHEMA_VERSION,
+            **spec.describe(),
+            "embedder": {"name": embedder.name, "fingerprint": embedder.fingerprint, "dim": embedder.dim},
+            "milvus": {"uri": normalise_uri(uri), "collection": collection, "fields": fields, "rows": "one per dense window"},
+            "n_docs": len(doc_ids),
+            "n_terms": len(terms),
+            "n_windows": total,
+            "created_at": datetime.now(timezone.utc).isoformat(),
+            "build_seconds": {part: round(s, 4) for part, s in seconds.items()},
+            "doc_ids": doc_ids,
+        }
+        return cls(spec=spec, client=client, collection=collection, uri=normalise_uri(uri), doc_ids=doc_ids,
+                   terms=terms, df=[df[t] for t in terms], embedder=embedder, manifest=manifest)
+
+    # --- saving and loading -------------------------------------------------------------
+
+    def save(self, directory: str | Path) -> Path:
+        """Record this index in `directory` (manifest + document frequencies), atomically.
+
+        A collection recorded there before is dropped once the new manifest is in place."""
+        target = Path(directory)
+        if target.exists() and (not target.is_dir() or (any(target.iterdir()) and not (target / MANIFEST).exists())):
+            raise FileExistsError(f"{target} exists and is not an aqgr index: choose another directory")
+        previous = _recorded_collection(target)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tag = uuid.uuid4().hex[:12]
+        tmp, old = target.parent / f".{target.name}.tmp-{tag}", target.parent / f".{target.name}.old-{tag}"
+        tmp.mkdir()
+        try:
+            (tmp / TERMS_FILE).write_text(json.dumps({"terms": self._terms, "df": self._df.tolist()}), encoding="utf-8")
+            manifest = dict(self._manifest, sha256={TERMS_FILE: _sha256_file(tmp / TERMS_FILE)})
+            (tmp / MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False, indent=1), encoding="utf-8")
+            if target.exists():
+                os.replace(target, old)
+                os.replace(tmp, target)
+                import shutil
+
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                os.replace(tmp, target)
+        except BaseException:
+            import shutil
+
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        self._manifest = manifest
+        if previous and previous != (self.uri, self.collection):
+            _drop_quietly(previous, self._client if previous[0] == self.uri else None)
+        return target
+
+    @classmethod
+    def load(cls, directory: str | Path, expect: IndexSpec | None = None, *, embedder: Embedder | None = None) -> "MilvusIndex":
+        """Open the collection a saved manifest names; refuses (IndexMismatchError) a spec, embedder
+        or file mismatch, a missing collection, or a row count other than recorded."""
+        path = Path(directory)
+        if not (path / MANIFEST).is_file():
+            raise NoIndexError(str(path))
+        try:
+            manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
+            spec = _spec_of(manifest)
+            uri, collection = manifest["milvus"]["uri"], manifest["milvus"]["collection"]
+        except Exception as exc:
+            raise IndexMismatchError(str(path), [f"manifest.json is unreadable ({type(exc).__name__}: {exc})"]) from None
+        differences = _compare(manifest, spec, expect)
+        if manifest.get("backend") != BACKEND:
+            differences.append(f"backend {manifest.get('backend')!r}, this reader is {BACKEND!r}")
+        differences += _check_files(path, manifest)
+        embedder, problem = _manifest_embedder(manifest, spec, embedder)
+        if problem:
+            differences.append(problem)
+        if differences:
+            raise IndexMismatchError(str(path), differences)
+        client = connect(uri)
+        if not client.has_collection(collection):
+            raise IndexMismatchError(str(path), [f"Milvus collection {collection!r} is missing at {uri}"])
+        rows = int(client.get_collection_stats(collection).get("row_count", -1))
+        if rows != manifest.get("n_windows"):
+            raise IndexMismatchError(str(path), [f"collection {collection!r} holds {rows} rows, the manifest {manifest.get('n_windows')}"])
+        client.load_collection(collection)
+        terms = json.loads((path / TERMS_FILE).read_text(encoding="utf-8"))
+        return cls(spec=spec, client=client, collection=collection, uri=uri, doc_ids=manifest["doc_ids"],
+                   terms=terms["terms"], df=terms["df"], embedder=embedder, manifest=manifest)
+
+    def drop(self) -> None:
+        """Drop this index's collection (the local manifest, if saved, then refers to nothing)."""
+        if self._client.has_collection(self.collection):
+            self._client.drop_collection(self.collection)
+
+    def close(self) -> None:
+        self._client.close()
+
+    # --- reading ------------------------------------------------------------------------
+
+    @property
+    def doc_ids(self) -> tuple[str, ...]:
+        return self._doc_ids
+
+    @property
+    def manifest(self) -> dict:
+        return json.loads(json.dumps(self._manifest))
+
+    @property
+    def tokenizer(self):
+        return self._tokenizer
+
+    def embed_query(self, text: str) -> np.ndarray | None:
+        if self._query_embedder is None:
+            self._query_embedder = MemoEmbedder(self._embedder)
+        return embed_query(text, self._query_embedder, self.spec.window_chars)
+
+    def embed_queries(self, texts: Sequence[str]) -> list[np.ndarray | None]:
+        """`embed_query` of each text, the windows of all texts embedded in one model call."""
+        if self._query_embedder is None:
+            self._query_embedder = MemoEmbedder(self._embedder)
+        windows = list(dict.fromkeys(w for t in texts for w in split_windows(t, self.spec.window_chars)))
+        if windows:
+            self._query_embedder.embed(windows)
+        return [self.embed_query(t) for t in texts]
+
+    def idf(self) -> dict[str, float]:
+        """The same smooth idf as SummaryIndex.idf, from document (not row) frequencies."""
+        n = len(self._doc_ids)
+        values = np.log1p((n - self._df + 0.5) / (self._df + 0.5))
+        return dict(zip(self._terms, values.tolist()))
+
+    def __len__(self) -> int:
+        return len(self._doc_ids)
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self._doc_set
+
+    def texts(self, doc_id: str) -> dict[str, str]:
+        """The indexed slot texts of one document, read from its head row (KeyError if absent)."""
+        fields = self._manifest["milvus"]["fields"]
+        rows = self._client.query(self.collection, filter=f"pk == {json.dumps(f'{doc_id}#0')}",
+                                  output_fields=[f"slot_{f}" for f in fields])
+        if not rows:
+            raise KeyError(doc_id)
+        return {f: rows[0][f"slot_{f}"] for f in fields}
+
+    def document_text(self, doc_id: str) -> str:
+        return "\n\n".join(t for t in self.texts(doc_id).values() if t)
+
+    def retrieve(self, query: str, k: int, retrievers: Iterable[str] = RETRIEVERS,
+                 restrict: set[str] | None = None, exclude: set[str] | None = None) -> dict[str, list[ScoredDoc]]:
+        """Top-k documents per retriever, as SummaryIndex.retrieve (filters applied in Milvus)."""
+        names = list(retrievers)
+        for name in names:
+            if name not in RETRIEVERS:
+                raise UnknownNameError("retriever", name, list(RETRIEVERS))
+        if k < 0:
+            raise ValueError(f"k must be zero or more, got {k}")
+        if restrict is not None:
+            restrict = set(restrict) & self._doc_set
+        expr = filter_expr(restrict, set(exclude) if exclude else None)
+        runs: dict[str, list[ScoredDoc]] = {}
+        for name in names:
+            if k == 0 or (restrict is not None and not restrict):
+                runs[name] = []
+            elif name == "bm25":
+                runs[name] = self._search_bm25(query, k, expr)
+            else:
+                runs[name] = self._search_dense(query, k, expr)
+        return runs
+
+    def _limit(self, k: int) -> int:
+        return min(MAX_LIMIT, k + max(10, k // 2))  # a margin past k: ties at the cut follow the hash rule
+
+    def _bm25_query(self, query: str) -> str | None:
+        terms = [t for t in self._tokenizer(query) if t in self._vocab()]
+        return " ".join(terms) if terms else None
+
+    def _vocab(self) -> frozenset[str]:
+        if not hasattr(self, "_vocab_set"):
+            self._vocab_set = frozenset(self._terms)
+        return self._vocab_set
+
+    def _search_bm25(self, query: str, k: int, expr: str) -> list[ScoredDoc]:
+        text = self._bm25_query(query)
+        if text is None:
+            return []
+        hits = self._client.search(self.collection, data=[text], anns_field="sparse", limit=self._limit(k),
+                                   filter=expr, group_by_field="doc_id", output_fields=["doc_id"],
+                                   search_params={"metric_type": "BM25"})[0]
+        return ranked(_best(hits, abs))[:k]
+
+    def _search_dense(self, query: str, k: int, expr: str) -> list[ScoredDoc]:
+        vector = self.embed_query(query)
+        if vector is None:
+            return []
+        hits = self._client.search(self.collection, data=[vector.tolist()], anns_field="dense", limit=self._limit(k),
+                                   filter=expr, group_by_field="doc_id", output_fields=["doc_id"],
+                                   search_params={"metric_type": "IP"})[0]
+        return ranked(_best(hits, float))[:k]
+
+    def hybrid(self, query: str, k: int, *, ranker: str = "rrf", weights: Sequence[float] = (0.5, 0.5),
+               restrict: set[str] | None = None, exclude: set[str] | None = None) -> list[ScoredDoc]:
+        """BM25 + dense fused inside Milvus (hybrid_search) with its RRFRanker(k=60) or WeightedRanker.
+
+        The fused score is Milvus's; the order is re-checked with the shared tie rule."""
+        if ranker not in RANKERS:
+            raise UnknownNameError("ranker", ranker, list(RANKERS))
+        if restrict is not None:
+            restrict = set(restrict) & self._doc_set
+            if not restrict:
+                return []
+        pm = _pymilvus()
+        expr = filter_expr(restrict, set(exclude) if exclude else None)
+        limit = self._limit(k)
+        text, vector = self._bm25_query(query), self.embed_query(query)
+        requests = []
+        if text is not None:
+            requests.append(pm.AnnSearchRequest(data=[text], anns_field="sparse", param={"metric_type": "BM25"}, limit=limit, expr=expr or None))
+        if vector is not None:
+            requests.append(pm.AnnSearchRequest(data=[vector.tolist()], anns_field="dense", param={"metric_type": "IP"}, limit=limit, expr=expr or None))
+        if not requests or k == 0:
+            return []
+        rank = pm.RRFRanker(RRF_K) if ranker == "rrf" else pm.WeightedRanker(*list(weights)[: len(requests)])
+        hits = self._client.hybrid_search(self.collection, requests, ranker=rank, limit=limit,
+                                          output_fields=["doc_id"], group_by_field="doc_id")[0]
+        return ranked(_best(hits, float))[:k]
+
+
+def _best(hits, score) -> dict[str, float]:
+    """doc id -> best score among the hits (group-by already gives one per document)."""
+    best: dict[str, float] = {}
+    for hit in hits:
+        doc_id = hit["entity"]["doc_id"]
+        value = score(hit["distance"])
+        if doc_id not in best or value > best[doc_id]:
+            best[doc_id] = value
+    return best
+
+
+def _create_collection(client, name: str, fields: Sequence[str], dim: int, spec: IndexSpec) -> None:
+    pm = _pymilvus()
+    dt = pm.DataType
+    schema = client.create_schema(auto_id=False, enable_dynamic_field=False)
+    schema.add_field("pk", dt.VARCHAR, is_primary=True, max_length=1024)
+    schema.add_field("doc_id", dt.VARCHAR, max_length=1000)
+    schema.add_field("window", dt.INT32)
+    schema.add_field("head", dt.BOOL)
+    for field in fields:
+        schema.add_field(f"slot_{field}", dt.VARCHAR, max_length=MAX_VARCHAR)
+    schema.add_field("terms", dt.VARCHAR, max_length=MAX_VARCHAR, enable_analyzer=True, analyzer_params={"tokenizer": "standard"})
+    schema.add_field("sparse", dt.SPARSE_FLOAT_VECTOR)
+    schema.add_field("dense", dt.FLOAT_VECTOR, dim=dim)
+    schema.add_function(pm.Function(name="bm25", function_type=pm.FunctionType.BM25,
+                                    input_field_names=["terms"], output_field_names=["sparse"]))
+    index_params = client.prepare_index_params()
+    index_params.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25",
+                           params={"bm25_k1": spec.bm25_k1, "bm25_b": spec.bm25_b})
+    index_params.add_index("dense", index_type="FLAT", metric_type="IP")
+    client.create_collection(name, schema=schema, index_params=index_params)
+
+
+def _spec_of(manifest: dict) -> IndexSpec:
+    return IndexSpec(
+        slots=tuple(manifest["slots"]), embedder=manifest["embedder"]["name"], tokenizer=manifest["tokenizer"],
+        bm25_k1=manifest["bm25"]["k1"], bm25_b=manifest["bm25"]["b"], bm25_epsilon=manifest["bm25"]["epsilon"],
+        window_chars=manifest["window_chars"],
+    )
+
+
+def _recorded_collection(directory: Path) -> tuple[str, str] | None:
+    try:
+        manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+        return manifest["milvus"]["uri"], manifest["milvus"]["collection"]
+    except Exception:
+        return None
+
+
+def _drop_quietly(recorded: tuple[str, str], client=None) -> None:
+    """Drop a replaced collection; a failure leaves an orphan collection, never a broken index."""
+    uri, collection = recorded
+    try:
+        client = client or connect(uri)
+        if client.has_collection(collection):
+            client.drop_collection(collection)
+    except Exception:  # noqa: BLE001 - the new index is in place; an orphan is harmless
+        pass
+
