@@ -174,11 +174,11 @@ def test_600k_character_judgment_is_fast():
     s = _summarize(text)
     elapsed = time.perf_counter() - started
     assert s.parties.appellants == ["Ram Kumar and Others"]
-    assert elapsed < 5.0, f"{elapsed:.2f}s for 600,000 characters"
+    assert elapsed < 20.0, f"{elapsed:.2f}s for 600,000 characters (about 1 s expected; far more means a regex backtracks)"
 
 
 def test_pathological_input_is_fast():
     text = "Whereas " + "A. " * 50_000 + "v. " + "Section 1, " * 20_000 + "(" * 20_000
     started = time.perf_counter()
     _summarize(text)
-    assert time.perf_counter() - started < 5.0
+    assert time.perf_counter() - started < 20.0  # about 1 s expected: a backtracking regex takes minutes
