@@ -81,8 +81,8 @@ def system_list(names: Optional[List[str]], csv: Optional[str], **pipeline_optio
     wanted = list(names or [])
     for part in (csv or "").split(","):
         part = part.strip()
-        if part == "all":
-            wanted += systems.names()
+        if part == "all":  # the baseline, the summary systems, aqgr and its ablations, then any other
+            wanted += ["bm25-fulltext", *PIPELINE_CONFIGS, *systems.names()]
         elif part:
             wanted.append(part)
     wanted = list(dict.fromkeys(wanted)) or ["bm25-fulltext"]
