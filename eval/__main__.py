@@ -18,8 +18,9 @@ app = typer.Typer(add_completion=False, help="FIRE-style evaluation of aqgr syst
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "aila2019"
 
 
-@app.command()
+@app.callback(invoke_without_command=True)
 def main(
+    ctx: typer.Context,
     system: Optional[List[str]] = typer.Option(None, "--system", "-s", help="System name (repeat for several); default bm25-fulltext."),
     systems_csv: Optional[str] = typer.Option(None, "--systems", help="Comma-separated system names ('all': every registered system)."),
     protocol: str = typer.Option("aila-cases", help="aila-cases | aila-statutes | study-subset"),
@@ -35,6 +36,9 @@ def main(
     embedder: Optional[str] = typer.Option(None, help="Embedding model of the summary-based systems (default minilm-l6.v1)."),
     as_json: bool = typer.Option(False, "--json", help="Print the means as JSON on stdout."),
 ) -> None:
+    """Run systems on AILA-format data (or a subcommand: build-citation-benchmark)."""
+    if ctx.invoked_subcommand:
+        return
     from rich.console import Console
 
     from aqgr.errors import AqgrError
@@ -111,6 +115,15 @@ class progress_bar:
         if what not in self._tasks:
             self._tasks[what] = self._bar.add_task(what, total=total)
         self._bar.update(self._tasks[what], completed=done, total=total)
+
+
+def _register_subcommands() -> None:
+    from eval.citebench.cli import build_citation_benchmark_cli
+
+    app.command("build-citation-benchmark", help="Build a citation benchmark (queries, qrels, exclusions) from an archive's own citations.")(build_citation_benchmark_cli)
+
+
+_register_subcommands()
 
 
 if __name__ == "__main__":

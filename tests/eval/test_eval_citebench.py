@@ -159,3 +159,19 @@ def test_refuses_to_overwrite_a_folder_that_is_not_a_benchmark(tmp_path):
     assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"
     build_citation_benchmark(archive, tmp_path / "bench")
     build_citation_benchmark(archive, tmp_path / "bench")   # an earlier benchmark is replaced
+
+
+def test_aqgr_eval_build_citation_benchmark_command(tmp_path):
+    from typer.testing import CliRunner
+
+    from aqgr.cli import app
+
+    archive = write_archive(tmp_path / "archive", ARCHIVE)
+    out = tmp_path / "cli-bench"
+    result = CliRunner().invoke(app, ["eval", "build-citation-benchmark", str(archive), "--out", str(out), "--min-words", "0"])
+    assert result.exit_code == 0, result.output
+    assert (out / "queries.txt").exists() and (out / "qrels.txt").exists() and (out / "citing.tsv").exists()
+    _, api_out, _ = build(tmp_path, min_words=0)
+    for name in ("queries.txt", "qrels.txt", "citing.tsv"):
+        assert (out / name).read_text(encoding="utf-8") == (api_out / name).read_text(encoding="utf-8"), name
+    assert (out / "qrels.txt").read_text(encoding="utf-8").strip()
