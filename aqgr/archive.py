@@ -72,8 +72,19 @@ class Archive:
             if self._llm is None:
                 if not self.settings.llm.configured:
                     raise ConfigError("no model provider is configured: set AQGR_PROVIDER (gemini.v1, openai.v1, ...) or pass --provider")
-                self._llm = LLMClient.from_config(self.settings.llm, cache_path=self.settings.llm_cache_path)
+                self._llm = LLMClient.from_config(self.settings.llm, cache_path=self.settings.llm_cache_path, limiter=self._quota())
             return self._llm
+
+    def _quota(self):
+        """The provider quota shared through this archive's database (every worker on it draws from
+        the same buckets), or None when no requests/tokens per minute are configured."""
+        config = self.settings.llm
+        if not (config.requests_per_minute or config.tokens_per_minute):
+            return None
+        from aqgr.quota import SharedQuota
+
+        key = f"{config.provider}:{config.model_name}"
+        return SharedQuota(self.store, key, requests_per_minute=config.requests_per_minute, tokens_per_minute=config.tokens_per_minute)
 
     def model_usage(self) -> dict[str, dict]:
         """Model calls, cache hits, retries and tokens so far, per stage (empty when no model was used)."""
@@ -103,10 +114,12 @@ class Archive:
         id_from: str = "stem",
         retry_failed: bool = False,
         on_result: Callable[[Outcome], None] | None = None,
+        **shared,
     ) -> BatchReport:
         """Summarise every judgment file under `paths`; failures are recorded per file, never raised.
-        Resumable: rerunning skips what is done. See `aqgr.batch.summarize_files` for the options."""
-        report = summarize_files(paths, self.store, self.summarizer(), force=force, progress=progress, workers=workers, id_from=id_from, retry_failed=retry_failed, on_result=on_result)
+        Resumable: rerunning skips what is done. See `aqgr.batch.summarize_files` for the options
+        (and `ledger`, `worker_id`, `lease_seconds`, `on_claim` for batches shared by many workers)."""
+        report = summarize_files(paths, self.store, self.summarizer(), force=force, progress=progress, workers=workers, id_from=id_from, retry_failed=retry_failed, on_result=on_result, **shared)
         if report.summarised:
             self._searcher = None  # the index no longer reflects the archive
         return report
@@ -123,6 +136,7 @@ class Archive:
 
     def status(self) -> dict:
         from aqgr.store import redact_url
+        from aqgr.workqueue import ledger_status
 
         store = self.store
         by_reason: dict[str, int] = {}
@@ -139,6 +153,7 @@ class Archive:
             "failures_by_reason": by_reason,
             "failures_by_engine": by_engine,
             "index": self.index_manifest(),
+            "work_ledger": ledger_status(store),
         }
 
     def export_summaries(self, out: str | Path | None, *, format: str = "jsonl", engine: str | None = None) -> int:

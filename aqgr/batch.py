@@ -12,6 +12,12 @@ Parallelism (`workers`): the engine's `parallelism` attribute chooses how. "proc
 each with its own engine copy and database connection, each committing its own results.
 "thread" (I/O-bound provider engines): a bounded pool of threads sharing the engine and
 the store, so at most `workers` provider calls are in flight.
+
+Shared batches (`ledger`; on by default with PostgreSQL): the files are registered in the
+work ledger (aqgr/workqueue.py) and this run claims items from it with a lease, like every
+other `aqgr summarize` on any machine pointed at the same database; each summary is stored
+and its item marked done in one transaction. Without the ledger (SQLite by default) the run
+works through its own list of files, as before.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from typing import Callable, Iterable
 
 from pydantic import BaseModel, Field
 
-from aqgr.errors import BatchInterrupted, ConfigError, ReadError, StoreError, SummarizeError, SummaryValidationError
+from aqgr.errors import BatchInterrupted, ConfigError, LeaseLostError, ReadError, StoreError, SummarizeError, SummaryValidationError
 from aqgr.store import JudgmentRow, Store
 from schemas.summary import SCHEMA_VERSION, Provenance, StructuredSummary
 from schemas.validation import validate_summary
@@ -70,6 +76,8 @@ class BatchReport(BaseModel):
     failed: list[FileFailure] = Field(default_factory=list)
     skipped_unsupported: list[str] = Field(default_factory=list)
     usage: dict[str, float] = Field(default_factory=dict, description="Summed provider usage (tokens, cost) when the engine reports it.")
+    lost_leases: list[str] = Field(default_factory=list, description="Items whose claim expired and went to another worker before this one finished (its result was discarded).")
+    worker: str | None = Field(default=None, description="This worker's name in the work ledger (shared batches).")
     interrupted: bool = False
     aborted: str | None = Field(default=None, description="Why the batch stopped early (the database cannot be written); rerun to resume.")
 
@@ -92,6 +100,8 @@ class BatchReport(BaseModel):
             self.summarised.append(outcome.judgment_id or "")
         elif outcome.status == "unchanged":
             self.unchanged.append(outcome.judgment_id or "")
+        elif outcome.status == "lost":
+            self.lost_leases.append(outcome.path)
         elif outcome.failure is not None:
             self.failed.append(outcome.failure)
         for key, value in (outcome.usage or {}).items():
@@ -103,6 +113,8 @@ class WorkItem:
     path: str  # absolute
     judgment_id: str
     had_failure: bool = False
+    claim: str | None = None  # the work ledger's claim token: the result is stored only while the claim holds
+    force: bool = False  # registered with --force (by this or another run)
 
 
 # -- ids ---------------------------------------------------------------------
@@ -156,13 +168,31 @@ def collect_files(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, Path | 
 # -- one file ------------------------------------------------------------------
 def process_one(item: WorkItem, store: Store, engine: SummarizerEngine, force: bool = False) -> Outcome:
     """Read, summarise, validate and store one file; a failure is recorded in the store and returned.
+    A claimed item (`item.claim`) is marked done or failed in the same transaction; if the claim
+    was lost meanwhile nothing is written and the outcome is 'lost'.
     Raises only StoreError (the database cannot be written)."""
+    try:
+        return _process(item, store, engine, force or item.force)
+    except LeaseLostError:
+        return Outcome(path=item.path, judgment_id=item.judgment_id, status="lost")
+
+
+def _settle(item: WorkItem, store: Store, engine: SummarizerEngine, status: str):
+    """What marks a claimed item done/failed inside the write's transaction (None: not claimed)."""
+    if item.claim is None:
+        return None
+    from aqgr.workqueue import finish
+
+    return lambda session: finish(store, session, engine.name, item.path, item.claim, status)
+
+
+def _process(item: WorkItem, store: Store, engine: SummarizerEngine, force: bool) -> Outcome:
     path = Path(item.path)
     judgment_id = item.judgment_id
 
     def fail(stage: str, reason: str, message: str) -> Outcome:
         failure = FileFailure(path=item.path, judgment_id=judgment_id, stage=stage, reason=reason, message=message)
-        store.record_failure(source_path=item.path, engine=engine.name, judgment_id=judgment_id, stage=stage, reason=reason, message=message)
+        store.record_failure(source_path=item.path, engine=engine.name, judgment_id=judgment_id, stage=stage, reason=reason, message=message, then=_settle(item, store, engine, "failed"))
         return Outcome(path=item.path, judgment_id=judgment_id, status="failed", failure=failure)
 
     try:
@@ -173,8 +203,8 @@ def process_one(item: WorkItem, store: Store, engine: SummarizerEngine, force: b
     if existing is not None and existing.source_path != item.path and existing.sha256 != sha and Path(existing.source_path).exists():
         return fail("read", "duplicate_id", f"id {judgment_id!r} already belongs to {existing.source_path} in the archive; rename the file or use --id-from relpath")
     if not force and _unchanged(store, judgment_id, sha, engine):
-        if item.had_failure:
-            store.clear_failure(item.path, engine.name)
+        if item.had_failure or item.claim is not None:
+            store.clear_failure(item.path, engine.name, then=_settle(item, store, engine, "done"))
         return Outcome(path=item.path, judgment_id=judgment_id, status="unchanged")
     usage = None
     try:
@@ -190,7 +220,7 @@ def process_one(item: WorkItem, store: Store, engine: SummarizerEngine, force: b
         return fail("validate", "invalid_summary", str(exc))
     except Exception as exc:  # an engine bug on one judgment must not stop the batch
         return fail("summarize", "engine_error", f"{type(exc).__name__}: {exc}")
-    store.save(JudgmentRow(id=judgment_id, source_path=item.path, sha256=sha, n_chars=len(text), text=text), summary)
+    store.save(JudgmentRow(id=judgment_id, source_path=item.path, sha256=sha, n_chars=len(text), text=text), summary, then=_settle(item, store, engine, "done"))
     return Outcome(path=item.path, judgment_id=judgment_id, status="summarised", usage=usage)
 
 
@@ -318,14 +348,24 @@ def summarize_files(
     id_from: str = "stem",
     retry_failed: bool = False,
     on_result: Callable[[Outcome], None] | None = None,
+    ledger: bool | None = None,
+    worker_id: str | None = None,
+    lease_seconds: float | None = None,
+    on_claim: Callable[[WorkItem], None] | None = None,
 ) -> BatchReport:
     """Summarise every supported file under `paths` (folders are walked recursively).
 
     `retry_failed`: only the files whose last attempt with this engine failed (under `paths`
     when given). Raises `BatchInterrupted` (a KeyboardInterrupt carrying the report) on Ctrl-C;
-    a database that cannot be written stops the batch with `report.aborted` set."""
+    a database that cannot be written stops the batch with `report.aborted` set.
+
+    `ledger`: share the batch with other workers through the work ledger (default: on with
+    PostgreSQL or when `worker_id` is given); `worker_id` names this worker in it (default
+    host:pid), `lease_seconds` is how long a claim lasts without a heartbeat (default
+    aqgr.workqueue.DEFAULT_LEASE_S), `on_claim` is called with each claimed item."""
     if workers < 1:
         raise ConfigError(f"workers must be at least 1, not {workers}")
+    shared = ledger if ledger is not None else (store.dialect == "postgresql" or worker_id is not None)
     items, early, skipped = plan(paths, store, engine, id_from=id_from, retry_failed=retry_failed)
     report = BatchReport(engine=engine.name, files=len(items) + sum(f.reason == "duplicate_id" for f in early), workers=workers, skipped_unsupported=skipped)
     run = _Run(report, len(items), progress, on_result)
@@ -336,7 +376,11 @@ def summarize_files(
     if progress:
         progress(0, len(items), "")
     try:
-        if workers == 1 or len(items) <= 1:
+        if shared:
+            from aqgr.workqueue import DEFAULT_LEASE_S
+
+            _run_ledger(items, store, engine, force, workers, run, worker_id=worker_id, lease_s=lease_seconds or DEFAULT_LEASE_S, on_claim=on_claim)
+        elif workers == 1 or len(items) <= 1:
             _run_inline(items, store, engine, force, run)
         else:
             _run_pool(items, store, engine, force, workers, run)
@@ -388,3 +432,74 @@ def _run_pool(items: list[WorkItem], store: Store, engine: SummarizerEngine, for
                 run.record(future.result())
         raise
     executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _run_ledger(items: list[WorkItem], store: Store, engine: SummarizerEngine, force: bool, workers: int, run: _Run, *, worker_id: str | None, lease_s: float, on_claim: Callable[[WorkItem], None] | None) -> None:
+    """Register `items` in the work ledger, then claim and do work until the ledger is drained
+    (pending items, and claims of other workers that may still expire, included)."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from aqgr.workqueue import Worker, WorkQueue, fingerprint
+
+    queue = WorkQueue(store, engine.name, Worker.here(worker_id), lease_s=lease_s)
+    run.report.worker = queue.worker.name
+    try:
+        done = queue.register(((i.path, i.judgment_id, fingerprint(i.path, engine.version)) for i in items), force=force)
+        queue.start()
+    except StoreError as exc:
+        run.report.aborted = str(exc)
+        return
+    for path, judgment_id in done:  # done earlier (this or another run) and unchanged since
+        run.record(Outcome(path=path, judgment_id=judgment_id, status="unchanged"))
+    executor, work = _executor(store, engine, force, workers) if workers > 1 else (None, None)
+    window = workers * 2 if executor else 1
+    inflight: dict[Future, WorkItem] = {}
+
+    def safe(item: WorkItem) -> Outcome:
+        try:
+            return process_one(item, store, engine, force)
+        except StoreError as exc:
+            return Outcome(path=item.path, judgment_id=item.judgment_id, status="aborted", failure=FileFailure(path=item.path, judgment_id=item.judgment_id, stage="store", reason=exc.reason, message=str(exc)))
+
+    try:
+        while run.report.aborted is None:
+            try:
+                claims = queue.claim(window - len(inflight))
+            except StoreError as exc:
+                run.report.aborted = str(exc)
+                break
+            for claim in claims:
+                item = WorkItem(path=claim.source_path, judgment_id=claim.judgment_id, claim=queue.worker.token, force=claim.force)
+                if on_claim:
+                    on_claim(item)
+                if executor is None:
+                    run.record(safe(item))
+                else:
+                    inflight[executor.submit(work, item)] = item
+            if inflight:
+                finished, _ = wait(inflight, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    inflight.pop(future)
+                    try:
+                        run.record(future.result())
+                    except BrokenProcessPool as exc:
+                        run.report.aborted = f"a worker process died ({exc}); rerun to resume, or use fewer --workers if memory is short"
+                        break
+            elif not claims:
+                others, wait_s = queue.outstanding()  # held by other workers: done soon, or back after their lease
+                if others == 0:
+                    break
+                time.sleep(min(max(wait_s, 0.05), 1.0))
+    except KeyboardInterrupt:
+        if executor is not None:
+            for future in inflight:
+                future.cancel()
+            executor.shutdown(wait=True, cancel_futures=True)  # running items finish and commit
+            for future in inflight:
+                if future.done() and not future.cancelled() and future.exception() is None:
+                    run.record(future.result())
+        raise
+    finally:
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
+        queue.stop()  # what is still held (cancelled by Ctrl-C) goes back to pending

@@ -91,9 +91,13 @@ def summarize(
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Only retry the files whose last attempt failed (under PATHS when given)."),
     force: bool = typer.Option(False, "--force", help="Summarise again even when unchanged."),
     as_json: bool = typer.Option(False, "--json", help="Print the batch report as JSON on stdout."),
+    ledger: Optional[bool] = typer.Option(None, "--ledger/--no-ledger", help="Share the batch with other workers through the database's work ledger. Default: on with PostgreSQL or --worker-id."),
+    worker_id: Optional[str] = typer.Option(None, "--worker-id", help="This worker's name in the work ledger (default host:pid). Run one `aqgr summarize` per machine against the same --database-url; PATHS may be omitted to join a batch."),
+    lease_seconds: Optional[float] = typer.Option(None, "--lease-seconds", min=0.1, help="How long a claim lasts without a heartbeat before another worker may take the item (default 300; renewed every third of it)."),
 ) -> None:
     """Summarise judgments into validated structured summaries. Per-file errors are recorded, never fatal;
-    an interrupted run (Ctrl-C, kill) resumes where it stopped when run again."""
+    an interrupted run (Ctrl-C, kill) resumes where it stopped when run again. With PostgreSQL, any
+    number of such runs on any number of machines share the work (see `aqgr status`: work_ledger)."""
     import signal
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -105,8 +109,8 @@ def summarize(
         def render(self, task) -> Text:
             return Text(f"{task.speed:.1f} docs/s" if task.speed else "- docs/s")
 
-    if not paths and not retry_failed:
-        _fail(typer.BadParameter("give judgment files or folders, or --retry-failed"))
+    if not paths and not retry_failed and not worker_id:
+        _fail(typer.BadParameter("give judgment files or folders, --retry-failed, or --worker-id to join a shared batch"))
     archive = _archive(home, database_url)
     console = _err()
     counts = {"summarised": 0, "unchanged": 0, "failed": 0}
@@ -123,7 +127,8 @@ def summarize(
             def on_result(outcome) -> None:
                 counts[outcome.status] = counts.get(outcome.status, 0) + 1
 
-            report = archive.summarize(paths or [], force=force, progress=progress, workers=workers, id_from=id_from, retry_failed=retry_failed, on_result=on_result)
+            shared = dict(ledger=ledger, worker_id=worker_id, lease_seconds=lease_seconds)
+            report = archive.summarize(paths or [], force=force, progress=progress, workers=workers, id_from=id_from, retry_failed=retry_failed, on_result=on_result, **shared)
     except BatchInterrupted as exc:
         report, interrupted = exc.report, True
     except AqgrError as exc:
@@ -148,6 +153,8 @@ def _print_batch(report, console, archive) -> None:
     console.print(f"{len(report.summarised)} summarised, {len(report.unchanged)} unchanged (skipped), {len(report.failed)} failed, {len(report.skipped_unsupported)} skipped (unsupported) in {report.seconds:.1f}s{rate} -> {archive.home}")
     if report.failures_by_reason:
         console.print("failed by reason: " + ", ".join(f"{reason} {n}" for reason, n in sorted(report.failures_by_reason.items(), key=lambda kv: (-kv[1], kv[0]))))
+    if report.lost_leases:
+        console.print(f"[yellow]{len(report.lost_leases)} item(s) outlived their lease and went to another worker[/yellow] (results discarded); consider a longer --lease-seconds")
     if report.usage:
         console.print("provider usage: " + ", ".join(f"{k} {v:g}" for k, v in sorted(report.usage.items())))
     for failure in report.failed[:50]:
@@ -256,7 +263,8 @@ def schema(slots_only: bool = typer.Option(False, "--slots-only", help="Only the
 
 @app.command()
 def status(home: Optional[Path] = HomeOption, database_url: Optional[str] = DatabaseOption) -> None:
-    """The archive: judgments, summaries by engine and schema version, failures by reason, the index."""
+    """The archive: judgments, summaries by engine and schema version, failures by reason, the index, and the
+    work ledger of shared batches (items pending/claimed/done/failed per engine, expired leases, active workers)."""
     try:
         info = _archive(home, database_url).status()
     except AqgrError as exc:
@@ -346,14 +354,16 @@ def demo(
 def _register_eval() -> None:
     """`aqgr eval`: the very command of `python -m eval` (eval/__main__.py), options and all."""
     try:
-        from eval.__main__ import main as eval_main
+        from eval.__main__ import app as eval_app
     except ImportError:  # the eval package is not installed beside aqgr
         return
-    app.command(
-        "eval",
+    app.add_typer(
+        eval_app,
+        name="eval",
         help="FIRE-style evaluation on AILA-format data: run systems and ablations, print the table, write a report "
-        "directory (report.md, results.json, config.json, TREC run files).",
-    )(eval_main)
+        "directory (report.md, results.json, config.json, TREC run files); `aqgr eval build-citation-benchmark` "
+        "makes a tuning benchmark from an archive's own citations.",
+    )
 
 
 _register_eval()

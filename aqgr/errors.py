@@ -135,6 +135,15 @@ class StoreError(AqgrError):
         super().__init__(f"the archive database cannot be written ({reason}): {detail}; {advice}")
 
 
+class LeaseLostError(AqgrError):
+    """A worker's claim on a work item expired and another worker took the item over before this
+    one finished: its result is discarded (rolled back) so the item is done once."""
+
+    def __init__(self, source_path: str):
+        self.source_path = source_path
+        super().__init__(f"{source_path}: the claim expired and another worker took the item over; raise --lease-seconds if items take longer than the lease")
+
+
 class BatchInterrupted(KeyboardInterrupt):
     """A batch was interrupted (Ctrl-C). `report` holds what finished; rerunning resumes the rest."""
 

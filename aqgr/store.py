@@ -6,15 +6,23 @@ Each judgment and its summary are written in one transaction with upserts (INSER
 CONFLICT DO UPDATE), so a crash never leaves a half-written row and several processes
 writing the same judgment at once neither fail nor duplicate it. Disk-full, read-only and
 unreachable databases raise `StoreError` with what to do.
+
+Two more tables serve batches spread over processes and machines (logic in aqgr/workqueue.py
+and aqgr/quota.py): `work_items` (the work ledger: one row per source file and engine, with its
+claim and lease) with `workers` (who is working, last heartbeat), and `rate_buckets` (token
+buckets of shared provider quotas). `locked()` opens the transaction they need: rows read
+with `SELECT ... FOR UPDATE` on PostgreSQL; on SQLite, which has no row locks, the whole
+database (`BEGIN IMMEDIATE`), so one writer at a time.
 """
 
 from __future__ import annotations
 
 import zlib
 from datetime import datetime, timezone
-from typing import Any, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any, Callable, Iterable, Iterator
 
-from sqlalchemy import JSON, Column, Text, event, text
+from sqlalchemy import JSON, Column, Index, Text, event, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import Field, Session, SQLModel, create_engine, delete, func, select
 
@@ -63,7 +71,58 @@ class FailureRow(SQLModel, table=True):
     at: datetime = Field(default_factory=_now)
 
 
+class WorkRow(SQLModel, table=True):
+    """One source file to summarise with one engine: the work ledger (aqgr/workqueue.py).
+    Times are seconds since the epoch on the database's clock (one clock for every machine)."""
+
+    __tablename__ = "work_items"
+    __table_args__ = (Index("ix_work_items_engine_status", "engine", "status", "source_path"),)
+
+    engine: str = Field(primary_key=True)
+    source_path: str = Field(primary_key=True)
+    judgment_id: str
+    fingerprint: str  # size, mtime and engine version at registration: a change makes a done item pending again
+    status: str = "pending"  # pending | claimed | done | failed
+    force: bool = False  # summarise again even when unchanged (registered with --force)
+    attempts: int = 0  # claims so far; a claim that outlives its lease counts
+    claim_token: str | None = Field(default=None, index=True)  # the claiming worker run (WorkerRow.token)
+    claimed_by: str | None = None  # worker name
+    claimed_host: str | None = None
+    claimed_pid: int | None = None
+    lease_expires_at: float | None = None
+    updated_at: float = 0.0
+
+
+class WorkerRow(SQLModel, table=True):
+    """One worker run of the ledger: who, where, its lease and last heartbeat."""
+
+    __tablename__ = "workers"
+
+    token: str = Field(primary_key=True)
+    name: str
+    host: str
+    pid: int
+    engine: str
+    lease_s: float
+    started_at: float
+    heartbeat_at: float
+    finished_at: float | None = None
+
+
+class RateBucketRow(SQLModel, table=True):
+    """A token bucket of a provider quota shared by every worker (aqgr/quota.py)."""
+
+    __tablename__ = "rate_buckets"
+
+    key: str = Field(primary_key=True)  # 'provider:model:requests' or ':tokens'
+    capacity: float
+    rate_per_s: float
+    level: float
+    updated_at: float
+
+
 _KEYS = {JudgmentRow: ("id",), SummaryRow: ("judgment_id", "engine"), FailureRow: ("source_path", "engine")}
+InTransaction = Callable[[Session], None]  # more work done in the same transaction as a write
 
 
 def redact_url(url: str) -> str:
@@ -149,13 +208,43 @@ class Store:
         else:  # other databases: merge (select then insert/update)
             session.merge(row)
 
-    def _write(self, action) -> None:
+    def _write(self, action, then: InTransaction | None = None) -> None:
         try:
             with self.session() as s:
+                if then is not None:
+                    self._lock_all(s)
                 action(s)
+                if then is not None:
+                    then(s)
                 s.commit()
         except (OperationalError, DBAPIError) as exc:
             raise classify(exc) from exc
+
+    def _lock_all(self, session: Session) -> None:
+        if self.dialect == "sqlite":  # take the write lock now: a read-then-write upgrade can fail as 'locked'
+            session.connection().exec_driver_sql("BEGIN IMMEDIATE")
+
+    @contextmanager
+    def locked(self) -> Iterator[Session]:
+        """A transaction for read-modify-write (claims, token buckets), committed on exit.
+        PostgreSQL: lock the rows you read with `SELECT ... FOR UPDATE [SKIP LOCKED]`; SQLite has
+        neither, so the whole database is locked (BEGIN IMMEDIATE) for the transaction."""
+        try:
+            with self.session() as s:
+                self._lock_all(s)
+                yield s
+                s.commit()
+        except (OperationalError, DBAPIError) as exc:
+            raise classify(exc) from exc
+
+    def clock(self, session: Session) -> float:
+        """Now, in seconds since the epoch, on the database's clock (PostgreSQL) or this machine's
+        (SQLite, a single machine): leases and buckets then agree across machines."""
+        if self.dialect == "postgresql":
+            return float(session.exec(text("SELECT extract(epoch FROM clock_timestamp())")).one()[0])
+        import time
+
+        return time.time()
 
     # judgments -----------------------------------------------------------
     def judgment(self, judgment_id: str) -> JudgmentRow | None:
@@ -188,8 +277,10 @@ class Store:
             created_at=prov.created_at,
         )
 
-    def save(self, judgment: JudgmentRow, summary: StructuredSummary) -> None:
-        """Store a judgment and its (already validated) summary in one transaction; clears its failure."""
+    def save(self, judgment: JudgmentRow, summary: StructuredSummary, *, then: InTransaction | None = None) -> None:
+        """Store a judgment and its (already validated) summary in one transaction; clears its failure.
+        `then(session)` runs in that transaction (the work ledger marks the item done); if it raises,
+        nothing is stored."""
         row = self._summary_row(judgment.id, summary)
 
         def action(s: Session) -> None:
@@ -197,7 +288,7 @@ class Store:
             self._upsert(s, row)
             s.exec(delete(FailureRow).where(FailureRow.source_path == judgment.source_path, FailureRow.engine == row.engine))
 
-        self._write(action)
+        self._write(action, then)
 
     def save_imported(self, summary: StructuredSummary, *, source: str) -> bool:
         """Store an imported (already validated) summary. Its judgment row is kept when present,
@@ -245,12 +336,12 @@ class Store:
         return {(e, v): n for e, v, n in rows}
 
     # failures ------------------------------------------------------------
-    def record_failure(self, *, source_path: str, engine: str, judgment_id: str | None, stage: str, reason: str, message: str) -> None:
+    def record_failure(self, *, source_path: str, engine: str, judgment_id: str | None, stage: str, reason: str, message: str, then: InTransaction | None = None) -> None:
         row = FailureRow(source_path=source_path, engine=engine, judgment_id=judgment_id, stage=stage, reason=reason, message=message.replace("\x00", ""), at=_now())
-        self._write(lambda s: self._upsert(s, row))
+        self._write(lambda s: self._upsert(s, row), then)
 
-    def clear_failure(self, source_path: str, engine: str) -> None:
-        self._write(lambda s: s.exec(delete(FailureRow).where(FailureRow.source_path == source_path, FailureRow.engine == engine)))
+    def clear_failure(self, source_path: str, engine: str, *, then: InTransaction | None = None) -> None:
+        self._write(lambda s: s.exec(delete(FailureRow).where(FailureRow.source_path == source_path, FailureRow.engine == engine)), then)
 
     def failures(self, engine: str | None = None) -> list[FailureRow]:
         with self.session() as s:

@@ -4,6 +4,9 @@
   to `max_retries` times, waiting `backoff_initial_s * 2**attempt` (at most `backoff_max_s`;
   a 429's Retry-After is honoured up to that bound). Anything else is raised at once.
 * Concurrency: at most `concurrency` calls in flight per client (a semaphore).
+* Quota: a `limiter` (aqgr.llm.limits.RateLimiter) is asked before every attempt, and told the
+  tokens the reply really used; the archive passes one kept in its database (aqgr/quota.py),
+  shared by every worker, when requests/tokens per minute are configured.
 * Cache: an identical request (provider, model, prompt version, input hash) is answered
   from the cache and counted as a cache hit, not a call.
 * Secrets: any message that leaves this module has the API key replaced by '***'.
@@ -22,6 +25,7 @@ from .base import LLMReply, LLMRequest, Provider, providers, redact
 from .cache import ResponseCache
 from .config import ProviderConfig
 from .ledger import TokenLedger
+from .limits import RateLimiter, estimate_tokens
 
 
 class LLMClient:
@@ -33,6 +37,7 @@ class LLMClient:
         cache: ResponseCache | None = None,
         ledger: TokenLedger | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        limiter: RateLimiter | None = None,
     ):
         self.provider = provider
         self.config = config or ProviderConfig(provider=provider.name, model=provider.model)
@@ -40,6 +45,7 @@ class LLMClient:
         self.ledger = ledger or TokenLedger(self.config.input_price_per_mtok, self.config.output_price_per_mtok)
         self._sleep = sleep
         self._slots = threading.BoundedSemaphore(self.config.concurrency)
+        self.limiter = limiter
 
     @classmethod
     def from_config(cls, config: ProviderConfig, *, cache_path: str | Path | None = None, **kwargs) -> "LLMClient":
@@ -67,7 +73,10 @@ class LLMClient:
                 self.ledger.record_cache_hit(request.stage)
                 return hit
         attempt = 0
+        estimate = estimate_tokens(request) if self.limiter is not None else 0
         while True:
+            if self.limiter is not None:
+                self.limiter.acquire(1, estimate)  # a retry is a request too
             try:
                 with self._slots:
                     reply = self.provider.generate(request, timeout_s=self.config.timeout_s)
@@ -83,6 +92,8 @@ class LLMClient:
                 self.ledger.record_failure(request.stage)
                 raise ProviderError(name, "provider_error", self._redact(f"{type(exc).__name__}: {exc}")) from None
             break
+        if self.limiter is not None:
+            self.limiter.settle(reply.input_tokens + reply.output_tokens - estimate)
         self.ledger.record_call(request.stage, reply.input_tokens, reply.output_tokens)
         if self.cache is not None:
             self.cache.put(name, model, request, reply)

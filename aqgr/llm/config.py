@@ -11,6 +11,8 @@ Environment (each also a keyword of `ProviderConfig.resolve`):
   AQGR_API_KEY        key for any provider; else GEMINI_API_KEY / GOOGLE_API_KEY (Gemini)
                       or OPENAI_API_KEY (openai.v1; optional for local servers)
   AQGR_TIMEOUT_S, AQGR_MAX_RETRIES, AQGR_CONCURRENCY, AQGR_STRUCTURED_OUTPUT
+  AQGR_REQUESTS_PER_MINUTE, AQGR_TOKENS_PER_MINUTE   the provider quota, shared by every worker
+                      using the same archive database (aqgr/quota.py)
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ ENV = {
     "max_retries": "AQGR_MAX_RETRIES",
     "concurrency": "AQGR_CONCURRENCY",
     "structured_output": "AQGR_STRUCTURED_OUTPUT",
+    "requests_per_minute": "AQGR_REQUESTS_PER_MINUTE",
+    "tokens_per_minute": "AQGR_TOKENS_PER_MINUTE",
 }
 KEY_ENV = {
     "gemini": ("AQGR_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"),
@@ -55,6 +59,8 @@ class ProviderConfig(BaseModel):
     structured_output: Literal["schema", "json", "off"] = Field(
         default="schema", description="'schema': send the JSON Schema (structured output); 'json': JSON mode only; 'off': prompt only."
     )
+    requests_per_minute: float | None = Field(default=None, gt=0, description="Provider quota: calls per minute across every worker on the same archive database; None: unlimited.")
+    tokens_per_minute: float | None = Field(default=None, gt=0, description="Provider quota: input + output tokens per minute across every worker; None: unlimited.")
     cache: bool = Field(default=True, description="Reuse a stored reply for an identical request (provider, model, prompt version, input).")
     input_price_per_mtok: float | None = Field(default=None, ge=0, description="Price per million input tokens, for the ledger's cost.")
     output_price_per_mtok: float | None = Field(default=None, ge=0, description="Price per million output tokens.")
