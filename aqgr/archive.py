@@ -192,7 +192,8 @@ class Archive:
         self.settings.cache_dir.mkdir(parents=True, exist_ok=True)
         cache = EmbeddingCache(self.settings.cache_dir / "embeddings.sqlite")
         if backend in ("embedded", "embedded.v1") and uri is None:
-            index = SummaryIndex.build(summaries, spec, cache=cache, progress=progress)
+            full_texts = {s.judgment_id: self.text(s.judgment_id) or "" for s in summaries}  # the "fulltext" retriever
+            index = SummaryIndex.build(summaries, spec, cache=cache, progress=progress, full_texts=full_texts)
         else:
             from retrieval.backends import build_index
 

@@ -46,7 +46,7 @@ def _global_options(
     base_url: Optional[str] = typer.Option(None, "--base-url", help="Provider endpoint, e.g. http://localhost:11434/v1 for Ollama (env AQGR_BASE_URL). Keys come only from the environment."),
     summarizer: Optional[str] = typer.Option(None, "--summarizer", help="Summarizer engine (env AQGR_SUMMARIZER): extractive.v1, llm.v1. Default: llm.v1 with a provider, else extractive.v1."),
     question_generator: Optional[str] = typer.Option(None, "--question-generator", help="Question generator (env AQGR_QUESTION_GENERATOR): harvest.v1, llm.v1."),
-    explainer: Optional[str] = typer.Option(None, "--explainer", help="Explainer (env AQGR_EXPLAINER): evidence.v1, llm.v1."),
+    explainer: Optional[str] = typer.Option(None, "--explainer", help="Explainer (env AQGR_EXPLAINER): evidence.v2 (offline default), evidence.v1, llm.v1."),
 ) -> None:
     _MODEL_OPTIONS.clear()
     _MODEL_OPTIONS.update(provider=provider, model=model, base_url=base_url, summarizer=summarizer, question_generator=question_generator, explainer=explainer)

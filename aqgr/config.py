@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from aqgr.llm.config import ProviderConfig
 from retrieval.index import IndexSpec
@@ -33,12 +33,24 @@ class SearchOptions(BaseModel):
     n_candidate_questions: int = Field(default=10, ge=1, le=100, description="Candidate questions offered for the user to pick from.")
     per_retriever_k: int = Field(default=12, ge=1, le=1000, description="Judgments each retriever returns per question: the study's 12.")
     k: int = Field(default=10, ge=1, le=1000, description="Most hits returned.")
-    retrievers: tuple[str, ...] = ("bm25", "dense")
-    fuser: str = Field(default="rrf.v1", description="Fusion of the retrievers' runs (reciprocal rank fusion, k=60).")
-    weights: tuple[float, ...] | None = Field(default=None, description="Per-retriever fusion weights, in `retrievers` order; equal when None.")
+    retrievers: tuple[str, ...] = Field(default=("fulltext", "bm25", "dense"), description="Full-text BM25 (used when the index was built with the judgments' texts), summary BM25, dense.")
+    fuser: str = Field(default="score.v1", description="Fusion of the retrievers' runs: min-max score fusion (measured above RRF on the citation benchmark, issue 6).")
+    weights: tuple[float, ...] | None = Field(default=(3.0, 2.0, 1.0), description="Per-retriever fusion weights, in `retrievers` order (equal when None): the retrievers' standalone quality order on the citation benchmark, full text > summary BM25 > dense.")
+    question_weight: float = Field(default=0.5, ge=0, description="Dense query of a question: normalise(v(facts) + question_weight * v(question)): the question counts half as much as the facts (0.5 measured above 1.0 on the citation benchmark, issue 6).")
+    drop_masks: bool = Field(default=True, description="Query without anonymisation placeholders (P1, Act A1, Section S): measured to help on the citation benchmark.")
     include_facts_query: bool = Field(default=True, description="Also query with the facts alone, beside each question + facts.")
-    min_score: int = Field(default=1, ge=1, le=10, description="Relevance threshold on the 1-10 score: hits below are not returned.")
+    fusion_depth: int = Field(default=1000, ge=1, le=10000, description="Each run is fused over its top fusion_depth judgments (score fusion min-max normalises per run: a shallow run would inflate its tail; 1000, the evaluation depth, so search and evaluation rank alike).")
+    explain_top: int = Field(default=36, ge=1, le=1000, description="The best fused candidates handed to the explainer: the study's 12 per question for 3 questions.")
+    min_score: int = Field(default=6, ge=1, le=10, description="Relevance threshold on the 1-10 score: hits below are not returned. 6: the upper half of the scale (with evidence.v2, at least about half the best candidate's strength). On the citation benchmark the returned set's F1 peaks at 9 (issue 6), but 9 drops relevant judgments on small archives.")
     min_content_words: int = Field(default=12, ge=1, description="Facts with fewer content words are refused as too short to search on.")
+
+    @model_validator(mode="after")
+    def _weights_per_retriever(self) -> "SearchOptions":
+        if self.weights is not None and len(self.weights) != len(self.retrievers):
+            raise ValueError(
+                f"weights {self.weights} must give one number per retriever {self.retrievers} (or be None: equal weights)"
+            )
+        return self
 
 
 class Settings(BaseModel):
@@ -50,7 +62,7 @@ class Settings(BaseModel):
     database_url: str | None = Field(default=None, description="SQLAlchemy URL; default: SQLite file aqgr.db in the home.")
     summarizer: str = Field(default="extractive.v1", description="The offline extractive engine: no model, no network.")
     question_generator: str = "harvest.v1"
-    explainer: str = "evidence.v1"
+    explainer: str = "evidence.v2"
     index: IndexSpec | None = Field(default=None, description="How to build the index; None: the defaults to build, and whatever a saved index was built with to search.")
     search: SearchOptions = Field(default_factory=SearchOptions)
     llm: ProviderConfig = Field(default_factory=ProviderConfig, description="The model provider of the llm.v1 engines; none by default (offline).")

@@ -61,14 +61,16 @@ class HarvestQuestionGenerator:
 
     def generate(self, facts: str, examples: Sequence[StructuredSummary], n: int, scorer: RelevanceScorer) -> list[CandidateQuestion]:
         harvested = [
-            (position, summary.judgment_id, _as_question(issue))
+            (position, summary.judgment_id, _as_question(issue), " ".join(issue.split()))
             for position, summary in enumerate(examples)
             for issue in summary.issues
             if len(issue.split()) >= _MIN_WORDS
         ]
-        meaning = scorer.semantic(facts, [text for _, _, text in harvested])
+        # Meaning is compared on the issue sentence as summarised: the index embedded those
+        # when it was built, so ranking the candidates costs no model call.
+        meaning = scorer.semantic(facts, [issue for _, _, _, issue in harvested])
         pool: list[CandidateQuestion] = []
-        for (position, judgment_id, text), cosine in zip(harvested, meaning):
+        for (position, judgment_id, text, _), cosine in zip(harvested, meaning):
             prior = 1.0 / (1.0 + 0.1 * position)  # higher-retrieved examples count a little more
             words = 0.5 * scorer.coverage(facts, text) + 0.5 * scorer.coverage(text, facts)
             score = (0.5 * max(cosine, 0.0) + 0.5 * words) * prior

@@ -4,9 +4,14 @@
    the question generator proposes candidates, the top `n_questions` are used (or the
    user's chosen questions are).
 2. Retrieval: each question together with the facts queries every retriever (up to
-   `per_retriever_k` each); all runs are fused into one candidate list.
-3. Explanation: the explainer scores (1-10) and explains each candidate, from a closed
-   list. The grounding guard drops anything not in that list or not in the archive.
+   `per_retriever_k` each); all runs are fused into one candidate list. Lexical
+   retrievers read the question followed by the facts; the dense retriever reads
+   normalise(v(facts) + question_weight * v(question)), so the long facts are embedded
+   once per search (memoised) and a question costs one short embedding.
+   The facts are queried without anonymisation placeholders (`drop_masks`).
+3. Explanation: the explainer scores (1-10) and explains the best `explain_top` fused
+   candidates, from a closed list. The grounding guard drops anything not in that list
+   or not in the archive; hits below `min_score` are not returned.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from aqgr.questions import QuestionGenerator
 from aqgr.relevance import RelevanceScorer
 from retrieval.fusion import fusers
 from retrieval.index import SummaryIndex
+from retrieval.text import strip_masks
 from retrieval.types import ScoredDoc, id_hash
 from schemas.results import CandidateQuestion, Engines, Evidence, Hit, SearchResult
 from schemas.summary import StructuredSummary
@@ -68,16 +74,33 @@ class Searcher:
             raise FactsTooShortError(found, options.min_content_words)
         return facts
 
-    def _retrieve(self, query: str, options: SearchOptions, k: int, restrict, exclude) -> list[list[ScoredDoc]]:
-        runs = self.index.retrieve(query, k, retrievers=options.retrievers, restrict=restrict, exclude=exclude)
-        return [runs[name] for name in options.retrievers]
+    def _retrievers(self, options: SearchOptions) -> list[str]:
+        """The configured retrievers this index has ("fulltext" needs an index built with full texts)."""
+        have = self.index.retrievers
+        return [name for name in options.retrievers if name in have or name not in ("fulltext",)]
 
-    def _fuse(self, runs: Sequence[Sequence[ScoredDoc]], options: SearchOptions) -> list[ScoredDoc]:
+    @staticmethod
+    def _query(facts: str, options: SearchOptions) -> str:
+        """The facts as a query: without anonymisation placeholders when `options.drop_masks`."""
+        return (strip_masks(facts) or facts) if options.drop_masks else facts
+
+    def _retrieve(self, query: str, options: SearchOptions, k: int, restrict, exclude, question: str | None = None) -> list[tuple[str, list[ScoredDoc]]]:
+        """(retriever, run) for the facts (`query`), or for `question` + facts when a question is given."""
+        query = self._query(query, options)
+        names = self._retrievers(options)
+        vector = None
+        if question is not None and "dense" in names:
+            vector = self.index.combined_vector(self.index.embed_query(query), self.index.embed_query(question), options.question_weight)
+        text = f"{question}\n{query}" if question is not None else query
+        runs = self.index.retrieve(text, k, retrievers=names, restrict=restrict, exclude=exclude, vector=vector)
+        return [(name, runs[name]) for name in names]
+
+    def _fuse(self, runs: Sequence[tuple[str, Sequence[ScoredDoc]]], options: SearchOptions) -> list[ScoredDoc]:
         weights = None
         if options.weights is not None:
-            per_run = list(options.weights)
-            weights = [per_run[i % len(per_run)] for i in range(len(runs))]
-        return fusers.create(options.fuser)(runs, weights)
+            by_name = dict(zip(options.retrievers, options.weights))
+            weights = [by_name.get(name, 1.0) for name, _ in runs]
+        return fusers.create(options.fuser)([run for _, run in runs], weights)
 
     def candidate_questions(self, facts: str, *, n: int | None = None, restrict=None, exclude=None, options: SearchOptions | None = None) -> list[CandidateQuestion]:
         options = options or self.options
@@ -92,10 +115,11 @@ class Searcher:
         facts = self._check_facts(facts, options)
         return _top_questions(self._candidates(facts, options.n_candidate_questions, options, restrict, exclude)[0], options)
 
-    def _candidates(self, facts: str, n: int, options: SearchOptions, restrict, exclude) -> tuple[list[CandidateQuestion], list[list[ScoredDoc]]]:
-        facts_runs = self._retrieve(facts, options, options.per_retriever_k, restrict, exclude)
+    def _candidates(self, facts: str, n: int, options: SearchOptions, restrict, exclude) -> tuple[list[CandidateQuestion], list[tuple[str, list[ScoredDoc]]]]:
+        query = self._query(facts, options)
+        facts_runs = self._retrieve(query, options, max(options.per_retriever_k, options.fusion_depth), restrict, exclude)
         examples = [self.summaries[d.doc_id] for d in self._fuse(facts_runs, options)[: options.per_retriever_k]]
-        return self.questions.generate(facts, examples, n, self.scorer), facts_runs
+        return self.questions.generate(query, examples, n, self.scorer), facts_runs
 
     # -- the whole search --------------------------------------------------
     def search(
@@ -120,12 +144,14 @@ class Searcher:
         timings["questions"] = _ms(started)
 
         t = time.perf_counter()
-        runs: list[list[ScoredDoc]] = list(facts_runs) if options.include_facts_query or not used else []
+        runs: list[tuple[str, list[ScoredDoc]]] = list(facts_runs) if options.include_facts_query or not used else []
         retrieved_for: dict[str, set[int]] = defaultdict(set)
+        if used and "dense" in self._retrievers(options):
+            self.index.embed_queries(used)  # the questions not embedded yet, in one model call
         for number, question in enumerate(used):
-            for run in self._retrieve(f"{question}\n{facts}", options, options.per_retriever_k, restrict, exclude):
-                runs.append(run)
-                for doc in run:
+            for name, run in self._retrieve(facts, options, max(options.per_retriever_k, options.fusion_depth), restrict, exclude, question=question):
+                runs.append((name, run))
+                for doc in run[: options.per_retriever_k]:
                     retrieved_for[doc.doc_id].add(number)
         fused = self._fuse(runs, options)
         timings["retrieval"] = _ms(t)
@@ -141,7 +167,7 @@ class Searcher:
         best = fused[0].score if fused and fused[0].score > 0 else 1.0
         handed = [
             Candidate(self.summaries[d.doc_id], d.score, d.score / best, tuple(sorted(retrieved_for.get(d.doc_id, ()))))
-            for d in fused
+            for d in fused[: max(k, options.explain_top)]
             if d.doc_id in self.summaries
         ]
         explained = self.explainer.explain(facts, used, handed, self.scorer)
@@ -191,17 +217,25 @@ class Searcher:
         )
 
     def rank(self, facts: str, questions: Sequence[str] | None = None, *, depth: int = 1000, restrict=None, exclude=None, options: SearchOptions | None = None) -> tuple[SearchResult, list[ScoredDoc]]:
-        """The search result plus a deep ranking for evaluation: the explained hits first,
-        then every other retrieved judgment by fused score, down to `depth`."""
+        """The search result plus a deep ranking for evaluation: the explained candidates (the
+        best `explain_top` fused ones, by explanation score, whatever their score) first, then
+        every other retrieved judgment by fused score, down to `depth`. The result's hits are
+        the returned set a search gives (`min_score`, `k`)."""
         options = options or self.options
-        result = self.search(facts, questions, k=depth, restrict=restrict, exclude=exclude, options=options)
+        every = options.model_copy(update={"min_score": 1})
+        result = self.search(facts, questions, k=min(depth, options.explain_top), restrict=restrict, exclude=exclude, options=every)
+        head = [ScoredDoc(h.judgment_id, float(h.score)) for h in result.hits]
+        kept = [h for h in result.hits if h.score >= options.min_score][: options.k]
+        result = result.model_copy(update={
+            "hits": [h.model_copy(update={"rank": rank}) for rank, h in enumerate(kept, 1)],
+            "below_threshold": sum(h.score < options.min_score for h in result.hits),
+        })
         facts_clean = result.facts
-        runs: list[list[ScoredDoc]] = []
+        runs: list[tuple[str, list[ScoredDoc]]] = []
         if options.include_facts_query or not result.questions:
             runs += self._retrieve(facts_clean, options, depth, restrict, exclude)
         for question in result.questions:
-            runs += self._retrieve(f"{question}\n{facts_clean}", options, depth, restrict, exclude)
-        head = [ScoredDoc(h.judgment_id, float(h.score)) for h in result.hits]
+            runs += self._retrieve(facts_clean, options, depth, restrict, exclude, question=question)
         seen = {d.doc_id for d in head}
         tail = [d for d in self._fuse(runs, options) if d.doc_id not in seen]
         return result, (head + tail)[:depth]

@@ -5,7 +5,8 @@
 
 1. summaries: the eval cache's archive (`eval.pipeline_systems.case_archive`; summarised
    now if not yet, and timed);
-2. index: built afresh over those summaries (BM25 and FAISS timed separately, embedding
+2. index: built afresh over those summaries and the judgments' full texts (summary BM25,
+   full-text BM25 and FAISS timed separately, embedding
    from the archive's embedding cache unless --cold-embeddings), saved to a temporary
    directory to measure its size on disk per part;
 3. search: `Searcher.search(facts)` (generated questions, ensemble, explanations, k=10)
@@ -71,8 +72,9 @@ def bench(data: Path, cache_dir: Path, summarizer: str, embedder: str | None, co
     with tempfile.TemporaryDirectory() as tmp:
         cache_path = Path(tmp) / "cold.sqlite" if cold_embeddings else archive.settings.cache_dir / "embeddings.sqlite"
         t = time.perf_counter()
+        full_texts = {s.judgment_id: archive.text(s.judgment_id) or "" for s in summaries}
         with EmbeddingCache(cache_path) as cache:
-            index = SummaryIndex.build(summaries, spec, cache=cache)
+            index = SummaryIndex.build(summaries, spec, cache=cache, full_texts=full_texts)
         build_s = time.perf_counter() - t
         manifest = index.manifest
         saved = index.save(Path(tmp) / "index")
@@ -87,6 +89,7 @@ def bench(data: Path, cache_dir: Path, summarizer: str, embedder: str | None, co
             "terms": manifest["n_terms"],
             "bytes": {
                 "bm25": _size(saved, files["bm25"]),
+                "fulltext": _size(saved, files.get("fulltext", [])),
                 "faiss": _size(saved, files["dense"]),
                 "documents.json": _size(saved, ["documents.json"]),
                 "total": sum(p.stat().st_size for p in saved.iterdir()),

@@ -5,12 +5,15 @@ Each configuration in `PIPELINE_CONFIGS` is one named system (one flag to select
 * `bm25-summary`, `dense-summary`, `ensemble-summary`: the facts alone against the
   structured summaries (`SummaryIndex.retrieve`, fused with `rrf.v1` for the ensemble);
 * `aqgr`: question-guided search as built (`Searcher.rank`: generated questions + facts,
-  BM25 + dense ensemble, explanations); its own returned set is the explained hits a
-  plain search returns (the top `SearchOptions.k`, 10);
-* ablations of `aqgr`: `aqgr+precedents` (index the precedents slot too),
-  `aqgr-facts-only` (no questions), `aqgr-bm25-only`, `aqgr-dense-only`, and fusion
-  variants (`aqgr-score-fusion`: min-max score fusion; `aqgr-fusion-0.7-0.3` and
-  `aqgr-fusion-0.3-0.7`: RRF with bm25/dense weights).
+  full-text BM25 + summary BM25 + dense, score fusion weighted 3/2/1 by the retrievers'
+  standalone quality order, queries without the anonymisation placeholders,
+  explanations); its own returned set is the explained hits a plain search returns;
+* ablations of `aqgr`, each changing one thing (`PIPELINE_CONFIGS`): `aqgr+precedents`,
+  `aqgr-facts-only` (no questions), `aqgr-question-weight-1`, `aqgr-keep-masks`,
+  `aqgr-no-fulltext`, `aqgr-lexical-only`, `aqgr-equal-weights`, `aqgr-rrf`,
+  `aqgr-bm25-only`, `aqgr-dense-only`; `*-fused-order` variants rank in fused order
+  (explain_top=1: no re-ordering by the explanation score); `aqgr-v1` /
+  `aqgr-v1-facts-only` are the first configuration (summary BM25 + dense, RRF, raw facts).
 
 Caching (`prepare`): the corpus is summarised ONCE per summariser into an aqgr Archive
 home `<cache>/archives/<corpus fingerprint>` (judgment id = file stem: C1.txt -> C1);
@@ -37,13 +40,14 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from aqgr.errors import ConfigError, DatasetError, NoIndexError, IndexMismatchError
 from eval.datasets import Dataset, find_documents, list_documents
 from eval.systems import Progress, default_cache_dir, systems
+from retrieval.text import strip_masks
 
 ARCHIVE_FORMAT = 1  # bump when what an eval archive home holds changes
 DEFAULT_SUMMARIZER = "extractive.v1"
@@ -61,22 +65,44 @@ class PipelineConfig:
     fuser: str = "rrf.v1"
     weights: tuple[float, ...] | None = None  # fusion weights in `retrievers` order; None = equal
     explain: bool = False  # Searcher.rank (questions, explanations); returned set = the explained hits
+    drop_masks: bool = False  # query without the anonymisation placeholders (P1, Act A1, Section S)
+    question_weight: float = 0.5  # dense query of a question: normalise(v(facts) + w * v(question))
+    explain_top: int | None = None  # fused candidates the explainer re-orders (None: SearchOptions' default)
+    explainer: str = "evidence.v2"  # the offline explainer (evidence.v1: scores add lexical coverage)
 
 
-# name -> configuration. Ablations of `aqgr`: with/without precedents; facts-only vs
-# questions; ensemble vs each retriever alone; fusion function and weights.
+# The default `aqgr` configuration, measured on the citation benchmark (issue 6): full-text
+# BM25 beside the summary BM25 and dense retrievers, score fusion weighted by the
+# retrievers' standalone quality order (full text 0.112 > summary BM25 0.108 > dense
+# 0.057 MAP: weights 3, 2, 1), queries without the anonymisation placeholders, a
+# question's dense query weighing it half as much as the facts (0.5 measured above 1.0).
+AQGR = PipelineConfig(retrievers=("fulltext", "bm25", "dense"), weights=(3.0, 2.0, 1.0), fuser="score.v1",
+                      drop_masks=True, questions=True, explain=True, question_weight=0.5)
+
+# name -> configuration. Ablations of `aqgr`, each changing one thing of the default.
 PIPELINE_CONFIGS: dict[str, PipelineConfig] = {
     "bm25-summary": PipelineConfig(retrievers=("bm25",)),
     "dense-summary": PipelineConfig(retrievers=("dense",)),
     "ensemble-summary": PipelineConfig(),
-    "aqgr": PipelineConfig(questions=True, explain=True),
-    "aqgr+precedents": PipelineConfig(questions=True, explain=True, precedents_slot=True),
-    "aqgr-facts-only": PipelineConfig(questions=False, explain=True),
-    "aqgr-bm25-only": PipelineConfig(retrievers=("bm25",), questions=True, explain=True),
-    "aqgr-dense-only": PipelineConfig(retrievers=("dense",), questions=True, explain=True),
-    "aqgr-score-fusion": PipelineConfig(questions=True, explain=True, fuser="score.v1"),
-    "aqgr-fusion-0.7-0.3": PipelineConfig(questions=True, explain=True, weights=(0.7, 0.3)),
-    "aqgr-fusion-0.3-0.7": PipelineConfig(questions=True, explain=True, weights=(0.3, 0.7)),
+    "aqgr": AQGR,
+    "aqgr+precedents": replace(AQGR, precedents_slot=True),
+    "aqgr-facts-only": replace(AQGR, questions=False),
+    "aqgr-question-weight-1": replace(AQGR, question_weight=1.0),
+    "aqgr-keep-masks": replace(AQGR, drop_masks=False),
+    "aqgr-no-fulltext": replace(AQGR, retrievers=("bm25", "dense"), weights=(2.0, 1.0)),
+    "aqgr-lexical-only": replace(AQGR, retrievers=("fulltext", "bm25"), weights=(2.0, 1.0)),
+    "aqgr-equal-weights": replace(AQGR, weights=(1.0, 1.0, 1.0)),
+    "aqgr-rrf": replace(AQGR, fuser="rrf.v1"),
+    "aqgr-explain-top-10": replace(AQGR, explain_top=10),
+    "aqgr-evidence-v1": replace(AQGR, explainer="evidence.v1"),  # scores add the questions' lexical coverage
+    "aqgr-fused-order": replace(AQGR, explain_top=1),  # the deep ranking in fused order (no explainer re-ordering)
+    "aqgr-facts-only-fused-order": replace(AQGR, questions=False, explain_top=1),
+    "aqgr-question-weight-1-fused-order": replace(AQGR, question_weight=1.0, explain_top=1),
+    "aqgr-bm25-only": replace(AQGR, retrievers=("bm25",), weights=None),
+    "aqgr-dense-only": replace(AQGR, retrievers=("dense",), weights=None),
+    # The first question-guided configuration (summary BM25 + dense, RRF, raw facts).
+    "aqgr-v1": PipelineConfig(questions=True, explain=True, explainer="evidence.v1"),
+    "aqgr-v1-facts-only": PipelineConfig(questions=False, explain=True, explainer="evidence.v1"),
 }
 
 _LOADED: dict[tuple, Any] = {}  # (kind, path, ...) -> loaded index / searcher, shared in one process
@@ -151,9 +177,12 @@ def case_index(archive, spec, progress: Progress | None = None):
             index = None
     except (NoIndexError, IndexMismatchError):
         index = None
+    if index is not None and ("fulltext" not in index.retrievers or not index.manifest.get("sentences")):
+        index = None
     if index is None:
+        full_texts = {s.judgment_id: archive.text(s.judgment_id) or "" for s in summaries}
         with EmbeddingCache(archive.settings.cache_dir / "embeddings.sqlite") as cache:
-            index = SummaryIndex.build(summaries, spec, cache=cache, progress=_stages(progress, "index"))
+            index = SummaryIndex.build(summaries, spec, cache=cache, progress=_stages(progress, "index"), full_texts=full_texts)
         index.save(directory)
     with _LOCK:
         _LOADED[key] = index
@@ -190,13 +219,13 @@ class ArchiveSystem:
     """A system backed by aqgr's summaries, index and Searcher."""
 
     def __init__(self, name: str, pipeline: PipelineConfig, *, summarizer: str = DEFAULT_SUMMARIZER,
-                 embedder: str | None = None, question_generator: str = "harvest.v1", explainer: str = "evidence.v1"):
+                 embedder: str | None = None, question_generator: str = "harvest.v1", explainer: str | None = None):
         self.name = name
         self.pipeline = pipeline
         self.summarizer = summarizer
         self.embedder = embedder
         self.question_generator = question_generator
-        self.explainer = explainer
+        self.explainer = explainer or pipeline.explainer
         self._index = None  # what is ranked (case summaries, or statute texts)
         self._searcher = None  # question-guided search over the case summaries
         self._returned: dict[str, list[str]] = {}
@@ -223,6 +252,9 @@ class ArchiveSystem:
             retrievers=self.pipeline.retrievers,
             fuser=self.pipeline.fuser,
             weights=self.pipeline.weights,
+            drop_masks=self.pipeline.drop_masks,
+            question_weight=self.pipeline.question_weight,
+            **({"explain_top": self.pipeline.explain_top} if self.pipeline.explain_top else {}),
             n_questions=SearchOptions().n_questions if self.pipeline.questions else 0,
             min_content_words=EVAL_MIN_CONTENT_WORDS,
         )
@@ -292,9 +324,9 @@ class ArchiveSystem:
             self._questions[query_id] = list(result.questions)
             self._returned[query_id] = [h.judgment_id for h in result.hits[: options.k]]
             return [(d.doc_id, d.score) for d in ranking]
-        queries = [text]
+        queries = [strip_masks(text) or text] if self.pipeline.drop_masks else [text]
         if self.pipeline.questions:  # statutes: the case archive's questions, then the statute index
-            facts = " ".join(text.split())
+            facts = " ".join(queries[0].split())
             questions = self._searcher.questions_for(facts, options=options)
             self._questions[query_id] = questions
             queries = [facts] + [f"{q}\n{facts}" for q in questions]
@@ -303,16 +335,17 @@ class ArchiveSystem:
     def _fused(self, queries, depth, restrict, exclude, options):
         from retrieval.fusion import fusers
 
-        runs = []
+        # The statute index has no full texts: the configured retrievers it has.
+        names = [name for name in options.retrievers if name in self._index.retrievers]
+        runs, weights = [], []
+        by_name = dict(zip(options.retrievers, options.weights or ()))
         for query in queries:
-            found = self._index.retrieve(query, depth, retrievers=options.retrievers, restrict=restrict, exclude=exclude)
-            runs += [found[name] for name in options.retrievers]
+            found = self._index.retrieve(query, depth, retrievers=names, restrict=restrict, exclude=exclude)
+            runs += [found[name] for name in names]
+            weights += [by_name.get(name, 1.0) for name in names]
         if len(runs) == 1:
             return runs[0][:depth]
-        weights = None
-        if options.weights is not None:
-            weights = [options.weights[i % len(options.weights)] for i in range(len(runs))]
-        return fusers.create(options.fuser)(runs, weights)[:depth]
+        return fusers.create(options.fuser)(runs, weights if options.weights is not None else None)[:depth]
 
     def returned(self, query_id: str) -> list[str] | None:
         """The system's own returned set (aqgr's explained hits); None: the harness default (top 10)."""

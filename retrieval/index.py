@@ -6,8 +6,13 @@ A saved index is a directory:
                            fingerprint, tokenizer, BM25 parameters, window size), doc-id
                            order, build timings, file names and their sha256
     documents.json         the slot texts of every document (what was indexed)
-    bm25.npz, bm25.vocab.json        retrieval/bm25.py
+    bm25.npz, bm25.vocab.json        retrieval/bm25.py (over the indexed slot texts)
     dense.faiss, dense.windows.npz   retrieval/dense.py
+    fulltext.npz, fulltext.vocab.json  optional: BM25 over the judgments' full texts
+                                     (`build(..., full_texts=...)`; retriever "fulltext")
+    sentences.npz                    optional: short texts embedded at build time (the
+                                     summaries' issue sentences, which question generation
+                                     compares with the facts): `embed_query` finds them here
 
 `save` is atomic: files are written into a temporary sibling directory which is then
 renamed into place; a failure while writing leaves the previous index untouched.
@@ -27,7 +32,7 @@ import time
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, field_validator
@@ -44,10 +49,12 @@ from .text import tokenizers
 from .types import ScoredDoc, ranked
 
 # Bump on any change to the files or their meaning; an index of another version is refused.
-FORMAT_VERSION = 1
+# 2: optional full-text BM25 (fulltext.npz / fulltext.vocab.json), listed in "retrievers";
+#    optional pre-embedded sentences (sentences.npz), listed in "sentences".
+FORMAT_VERSION = 2
 MANIFEST = "manifest.json"
 DOCUMENTS = "documents.json"
-RETRIEVERS = ("bm25", "dense")
+RETRIEVERS = ("bm25", "dense", "fulltext")
 DEFAULT_TOKENIZER = "words.v1"
 
 Progress = Callable[[str, int, int], None]
@@ -115,6 +122,16 @@ def _top_k(scores: np.ndarray, candidates: np.ndarray, doc_ids: Sequence[str], k
     return ranked((doc_ids[i], float(scores[i])) for i in idx)[:k]
 
 
+def combine_vectors(base: np.ndarray | None, extra: np.ndarray | None, weight: float) -> np.ndarray | None:
+    """normalise(base + weight * extra): a query vector leaning towards `extra` (a question)
+    without embedding the combined text again (the facts' vector is memoised)."""
+    if base is None or extra is None or weight == 0:
+        return base if base is not None else extra
+    mixed = np.asarray(base, dtype=np.float32) + np.float32(weight) * np.asarray(extra, dtype=np.float32)
+    norm = float(np.linalg.norm(mixed))
+    return (mixed / norm).astype(np.float32) if norm > 0 else None
+
+
 def _resolve_embedder(spec: IndexSpec, embedder: Embedder | None) -> Embedder:
     if embedder is None:
         return embedders.create(spec.embedder)
@@ -136,8 +153,15 @@ class SummaryIndex:
         dense: DenseIndex,
         embedder: Embedder,
         manifest: dict,
+        fulltext: BM25Matrix | None = None,
+        sentences: tuple[list[str], np.ndarray] | None = None,
     ):
         self.spec = spec
+        self._fulltext = fulltext
+        self._sentences = sentences
+        self._sentence_vectors: dict[str, np.ndarray] = (
+            {t: v for t, v in zip(sentences[0], sentences[1])} if sentences is not None else {}
+        )
         self._doc_ids = tuple(doc_ids)
         self._texts = texts
         self._bm25 = bm25
@@ -158,19 +182,24 @@ class SummaryIndex:
         cache: EmbeddingCache | None = None,
         embedder: Embedder | None = None,
         progress: Progress | None = None,
+        full_texts: Mapping[str, str] | None = None,
     ) -> "SummaryIndex":
         """Index `summaries` (one document each) as `spec` says (default: IndexSpec()).
 
         `cache` reuses vectors of unchanged windows; `embedder` overrides the registry's
         instance (it must carry the spec's embedder name); `progress(stage, done, total)`
-        is called with stages "tokenize", "embed", "bm25", "faiss".
+        is called with stages "tokenize", "embed", "bm25", "faiss" (and "fulltext").
+        `full_texts` (judgment id -> its whole text) adds the "fulltext" retriever: BM25
+        over the judgments themselves, for recall beyond what the summaries kept.
         """
         spec = spec or IndexSpec()
         if not summaries:
             raise EmptyArchiveError("index")
         doc_ids = [s.judgment_id for s in summaries]
         texts = {s.judgment_id: slot_texts(s, spec.slots) for s in summaries}
-        return cls.from_texts(doc_ids, texts, spec, cache=cache, embedder=embedder, progress=progress)
+        issues = [" ".join(issue.split()) for s in summaries for issue in s.issues]
+        return cls.from_texts(doc_ids, texts, spec, cache=cache, embedder=embedder, progress=progress,
+                              full_texts=full_texts, sentences=[t for t in issues if t])
 
     @classmethod
     def from_texts(
@@ -182,8 +211,13 @@ class SummaryIndex:
         cache: EmbeddingCache | None = None,
         embedder: Embedder | None = None,
         progress: Progress | None = None,
+        full_texts: Mapping[str, str] | None = None,
+        sentences: Sequence[str] | None = None,
     ) -> "SummaryIndex":
         """Index documents given directly as field texts (`texts[doc_id] = {field: text}`).
+
+        `full_texts` adds the "fulltext" retriever; `sentences` are short texts embedded now
+        (one window each) so that `embed_query` of any of them costs no model call.
 
         For documents that have no structured summary (statutes: title + description).
         The fields are indexed as given; `spec` supplies everything else (embedder,
@@ -232,12 +266,37 @@ class SummaryIndex:
         report("faiss", 1, 1)
         seconds["faiss"] = time.perf_counter() - start
 
+        fulltext = None
+        if full_texts is not None:
+            start = time.perf_counter()
+            report("fulltext", 0, len(doc_ids))
+            # A document without a full text is represented by its indexed fields.
+            full_corpus = [tokenizer(full_texts.get(d) or "") or corpus[i] for i, d in enumerate(doc_ids)]
+            fulltext = BM25Matrix.build(full_corpus, k1=spec.bm25_k1, b=spec.bm25_b, epsilon=spec.bm25_epsilon)
+            report("fulltext", len(doc_ids), len(doc_ids))
+            seconds["fulltext"] = time.perf_counter() - start
+
+        stored, n_sentences_embedded = None, 0
+        if sentences:
+            start = time.perf_counter()
+            unique = [t for t in dict.fromkeys(" ".join(t.split()) for t in sentences) if t and len(t) <= spec.window_chars]
+            vectors_s, n_sentences_embedded = embed_with_cache(embedder, unique, cache, progress=lambda done, total: report("sentences", done, total))
+            norms = np.linalg.norm(vectors_s, axis=1, keepdims=True)
+            stored = (unique, (vectors_s / np.where(norms > 0, norms, 1)).astype(np.float32))
+            seconds["sentences"] = time.perf_counter() - start
+
+        retrievers = {"bm25": ["bm25.npz", "bm25.vocab.json"], "dense": ["dense.faiss", "dense.windows.npz"]}
+        if fulltext is not None:
+            retrievers["fulltext"] = ["fulltext.npz", "fulltext.vocab.json"]
         manifest = {
             "format_version": FORMAT_VERSION,
             "schema_version": SCHEMA_VERSION,
             **spec.describe(),
             "embedder": {"name": embedder.name, "fingerprint": embedder.fingerprint, "dim": embedder.dim},
-            "retrievers": {"bm25": ["bm25.npz", "bm25.vocab.json"], "dense": ["dense.faiss", "dense.windows.npz"]},
+            "retrievers": retrievers,
+            "sentences": ["sentences.npz"] if stored is not None else [],
+            "n_sentences": len(stored[0]) if stored is not None else 0,
+            "embedded_sentences": n_sentences_embedded,
             "documents": DOCUMENTS,
             "n_docs": len(doc_ids),
             "n_terms": len(bm25.terms),
@@ -247,7 +306,8 @@ class SummaryIndex:
             "build_seconds": {part: round(s, 4) for part, s in seconds.items()},
             "doc_ids": doc_ids,
         }
-        return cls(spec=spec, doc_ids=doc_ids, texts=texts, bm25=bm25, dense=dense, embedder=embedder, manifest=manifest)
+        return cls(spec=spec, doc_ids=doc_ids, texts=texts, bm25=bm25, dense=dense, embedder=embedder, manifest=manifest,
+                   fulltext=fulltext, sentences=stored)
 
     # --- saving and loading -------------------------------------------------------------
 
@@ -280,6 +340,11 @@ class SummaryIndex:
 
     def _write(self, directory: Path) -> None:
         names = [*self._bm25.save(directory, "bm25"), *self._dense.save(directory, "dense")]
+        if self._fulltext is not None:
+            names += self._fulltext.save(directory, "fulltext")
+        if self._sentences is not None:
+            np.savez(directory / "sentences.npz", texts=np.asarray(self._sentences[0], dtype=str), vectors=self._sentences[1])
+            names.append("sentences.npz")
         (directory / DOCUMENTS).write_text(
             json.dumps({d: self._texts[d] for d in self._doc_ids}, ensure_ascii=False), encoding="utf-8"
         )
@@ -328,14 +393,22 @@ class SummaryIndex:
         try:
             bm25 = BM25Matrix.load(path, "bm25")
             dense = DenseIndex.load(path, "dense")
+            fulltext = BM25Matrix.load(path, "fulltext") if "fulltext" in manifest.get("retrievers", {}) else None
+            sentences = None
+            if manifest.get("sentences"):
+                with np.load(path / "sentences.npz", allow_pickle=False) as data:
+                    sentences = (data["texts"].tolist(), np.asarray(data["vectors"], dtype=np.float32))
             texts = json.loads((path / DOCUMENTS).read_text(encoding="utf-8"))
         except Exception as exc:
             raise IndexMismatchError(str(path), [f"index files unreadable ({type(exc).__name__}: {exc})"]) from None
         doc_ids = list(manifest["doc_ids"])
         sizes = {"manifest": len(doc_ids), "documents": len(texts), "bm25": bm25.n_docs, "dense": dense.n_docs}
+        if fulltext is not None:
+            sizes["fulltext"] = fulltext.n_docs
         if len(set(sizes.values())) != 1 or set(texts) != set(doc_ids) or manifest.get("n_docs") != len(doc_ids):
             raise IndexMismatchError(str(path), [f"index parts disagree on the documents ({sizes})"])
-        return cls(spec=spec, doc_ids=doc_ids, texts=texts, bm25=bm25, dense=dense, embedder=embedder, manifest=manifest)
+        return cls(spec=spec, doc_ids=doc_ids, texts=texts, bm25=bm25, dense=dense, embedder=embedder, manifest=manifest,
+                   fulltext=fulltext, sentences=sentences)
 
     # --- reading ------------------------------------------------------------------------
 
@@ -349,6 +422,9 @@ class SummaryIndex:
 
     def embed_query(self, text: str) -> np.ndarray | None:
         """A query's normalised vector (its windows embedded and mean-pooled); memoised."""
+        known = self._sentence_vectors.get(" ".join(text.split()))
+        if known is not None:
+            return known
         if self._query_embedder is None:
             self._query_embedder = MemoEmbedder(self._embedder)
         return embed_query(text, self._query_embedder, self.spec.window_chars)
@@ -357,10 +433,20 @@ class SummaryIndex:
         """`embed_query` of each text, the windows of all texts embedded in one model call."""
         if self._query_embedder is None:
             self._query_embedder = MemoEmbedder(self._embedder)
-        windows = list(dict.fromkeys(w for t in texts for w in split_windows(t, self.spec.window_chars)))
+        todo = [t for t in texts if " ".join(t.split()) not in self._sentence_vectors]
+        windows = list(dict.fromkeys(w for t in todo for w in split_windows(t, self.spec.window_chars)))
         if windows:
             self._query_embedder.embed(windows)  # fills the memo; embed_query below finds every window there
         return [self.embed_query(t) for t in texts]
+
+    @staticmethod
+    def combined_vector(base: np.ndarray | None, extra: np.ndarray | None, weight: float) -> np.ndarray | None:
+        return combine_vectors(base, extra, weight)
+
+    @property
+    def retrievers(self) -> tuple[str, ...]:
+        """The retrievers this index has ("fulltext" only when built with full texts)."""
+        return tuple(r for r in RETRIEVERS if r != "fulltext" or self._fulltext is not None)
 
     @property
     def tokenizer(self):
@@ -395,19 +481,25 @@ class SummaryIndex:
         self,
         query: str,
         k: int,
-        retrievers: Iterable[str] = RETRIEVERS,
+        retrievers: Iterable[str] | None = None,
         restrict: set[str] | None = None,
         exclude: set[str] | None = None,
+        *,
+        vector: np.ndarray | None = None,
     ) -> dict[str, list[ScoredDoc]]:
-        """Top-k documents per retriever, after keeping only `restrict` and dropping `exclude`.
+        """Top-k documents per retriever (default: every one the index has), after keeping
+        only `restrict` and dropping `exclude`.
 
-        bm25 returns only documents with a non-zero score (sharing a query term); dense
-        returns documents by their best window's cosine similarity to the query.
+        bm25 and fulltext return only documents with a non-zero score (sharing a query
+        term); dense returns documents by their best window's cosine similarity to the
+        query, or to `vector` when given (a query vector made by the caller).
         """
-        names = list(retrievers)
+        names = list(self.retrievers if retrievers is None else retrievers)
         for name in names:
-            if name not in RETRIEVERS:
-                raise UnknownNameError("retriever", name, list(RETRIEVERS))
+            if name not in self.retrievers:
+                if name == "fulltext" and name in RETRIEVERS:
+                    raise ValueError("this index has no full-text retriever: rebuild it with the judgments' full texts")
+                raise UnknownNameError("retriever", name, list(self.retrievers))
         if k < 0:
             raise ValueError(f"k must be zero or more, got {k}")
         allowed = np.ones(len(self._doc_ids), dtype=bool)
@@ -418,21 +510,23 @@ class SummaryIndex:
             drop = set(exclude)
             allowed &= np.fromiter((d not in drop for d in self._doc_ids), dtype=bool, count=len(self._doc_ids))
         runs: dict[str, list[ScoredDoc]] = {}
+        tokens = self._tokenizer(query) if {"bm25", "fulltext"} & set(names) else []
         for name in names:
-            if name == "bm25":
-                scores = self._bm25.scores(self._tokenizer(query))
+            if name in ("bm25", "fulltext"):
+                scores = (self._bm25 if name == "bm25" else self._fulltext).scores(tokens)
                 runs[name] = _top_k(scores, allowed & (scores != 0), self._doc_ids, k)
             else:
-                vector = self.embed_query(query) if allowed.any() and k else None
+                if vector is None:
+                    vector = self.embed_query(query) if allowed.any() and k else None
                 scores = self._dense.scores(vector)
                 runs[name] = _top_k(scores, allowed & np.isfinite(scores), self._doc_ids, k)
         return runs
 
 
-def _compare(manifest: dict, spec: IndexSpec, expect: IndexSpec | None) -> list[str]:
+def _compare(manifest: dict, spec: IndexSpec, expect: IndexSpec | None, version: int = FORMAT_VERSION) -> list[str]:
     diffs = []
-    if manifest.get("format_version") != FORMAT_VERSION:
-        diffs.append(f"index format version {manifest.get('format_version')!r}, this aqgr reads {FORMAT_VERSION!r}")
+    if manifest.get("format_version") != version:
+        diffs.append(f"index format version {manifest.get('format_version')!r}, this aqgr reads {version!r}")
     if manifest.get("schema_version") != SCHEMA_VERSION:
         diffs.append(f"summary schema version {manifest.get('schema_version')!r}, current is {SCHEMA_VERSION!r}")
     if expect is not None:

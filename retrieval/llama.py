@@ -14,7 +14,7 @@ from llama_index.core.callbacks import CallbackManager
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from .fusion import fusers
-from .index import RETRIEVERS, SummaryIndex
+from .index import SummaryIndex
 
 
 class SummaryIndexRetriever(BaseRetriever):
@@ -30,14 +30,14 @@ class SummaryIndexRetriever(BaseRetriever):
         *,
         k: int = 10,
         fuser: str = "rrf.v1",
-        retrievers: Iterable[str] = RETRIEVERS,
+        retrievers: Iterable[str] | None = None,
         per_retriever_k: int | None = None,
     ):
         super().__init__(callback_manager=CallbackManager([]), verbose=False)
         self._index = index
         self._k = k
         self._fuse = fusers.create(fuser)
-        self._retrievers = tuple(retrievers)
+        self._retrievers = tuple(index.retrievers if retrievers is None else retrievers)
         self._per_k = per_retriever_k or k
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:

@@ -65,6 +65,7 @@ from .documents import slot_texts
 from .embed_cache import EmbeddingCache, embed_with_cache
 from .embedders import Embedder, MemoEmbedder
 from .index import (
+    combine_vectors,
     MANIFEST,
     RETRIEVERS,
     IndexSpec,
@@ -294,7 +295,7 @@ class MilvusIndex:
             uri, collection = manifest["milvus"]["uri"], manifest["milvus"]["collection"]
         except Exception as exc:
             raise IndexMismatchError(str(path), [f"manifest.json is unreadable ({type(exc).__name__}: {exc})"]) from None
-        differences = _compare(manifest, spec, expect)
+        differences = _compare(manifest, spec, expect, FORMAT_VERSION)
         if manifest.get("backend") != BACKEND:
             differences.append(f"backend {manifest.get('backend')!r}, this reader is {BACKEND!r}")
         differences += _check_files(path, manifest)
@@ -374,13 +375,22 @@ class MilvusIndex:
     def document_text(self, doc_id: str) -> str:
         return "\n\n".join(t for t in self.texts(doc_id).values() if t)
 
-    def retrieve(self, query: str, k: int, retrievers: Iterable[str] = RETRIEVERS,
-                 restrict: set[str] | None = None, exclude: set[str] | None = None) -> dict[str, list[ScoredDoc]]:
+    @property
+    def retrievers(self) -> tuple[str, ...]:
+        """The retrievers of a Milvus collection (no full-text retriever)."""
+        return ("bm25", "dense")
+
+    @staticmethod
+    def combined_vector(base, extra, weight: float):
+        return combine_vectors(base, extra, weight)
+
+    def retrieve(self, query: str, k: int, retrievers: Iterable[str] = ("bm25", "dense"),
+                 restrict: set[str] | None = None, exclude: set[str] | None = None, *, vector=None) -> dict[str, list[ScoredDoc]]:
         """Top-k documents per retriever, as SummaryIndex.retrieve (filters applied in Milvus)."""
         names = list(retrievers)
         for name in names:
-            if name not in RETRIEVERS:
-                raise UnknownNameError("retriever", name, list(RETRIEVERS))
+            if name not in self.retrievers:
+                raise UnknownNameError("retriever", name, list(self.retrievers))
         if k < 0:
             raise ValueError(f"k must be zero or more, got {k}")
         if restrict is not None:
@@ -393,7 +403,7 @@ class MilvusIndex:
             elif name == "bm25":
                 runs[name] = self._search_bm25(query, k, expr)
             else:
-                runs[name] = self._search_dense(query, k, expr)
+                runs[name] = self._search_dense(query, k, expr, vector)
         return runs
 
     def _limit(self, k: int) -> int:
@@ -417,8 +427,8 @@ class MilvusIndex:
                                    search_params={"metric_type": "BM25"})[0]
         return ranked(_best(hits, abs))[:k]
 
-    def _search_dense(self, query: str, k: int, expr: str) -> list[ScoredDoc]:
-        vector = self.embed_query(query)
+    def _search_dense(self, query: str, k: int, expr: str, vector=None) -> list[ScoredDoc]:
+        vector = self.embed_query(query) if vector is None else vector
         if vector is None:
             return []
         hits = self._client.search(self.collection, data=[vector.tolist()], anns_field="dense", limit=self._limit(k),

@@ -108,3 +108,14 @@ class WordTokenizer:
 def _words_v1() -> Tokenizer:
     return WordTokenizer()
 
+
+# The placeholders of anonymised facts (AILA masks persons as P1, P2, ..., acts as
+# "Act A1" and sections as "Section S"). They name no legal concept, yet as query terms
+# they match every judgment that happens to contain "p1" or "a1" (measured on the
+# citation benchmark: dropping them raises full-text BM25 MAP from 0.112 to 0.120).
+_MASKS = re.compile(r"\b(?:Act\s+A\d+|Sections?\s+S\d*|P\d+|A\d+)\b")
+
+
+def strip_masks(text: str) -> str:
+    """`text` without anonymisation placeholders (P1, Act A1, Section S); other words kept."""
+    return " ".join(_MASKS.sub(" ", text).split())

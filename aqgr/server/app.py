@@ -252,7 +252,11 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
             patch = body.options.model_dump(exclude_none=True)
             if "retrievers" in patch:
                 patch["retrievers"] = tuple(patch["retrievers"])
-            options = SearchOptions(**{**searcher.options.model_dump(), **patch})
+                patch.setdefault("weights", None)  # the archive's weights belong to its retrievers: equal weights unless given
+            try:
+                options = SearchOptions(**{**searcher.options.model_dump(), **patch})
+            except ValueError as exc:  # pydantic's ValidationError: an inconsistent combination of options
+                raise RequestRefused(422, "invalid_options", str(exc)) from None
         return searcher.search(body.facts, body.questions or None, k=body.k, options=options)
 
     @app.post("/api/statutes/search", response_model=StatuteResult, responses=ERRORS, dependencies=api, tags=["statutes"])

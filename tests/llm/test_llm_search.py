@@ -115,5 +115,5 @@ def test_provider_configured_by_settings_selects_the_model_engines(archive_dir, 
     assert (archive_dir / "cache" / "llm-replies.sqlite").exists()
     monkeypatch.delenv("AQGR_PROVIDER")
     plain = Settings.resolve(archive_dir)
-    assert (plain.question_generator, plain.explainer) == ("harvest.v1", "evidence.v1")
+    assert (plain.question_generator, plain.explainer) == ("harvest.v1", "evidence.v2")
     assert json.loads(plain.model_dump_json())["llm"]["provider"] is None

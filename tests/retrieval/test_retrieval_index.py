@@ -170,17 +170,21 @@ def test_rebuild_with_cache_does_not_reembed(corpus, hashing_spec, tmp_path):
     with EmbeddingCache(tmp_path / "vectors.sqlite") as cache:
         first = SummaryIndex.build(corpus, hashing_spec, cache=cache, embedder=counting)
         n_first = sum(map(len, counting.calls))
-        assert n_first == first.manifest["n_windows"] > 0 and first.manifest["embedded_windows"] == n_first
+        made = first.manifest
+        assert made["n_windows"] > 0 and made["embedded_windows"] == made["n_windows"]
+        assert n_first == made["n_windows"] + made["embedded_sentences"]  # windows, then the issue sentences
         second = SummaryIndex.build(
             corpus, hashing_spec, cache=cache, embedder=counting, progress=lambda *e: events.append(e)
         )
         assert sum(map(len, counting.calls)) == n_first and second.manifest["embedded_windows"] == 0
+        assert second.manifest["embedded_sentences"] == 0
         third = SummaryIndex.build([*corpus, summary("C6", facts="A new judgment.")], hashing_spec,
                                    cache=cache, embedder=counting)
         assert sum(map(len, counting.calls)) == n_first + 1 and third.manifest["embedded_windows"] == 1
     assert second.retrieve(QUERY, 5) == first.retrieve(QUERY, 5)
     assert ("embed", second.manifest["n_windows"], second.manifest["n_windows"]) in events
-    assert {e[0] for e in events} == {"tokenize", "bm25", "embed", "faiss"}
+    assert {e[0] for e in events} <= {"tokenize", "bm25", "embed", "faiss", "sentences"}
+    assert {"tokenize", "bm25", "embed", "faiss"} <= {e[0] for e in events}
 
 
 def test_build_rejects_empty_and_duplicates(hashing_spec, corpus):
@@ -205,4 +209,5 @@ def test_import_is_light():
 
 
 def test_module_constants_declared_once():
-    assert index_module.RETRIEVERS == ("bm25", "dense")
+    assert index_module.RETRIEVERS == ("bm25", "dense", "fulltext")
+    assert index_module.FORMAT_VERSION == 2

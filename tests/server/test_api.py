@@ -25,7 +25,7 @@ def test_health_version_and_openapi(client):
     health = client.get("/api/health").json()
     assert health == {"status": "ok", "version": "0.1.0", "judgments_indexed": 16, "statutes": True, "detail": None}
     version = client.get("/api/version").json()
-    assert version["schema_version"] and version["engines"]["explainer"] == "evidence.v1"
+    assert version["schema_version"] and version["engines"]["explainer"] == "evidence.v2"
     spec = client.get("/openapi.json").json()
     assert {"/api/search", "/api/questions", "/api/judgments/{judgment_id}", "/api/judgments/{judgment_id}/text", "/api/statutes/search"} <= set(spec["paths"])
     assert {"SearchResult", "Hit", "CandidateQuestion", "StructuredSummary"} <= set(spec["components"]["schemas"])
@@ -58,6 +58,8 @@ def test_search_options_are_applied_and_checked(client, scenarios):
     bad = client.post("/api/search", json={"facts": facts, "options": {"fuser": "nope.v1"}})
     assert bad.status_code == 422 and "rrf.v1" in bad.json()["detail"]
     assert client.post("/api/search", json={"facts": facts, "options": {"retrievers": ["milvus"]}}).status_code == 422
+    mismatched = client.post("/api/search", json={"facts": facts, "options": {"retrievers": ["bm25"], "weights": [1.0, 2.0]}})
+    assert mismatched.status_code == 422 and mismatched.json()["error"].startswith("invalid_")
 
 
 def test_summary_and_text_of_a_judgment(client):

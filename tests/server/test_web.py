@@ -114,7 +114,7 @@ def test_issue_first_search_in_a_browser(browser, live_server, scenarios, artifa
     meta = first.find_element(By.CSS_SELECTOR, ".meta").text
     assert "Appeal No." in meta and "Court" in meta
     assert first.find_element(By.CSS_SELECTOR, ".issue").text and first.find_element(By.CSS_SELECTOR, ".reason").text
-    assert "evidence.v1 (offline)" in d.find_element(By.ID, "engines").text
+    assert "evidence.v2 (offline)" in d.find_element(By.ID, "engines").text
     assert "nothing was dropped" in d.find_element(By.ID, "guard").text
     parties = {h.find_element(By.CSS_SELECTOR, ".parties").text for h in hits}
     assert any("Harbans Lal" in p for p in parties) and any("Rakesh" in p for p in parties)

@@ -2,7 +2,7 @@
 // Plain JavaScript, no build step, no external requests: everything comes from this server's /api/.
 "use strict";
 
-const OFFLINE_ENGINES = new Set(["harvest.v1", "evidence.v1", "extractive.v1", "hashing.v1", "minilm-l6.v1"]);
+const OFFLINE_ENGINES = new Set(["harvest.v1", "evidence.v1", "evidence.v2", "extractive.v1", "hashing.v1", "minilm-l6.v1"]);
 const $ = (id) => document.getElementById(id);
 const state = { facts: "", result: null };
 
