@@ -24,6 +24,7 @@ import numpy as np
 from aqgr.errors import MissingDependencyError
 
 from .embed_cache import EmbeddingCache, embed_with_cache
+from .embedders import MemoEmbedder
 
 # ~1,000 characters per window stays under MiniLM's 256-token input (NOTES-ENV.md).
 WINDOW_CHARS = 1000
@@ -89,6 +90,37 @@ def embed_query(query: str, embedder, window_chars: int = WINDOW_CHARS) -> np.nd
     mean = np.asarray(embedder.embed(windows), dtype=np.float32).mean(axis=0)
     norm = float(np.linalg.norm(mean))
     return (mean / norm).astype(np.float32) if norm > 0 else None
+
+
+class QueryVectors:
+    """Query-time vectors of one index: `embed_query` through a memo (the same facts are
+    embedded for the question ranking and for every retrieval), plus vectors the index
+    already holds (`known`, keyed by whitespace-normalised text), which cost no model call."""
+
+    def __init__(self, embedder, window_chars: int = WINDOW_CHARS, known: Mapping[str, np.ndarray] | None = None):
+        self._embedder = embedder
+        self._window_chars = window_chars
+        self._known = dict(known or {})
+        self._memo: MemoEmbedder | None = None
+
+    def _memoised(self) -> MemoEmbedder:
+        if self._memo is None:
+            self._memo = MemoEmbedder(self._embedder)
+        return self._memo
+
+    def one(self, text: str) -> np.ndarray | None:
+        known = self._known.get(" ".join(text.split()))
+        if known is not None:
+            return known
+        return embed_query(text, self._memoised(), self._window_chars)
+
+    def many(self, texts: Sequence[str]) -> list[np.ndarray | None]:
+        """`one` of each text, the windows of all unknown texts embedded in one model call."""
+        todo = [t for t in texts if " ".join(t.split()) not in self._known]
+        windows = list(dict.fromkeys(w for t in todo for w in split_windows(t, self._window_chars)))
+        if windows:
+            self._memoised().embed(windows)  # fills the memo; `one` below finds every window there
+        return [self.one(t) for t in texts]
 
 
 def flatten_windows(doc_windows: Sequence[Sequence[str]]) -> tuple[list[str], np.ndarray]:

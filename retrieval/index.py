@@ -41,10 +41,10 @@ from aqgr.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, Unk
 from schemas.summary import SCHEMA_VERSION, StructuredSummary
 
 from .bm25 import BM25_B, BM25_EPSILON, BM25_K1, BM25Matrix
-from .dense import WINDOW_CHARS, DenseIndex, document_windows, embed_query, flatten_windows, split_windows
+from .dense import WINDOW_CHARS, DenseIndex, QueryVectors, document_windows, flatten_windows
 from .documents import DEFAULT_SLOTS, check_slots, slot_texts
 from .embed_cache import EmbeddingCache, embed_with_cache
-from .embedders import DEFAULT_EMBEDDER, Embedder, MemoEmbedder, embedders
+from .embedders import DEFAULT_EMBEDDER, Embedder, embedders
 from .text import tokenizers
 from .types import ScoredDoc, ranked
 
@@ -167,7 +167,7 @@ class SummaryIndex:
         self._bm25 = bm25
         self._dense = dense
         self._embedder = embedder
-        self._query_embedder: MemoEmbedder | None = None
+        self._queries = QueryVectors(embedder, spec.window_chars, self._sentence_vectors)
         self._tokenizer = tokenizers.create(spec.tokenizer)
         self._manifest = manifest
 
@@ -422,22 +422,11 @@ class SummaryIndex:
 
     def embed_query(self, text: str) -> np.ndarray | None:
         """A query's normalised vector (its windows embedded and mean-pooled); memoised."""
-        known = self._sentence_vectors.get(" ".join(text.split()))
-        if known is not None:
-            return known
-        if self._query_embedder is None:
-            self._query_embedder = MemoEmbedder(self._embedder)
-        return embed_query(text, self._query_embedder, self.spec.window_chars)
+        return self._queries.one(text)
 
     def embed_queries(self, texts: Sequence[str]) -> list[np.ndarray | None]:
         """`embed_query` of each text, the windows of all texts embedded in one model call."""
-        if self._query_embedder is None:
-            self._query_embedder = MemoEmbedder(self._embedder)
-        todo = [t for t in texts if " ".join(t.split()) not in self._sentence_vectors]
-        windows = list(dict.fromkeys(w for t in todo for w in split_windows(t, self.spec.window_chars)))
-        if windows:
-            self._query_embedder.embed(windows)  # fills the memo; embed_query below finds every window there
-        return [self.embed_query(t) for t in texts]
+        return self._queries.many(texts)
 
     @staticmethod
     def combined_vector(base: np.ndarray | None, extra: np.ndarray | None, weight: float) -> np.ndarray | None:

@@ -60,10 +60,10 @@ import numpy as np
 from aqgr.errors import EmptyArchiveError, IndexMismatchError, MissingDependencyError, NoIndexError, UnknownNameError
 from schemas.summary import SCHEMA_VERSION, StructuredSummary
 
-from .dense import document_windows, embed_query, flatten_windows, split_windows
+from .dense import QueryVectors, document_windows, flatten_windows
 from .documents import slot_texts
 from .embed_cache import EmbeddingCache, embed_with_cache
-from .embedders import Embedder, MemoEmbedder
+from .embedders import Embedder
 from .index import (
     combine_vectors,
     MANIFEST,
@@ -150,7 +150,7 @@ class MilvusIndex:
         self._terms = terms
         self._df = np.asarray(df, dtype=np.int64)
         self._embedder = embedder
-        self._query_embedder: MemoEmbedder | None = None
+        self._queries = QueryVectors(embedder, spec.window_chars)
         self._tokenizer = tokenizers.create(spec.tokenizer)
         self._manifest = manifest
 
@@ -338,18 +338,11 @@ class MilvusIndex:
         return self._tokenizer
 
     def embed_query(self, text: str) -> np.ndarray | None:
-        if self._query_embedder is None:
-            self._query_embedder = MemoEmbedder(self._embedder)
-        return embed_query(text, self._query_embedder, self.spec.window_chars)
+        return self._queries.one(text)
 
     def embed_queries(self, texts: Sequence[str]) -> list[np.ndarray | None]:
         """`embed_query` of each text, the windows of all texts embedded in one model call."""
-        if self._query_embedder is None:
-            self._query_embedder = MemoEmbedder(self._embedder)
-        windows = list(dict.fromkeys(w for t in texts for w in split_windows(t, self.spec.window_chars)))
-        if windows:
-            self._query_embedder.embed(windows)
-        return [self.embed_query(t) for t in texts]
+        return self._queries.many(texts)
 
     def idf(self) -> dict[str, float]:
         """The same smooth idf as SummaryIndex.idf, from document (not row) frequencies."""
