@@ -1,8 +1,9 @@
 """BM25 with rank-bm25's statistics, scored through a sparse term-document weight matrix.
 
-`rank_bm25.BM25Okapi` computes the statistics (idf with its epsilon floor, document
-lengths, average length). Its `get_scores` loops over documents in Python for every
-query term; instead each (term, document) weight
+The statistics are `rank_bm25.BM25Okapi`'s (idf with its epsilon floor, document lengths,
+average length), computed with numpy (BM25Okapi's own constructor loops over every token
+in Python: 10x slower on the full judgments). Its `get_scores` loops over documents in
+Python for every query term; instead each (term, document) weight
 
     W[t, d] = idf[t] * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(d) / avgdl))
 
@@ -11,23 +12,41 @@ q_counts . W, where q_counts counts each query token once per occurrence (as ran
 does). The scores equal `BM25Okapi.get_scores` (float64, same formula).
 
 Saved as `<stem>.npz` (scipy.sparse, no pickle) plus `<stem>.vocab.json`.
+
+Registry `bm25_implementations` (chosen by name, e.g. to compare libraries on the same
+tokens): `rank-bm25.v1` (default: this module's `BM25Matrix`) and `bm25s.v1` (the bm25s
+library, method `lucene` by default; retrieval/bm25s_scorer.py, `pip install 'aqgr[bm25s]'`).
+`bm25_implementations.create(name, k1=..., b=..., ...)` returns a `BM25Implementation`
+whose `build(corpus)` / `load(directory, stem)` give a `BM25Scorer`.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import ClassVar, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 import scipy.sparse as sp
+
+from aqgr.registry import Registry
 
 # BM25 parameters: k1 = 1.2, b = 0.75 are the usual Robertson/Lucene settings (rank-bm25's
 # own k1 default is 1.5); epsilon = 0.25 is rank-bm25's floor for negative idf values.
 BM25_K1 = 1.2
 BM25_B = 0.75
 BM25_EPSILON = 0.25
+# idf: "okapi" is rank-bm25's BM25Okapi idf, log((N - df + 0.5) / (df + 0.5)) with negative
+# values (terms in more than half the documents) replaced by epsilon * the mean idf, so a
+# term in 60% of the documents can weigh more than one in 40%; "lucene" is Lucene's
+# log(1 + (N - df + 0.5) / (df + 0.5)): positive and falling with df everywhere.
+# The index default (IndexSpec.bm25_idf): Lucene's (monotone in df; what Milvus computes, so
+# both index backends rank alike; citation benchmark, full-text BM25 alone: okapi 0.1119,
+# lucene 0.1173 MAP). BM25Matrix.build itself defaults to okapi (= rank-bm25).
+IDF_KINDS = ("okapi", "lucene")
+BM25_IDF = "lucene"
 
 
 class BM25Matrix:
@@ -43,6 +62,7 @@ class BM25Matrix:
         epsilon: float,
         idf: Sequence[float] | None = None,
         df: Sequence[int] | None = None,
+        idf_kind: str = "okapi",
     ):
         if weights.shape[0] != len(terms) or (idf is not None and len(idf) != len(terms)):
             raise ValueError(f"{len(terms)} terms but a weight matrix of shape {weights.shape}")
@@ -53,6 +73,7 @@ class BM25Matrix:
         self.vocab = {t: i for i, t in enumerate(terms)}
         self.weights = weights
         self.k1, self.b, self.epsilon = k1, b, epsilon
+        self.idf_kind = idf_kind
 
     @property
     def n_docs(self) -> int:
@@ -66,29 +87,43 @@ class BM25Matrix:
         k1: float = BM25_K1,
         b: float = BM25_B,
         epsilon: float = BM25_EPSILON,
+        idf_kind: str = "okapi",
     ) -> "BM25Matrix":
-        """Weights for a tokenised corpus (one token list per document)."""
+        """Weights for a tokenised corpus (one token list per document); `idf_kind` in IDF_KINDS
+        (default "okapi": exactly rank-bm25's BM25Okapi; indexes default to BM25_IDF)."""
+        if idf_kind not in IDF_KINDS:
+            raise ValueError(f"unknown idf {idf_kind!r}: choose one of {', '.join(IDF_KINDS)}")
         n_docs = len(corpus)
         if not any(corpus):  # rank-bm25 divides by the vocabulary size: no terms, no matrix
-            return cls([], sp.csr_matrix((0, n_docs), dtype=np.float64), k1=k1, b=b, epsilon=epsilon, idf=[], df=[])
-        from rank_bm25 import BM25Okapi
-
-        stats = BM25Okapi([list(doc) for doc in corpus], k1=k1, b=b, epsilon=epsilon)
-        terms = sorted(stats.idf)
-        row = {t: i for i, t in enumerate(terms)}
-        rows, cols, vals = [], [], []
-        for d, (freqs, length) in enumerate(zip(stats.doc_freqs, stats.doc_len)):
-            norm = k1 * (1 - b + b * length / stats.avgdl)
-            for term, tf in freqs.items():
-                rows.append(row[term])
-                cols.append(d)
-                vals.append(stats.idf[term] * (tf * (k1 + 1) / (tf + norm)))
-        weights = sp.csr_matrix((vals, (rows, cols)), shape=(len(terms), n_docs), dtype=np.float64)
-        df = np.bincount(rows, minlength=len(terms)) if rows else np.zeros(len(terms), dtype=np.int64)
-        return cls(terms, weights, k1=k1, b=b, epsilon=epsilon, idf=[stats.idf[t] for t in terms], df=df)
+            return cls([], sp.csr_matrix((0, n_docs), dtype=np.float64), k1=k1, b=b, epsilon=epsilon, idf=[], df=[],
+                       idf_kind=idf_kind)
+        # Term ids in first-seen order, then renumbered in sorted term order.
+        ids: dict[str, int] = {}
+        lengths = np.fromiter((len(doc) for doc in corpus), dtype=np.int64, count=n_docs)
+        flat = np.fromiter((ids.setdefault(t, len(ids)) for doc in corpus for t in doc), dtype=np.int64, count=int(lengths.sum()))
+        terms = sorted(ids)
+        order = np.empty(len(terms), dtype=np.int64)
+        order[np.fromiter((ids[t] for t in terms), dtype=np.int64, count=len(terms))] = np.arange(len(terms))
+        rows, cols = order[flat], np.repeat(np.arange(n_docs), lengths)
+        tf = sp.coo_matrix((np.ones(rows.size), (rows, cols)), shape=(len(terms), n_docs)).tocsr()
+        tf.sum_duplicates()
+        df = np.diff(tf.indptr)
+        # rank-bm25's BM25Okapi statistics: idf = log(N - df + 0.5) - log(df + 0.5), negative
+        # values replaced by epsilon * the mean idf; avgdl = tokens / documents.
+        if idf_kind == "okapi":
+            idf = np.log(n_docs - df + 0.5) - np.log(df + 0.5)
+            idf[idf < 0] = epsilon * idf.mean()
+        else:
+            idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
+        avgdl = lengths.sum() / n_docs
+        tf = tf.tocoo()
+        norm = k1 * (1 - b + b * lengths[tf.col] / avgdl)
+        vals = idf[tf.row] * (tf.data * (k1 + 1) / (tf.data + norm))
+        weights = sp.csr_matrix((vals, (tf.row, tf.col)), shape=(len(terms), n_docs), dtype=np.float64)
+        return cls(terms, weights, k1=k1, b=b, epsilon=epsilon, idf=idf, df=df, idf_kind=idf_kind)
 
     def idf_map(self) -> dict[str, float]:
-        """Each term's idf (rank-bm25's, negative values floored to epsilon * mean idf)."""
+        """Each term's idf (`idf_kind`: rank-bm25's okapi idf, or Lucene's)."""
         if self.idf is None:
             raise ValueError("this BM25 matrix was saved without idf values: rebuild it")
         return dict(zip(self.terms, self.idf.tolist()))
@@ -106,7 +141,8 @@ class BM25Matrix:
         """Write `<stem>.npz` and `<stem>.vocab.json` into `directory`; returns the file names."""
         matrix_name, vocab_name = f"{stem}.npz", f"{stem}.vocab.json"
         sp.save_npz(Path(directory) / matrix_name, self.weights.tocsr(), compressed=True)
-        meta = {"k1": self.k1, "b": self.b, "epsilon": self.epsilon, "n_docs": self.n_docs, "terms": self.terms}
+        meta = {"k1": self.k1, "b": self.b, "epsilon": self.epsilon, "idf_kind": self.idf_kind, "n_docs": self.n_docs,
+                "terms": self.terms}
         if self.idf is not None:
             meta["idf"] = self.idf.tolist()
         meta["df"] = self.df.tolist()
@@ -119,4 +155,67 @@ class BM25Matrix:
         weights = sp.load_npz(Path(directory) / f"{stem}.npz").tocsr()
         if weights.shape != (len(meta["terms"]), meta["n_docs"]):
             raise ValueError(f"BM25 matrix shape {weights.shape} does not match its vocabulary file")
-        return cls(meta["terms"], weights, k1=meta["k1"], b=meta["b"], epsilon=meta["epsilon"], idf=meta.get("idf"), df=meta.get("df"))
+        return cls(meta["terms"], weights, k1=meta["k1"], b=meta["b"], epsilon=meta["epsilon"], idf=meta.get("idf"), df=meta.get("df"),
+                   idf_kind=meta.get("idf_kind", "okapi"))
+
+
+# ------------------------------------------------------------------ implementations by name
+
+
+@runtime_checkable
+class BM25Scorer(Protocol):
+    """A BM25 index over a fixed tokenised corpus; documents are addressed by position."""
+
+    @property
+    def n_docs(self) -> int: ...
+
+    def scores(self, query_tokens: Sequence[str]) -> np.ndarray:
+        """Score of every document (float64, length n_docs); unknown terms add nothing."""
+        ...
+
+    def save(self, directory: Path, stem: str = "bm25") -> list[str]:
+        """Write the index into `directory` under names starting with `stem`; returns the names."""
+        ...
+
+
+class BM25Implementation(Protocol):
+    """A BM25 library and its parameters: builds a `BM25Scorer` from tokens, or loads a saved one."""
+
+    name: str
+
+    def params(self) -> dict: ...
+
+    def build(self, corpus: Sequence[Sequence[str]]) -> BM25Scorer: ...
+
+    def load(self, directory: Path, stem: str = "bm25") -> BM25Scorer: ...
+
+
+# Where the other implementations register (imported on the first registry lookup).
+BM25S_MODULE = "retrieval.bm25s_scorer"
+DEFAULT_BM25 = "rank-bm25.v1"
+
+bm25_implementations: Registry[BM25Implementation] = Registry("BM25 implementation", modules=(BM25S_MODULE,))
+
+
+@dataclass(frozen=True)
+class RankBM25:
+    """`rank-bm25.v1`: `BM25Matrix` (rank-bm25's BM25Okapi statistics, scored through scipy)."""
+
+    k1: float = BM25_K1
+    b: float = BM25_B
+    epsilon: float = BM25_EPSILON
+    name: ClassVar[str] = "rank-bm25.v1"
+
+    def params(self) -> dict:
+        return {"k1": self.k1, "b": self.b, "epsilon": self.epsilon}
+
+    def build(self, corpus: Sequence[Sequence[str]]) -> BM25Matrix:
+        return BM25Matrix.build(corpus, k1=self.k1, b=self.b, epsilon=self.epsilon)
+
+    def load(self, directory: Path, stem: str = "bm25") -> BM25Matrix:
+        return BM25Matrix.load(directory, stem)
+
+
+@bm25_implementations.register("rank-bm25.v1")
+def _rank_bm25_v1(*, k1: float = BM25_K1, b: float = BM25_B, epsilon: float = BM25_EPSILON) -> RankBM25:
+    return RankBM25(k1=float(k1), b=float(b), epsilon=float(epsilon))

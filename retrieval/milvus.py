@@ -25,8 +25,12 @@ Why these choices:
   barely moves), and avgdl is window-weighted (long documents weigh more). Putting the
   terms on the head row only would leave empty rows that shrink avgdl ~4x on AILA
   summaries (3.8 windows/doc) and distort length normalisation far more.
-  Milvus's idf is Lucene's log(1 + (N - df + .5)/(df + .5)); the embedded backend uses
-  rank-bm25's (floored). So rankings agree closely, scores do not: compare rankings.
+  Milvus's idf is Lucene's log(1 + (N - df + .5)/(df + .5)), the embedded backend's
+  default too (IndexSpec.bm25_idf="lucene"); a spec asking for rank-bm25's floored idf
+  ("okapi") is refused here. With rank-bm25's idf on the embedded side, rankings of long
+  queries differed (AILA dev facts, summary BM25: top-10 overlap 0.71); with the same idf
+  they agree closely (0.96; the rest is the row statistics above). Scores never agree:
+  compare rankings (eval/agreement.py).
 * Terms are tokenised by aqgr (words.v1: stemming, stopwords, section numbers) rather
   than by a Milvus analyzer, so both backends see the same terms and queries.
 * The local index directory keeps what Searcher needs without a round trip: manifest
@@ -76,11 +80,13 @@ from .index import (
     _resolve_embedder,
     _sha256_file,
 )
-from .text import tokenizers
+from .text import tokenizers, with_pairs
 from .types import ScoredDoc, ranked
 
 BACKEND = "milvus.v1"
-FORMAT_VERSION = 1
+# 2: the BM25 k1/b reach milvus-lite too (format 1 collections were scored with its k1 = 1.5).
+# 3: the manifest records the BM25 n-grams (IndexSpec.bm25_ngrams: terms, or terms and pairs).
+FORMAT_VERSION = 3
 TERMS_FILE = "terms.json"
 # Milvus caps VARCHAR at 65,535 bytes and a search's limit (topk) at 16,384.
 MAX_VARCHAR = 65535
@@ -177,6 +183,9 @@ class MilvusIndex:
         The index is unsaved until `save(directory)` records it (the manifest names the
         collection). `vectors` (benchmarks only) replaces the embedder's window vectors."""
         spec = spec or IndexSpec()
+        if spec.bm25_idf != "lucene":
+            raise ValueError(f"Milvus computes BM25 with Lucene's idf itself: bm25_idf={spec.bm25_idf!r} is for the "
+                             "embedded backend only (build with bm25_idf='lucene', the default)")
         doc_ids = list(doc_ids)
         if not doc_ids:
             raise EmptyArchiveError("index")
@@ -189,7 +198,7 @@ class MilvusIndex:
         seconds: dict[str, float] = {}
 
         start = time.perf_counter()
-        corpus = [" ".join(tokenizer("\n\n".join(t for t in texts[d].values() if t))) for d in doc_ids]
+        corpus = [" ".join(with_pairs(tokenizer("\n\n".join(t for t in texts[d].values() if t)), spec.bm25_ngrams)) for d in doc_ids]
         df: dict[str, int] = {}
         for doc in corpus:
             for term in set(doc.split()):
@@ -403,7 +412,7 @@ class MilvusIndex:
         return min(MAX_LIMIT, k + max(10, k // 2))  # a margin past k: ties at the cut follow the hash rule
 
     def _bm25_query(self, query: str) -> str | None:
-        terms = [t for t in self._tokenizer(query) if t in self._vocab()]
+        terms = [t for t in with_pairs(self._tokenizer(query), self.spec.bm25_ngrams) if t in self._vocab()]
         return " ".join(terms) if terms else None
 
     def _vocab(self) -> frozenset[str]:
@@ -484,18 +493,18 @@ def _create_collection(client, name: str, fields: Sequence[str], dim: int, spec:
     schema.add_function(pm.Function(name="bm25", function_type=pm.FunctionType.BM25,
                                     input_field_names=["terms"], output_field_names=["sparse"]))
     index_params = client.prepare_index_params()
+    bm25 = {"bm25_k1": spec.bm25_k1, "bm25_b": spec.bm25_b}
+    # pymilvus 3 sends index params as flat key-value pairs (what a Milvus server reads);
+    # milvus-lite 3.2 reads only a JSON "params" pair and silently used its default k1 = 1.5
+    # without it. The nested copy becomes that pair; a server merges it with the flat ones.
     index_params.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25",
-                           params={"bm25_k1": spec.bm25_k1, "bm25_b": spec.bm25_b})
+                           params={**bm25, "params": dict(bm25)})
     index_params.add_index("dense", index_type="FLAT", metric_type="IP")
     client.create_collection(name, schema=schema, index_params=index_params)
 
 
 def _spec_of(manifest: dict) -> IndexSpec:
-    return IndexSpec(
-        slots=tuple(manifest["slots"]), embedder=manifest["embedder"]["name"], tokenizer=manifest["tokenizer"],
-        bm25_k1=manifest["bm25"]["k1"], bm25_b=manifest["bm25"]["b"], bm25_epsilon=manifest["bm25"]["epsilon"],
-        window_chars=manifest["window_chars"],
-    )
+    return IndexSpec.from_manifest(manifest)
 
 
 def _recorded_collection(directory: Path) -> tuple[str, str] | None:

@@ -119,3 +119,20 @@ _MASKS = re.compile(r"\b(?:Act\s+A\d+|Sections?\s+S\d*|P\d+|A\d+)\b")
 def strip_masks(text: str) -> str:
     """`text` without anonymisation placeholders (P1, Act A1, Section S); other words kept."""
     return " ".join(_MASKS.sub(" ", text).split())
+
+
+# Word pairs: a BM25 retriever with `ngrams=2` indexes each document's terms followed by
+# every pair of adjacent terms ("anticipatori_bail", "die_declar"), and queries the same way:
+# phrases weigh as phrases. Measured on the citation benchmark (full-text BM25, facts
+# without placeholders): terms alone MAP 0.120, terms + pairs 0.140. "_" joins a pair:
+# no term of words.v1 contains it, so a pair never collides with a term.
+PAIR_JOIN = "_"
+
+
+def with_pairs(terms: list[str], ngrams: int = 2) -> list[str]:
+    """`terms` followed by each adjacent pair of them (ngrams=2); `terms` itself for ngrams=1."""
+    if ngrams == 1:
+        return terms
+    if ngrams != 2:
+        raise ValueError(f"ngrams must be 1 (terms) or 2 (terms and adjacent pairs), got {ngrams}")
+    return terms + [f"{a}{PAIR_JOIN}{b}" for a, b in zip(terms, terms[1:])]

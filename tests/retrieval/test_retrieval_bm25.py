@@ -62,3 +62,20 @@ def test_idf_is_rank_bm25s():
 def test_corpus_without_terms():
     bm = BM25Matrix.build([[], []])
     assert bm.scores(["anything"]).tolist() == [0.0, 0.0]
+
+
+def test_lucene_idf_falls_with_document_frequency_and_survives_save(tmp_path):
+    # "common" is in 3 of 4 documents, "half" in 2, "rare" in 1: okapi's floor makes the
+    # commoner term weigh more than "half"; Lucene's idf keeps them in rarity order.
+    corpus = [["common", "half", "rare"], ["common", "half"], ["common"], ["other"]]
+    okapi = BM25Matrix.build(corpus).idf_map()
+    lucene = BM25Matrix.build(corpus, idf_kind="lucene")
+    idf = lucene.idf_map()
+    assert idf["rare"] > idf["half"] > idf["common"] > 0
+    assert okapi["common"] > okapi["half"] == 0
+    lucene.save(tmp_path, "x")
+    loaded = BM25Matrix.load(tmp_path, "x")
+    assert loaded.idf_kind == "lucene"
+    np.testing.assert_allclose(loaded.scores(["half", "rare"]), lucene.scores(["half", "rare"]))
+    with pytest.raises(ValueError, match="idf"):
+        BM25Matrix.build(corpus, idf_kind="bm42")

@@ -67,7 +67,7 @@ def test_texts_and_manifest(index, corpus):
     assert m["format_version"] == FORMAT_VERSION and m["schema_version"] == SCHEMA_VERSION
     assert m["slots"] == list(IndexSpec().slots) and m["doc_ids"] == list(index.doc_ids) and m["n_docs"] == 5
     assert m["embedder"]["name"] == "hashing.v1" and m["embedder"]["dim"] == 384
-    assert m["bm25"] == {"k1": 1.2, "b": 0.75, "epsilon": 0.25} and m["tokenizer"] == "words.v1"
+    assert m["bm25"] == {"k1": 1.2, "b": 0.75, "epsilon": 0.25, "idf": "lucene"} and m["tokenizer"] == "words.v1"
     assert {"bm25", "faiss", "embed"} <= set(m["build_seconds"])
     assert m["retrievers"]["dense"] == ["dense.faiss", "dense.windows.npz"]
 
@@ -99,6 +99,7 @@ def test_missing_index(tmp_path):
         (IndexSpec(embedder="minilm-l6.v1"), ["embedder", "minilm-l6.v1"]),
         (IndexSpec(embedder="hashing.v1", slots=("facts", "precedents")), ["slots", "precedents"]),
         (IndexSpec(embedder="hashing.v1", bm25_k1=1.5, tokenizer="words.v2"), ["k1", "words.v2"]),
+        (IndexSpec(embedder="hashing.v1", fulltext_ngrams=1), ["ngrams"]),
     ],
 )
 def test_load_refuses_other_spec(index, tmp_path, expect, words):
@@ -210,4 +211,29 @@ def test_import_is_light():
 
 def test_module_constants_declared_once():
     assert index_module.RETRIEVERS == ("bm25", "dense", "fulltext")
-    assert index_module.FORMAT_VERSION == 2
+    assert index_module.FORMAT_VERSION == 3
+
+
+def test_ngrams_validated_and_recorded(hashing_spec):
+    with pytest.raises(ValueError, match="ngrams"):
+        IndexSpec(fulltext_ngrams=3)
+    assert IndexSpec().describe()["ngrams"] == {"bm25": 1, "fulltext": 2}
+    assert IndexSpec.from_manifest(IndexSpec(bm25_ngrams=2).describe() | {"embedder": {"name": "minilm-l6.v1"}}) == IndexSpec(bm25_ngrams=2)
+
+
+def test_fulltext_pairs_rank_the_phrase_first(hashing_spec, tmp_path):
+    """With pairs, the judgment that has the phrase outranks one that has both words apart
+    (more often); with terms alone it is the other way round. Saved and loaded alike."""
+    docs = [summary("P1", facts="Bail."), summary("P2", facts="Bail."), summary("P3", facts="Bail.")]
+    full = {
+        "P1": "The accused sought anticipatory bail before the Sessions Court.",
+        "P2": "Bail was refused. The anticipatory application and bail bonds and bail conditions were argued.",
+        "P3": "A suit for possession of land.",
+    }
+    for ngrams, first in ((2, "P1"), (1, "P2")):
+        spec = hashing_spec.model_copy(update={"fulltext_ngrams": ngrams})
+        built = SummaryIndex.build(docs, spec, full_texts=full)
+        for index in (built, SummaryIndex.load(built.save(tmp_path / f"n{ngrams}"), expect=spec)):
+            run = index.retrieve("anticipatory bail", 3, retrievers=["fulltext"])["fulltext"]
+            assert [d.doc_id for d in run][0] == first
+            assert "P3" not in [d.doc_id for d in run]

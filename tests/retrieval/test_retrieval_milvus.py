@@ -82,6 +82,18 @@ def test_rebuild_swaps_the_collection_and_drops_the_old_one(milvus, tmp_path, co
     assert load_index(tmp_path / "index").collection == again.collection
 
 
+def test_the_collection_scores_bm25_with_the_spec_parameters(milvus, hashing_spec):
+    # pymilvus 3 sends index params flat; milvus-lite reads only a "params" pair and fell back to k1 = 1.5.
+    info = milvus._client.describe_index(milvus.collection, "sparse")
+    params = info.get("params", info)
+    assert float(params["bm25_k1"]) == hashing_spec.bm25_k1 and float(params["bm25_b"]) == hashing_spec.bm25_b
+
+
+def test_refuses_an_idf_milvus_does_not_compute(tmp_path, corpus, hashing_spec):
+    with pytest.raises(ValueError, match="Lucene"):
+        MilvusIndex.build(corpus, hashing_spec.model_copy(update={"bm25_idf": "okapi"}), uri=str(tmp_path / "m.db"))
+
+
 def test_hybrid_search_with_milvus_rankers(milvus):
     query = "dowry death of the wife by burns"
     for ranker in ("rrf", "weighted"):
