@@ -21,8 +21,9 @@ DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "ai
 @app.callback(invoke_without_command=True)
 def main(
     ctx: typer.Context,
-    system: Optional[List[str]] = typer.Option(None, "--system", "-s", help="System name (repeat for several); default bm25-fulltext."),
-    systems_csv: Optional[str] = typer.Option(None, "--systems", help="Comma-separated system names ('all': every registered system)."),
+    system: Optional[List[str]] = typer.Option(None, "--system", "-s", help="System name (repeat for several); default bm25-fulltext. "
+                                                "A summary-based system on another index backend: NAME@milvus."),
+    systems_csv: Optional[str] = typer.Option(None, "--systems", help="Comma-separated system names ('all': every registered system), e.g. aqgr-no-fulltext,aqgr-no-fulltext@milvus."),
     protocol: str = typer.Option("aila-cases", help="aila-cases | aila-statutes | study-subset"),
     data: Path = typer.Option(DEFAULT_DATA, help="AILA-format dataset folder."),
     qrels: Optional[Path] = typer.Option(None, help="Qrels file (default: the dataset's own)."),
@@ -34,6 +35,8 @@ def main(
     cache_dir: Optional[Path] = typer.Option(None, help="Eval cache: summaries, indexes, embeddings (default $AQGR_HOME/cache/eval)."),
     summarizer: Optional[str] = typer.Option(None, help="Summariser of the summary-based systems (default extractive.v1)."),
     embedder: Optional[str] = typer.Option(None, help="Embedding model of the summary-based systems (default minilm-l6.v1)."),
+    bm25_idf: Optional[str] = typer.Option(None, help="BM25 idf of the summary-based systems: lucene (the default; what Milvus computes) or okapi (rank-bm25's, floored; embedded backend only)."),
+    milvus_uri: Optional[str] = typer.Option(None, help="Where the NAME@milvus systems keep their index: a Milvus server URL, or a milvus-lite path (default: milvus.db in the cached archive home)."),
     as_json: bool = typer.Option(False, "--json", help="Print the means as JSON on stdout."),
 ) -> None:
     """Run systems on AILA-format data (or a subcommand: build-citation-benchmark)."""
@@ -48,7 +51,8 @@ def main(
     err = Console(stderr=True)
     out = out or default_out_dir()
     try:
-        chosen = system_list(system, systems_csv, summarizer=summarizer, embedder=embedder)
+        chosen = system_list(system, systems_csv, summarizer=summarizer, embedder=embedder, bm25_idf=bm25_idf,
+                             milvus_uri=milvus_uri)
         with progress_bar(err) as progress:
             report = evaluate_path(data, chosen, protocol, qrels=qrels, docs=docs, queries=queries, out_dir=out,
                                    measures=measure or None, depth=depth, cache_dir=cache_dir, progress=progress,
@@ -76,9 +80,12 @@ def default_out_dir() -> Path:
 
 
 def system_list(names: Optional[List[str]], csv: Optional[str], **pipeline_options) -> list:
-    """The systems to run: --system (repeatable) then --systems a,b,c ('all' = every one).
+    """The systems to run: --system (repeatable) then --systems a,b,c ('all' = every one),
+    each made now, so that an unknown name or a configuration its backend cannot serve
+    fails before anything runs.
 
-    Options given (summarizer, embedder) go to the summary-based systems only."""
+    Options given (summarizer, embedder, bm25_idf, milvus_uri) go to the summary-based systems only."""
+    from eval.backends import split_name
     from eval.pipeline_systems import PIPELINE_CONFIGS
     from eval.systems import get_system, systems
 
@@ -91,7 +98,7 @@ def system_list(names: Optional[List[str]], csv: Optional[str], **pipeline_optio
             wanted.append(part)
     wanted = list(dict.fromkeys(wanted)) or ["bm25-fulltext"]
     options = {k: v for k, v in pipeline_options.items() if v}
-    return [get_system(n, **options) if n in PIPELINE_CONFIGS and options else n for n in wanted]
+    return [get_system(n, **options) if split_name(n)[0] in PIPELINE_CONFIGS else get_system(n) for n in wanted]
 
 
 class progress_bar:

@@ -1,22 +1,43 @@
 """Does the Milvus backend give the embedded backend's numbers? Same documents, same slots.
 
-    python -m eval.bench_backends sample [--embedder minilm-l6.v1]
-    python -m eval.bench_backends aila --home <eval archive home> [--depth 100]
+    python -m eval.bench_backends sample [--systems aqgr-no-fulltext,ensemble-summary] [--embedder minilm-l6.v1]
+    python -m eval.bench_backends aila [--protocol aila-cases|study-subset] [--queries Q1-Q10] [--systems ...]
 
-`sample`: datasets/sample summarised (extractive.v1), indexed by both backends; for every
-scenario the full question-guided search (Searcher, unchanged) runs on each, and the
-study's protocol numbers are computed from the hits: relevant judgments in the top 3
-(hit rate, as tests/aqgr/test_sample_end_to_end.py), reciprocal rank of the first
-relevant, P@3, R@3; plus the top-10 overlap of the two hit lists.
+Each named system runs through the eval harness twice, as `NAME` (embedded backend) and
+`NAME@milvus` (the same summaries, IndexSpec and search options served by Milvus;
+eval/backends.py), and eval/agreement.py compares the two: the difference of every mean
+measure, the mean top-10 overlap of the rankings, the Jaccard overlap of the returned
+sets, and whether they lie within its stated tolerance. The same comparison appears in
+any `python -m eval` report that lists `NAME` and `NAME@milvus`.
 
-`aila`: an eval archive home (`<cache>/archives/<fingerprint>`, made by `python -m eval`)
-holding the AILA case summaries; both backends index them (the embedding cache of the
-home is reused) and each dev query (facts alone) is run per retriever and fused with
-rrf.v1 (bm25-summary, dense-summary, ensemble-summary); AP, P@10, RR, R@100 per backend
-and the mean top-10 overlap per retriever. milvus-lite stands in for Milvus: scores are
-never compared, only rankings and measures.
+`sample`: datasets/sample (16 judgments, 6 scenarios with their relevant judgments) as an
+eval dataset (queries and qrels written from scenarios.json); adds hit@3, the share of
+scenarios whose relevant judgments are all in the returned top 3 (as
+tests/aqgr/test_sample_end_to_end.py asks of a search).
+`aila`: the AILA data (default ../shared/datasets/aila2019) under a protocol; summaries,
+indexes and embeddings come from the eval cache (`--cache-dir`), so a rerun costs only
+the retrieval (the Milvus index is built once from the cached embeddings).
 
-Prints a JSON report on stdout.
+Only configurations without the `fulltext` retriever can run on Milvus, which has none
+(aqgr's default has it: compare `aqgr-no-fulltext`, which equals `aqgr` minus it).
+milvus-lite stands in for a Milvus server. Prints a JSON report on stdout.
+
+Both backends use Lucene's idf (IndexSpec's default, the one Milvus computes; Milvus refuses
+`--bm25-idf okapi`, rank-bm25's floored idf, which only the embedded backend has).
+
+Measured (issue 8; milvus-lite 3.2.2, MiniLM, extractive.v1; tolerance of eval/agreement.py:
+every reported mean within 0.02 absolute, mean top-10 overlap at least 0.8):
+
+    python -m eval.bench_backends sample                       # hit@3 1.0 / 1.0, all deltas 0,
+                                                               # overlap 0.98 (aqgr-no-fulltext), 0.97 (ensemble)
+    python -m eval.bench_backends aila --queries Q1-Q10 --cache-dir /tmp/aqgr-eval-cache --bm25-idf lucene
+        # overlap 0.96 (bm25-summary) to 1.00 (dense-summary), max delta 0.0001: within
+    python -m eval.bench_backends aila --protocol study-subset --cache-dir /tmp/aqgr-eval-cache --bm25-idf lucene
+        # overlap 0.96 to 1.00, max delta 0.0067 (AP, aqgr-no-fulltext); SetP/SetR equal: within
+    (when the embedded default was rank-bm25's okapi idf: overlap 0.70-0.82 on the dev split,
+     0.77-0.87 on the study subset, deltas up to 0.05 / 0.13: outside; dense-summary identical)
+
+Full table and causes: docs/ARCHITECTURE.md, "Index backends in the evaluation".
 """
 
 from __future__ import annotations
@@ -24,101 +45,118 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 SAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "sample"
 AILA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "aila2019"
+SAMPLE_MEASURES = ("AP", "P@3", "R@3", "RR", "P@10", "SetP", "SetR")
+AILA_MEASURES = ("AP", "P@10", "RR", "R@100", "nDCG@10", "SetP", "SetR")
 
 
-def _overlap(a, b, k: int = 10) -> float:
-    a, b = list(a)[:k], list(b)[:k]
-    return len(set(a) & set(b)) / max(1, min(k, max(len(a), len(b))))
-
-
-def sample_report(embedder: str, work: Path) -> dict:
-    from aqgr import Archive
-    from retrieval.index import IndexSpec
-
+def sample_dataset(directory: Path) -> Path:
+    """datasets/sample as an AILA-shaped dataset: queries.txt and qrels.txt in `directory`
+    (written from scenarios.json); the documents stay in datasets/sample/judgments."""
     scenarios = json.loads((SAMPLE / "scenarios.json").read_text(encoding="utf-8"))
-    spec = IndexSpec(embedder=embedder)
-    out: dict = {"embedder": embedder, "backends": {}, "overlap@10": []}
-    hits: dict[str, list[list[str]]] = {}
-    for backend in ("embedded", "milvus"):
-        archive = Archive(work / "home")
-        if not archive.summaries():
-            archive.summarize([SAMPLE / "judgments"])
-        archive.build_index(spec=spec, backend=backend, uri=str(work / "milvus.db") if backend == "milvus" else None)
-        rows = []
-        for s in scenarios:
-            ids = [h.judgment_id for h in archive.search(s["facts"]).hits]
-            rel = set(s["relevant"])
-            first = next((i for i, d in enumerate(ids, 1) if d in rel), None)
-            rows.append({"hit@3": float(rel <= set(ids[:3])), "RR": 1 / first if first else 0.0,
-                         "P@3": len(rel & set(ids[:3])) / 3, "R@3": len(rel & set(ids[:3])) / len(rel)})
-            hits.setdefault(backend, []).append(ids)
-        out["backends"][backend] = {m: round(sum(r[m] for r in rows) / len(rows), 4) for m in rows[0]}
-    out["overlap@10"] = round(sum(_overlap(a, b) for a, b in zip(hits["embedded"], hits["milvus"])) / len(scenarios), 4)
-    return out
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "queries.txt").write_text(
+        "".join(f"{s['id']}||{' '.join(s['facts'].split())}\n" for s in scenarios), encoding="utf-8")
+    (directory / "qrels.txt").write_text(
+        "".join(f"{s['id']} Q0 {doc} 1\n" for s in scenarios for doc in s["relevant"]), encoding="utf-8")
+    return directory
 
 
-def aila_report(home: Path, depth: int, work: Path, queries: str | None) -> dict:
-    from aqgr import Archive
-    from eval.datasets import load_dataset, select_queries
-    from eval.measures import compute
-    from eval.pipeline_systems import case_index
-    from retrieval.embed_cache import EmbeddingCache
-    from retrieval.fusion import fusers
-    from retrieval.index import IndexSpec
-    from retrieval.milvus import MilvusIndex
+def compare(dataset, names, protocol, *, queries=None, measures, cache_dir, embedder=None, bm25_idf=None, milvus_uri=None,
+            out_dir=None) -> dict:
+    """Run each name and name@milvus through the harness; the means and their agreement."""
+    from eval.agreement import report_agreement
+    from eval.harness import evaluate
+    from eval.systems import get_system
 
-    dataset = load_dataset(AILA)
-    archive = Archive(home, summarizer="extractive.v1")
-    spec = IndexSpec()
-    embedded = case_index(archive, spec)
-    with EmbeddingCache(archive.settings.cache_dir / "embeddings.sqlite") as cache:
-        milvus = MilvusIndex.build(archive.summaries(), spec, uri=str(work / "milvus.db"), cache=cache)
-    qids = [q for q in select_queries(dataset, queries) if q in dataset.qrels]
-    runs: dict = {b: {s: {} for s in ("bm25-summary", "dense-summary", "ensemble-summary")} for b in ("embedded", "milvus")}
-    overlap = {"bm25": [], "dense": []}
-    for qid in qids:
-        text = dataset.queries[qid]
-        got = {b: idx.retrieve(text, depth) for b, idx in (("embedded", embedded), ("milvus", milvus))}
-        for name in overlap:
-            overlap[name].append(_overlap([d.doc_id for d in got["embedded"][name]], [d.doc_id for d in got["milvus"][name]]))
-        for b, r in got.items():
-            for system, run in (("bm25-summary", r["bm25"]), ("dense-summary", r["dense"]),
-                                ("ensemble-summary", fusers.create("rrf.v1")([r["bm25"], r["dense"]], None))):
-                runs[b][system][qid] = [(d.doc_id, float(depth - i)) for i, d in enumerate(run[:depth])]
-    measures = ["AP", "P@10", "RR", "R@100"]
-    report = {"queries": len(qids), "depth": depth, "embedder": spec.embedder, "measures": {}}
-    for b in runs:
-        for system, run in runs[b].items():
-            mean = compute(dataset.qrels, run, measures, queries=qids).mean
-            report["measures"].setdefault(system, {})[b] = {m: round(v, 4) for m, v in mean.items()}
-    report["overlap@10"] = {n: round(sum(v) / len(v), 4) for n, v in overlap.items()}
-    milvus.drop()
-    return report
+    options = {k: v for k, v in {"embedder": embedder, "bm25_idf": bm25_idf}.items() if v}
+    where = {"milvus_uri": milvus_uri} if milvus_uri else {}
+    systems = [s for name in names for s in (get_system(name, **options), get_system(f"{name}@milvus", **options, **where))]
+    report = evaluate(dataset, systems, protocol, queries, out_dir, measures=measures, cache_dir=cache_dir)
+    return {
+        "protocol": report.protocol.name,
+        "queries": len(report.scored),
+        "measures": {s.name: {m: round(v, 4) for m, v in s.results.mean.items()} for s in report.systems},
+        "agreement": [{k: v for k, v in row.items() if k != "overlap_per_query"} for row in report_agreement(report)],
+        "_report": report,
+    }
+
+
+def sample_report(names, embedder: str | None, cache_dir: Path, out_dir: Path | None = None, bm25_idf: str | None = None) -> dict:
+    from eval.datasets import load_dataset
+
+    dataset = load_dataset(sample_dataset(cache_dir / "sample-dataset"), docs=SAMPLE / "judgments")
+    result = compare(dataset, names, "aila-cases", queries="all", measures=SAMPLE_MEASURES, cache_dir=cache_dir,
+                     embedder=embedder, bm25_idf=bm25_idf, out_dir=out_dir)
+    report = result.pop("_report")
+    result["hit@3"] = {s.name: round(_hit_at(s, dataset.qrels, 3), 4) for s in report.systems}
+    return result
+
+
+def _hit_at(system, qrels, k: int) -> float:
+    """Share of queries whose relevant documents all lie in the first k returned (else ranked) documents."""
+    hits = []
+    for qid, judged in qrels.items():
+        top = (system.returned.get(qid) or [d for d, _ in system.run.get(qid, [])])[:k]
+        hits.append(float({d for d, r in judged.items() if r > 0} <= set(top)))
+    return sum(hits) / len(hits) if hits else 0.0
+
+
+def aila_report(names, protocol: str, queries: str | None, data: Path, cache_dir: Path | None, embedder: str | None,
+                milvus_uri: str | None = None, out_dir: Path | None = None, bm25_idf: str | None = None) -> dict:
+    from eval.datasets import load_dataset
+
+    dataset = load_dataset(data)
+    result = compare(dataset, names, protocol, queries=queries, measures=AILA_MEASURES, cache_dir=cache_dir,
+                     embedder=embedder, bm25_idf=bm25_idf, milvus_uri=milvus_uri, out_dir=out_dir)
+    result.pop("_report")
+    return result
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m eval.bench_backends", description=__doc__.split("\n")[0])
     parser.add_argument("what", choices=["sample", "aila"])
-    parser.add_argument("--embedder", default="minilm-l6.v1")
-    parser.add_argument("--home", type=Path, help="aila: the eval archive home holding the AILA summaries")
-    parser.add_argument("--depth", type=int, default=100)
-    parser.add_argument("--queries", default=None, help="aila: a subset, e.g. Q1-Q10")
+    parser.add_argument("--systems", default=None,
+                        help="comma-separated systems without fulltext (sample default: aqgr-no-fulltext,ensemble-summary; "
+                             "aila: bm25-summary,dense-summary,ensemble-summary,aqgr-no-fulltext)")
+    parser.add_argument("--embedder", default=None, help="default minilm-l6.v1")
+    parser.add_argument("--bm25-idf", default=None, help="lucene (the default, Milvus's own idf) or okapi (embedded only)")
+    parser.add_argument("--cache-dir", type=Path, default=None, help="eval cache (sample default: a temporary folder)")
+    parser.add_argument("--protocol", default="aila-cases", help="aila: aila-cases | study-subset")
+    parser.add_argument("--queries", default=None, help="aila: a subset, e.g. Q1-Q10 (default: the protocol's)")
+    parser.add_argument("--data", type=Path, default=AILA, help="aila: the AILA-format dataset")
+    parser.add_argument("--milvus-uri", default=None, help="a Milvus server URL or milvus-lite path (default: in the archive home)")
+    parser.add_argument("--out", type=Path, default=None, help="also write the harness report (report.md, runs) here")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="aqgr-backends-") as tmp:
+    from aqgr.errors import AqgrError
+
+    try:
         if args.what == "sample":
-            report = sample_report(args.embedder, Path(tmp))
+            names = _names(args.systems, "aqgr-no-fulltext,ensemble-summary")
+            if args.cache_dir is None:
+                import tempfile
+
+                with tempfile.TemporaryDirectory(prefix="aqgr-backends-") as tmp:
+                    report = sample_report(names, args.embedder, Path(tmp), args.out, args.bm25_idf)
+            else:
+                report = sample_report(names, args.embedder, args.cache_dir, args.out, args.bm25_idf)
         else:
-            if args.home is None:
-                parser.error("aila needs --home (an eval archive home with the AILA summaries)")
-            report = aila_report(args.home, args.depth, Path(tmp), args.queries)
+            names = _names(args.systems, "bm25-summary,dense-summary,ensemble-summary,aqgr-no-fulltext")
+            report = aila_report(names, args.protocol, args.queries, args.data, args.cache_dir, args.embedder,
+                                 args.milvus_uri, args.out, args.bm25_idf)
+    except AqgrError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     json.dump(report, sys.stdout, indent=1)
     print()
     return 0
+
+
+def _names(csv: str | None, default: str) -> list[str]:
+    return [n.strip() for n in (csv or default).split(",") if n.strip()]
 
 
 if __name__ == "__main__":

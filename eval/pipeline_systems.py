@@ -22,6 +22,11 @@ cache `<home>/cache/embeddings.sqlite`. A rerun reads the summaries and loads th
 index: it costs only the retrieval. Loaded indexes are shared by the systems of one
 process (`_LOADED`).
 
+Backends: `<name>@milvus` is the same configuration, summaries and IndexSpec served by the
+Milvus backend instead of the embedded one (eval/backends.py: its index is cached beside
+the embedded one, from the same embedding cache); a configuration naming a retriever the
+backend lacks (`fulltext`) is refused.
+
 Statutes (`aila-statutes`): statutes have no structured summary; each is indexed as one
 document (title + description, `SummaryIndex.from_texts`, embeddings cached in the same
 cache). The summary systems query it with the facts. The `aqgr` systems generate their
@@ -45,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from aqgr.errors import ConfigError, DatasetError, NoIndexError, IndexMismatchError
+from eval import backends
 from eval.datasets import Dataset, find_documents, list_documents
 from eval.systems import Progress, default_cache_dir, systems
 from retrieval.text import strip_masks
@@ -69,6 +75,9 @@ class PipelineConfig:
     question_weight: float = 0.5  # dense query of a question: normalise(v(facts) + w * v(question))
     explain_top: int | None = None  # fused candidates the explainer re-orders (None: SearchOptions' default)
     explainer: str = "evidence.v2"  # the offline explainer (evidence.v1: scores add lexical coverage)
+    bm25_ngrams: int | None = None  # summary BM25: 1 terms, 2 terms + adjacent pairs (None: IndexSpec's default)
+    fulltext_ngrams: int | None = None  # full-text BM25, likewise
+    bm25_idf: str | None = None  # both BM25 retrievers: "okapi" (rank-bm25) or "lucene" (None: IndexSpec's default)
 
 
 # The default `aqgr` configuration, measured on the citation benchmark (issue 6): full-text
@@ -99,6 +108,11 @@ PIPELINE_CONFIGS: dict[str, PipelineConfig] = {
     "aqgr-facts-only-fused-order": replace(AQGR, questions=False, explain_top=1),
     "aqgr-question-weight-1-fused-order": replace(AQGR, question_weight=1.0, explain_top=1),
     "aqgr-bm25-only": replace(AQGR, retrievers=("bm25",), weights=None),
+    "aqgr-fulltext-terms": replace(AQGR, fulltext_ngrams=1),  # full-text BM25 without word pairs
+    "aqgr+summary-pairs": replace(AQGR, bm25_ngrams=2),  # summary BM25 with word pairs too
+    "aqgr-fulltext-only": replace(AQGR, retrievers=("fulltext",), weights=None),
+    "aqgr+lucene-idf": replace(AQGR, bm25_idf="lucene"),
+    "aqgr-fulltext-only+lucene-idf": replace(AQGR, retrievers=("fulltext",), weights=None, bm25_idf="lucene"),
     "aqgr-dense-only": replace(AQGR, retrievers=("dense",), weights=None),
     # The first question-guided configuration (summary BM25 + dense, RRF, raw facts).
     "aqgr-v1": PipelineConfig(questions=True, explain=True, explainer="evidence.v1"),
@@ -219,11 +233,22 @@ class ArchiveSystem:
     """A system backed by aqgr's summaries, index and Searcher."""
 
     def __init__(self, name: str, pipeline: PipelineConfig, *, summarizer: str = DEFAULT_SUMMARIZER,
-                 embedder: str | None = None, question_generator: str = "harvest.v1", explainer: str | None = None):
-        self.name = name
-        self.pipeline = pipeline
+                 embedder: str | None = None, question_generator: str = "harvest.v1", explainer: str | None = None,
+                 backend: str | None = None, milvus_uri: str | None = None, bm25_idf: str | None = None):
+        # The index backend (eval/backends.py): `name@milvus` is this configuration served by Milvus.
+        self.backend = backends.resolve(backend)
+        self.name = backends.system_name(name, self.backend)
+        backends.check(self.name, pipeline.retrievers, self.backend, lambda: [
+            n for n, c in PIPELINE_CONFIGS.items() if set(c.retrievers) <= set(backends.RETRIEVERS[self.backend])])
+        self.milvus_uri = milvus_uri if self.backend == "milvus.v1" else None
+        self.pipeline = replace(pipeline, bm25_idf=bm25_idf) if bm25_idf else pipeline  # `--bm25-idf` overrides
         self.summarizer = summarizer
         self.embedder = embedder
+        if bm25_idf:
+            try:
+                self.index_spec()
+            except ValueError as exc:  # pydantic's ValidationError
+                raise ConfigError(f"system {self.name!r}: {exc}") from None
         self.question_generator = question_generator
         self.explainer = explainer or pipeline.explainer
         self._index = None  # what is ranked (case summaries, or statute texts)
@@ -232,6 +257,7 @@ class ArchiveSystem:
         self._questions: dict[str, list[str]] = {}
         self.home: Path | None = None
         self.kind: str | None = None
+        self._uris: dict[str, str] = {}  # where the Milvus indexes live (cases, statutes), known after prepare
 
     # -- configuration ---------------------------------------------------------------------
     def index_spec(self):
@@ -243,6 +269,9 @@ class ArchiveSystem:
             fields["slots"] = tuple(DEFAULT_SLOTS) + ("precedents",)
         if self.embedder:
             fields["embedder"] = self.embedder
+        for name in ("bm25_ngrams", "fulltext_ngrams", "bm25_idf"):
+            if getattr(self.pipeline, name) is not None:
+                fields[name] = getattr(self.pipeline, name)
         return IndexSpec(**fields)
 
     def search_options(self):
@@ -263,6 +292,9 @@ class ArchiveSystem:
         return {
             "system": self.name,
             **asdict(self.pipeline),
+            "backend": self.backend,
+            **({"milvus_uris": self._uris or None} if self.backend == "milvus.v1" else {}),
+            **({"backend_notes": notes} if (notes := backends.notes(self.index_spec(), self.backend)) else {}),
             "summarizer": self.summarizer,
             "index_spec": self.index_spec().describe(),
             "search_options": self.search_options().model_dump(mode="json"),
@@ -277,17 +309,17 @@ class ArchiveSystem:
     def prepare(self, dataset: Dataset, *, cache_dir: Path | None = None, progress: Progress | None = None) -> None:
         root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self.kind = dataset.kind
-        self._returned, self._questions = {}, {}
+        self._returned, self._questions, self._uris = {}, {}, {}
         spec = self.index_spec()
         if dataset.kind == "cases":
             archive = case_archive(dataset.docs_dir, dataset.doc_ids, root, self.summarizer, progress)
             self.home = archive.home
-            self._index = case_index(archive, spec, progress)
+            self._index = self._case_index(archive, spec, progress)
             if self.pipeline.explain:
                 self._searcher = self.searcher_for(archive, self._index)
             return
         # statutes: the statute texts are the documents
-        self._index = text_index(dataset, spec, root / "statutes" / "embeddings.sqlite", progress)
+        self._index = self._text_index(dataset, spec, root, progress)
         if self.pipeline.questions:
             try:
                 cases_dir = find_documents(dataset.root, "cases")
@@ -296,14 +328,33 @@ class ArchiveSystem:
             case_ids = list_documents(cases_dir, "cases")
             archive = case_archive(cases_dir, case_ids, root, self.summarizer, progress)
             self.home = archive.home
-            self._searcher = self.searcher_for(archive, case_index(archive, spec, progress))
+            self._searcher = self.searcher_for(archive, self._case_index(archive, spec, progress))
+
+    def _case_index(self, archive, spec, progress):
+        """The case summaries' index on this system's backend (eval/backends.py for Milvus)."""
+        if self.backend == backends.DEFAULT_BACKEND:
+            return case_index(archive, spec, progress)
+        uri = self._uris["cases"] = self.milvus_uri or backends.default_uri(archive.home)
+        directory = backends.index_dir(archive.home / "indexes" / spec_hash(spec), uri)
+        return backends.milvus_case_index(archive, spec, directory, uri, _stages(progress, "milvus index"))
+
+    def _text_index(self, dataset: Dataset, spec, root: Path, progress):
+        """The statutes' index on this system's backend."""
+        cache_path = root / "statutes" / "embeddings.sqlite"
+        if self.backend == backends.DEFAULT_BACKEND:
+            return text_index(dataset, spec, cache_path, progress)
+        uri = self._uris["statutes"] = self.milvus_uri or backends.default_uri(root / "statutes")
+        base = root / "statutes" / "indexes" / f"{corpus_fingerprint(dataset.docs_dir, dataset.doc_ids)}-{spec_hash(spec)}"
+        texts = {doc_id: {"text": text} for doc_id, text in dataset.documents()}
+        return backends.milvus_text_index(dataset.doc_ids, texts, spec, backends.index_dir(base, uri), uri,
+                                          cache_path, _stages(progress, "statute milvus index"))
 
     def searcher_for(self, archive, index):
         from aqgr.explain import explainers
         from aqgr.questions import question_generators
         from aqgr.search import Searcher
 
-        key = ("searcher", str(archive.home), spec_hash(index.spec), self.summarizer, self.question_generator, self.explainer)
+        key = ("searcher", str(archive.home), spec_hash(index.spec), self.backend, self.summarizer, self.question_generator, self.explainer)
         with _LOCK:
             if key in _LOADED:
                 return _LOADED[key]
@@ -335,8 +386,11 @@ class ArchiveSystem:
     def _fused(self, queries, depth, restrict, exclude, options):
         from retrieval.fusion import fusers
 
-        # The statute index has no full texts: the configured retrievers it has.
+        # The statute index has no full texts: the configured retrievers it has; a statute's
+        # indexed text is its whole text, so "fulltext" alone reads it through "bm25".
         names = [name for name in options.retrievers if name in self._index.retrievers]
+        if not names and "fulltext" in options.retrievers:
+            names = ["bm25"]
         runs, weights = [], []
         by_name = dict(zip(options.retrievers, options.weights or ()))
         for query in queries:
@@ -356,6 +410,7 @@ def _factory(name: str, config: PipelineConfig):
     def build(**options) -> ArchiveSystem:
         return ArchiveSystem(name, config, **options)
 
+    build.index_backends = True  # `name@<backend>` (eval/systems.get_system)
     return build
 
 

@@ -4,6 +4,10 @@
     <out>/results.json   every measure per query and mean, per system
     <out>/runs/*.run     TREC run files (written by the harness)
     <out>/config.json    protocol, dataset, queries, systems, package versions, time
+
+A report holding one configuration on two index backends (`X` and `X@milvus`) also gives
+their agreement (eval/agreement.py): the table's footer, a report.md section and
+results.json's `backend_agreement`.
 """
 
 from __future__ import annotations
@@ -69,6 +73,16 @@ def render_table(report: "EvalReport", console: "Console | None" = None) -> None
             *(f"[dim]{_fmt(ref['values'].get(m))}[/dim]" for ref in refs),
         )
     console.print(table)
+    for row in _agreement(report):
+        verdict = "[green]within[/green]" if row["within_tolerance"] else "[red]outside[/red]"
+        console.print(f"{row['variant']} vs {row['base']}: max |Δ| {row['max_abs_delta']:.4f}, "
+                      f"top-{row['tolerance']['k']} overlap {row['overlap']:.2f}: {verdict} the tolerance")
+
+
+def _agreement(report: "EvalReport") -> list[dict]:
+    from eval.agreement import report_agreement
+
+    return report_agreement(report)
 
 
 def markdown(report: "EvalReport") -> str:
@@ -114,6 +128,19 @@ def markdown(report: "EvalReport") -> str:
     for s in report.systems:
         run = s.run_file.relative_to(report.out_dir) if s.run_file and report.out_dir else s.run_file
         lines.append(f"| {s.name} | {s.prepare_s:.1f} | {s.rank_s:.1f} | `{run}` |")
+    rows = _agreement(report)
+    if rows:
+        tol = rows[0]["tolerance"]
+        lines += ["", "## Backend agreement", "",
+                  f"The same configuration on two index backends (eval/agreement.py). Tolerance: every mean of "
+                  f"{', '.join(m for m in tol['held'] if m in ms)} within {tol['measure']} absolute, mean top-{tol['k']} "
+                  f"overlap of the rankings at least {tol['overlap']}.", "",
+                  "| variant | base | " + " | ".join(f"Δ{m}" for m in ms) + f" | overlap@{tol['k']} | min overlap@{tol['k']} | returned Jaccard | within |",
+                  "| --- | --- | " + " | ".join("---:" for _ in ms) + " | ---: | ---: | ---: | --- |"]
+        for row in rows:
+            lines.append(f"| {row['variant']} | {row['base']} | " + " | ".join(f"{row['delta'].get(m, 0.0):+.4f}" for m in ms)
+                         + f" | {row['overlap']:.4f} | {row['min_overlap']:.4f} | {row['returned_jaccard']:.4f} | "
+                         + ("yes" if row["within_tolerance"] else "**no**") + " |")
     if report.warnings:
         lines += ["", "## Warnings", ""] + [f"- {w}" for w in report.warnings]
     return "\n".join(lines) + "\n"
@@ -136,6 +163,7 @@ def results_dict(report: "EvalReport") -> dict:
             }
             for s in report.systems
         },
+        **({"backend_agreement": rows} if (rows := _agreement(report)) else {}),
     }
 
 

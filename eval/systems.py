@@ -6,7 +6,11 @@ harness checks both. `returned(query_id)` is optional: the system's own returned
 the study's set measures (absent, or returning None: the top 10 of the ranking).
 
 Registered here: `bm25-fulltext` (BM25 over whole judgment texts, raw facts as the query;
-the FIRE-style baseline). The summary-based systems (`bm25-summary`, `dense-summary`,
+the FIRE-style baseline), and the same over other BM25 implementations
+(`retrieval.bm25.bm25_implementations`) to compare libraries on the same tokens:
+`bm25s-fulltext` (bm25s, its default `lucene` variant) and `bm25s-fulltext-<method>` for
+`robertson`, `atire`, `bm25l`, `bm25plus` (bm25s' `bm25+`); `python -m eval.bench_bm25`
+measures their costs. The summary-based systems (`bm25-summary`, `dense-summary`,
 `ensemble-summary`, `aqgr` and their ablations) go through the Archive API and register
 in `eval/pipeline_systems.py` (see `PIPELINE_SYSTEMS_MODULE`).
 """
@@ -21,6 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Protocol, Sequence, runtime_checkable
 
+from aqgr.errors import ConfigError
 from aqgr.registry import Registry
 from eval.datasets import Dataset
 
@@ -55,8 +60,25 @@ systems: Registry[System] = Registry("system", modules=("eval.systems", PIPELINE
 
 
 def get_system(name: str | System, **options) -> System:
-    """A system by registered name (options go to its factory), or a System as is."""
-    return systems.create(name, **options) if isinstance(name, str) else name
+    """A system by registered name (options go to its factory), or a System as is.
+
+    `<name>@<backend>` (e.g. `aqgr-no-fulltext@milvus`) passes backend=<backend> to a
+    factory that serves index backends (the summary-based systems: eval/backends.py)."""
+    if not isinstance(name, str):
+        return name
+    from eval.backends import SEPARATOR, split_name
+
+    base, backend = split_name(name)
+    if backend is None:
+        return systems.create(name, **options)
+    factory = systems.get(base)
+    if not getattr(factory, "index_backends", False):
+        served = [n for n in systems.names() if getattr(systems.get(n), "index_backends", False)]
+        raise ConfigError(f"system {name!r}: {base!r} has no index backend to choose; {SEPARATOR}<backend> applies to "
+                          f"the summary-based systems ({', '.join(served[:4])}, ...)")
+    if options.get("backend") not in (None, backend):
+        raise ConfigError(f"system {name!r} names backend {backend!r} but backend={options['backend']!r} was given")
+    return factory(**{**options, "backend": backend})
 
 
 def default_cache_dir() -> Path:
@@ -77,30 +99,42 @@ FULLTEXT_FORMAT = 1  # bump when what the cached full-text index holds changes
 class BM25FullText:
     """BM25 over whole document texts; the query is the raw facts.
 
-    The index (tokenised with `retrieval.text` `words.v1`, weights from `retrieval.bm25`)
-    is cached under `<cache_dir>/bm25-fulltext/<fingerprint>/` keyed by the documents
-    (ids, sizes, modification times), the tokenizer and the BM25 parameters.
+    The index (tokenised with `retrieval.text` `words.v1`, scored by the BM25
+    implementation `implementation` of `retrieval.bm25`, default `rank-bm25.v1`; `params`
+    go to it, e.g. method="robertson" for `bm25s.v1`) is cached under
+    `<cache_dir>/bm25-fulltext/<fingerprint>/` keyed by the documents (ids, sizes,
+    modification times), the tokenizer, the BM25 parameters and any other implementation.
     """
 
-    def __init__(self, *, name: str = "bm25-fulltext", k1: float | None = None, b: float | None = None, tokenizer: str = "words.v1"):
+    def __init__(self, *, name: str = "bm25-fulltext", k1: float | None = None, b: float | None = None, tokenizer: str = "words.v1",
+                 implementation: str | None = None, **params):
         from retrieval import bm25
 
         self.name = name
         self.k1 = bm25.BM25_K1 if k1 is None else float(k1)
         self.b = bm25.BM25_B if b is None else float(b)
         self.tokenizer_name = tokenizer
+        self.implementation = implementation or bm25.DEFAULT_BM25
+        self._bm25 = bm25.bm25_implementations.create(self.implementation, k1=self.k1, b=self.b, **params)
         self._matrix = None
         self._doc_ids: list[str] = []
         self._tokenize = None
         self.index_dir: Path | None = None
         self.cache_hit: bool | None = None
 
+    def _default_implementation(self) -> bool:
+        from retrieval import bm25
+
+        return self.implementation == bm25.DEFAULT_BM25 and self._bm25.params() == bm25.RankBM25(k1=self.k1, b=self.b).params()
+
     def config(self) -> dict:
-        return {"system": "bm25-fulltext", "k1": self.k1, "b": self.b, "tokenizer": self.tokenizer_name,
-                "query": "raw facts", "documents": "whole texts", "index_dir": str(self.index_dir) if self.index_dir else None}
+        config = {"system": "bm25-fulltext", "k1": self.k1, "b": self.b, "tokenizer": self.tokenizer_name,
+                  "query": "raw facts", "documents": "whole texts", "index_dir": str(self.index_dir) if self.index_dir else None}
+        if not self._default_implementation():
+            config.update(system=self.name, implementation=self.implementation, params=self._bm25.params())
+        return config
 
     def prepare(self, dataset: Dataset, *, cache_dir: Path | None = None, progress: Progress | None = None) -> None:
-        from retrieval.bm25 import BM25Matrix
         from retrieval.text import tokenizers
 
         self._tokenize = tokenizers.create(self.tokenizer_name)
@@ -111,7 +145,7 @@ class BM25FullText:
         if manifest.is_file():
             meta = json.loads(manifest.read_text(encoding="utf-8"))
             if meta.get("fingerprint") == key and meta.get("format") == FULLTEXT_FORMAT:
-                self._matrix = BM25Matrix.load(self.index_dir)
+                self._matrix = self._bm25.load(self.index_dir)
                 self._doc_ids = list(meta["doc_ids"])
                 self.cache_hit = True
                 return
@@ -121,14 +155,17 @@ class BM25FullText:
             tokens.append(self._tokenize(text))
             if progress is not None:
                 progress(f"{self.name}: tokenising", i, total)
-        self._matrix = BM25Matrix.build(tokens, k1=self.k1, b=self.b)
+        self._matrix = self._bm25.build(tokens)
         self._doc_ids = list(dataset.doc_ids)
         self.cache_hit = False
         self._save(key)
 
     def _fingerprint(self, dataset: Dataset) -> str:
         digest = hashlib.sha256()
-        digest.update(json.dumps([FULLTEXT_FORMAT, dataset.kind, self.tokenizer_name, self.k1, self.b]).encode())
+        head = [FULLTEXT_FORMAT, dataset.kind, self.tokenizer_name, self.k1, self.b]
+        if not self._default_implementation():  # the default's key predates the registry: keep its cache valid
+            head += [self.implementation, self._bm25.params()]
+        digest.update(json.dumps(head).encode())
         for doc_id in dataset.doc_ids:
             stat = (dataset.docs_dir / f"{doc_id}.txt").stat()
             digest.update(f"{doc_id}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
@@ -143,6 +180,8 @@ class BM25FullText:
             self._matrix.save(tmp)
             meta = {"format": FULLTEXT_FORMAT, "fingerprint": key, "k1": self.k1, "b": self.b,
                     "tokenizer": self.tokenizer_name, "doc_ids": self._doc_ids}
+            if not self._default_implementation():
+                meta.update(implementation=self.implementation, params=self._bm25.params())
             (tmp / "manifest.json").write_text(json.dumps(meta), encoding="utf-8")
             if target.exists():
                 shutil.rmtree(target)
@@ -168,6 +207,27 @@ class BM25FullText:
 @systems.register("bm25-fulltext")
 def _bm25_fulltext(**options) -> System:
     return BM25FullText(**options)
+
+
+@systems.register("bm25s-fulltext")
+def _bm25s_fulltext(**options) -> System:
+    return BM25FullText(**{"name": "bm25s-fulltext", "implementation": "bm25s.v1", **options})
+
+
+# bm25s' other BM25 variants (system names avoid "+": bm25plus is bm25s' "bm25+").
+BM25S_VARIANTS = {"robertson": "robertson", "atire": "atire", "bm25l": "bm25l", "bm25plus": "bm25+"}
+
+
+def _register_bm25s_variant(suffix: str, method: str) -> None:
+    name = f"bm25s-fulltext-{suffix}"
+
+    @systems.register(name)
+    def _variant(**options) -> System:
+        return BM25FullText(**{"name": name, "implementation": "bm25s.v1", "method": method, **options})
+
+
+for _suffix, _method in BM25S_VARIANTS.items():
+    _register_bm25s_variant(_suffix, _method)
 
 
 def system_names() -> Sequence[str]:
