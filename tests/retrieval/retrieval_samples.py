@@ -76,3 +76,15 @@ class Counting:
     def embed(self, texts):
         self.calls.append(list(texts))
         return self.inner.embed(texts)
+
+
+# A tokenised corpus for the BM25 tests (one empty document: rank-bm25 handles it too).
+TOKEN_CORPUS = [
+    "dowry death wife burns husband cruelty dowry".split(),
+    "land acquisition compensation market value".split(),
+    "murder sudden quarrel 302 304 knife".split(),
+    "dowry harassment in-laws acquitted".split(),
+    "income tax deduction interest borrowed capital".split(),
+    "husband wife divorce cruelty maintenance".split(),
+    [],
+]

@@ -5,18 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
+from retrieval_samples import TOKEN_CORPUS as CORPUS
 
 from retrieval.bm25 import BM25_K1, BM25Matrix
-
-CORPUS = [
-    "dowry death wife burns husband cruelty dowry".split(),
-    "land acquisition compensation market value".split(),
-    "murder sudden quarrel 302 304 knife".split(),
-    "dowry harassment in-laws acquitted".split(),
-    "income tax deduction interest borrowed capital".split(),
-    "husband wife divorce cruelty maintenance".split(),
-    [],
-]
 
 
 @pytest.mark.parametrize(

@@ -7,17 +7,10 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from aqgr.errors import UnknownNameError
+from retrieval_samples import TOKEN_CORPUS as CORPUS
+
 from retrieval.bm25 import BM25_B, BM25_K1, DEFAULT_BM25, BM25Matrix, BM25Scorer, RankBM25, bm25_implementations
 
-CORPUS = [
-    "dowry death wife burns husband cruelty dowry".split(),
-    "land acquisition compensation market value".split(),
-    "murder sudden quarrel 302 304 knife".split(),
-    "dowry harassment in-laws acquitted".split(),
-    "income tax deduction interest borrowed capital".split(),
-    "husband wife divorce cruelty maintenance".split(),
-    [],
-]
 QUERIES = ["dowry death".split(), "husband wife wife cruelty unknownterm".split(), "land compensation".split()]
 
 
