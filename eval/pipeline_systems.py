@@ -78,6 +78,7 @@ class PipelineConfig:
     bm25_ngrams: int | None = None  # summary BM25: 1 terms, 2 terms + adjacent pairs (None: IndexSpec's default)
     fulltext_ngrams: int | None = None  # full-text BM25, likewise
     bm25_idf: str | None = None  # both BM25 retrievers: "okapi" (rank-bm25) or "lucene" (None: IndexSpec's default)
+    statutes_via_cases: bool = False  # statutes: also score each by the best-ranked judgments that quote it
 
 
 # The default `aqgr` configuration, measured on the citation benchmark (issue 6): full-text
@@ -112,6 +113,7 @@ PIPELINE_CONFIGS: dict[str, PipelineConfig] = {
     "aqgr+summary-pairs": replace(AQGR, bm25_ngrams=2),  # summary BM25 with word pairs too
     "aqgr-fulltext-only": replace(AQGR, retrievers=("fulltext",), weights=None),
     "aqgr+lucene-idf": replace(AQGR, bm25_idf="lucene"),
+    "aqgr+statutes-via-cases": replace(AQGR, statutes_via_cases=True),
     "aqgr-fulltext-only+lucene-idf": replace(AQGR, retrievers=("fulltext",), weights=None, bm25_idf="lucene"),
     "aqgr-dense-only": replace(AQGR, retrievers=("dense",), weights=None),
     # The first question-guided configuration (summary BM25 + dense, RRF, raw facts).
@@ -253,6 +255,7 @@ class ArchiveSystem:
         self.explainer = explainer or pipeline.explainer
         self._index = None  # what is ranked (case summaries, or statute texts)
         self._searcher = None  # question-guided search over the case summaries
+        self._links = None  # statutes x judgments (statutes_via_cases), made on first use
         self._returned: dict[str, list[str]] = {}
         self._questions: dict[str, list[str]] = {}
         self.home: Path | None = None
@@ -309,7 +312,7 @@ class ArchiveSystem:
     def prepare(self, dataset: Dataset, *, cache_dir: Path | None = None, progress: Progress | None = None) -> None:
         root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self.kind = dataset.kind
-        self._returned, self._questions, self._uris = {}, {}, {}
+        self._returned, self._questions, self._uris, self._links = {}, {}, {}, None
         spec = self.index_spec()
         if dataset.kind == "cases":
             archive = case_archive(dataset.docs_dir, dataset.doc_ids, root, self.summarizer, progress)
@@ -381,7 +384,49 @@ class ArchiveSystem:
             questions = self._searcher.questions_for(facts, options=options)
             self._questions[query_id] = questions
             queries = [facts] + [f"{q}\n{facts}" for q in questions]
+            if self.pipeline.statutes_via_cases:
+                return self._via_cases(text, questions, self._fused(queries, depth, restrict, exclude, options), depth,
+                                       restrict, exclude, options)
         return [(d.doc_id, d.score) for d in self._fused(queries, depth, restrict, exclude, options)]
+
+    def _via_cases(self, text, questions, direct, depth, restrict, exclude, options) -> list[tuple[str, float]]:
+        """Statutes through the judgments: the best `per_retriever_k` judgments of the question-
+        guided case ranking (weight 1/rank) vote for the statutes whose text they match (each
+        statute's full-text BM25 score against every judgment, divided by its best); the votes
+        and the direct ranking, each divided by its top score, are added."""
+        import numpy as np
+
+        from retrieval.types import ranked
+
+        links = self._statute_links()
+        _, cases = self._searcher.rank(text, questions, depth=options.per_retriever_k, options=options)
+        weights = np.zeros(links.shape[1])
+        column = {d: i for i, d in enumerate(self._searcher.index.doc_ids)}
+        for rank, doc in enumerate(cases, start=1):
+            weights[column[doc.doc_id]] = 1.0 / rank
+        votes = links @ weights
+        top_vote = float(votes.max()) or 1.0
+        top_direct = direct[0].score if direct and direct[0].score > 0 else 1.0
+        scores = {doc_id: float(v) / top_vote for doc_id, v in zip(self._index.doc_ids, votes)}
+        for d in direct:
+            scores[d.doc_id] = scores.get(d.doc_id, 0.0) + d.score / top_direct
+        allowed = {d for d in scores if (restrict is None or d in restrict) and not (exclude and d in exclude)}
+        return [(d.doc_id, d.score) for d in ranked((d, scores[d]) for d in allowed if scores[d] > 0)][:depth]
+
+    def _statute_links(self):
+        """statutes x judgments: each statute's text as a full-text BM25 query over the judgments, / its best."""
+        import numpy as np
+
+        if self._links is None:
+            cases = self._searcher.index
+            name = "fulltext" if "fulltext" in cases.retrievers else "bm25"
+            column = {d: i for i, d in enumerate(cases.doc_ids)}
+            links = np.zeros((len(self._index.doc_ids), len(cases.doc_ids)))
+            for row, statute in enumerate(self._index.doc_ids):
+                for doc in cases.retrieve(self._index.document_text(statute), len(cases), retrievers=[name])[name]:
+                    links[row, column[doc.doc_id]] = doc.score
+            self._links = links / np.maximum(links.max(axis=1, keepdims=True), 1e-12)
+        return self._links
 
     def _fused(self, queries, depth, restrict, exclude, options):
         from retrieval.fusion import fusers
