@@ -1,8 +1,8 @@
 """BM25 with rank-bm25's statistics, scored through a sparse term-document weight matrix.
 
 The statistics are `rank_bm25.BM25Okapi`'s (idf with its epsilon floor, document lengths,
-average length), computed with numpy (BM25Okapi's own constructor loops over every token
-in Python: 10x slower on the full judgments). Its `get_scores` loops over documents in
+average length), computed with numpy (measured on the 2,914 AILA judgments, terms + pairs: 8.9 s
+against 17.6 s for BM25Okapi plus a Python loop over its counts). Its `get_scores` loops over documents in
 Python for every query term; instead each (term, document) weight
 
     W[t, d] = idf[t] * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(d) / avgdl))
