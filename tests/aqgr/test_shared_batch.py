@@ -98,13 +98,16 @@ import json, sys, time
 from aqgr import Archive
 from summarizer.extractive.engine import ExtractiveSummarizer
 
-real = ExtractiveSummarizer.summarize
+home, folder, name, log_path, lease, victim = sys.argv[1:7]
+real, done = ExtractiveSummarizer.summarize, []
 def slow(self, judgment):
-    time.sleep(0.1)  # an item takes a while: a kill lands mid-item
+    time.sleep(0.1)  # an item takes a while
+    if victim == "victim" and len(done) >= 3:
+        time.sleep(120)  # a victim hangs on its 4th item, holding the claim, until it is killed
+    done.append(1)
     return real(self, judgment)
 ExtractiveSummarizer.summarize = slow
 
-home, folder, name, log_path, lease = sys.argv[1:6]
 log = open(log_path, "a", buffering=1)
 def note(event, path, extra=""):
     log.write(json.dumps([event, path, time.time(), extra]) + "\\n")
@@ -128,7 +131,9 @@ def test_workers_killed_mid_run_lose_only_their_leases(database_url, home, tmp_p
     driver = tmp_path / "worker.py"
     driver.write_text(DRIVER)
     logs = {f"w{i}": tmp_path / f"w{i}.log" for i in range(n_workers)}
-    procs = {name: subprocess.Popen([sys.executable, str(driver), str(home), str(folder), name, str(log), str(lease)], cwd=ROOT, stderr=subprocess.PIPE, text=True) for name, log in logs.items()}
+    procs = {name: subprocess.Popen([sys.executable, str(driver), str(home), str(folder), name, str(log), str(lease),
+                                     "victim" if name in killed else "survivor"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+             for name, log in logs.items()}
     deadline, kill_times = time.monotonic() + 60, {}
     while len(kill_times) < len(killed):  # kill each victim well into its work, holding a claimed item
         for name in set(killed) - set(kill_times):
