@@ -217,14 +217,17 @@ class Archive:
                 from retrieval.backends import load_index
 
                 index = load_index(self.settings.index_dir, expect=self.settings.index)
-                summaries = {s.judgment_id: s for s in self.store.summaries(self.settings.summarizer, ids=None)}
+                # An index searches the summaries it was built from (its manifest names their
+                # engine), whatever summarizer is configured now (a provider set up later).
+                engine = index.manifest.get("summarizer") or self.settings.summarizer
+                summaries = {s.judgment_id: s for s in self.store.summaries(engine, ids=None)}
                 self._searcher = Searcher(
                     index,
                     summaries,
                     self._create(question_generators, self.settings.question_generator),
                     self._create(explainers, self.settings.explainer),
                     self.settings.search,
-                    self.settings.summarizer,
+                    engine,
                 )
             return self._searcher
 

@@ -145,6 +145,12 @@ class IndexSpec(BaseModel):
         }
 
 
+def summarizer_of(summaries: Sequence[StructuredSummary]) -> str | None:
+    """The engine that wrote `summaries` (their provenance), or None when several did."""
+    engines = {s.provenance.engine for s in summaries}
+    return engines.pop() if len(engines) == 1 else None
+
+
 def _sha256_file(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
@@ -241,7 +247,7 @@ class SummaryIndex:
         texts = {s.judgment_id: slot_texts(s, spec.slots) for s in summaries}
         issues = [" ".join(issue.split()) for s in summaries for issue in s.issues]
         return cls.from_texts(doc_ids, texts, spec, cache=cache, embedder=embedder, progress=progress,
-                              full_texts=full_texts, sentences=[t for t in issues if t])
+                              full_texts=full_texts, sentences=[t for t in issues if t], summarizer=summarizer_of(summaries))
 
     @classmethod
     def from_texts(
@@ -255,11 +261,13 @@ class SummaryIndex:
         progress: Progress | None = None,
         full_texts: Mapping[str, str] | None = None,
         sentences: Sequence[str] | None = None,
+        summarizer: str | None = None,
     ) -> "SummaryIndex":
         """Index documents given directly as field texts (`texts[doc_id] = {field: text}`).
 
         `full_texts` adds the "fulltext" retriever; `sentences` are short texts embedded now
-        (one window each) so that `embed_query` of any of them costs no model call.
+        (one window each) so that `embed_query` of any of them costs no model call;
+        `summarizer` (the engine that wrote the summaries) is recorded in the manifest.
 
         For documents that have no structured summary (statutes: title + description).
         The fields are indexed as given; `spec` supplies everything else (embedder,
@@ -341,6 +349,7 @@ class SummaryIndex:
             "n_sentences": len(stored[0]) if stored is not None else 0,
             "embedded_sentences": n_sentences_embedded,
             "documents": DOCUMENTS,
+            **({"summarizer": summarizer} if summarizer else {}),
             "n_docs": len(doc_ids),
             "n_terms": len(bm25.terms),
             "n_windows": len(windows),

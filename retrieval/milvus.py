@@ -70,6 +70,7 @@ from .embed_cache import EmbeddingCache, embed_with_cache
 from .embedders import Embedder
 from .index import (
     combine_vectors,
+    summarizer_of,
     MANIFEST,
     RETRIEVERS,
     IndexSpec,
@@ -172,12 +173,14 @@ class MilvusIndex:
             raise EmptyArchiveError("index")
         doc_ids = [s.judgment_id for s in summaries]
         texts = {s.judgment_id: slot_texts(s, spec.slots) for s in summaries}
-        return cls.from_texts(doc_ids, texts, spec, uri=uri, cache=cache, embedder=embedder, progress=progress, vectors=vectors)
+        return cls.from_texts(doc_ids, texts, spec, uri=uri, cache=cache, embedder=embedder, progress=progress, vectors=vectors,
+                              summarizer=summarizer_of(summaries))
 
     @classmethod
     def from_texts(cls, doc_ids: Sequence[str], texts: dict[str, dict[str, str]], spec: IndexSpec | None = None, *,
                    uri: str, cache: EmbeddingCache | None = None, embedder: Embedder | None = None,
-                   progress: Progress | None = None, vectors: np.ndarray | None = None) -> "MilvusIndex":
+                   progress: Progress | None = None, vectors: np.ndarray | None = None,
+                   summarizer: str | None = None) -> "MilvusIndex":
         """Index documents given as field texts into a new collection `aqgr_<tag>` at `uri`.
 
         The index is unsaved until `save(directory)` records it (the manifest names the
@@ -240,6 +243,7 @@ class MilvusIndex:
         terms = sorted(df)
         manifest = {
             "backend": BACKEND,
+            **({"summarizer": summarizer} if summarizer else {}),
             "format_version": FORMAT_VERSION,
             "schema_version": SCHEMA_VERSION,
             **spec.describe(),

@@ -123,3 +123,12 @@ def test_renumbering_the_judgments_changes_no_score(archive):
     assert {h.judgment_id: (h.score, h.retrieval_score) for h in result.hits} == {
         back[h.judgment_id]: (h.score, h.retrieval_score) for h in result2.hits
     }
+
+
+def test_an_index_searches_the_summaries_it_was_built_from(archive):
+    """A provider configured after indexing (another summarizer) does not orphan the index."""
+    assert archive.index_manifest()["summarizer"] == "extractive.v1"
+    later = Archive(settings=archive.settings.model_copy(update={"summarizer": "llm.v1"}))
+    result = later.search(DYING_DECLARATION_FACTS)
+    assert {h.judgment_id for h in result.hits[:2]} == {"A1", "A3"}
+    assert result.engines.summarizer == "extractive.v1"
