@@ -39,6 +39,7 @@ class SearchOptions(BaseModel):
     question_weight: float = Field(default=0.5, ge=0, description="Dense query of a question: normalise(v(facts) + question_weight * v(question)): the question counts half as much as the facts (0.5 measured above 1.0 on the citation benchmark, issue 6).")
     drop_masks: bool = Field(default=True, description="Query without anonymisation placeholders (P1, Act A1, Section S): measured to help on the citation benchmark.")
     include_facts_query: bool = Field(default=True, description="Also query with the facts alone, beside each question + facts.")
+    question_alone: bool = Field(default=False, description="Lexical retrievers read a question alone, not question + facts (an ablation: issue-to-issue matching).")
     fusion_depth: int = Field(default=1000, ge=1, le=10000, description="Each run is fused over its top fusion_depth judgments (score fusion min-max normalises per run: a shallow run would inflate its tail; 1000, the evaluation depth, so search and evaluation rank alike).")
     explain_top: int = Field(default=36, ge=1, le=1000, description="The best fused candidates handed to the explainer: the study's 12 per question for 3 questions.")
     min_score: int = Field(default=6, ge=1, le=10, description="Relevance threshold on the 1-10 score: hits below are not returned. 6: the upper half of the scale (with evidence.v2, at least about half the best candidate's strength). On the citation benchmark the returned set's F1 peaks at 9 (issue 6), but 9 drops relevant judgments on small archives.")

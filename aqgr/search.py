@@ -91,7 +91,7 @@ class Searcher:
         vector = None
         if question is not None and "dense" in names:
             vector = self.index.combined_vector(self.index.embed_query(query), self.index.embed_query(question), options.question_weight)
-        text = f"{question}\n{query}" if question is not None else query
+        text = query if question is None else question if options.question_alone else f"{question}\n{query}"
         runs = self.index.retrieve(text, k, retrievers=names, restrict=restrict, exclude=exclude, vector=vector)
         return [(name, runs[name]) for name in names]
 

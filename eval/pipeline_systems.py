@@ -79,6 +79,7 @@ class PipelineConfig:
     fulltext_ngrams: int | None = None  # full-text BM25, likewise
     bm25_idf: str | None = None  # both BM25 retrievers: "okapi" (rank-bm25) or "lucene" (None: IndexSpec's default)
     statutes_via_cases: bool = False  # statutes: also score each by the best-ranked judgments that quote it
+    question_alone: bool = False  # lexical retrievers read a question alone (SearchOptions.question_alone)
 
 
 # The default `aqgr` configuration, measured on the citation benchmark (issue 6): full-text
@@ -114,6 +115,7 @@ PIPELINE_CONFIGS: dict[str, PipelineConfig] = {
     "aqgr-fulltext-only": replace(AQGR, retrievers=("fulltext",), weights=None),
     "aqgr+lucene-idf": replace(AQGR, bm25_idf="lucene"),
     "aqgr+statutes-via-cases": replace(AQGR, statutes_via_cases=True),
+    "aqgr-question-alone": replace(AQGR, question_alone=True),
     "aqgr-fulltext-only+lucene-idf": replace(AQGR, retrievers=("fulltext",), weights=None, bm25_idf="lucene"),
     "aqgr-dense-only": replace(AQGR, retrievers=("dense",), weights=None),
     # The first question-guided configuration (summary BM25 + dense, RRF, raw facts).
@@ -286,6 +288,7 @@ class ArchiveSystem:
             weights=self.pipeline.weights,
             drop_masks=self.pipeline.drop_masks,
             question_weight=self.pipeline.question_weight,
+            question_alone=self.pipeline.question_alone,
             **({"explain_top": self.pipeline.explain_top} if self.pipeline.explain_top else {}),
             n_questions=SearchOptions().n_questions if self.pipeline.questions else 0,
             min_content_words=EVAL_MIN_CONTENT_WORDS,
