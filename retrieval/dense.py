@@ -190,3 +190,32 @@ class DenseIndex:
         index = _faiss().read_index(str(Path(directory) / f"{stem}.faiss"))
         with np.load(Path(directory) / f"{stem}.windows.npz", allow_pickle=False) as data:
             return cls(index, data["window_doc"], int(data["n_docs"]))
+
+
+# ------------------------------------------------------------------ pre-embedded sentences
+
+SENTENCES_FILE = "sentences.npz"
+Sentences = tuple[list[str], np.ndarray]  # (whitespace-normalised texts, their unit vectors)
+
+
+def embed_sentences(embedder, sentences: Sequence[str], window_chars: int, cache: EmbeddingCache | None,
+                    progress: Callable[[int, int], None] | None = None) -> tuple[Sentences | None, int]:
+    """Short texts (one window each; longer ones skipped) embedded now, so that `QueryVectors`
+    answers them without a model call. Returns (texts, vectors) or None, and how many were
+    embedded by the model (the rest came from `cache`)."""
+    unique = [t for t in dict.fromkeys(" ".join(t.split()) for t in sentences) if t and len(t) <= window_chars]
+    if not unique:
+        return None, 0
+    vectors, n_embedded = embed_with_cache(embedder, unique, cache, progress=progress)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return (unique, (vectors / np.where(norms > 0, norms, 1)).astype(np.float32)), n_embedded
+
+
+def save_sentences(directory: Path, stored: Sentences) -> str:
+    np.savez(Path(directory) / SENTENCES_FILE, texts=np.asarray(stored[0], dtype=str), vectors=stored[1])
+    return SENTENCES_FILE
+
+
+def load_sentences(directory: Path) -> Sentences:
+    with np.load(Path(directory) / SENTENCES_FILE, allow_pickle=False) as data:
+        return data["texts"].tolist(), np.asarray(data["vectors"], dtype=np.float32)

@@ -41,7 +41,8 @@ from aqgr.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, Unk
 from schemas.summary import SCHEMA_VERSION, StructuredSummary
 
 from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, IDF_KINDS, BM25Matrix
-from .dense import WINDOW_CHARS, DenseIndex, QueryVectors, document_windows, flatten_windows
+from .dense import (SENTENCES_FILE, WINDOW_CHARS, DenseIndex, QueryVectors, document_windows, embed_sentences,
+                    flatten_windows, load_sentences, save_sentences)
 from .documents import DEFAULT_SLOTS, check_slots, slot_texts
 from .embed_cache import EmbeddingCache, embed_with_cache
 from .embedders import DEFAULT_EMBEDDER, Embedder, embedders
@@ -330,10 +331,8 @@ class SummaryIndex:
         stored, n_sentences_embedded = None, 0
         if sentences:
             start = time.perf_counter()
-            unique = [t for t in dict.fromkeys(" ".join(t.split()) for t in sentences) if t and len(t) <= spec.window_chars]
-            vectors_s, n_sentences_embedded = embed_with_cache(embedder, unique, cache, progress=lambda done, total: report("sentences", done, total))
-            norms = np.linalg.norm(vectors_s, axis=1, keepdims=True)
-            stored = (unique, (vectors_s / np.where(norms > 0, norms, 1)).astype(np.float32))
+            stored, n_sentences_embedded = embed_sentences(embedder, sentences, spec.window_chars, cache,
+                                                           lambda done, total: report("sentences", done, total))
             seconds["sentences"] = time.perf_counter() - start
 
         retrievers = {"bm25": ["bm25.npz", "bm25.vocab.json"], "dense": ["dense.faiss", "dense.windows.npz"]}
@@ -345,7 +344,7 @@ class SummaryIndex:
             **spec.describe(),
             "embedder": {"name": embedder.name, "fingerprint": embedder.fingerprint, "dim": embedder.dim},
             "retrievers": retrievers,
-            "sentences": ["sentences.npz"] if stored is not None else [],
+            "sentences": [SENTENCES_FILE] if stored is not None else [],
             "n_sentences": len(stored[0]) if stored is not None else 0,
             "embedded_sentences": n_sentences_embedded,
             "documents": DOCUMENTS,
@@ -395,8 +394,7 @@ class SummaryIndex:
         if self._fulltext is not None:
             names += self._fulltext.save(directory, "fulltext")
         if self._sentences is not None:
-            np.savez(directory / "sentences.npz", texts=np.asarray(self._sentences[0], dtype=str), vectors=self._sentences[1])
-            names.append("sentences.npz")
+            names.append(save_sentences(directory, self._sentences))
         (directory / DOCUMENTS).write_text(
             json.dumps({d: self._texts[d] for d in self._doc_ids}, ensure_ascii=False), encoding="utf-8"
         )
@@ -438,10 +436,7 @@ class SummaryIndex:
             bm25 = BM25Matrix.load(path, "bm25")
             dense = DenseIndex.load(path, "dense")
             fulltext = BM25Matrix.load(path, "fulltext") if "fulltext" in manifest.get("retrievers", {}) else None
-            sentences = None
-            if manifest.get("sentences"):
-                with np.load(path / "sentences.npz", allow_pickle=False) as data:
-                    sentences = (data["texts"].tolist(), np.asarray(data["vectors"], dtype=np.float32))
+            sentences = load_sentences(path) if manifest.get("sentences") else None
             texts = json.loads((path / DOCUMENTS).read_text(encoding="utf-8"))
         except Exception as exc:
             raise IndexMismatchError(str(path), [f"index files unreadable ({type(exc).__name__}: {exc})"]) from None

@@ -34,7 +34,9 @@ Why these choices:
 * Terms are tokenised by aqgr (words.v1: stemming, stopwords, section numbers) rather
   than by a Milvus analyzer, so both backends see the same terms and queries.
 * The local index directory keeps what Searcher needs without a round trip: manifest
-  (uri, collection, spec, doc-id order) and the document frequencies (`idf()`).
+  (uri, collection, spec, doc-id order), the document frequencies (`idf()`) and the
+  vectors of the summaries' issue sentences (`sentences.npz`: ranking harvested questions
+  costs no model call, as on the embedded backend).
 
 Scores: BM25 is reported as |distance| (milvus-lite returns -score, a cluster +score);
 dense as the inner product. Runs are re-ordered with the shared tie rule (-score, id
@@ -64,7 +66,8 @@ import numpy as np
 from aqgr.errors import EmptyArchiveError, IndexMismatchError, MissingDependencyError, NoIndexError, UnknownNameError
 from schemas.summary import SCHEMA_VERSION, StructuredSummary
 
-from .dense import QueryVectors, document_windows, flatten_windows
+from .dense import (SENTENCES_FILE, QueryVectors, Sentences, document_windows, embed_sentences, flatten_windows,
+                    load_sentences, save_sentences)
 from .documents import slot_texts
 from .embed_cache import EmbeddingCache, embed_with_cache
 from .embedders import Embedder
@@ -86,7 +89,8 @@ from .types import ScoredDoc, ranked
 
 BACKEND = "milvus.v1"
 # 2: the BM25 k1/b reach milvus-lite too (format 1 collections were scored with its k1 = 1.5).
-# 3: the manifest records the BM25 n-grams (IndexSpec.bm25_ngrams: terms, or terms and pairs).
+# 3: the manifest records the BM25 n-grams (IndexSpec.bm25_ngrams: terms, or terms and pairs);
+#    the summaries' issue sentences are embedded at build time (sentences.npz, as embedded.v1).
 FORMAT_VERSION = 3
 TERMS_FILE = "terms.json"
 # Milvus caps VARCHAR at 65,535 bytes and a search's limit (topk) at 16,384.
@@ -147,7 +151,8 @@ class MilvusIndex:
     backend = BACKEND
 
     def __init__(self, *, spec: IndexSpec, client, collection: str, uri: str, doc_ids: Sequence[str],
-                 terms: list[str], df: Sequence[int], embedder: Embedder, manifest: dict):
+                 terms: list[str], df: Sequence[int], embedder: Embedder, manifest: dict,
+                 sentences: Sentences | None = None):
         self.spec = spec
         self._client = client
         self.collection = collection
@@ -157,7 +162,8 @@ class MilvusIndex:
         self._terms = terms
         self._df = np.asarray(df, dtype=np.int64)
         self._embedder = embedder
-        self._queries = QueryVectors(embedder, spec.window_chars)
+        self._sentences = sentences
+        self._queries = QueryVectors(embedder, spec.window_chars, dict(zip(*sentences)) if sentences is not None else None)
         self._tokenizer = tokenizers.create(spec.tokenizer)
         self._manifest = manifest
 
@@ -173,18 +179,21 @@ class MilvusIndex:
             raise EmptyArchiveError("index")
         doc_ids = [s.judgment_id for s in summaries]
         texts = {s.judgment_id: slot_texts(s, spec.slots) for s in summaries}
+        issues = [issue for s in summaries for issue in s.issues]
         return cls.from_texts(doc_ids, texts, spec, uri=uri, cache=cache, embedder=embedder, progress=progress, vectors=vectors,
-                              summarizer=summarizer_of(summaries))
+                              summarizer=summarizer_of(summaries), sentences=issues)
 
     @classmethod
     def from_texts(cls, doc_ids: Sequence[str], texts: dict[str, dict[str, str]], spec: IndexSpec | None = None, *,
                    uri: str, cache: EmbeddingCache | None = None, embedder: Embedder | None = None,
                    progress: Progress | None = None, vectors: np.ndarray | None = None,
-                   summarizer: str | None = None) -> "MilvusIndex":
+                   summarizer: str | None = None, sentences: Sequence[str] | None = None) -> "MilvusIndex":
         """Index documents given as field texts into a new collection `aqgr_<tag>` at `uri`.
 
         The index is unsaved until `save(directory)` records it (the manifest names the
-        collection). `vectors` (benchmarks only) replaces the embedder's window vectors."""
+        collection). `vectors` (benchmarks only) replaces the embedder's window vectors;
+        `sentences` (the summaries' issues) are embedded now and kept beside the manifest, as
+        the embedded backend does, so ranking harvested questions costs no model call."""
         spec = spec or IndexSpec()
         if spec.bm25_idf != "lucene":
             raise ValueError(f"Milvus computes BM25 with Lucene's idf itself: bm25_idf={spec.bm25_idf!r} is for the "
@@ -240,6 +249,13 @@ class MilvusIndex:
         client.load_collection(collection)
         seconds["milvus"] = time.perf_counter() - start
 
+        stored = None
+        if sentences:
+            start = time.perf_counter()
+            stored, _ = embed_sentences(embedder, sentences, spec.window_chars, cache,
+                                        lambda done, total: report("sentences", done, total))
+            seconds["sentences"] = time.perf_counter() - start
+
         terms = sorted(df)
         manifest = {
             "backend": BACKEND,
@@ -255,9 +271,10 @@ class MilvusIndex:
             "created_at": datetime.now(timezone.utc).isoformat(),
             "build_seconds": {part: round(s, 4) for part, s in seconds.items()},
             "doc_ids": doc_ids,
+            "sentences": [SENTENCES_FILE] if stored is not None else [],
         }
         return cls(spec=spec, client=client, collection=collection, uri=normalise_uri(uri), doc_ids=doc_ids,
-                   terms=terms, df=[df[t] for t in terms], embedder=embedder, manifest=manifest)
+                   terms=terms, df=[df[t] for t in terms], embedder=embedder, manifest=manifest, sentences=stored)
 
     # --- saving and loading -------------------------------------------------------------
 
@@ -275,7 +292,8 @@ class MilvusIndex:
         tmp.mkdir()
         try:
             (tmp / TERMS_FILE).write_text(json.dumps({"terms": self._terms, "df": self._df.tolist()}), encoding="utf-8")
-            manifest = dict(self._manifest, sha256={TERMS_FILE: _sha256_file(tmp / TERMS_FILE)})
+            names = [TERMS_FILE] + ([save_sentences(tmp, self._sentences)] if self._sentences is not None else [])
+            manifest = dict(self._manifest, sha256={name: _sha256_file(tmp / name) for name in names})
             (tmp / MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False, indent=1), encoding="utf-8")
             if target.exists():
                 os.replace(target, old)
@@ -325,8 +343,9 @@ class MilvusIndex:
             raise IndexMismatchError(str(path), [f"collection {collection!r} holds {rows} rows, the manifest {manifest.get('n_windows')}"])
         client.load_collection(collection)
         terms = json.loads((path / TERMS_FILE).read_text(encoding="utf-8"))
+        sentences = load_sentences(path) if manifest.get("sentences") else None
         return cls(spec=spec, client=client, collection=collection, uri=uri, doc_ids=manifest["doc_ids"],
-                   terms=terms["terms"], df=terms["df"], embedder=embedder, manifest=manifest)
+                   terms=terms["terms"], df=terms["df"], embedder=embedder, manifest=manifest, sentences=sentences)
 
     def drop(self) -> None:
         """Drop this index's collection (the local manifest, if saved, then refers to nothing)."""

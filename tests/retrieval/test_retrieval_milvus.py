@@ -89,6 +89,25 @@ def test_the_collection_scores_bm25_with_the_spec_parameters(milvus, hashing_spe
     assert float(params["bm25_k1"]) == hashing_spec.bm25_k1 and float(params["bm25_b"]) == hashing_spec.bm25_b
 
 
+def test_issue_sentences_are_embedded_once_and_kept_beside_the_manifest(tmp_path, corpus, hashing_spec):
+    """As on the embedded backend: ranking a harvested question (an issue) costs no model call."""
+    from retrieval.embedders import embedders
+    from retrieval_samples import Counting
+
+    counting = Counting(embedders.create("hashing.v1"))
+    built = MilvusIndex.build(corpus, hashing_spec, uri=str(tmp_path / "s.db"), embedder=counting)
+    try:
+        built.save(tmp_path / "index")
+        issue = corpus[0].issues[0]
+        loaded = MilvusIndex.load(tmp_path / "index", expect=hashing_spec, embedder=counting)
+        assert loaded.manifest["sentences"] == ["sentences.npz"]
+        calls = len(counting.calls)
+        assert loaded.embed_query(issue) is not None and len(counting.calls) == calls
+        assert loaded.embed_query("A question nobody harvested about land.") is not None and len(counting.calls) == calls + 1
+    finally:
+        built.drop()
+
+
 def test_refuses_an_idf_milvus_does_not_compute(tmp_path, corpus, hashing_spec):
     with pytest.raises(ValueError, match="Lucene"):
         MilvusIndex.build(corpus, hashing_spec.model_copy(update={"bm25_idf": "okapi"}), uri=str(tmp_path / "m.db"))
