@@ -424,12 +424,7 @@ def _run_pool(items: list[WorkItem], store: Store, engine: SummarizerEngine, for
                     pending = set()
                     break
     except KeyboardInterrupt:
-        for future in pending:
-            future.cancel()
-        executor.shutdown(wait=True, cancel_futures=True)  # running items finish and commit
-        for future in pending:
-            if future.done() and not future.cancelled() and future.exception() is None:
-                run.record(future.result())
+        _drain(executor, pending, run)
         raise
     executor.shutdown(wait=True, cancel_futures=True)
 
@@ -492,14 +487,19 @@ def _run_ledger(items: list[WorkItem], store: Store, engine: SummarizerEngine, f
                 time.sleep(min(max(wait_s, 0.05), 1.0))
     except KeyboardInterrupt:
         if executor is not None:
-            for future in inflight:
-                future.cancel()
-            executor.shutdown(wait=True, cancel_futures=True)  # running items finish and commit
-            for future in inflight:
-                if future.done() and not future.cancelled() and future.exception() is None:
-                    run.record(future.result())
+            _drain(executor, inflight, run)
         raise
     finally:
         if executor is not None:
             executor.shutdown(wait=True, cancel_futures=True)
         queue.stop()  # what is still held (cancelled by Ctrl-C) goes back to pending
+
+
+def _drain(executor, futures, run) -> None:
+    """On Ctrl-C: cancel what has not started, let running items finish and commit, record them."""
+    for future in futures:
+        future.cancel()
+    executor.shutdown(wait=True, cancel_futures=True)
+    for future in futures:
+        if future.done() and not future.cancelled() and future.exception() is None:
+            run.record(future.result())
