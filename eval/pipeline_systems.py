@@ -78,6 +78,8 @@ class PipelineConfig:
     bm25_ngrams: int | None = None  # summary BM25: 1 terms, 2 terms + adjacent pairs (None: IndexSpec's default)
     fulltext_ngrams: int | None = None  # full-text BM25, likewise
     bm25_idf: str | None = None  # both BM25 retrievers: "okapi" (rank-bm25) or "lucene" (None: IndexSpec's default)
+    fulltext_k1: float | None = None  # full-text BM25's k1 (None: IndexSpec's default)
+    fulltext_query_tf: str | None = None  # full-text BM25's query term frequency, "raw" or "log" (None: IndexSpec's)
     statutes_via_cases: bool = False  # statutes: also score each by the best-ranked judgments that quote it
     question_alone: bool = False  # lexical retrievers read a question alone (SearchOptions.question_alone)
 
@@ -116,6 +118,9 @@ PIPELINE_CONFIGS: dict[str, PipelineConfig] = {
     "aqgr+lucene-idf": replace(AQGR, bm25_idf="lucene"),
     "aqgr+statutes-via-cases": replace(AQGR, statutes_via_cases=True),
     "aqgr-question-alone": replace(AQGR, question_alone=True),
+    "aqgr-fulltext-raw-qtf": replace(AQGR, fulltext_query_tf="raw"),  # full text: repeated query words count linearly
+    "aqgr-fulltext-k1-1.2": replace(AQGR, fulltext_k1=1.2),  # full text: the summary BM25's k1
+    "aqgr-fulltext-k1-3": replace(AQGR, fulltext_k1=3.0),
     "aqgr-fulltext-only+lucene-idf": replace(AQGR, retrievers=("fulltext",), weights=None, bm25_idf="lucene"),
     "aqgr-dense-only": replace(AQGR, retrievers=("dense",), weights=None),
     # The first question-guided configuration (summary BM25 + dense, RRF, raw facts).
@@ -274,7 +279,7 @@ class ArchiveSystem:
             fields["slots"] = tuple(DEFAULT_SLOTS) + ("precedents",)
         if self.embedder:
             fields["embedder"] = self.embedder
-        for name in ("bm25_ngrams", "fulltext_ngrams", "bm25_idf"):
+        for name in ("bm25_ngrams", "fulltext_ngrams", "bm25_idf", "fulltext_k1", "fulltext_query_tf"):
             if getattr(self.pipeline, name) is not None:
                 fields[name] = getattr(self.pipeline, name)
         return IndexSpec(**fields)

@@ -9,7 +9,8 @@ Python for every query term; instead each (term, document) weight
 
 is computed once into a scipy CSR matrix (terms x documents), and a query's scores are
 q_counts . W, where q_counts counts each query token once per occurrence (as rank-bm25
-does). The scores equal `BM25Okapi.get_scores` (float64, same formula).
+does; with query_tf="log", 1 + ln(count)). With the raw counts the scores equal
+`BM25Okapi.get_scores` (float64, same formula).
 
 Saved as `<stem>.npz` (scipy.sparse, no pickle) plus `<stem>.vocab.json`.
 
@@ -47,6 +48,11 @@ BM25_EPSILON = 0.25
 # lucene 0.1173 MAP). BM25Matrix.build itself defaults to okapi (= rank-bm25).
 IDF_KINDS = ("okapi", "lucene")
 BM25_IDF = "lucene"
+# Query-side term frequency: "raw" counts each query token once per occurrence (as rank-bm25
+# does); "log" weighs a term occurring n times in the query 1 + ln(n) (SMART's sublinear tf):
+# long queries (a judgment's facts) repeat their main words many times, and "raw" lets those
+# few words swamp the rest. "unique" (each term once) was measured worse than both (issue 6).
+QUERY_TF_KINDS = ("raw", "log")
 
 
 class BM25Matrix:
@@ -63,7 +69,10 @@ class BM25Matrix:
         idf: Sequence[float] | None = None,
         df: Sequence[int] | None = None,
         idf_kind: str = "okapi",
+        query_tf: str = "raw",
     ):
+        if query_tf not in QUERY_TF_KINDS:
+            raise ValueError(f"unknown query_tf {query_tf!r}: choose one of {', '.join(QUERY_TF_KINDS)}")
         if weights.shape[0] != len(terms) or (idf is not None and len(idf) != len(terms)):
             raise ValueError(f"{len(terms)} terms but a weight matrix of shape {weights.shape}")
         self.terms = terms
@@ -74,6 +83,7 @@ class BM25Matrix:
         self.weights = weights
         self.k1, self.b, self.epsilon = k1, b, epsilon
         self.idf_kind = idf_kind
+        self.query_tf = query_tf
 
     @property
     def n_docs(self) -> int:
@@ -88,15 +98,17 @@ class BM25Matrix:
         b: float = BM25_B,
         epsilon: float = BM25_EPSILON,
         idf_kind: str = "okapi",
+        query_tf: str = "raw",
     ) -> "BM25Matrix":
         """Weights for a tokenised corpus (one token list per document); `idf_kind` in IDF_KINDS
-        (default "okapi": exactly rank-bm25's BM25Okapi; indexes default to BM25_IDF)."""
+        (default "okapi": exactly rank-bm25's BM25Okapi; indexes default to BM25_IDF);
+        `query_tf` in QUERY_TF_KINDS, how `scores` counts repeated query tokens."""
         if idf_kind not in IDF_KINDS:
             raise ValueError(f"unknown idf {idf_kind!r}: choose one of {', '.join(IDF_KINDS)}")
         n_docs = len(corpus)
         if not any(corpus):  # rank-bm25 divides by the vocabulary size: no terms, no matrix
             return cls([], sp.csr_matrix((0, n_docs), dtype=np.float64), k1=k1, b=b, epsilon=epsilon, idf=[], df=[],
-                       idf_kind=idf_kind)
+                       idf_kind=idf_kind, query_tf=query_tf)
         # Term ids in first-seen order, then renumbered in sorted term order.
         ids: dict[str, int] = {}
         lengths = np.fromiter((len(doc) for doc in corpus), dtype=np.int64, count=n_docs)
@@ -120,7 +132,7 @@ class BM25Matrix:
         norm = k1 * (1 - b + b * lengths[tf.col] / avgdl)
         vals = idf[tf.row] * (tf.data * (k1 + 1) / (tf.data + norm))
         weights = sp.csr_matrix((vals, (tf.row, tf.col)), shape=(len(terms), n_docs), dtype=np.float64)
-        return cls(terms, weights, k1=k1, b=b, epsilon=epsilon, idf=idf, df=df, idf_kind=idf_kind)
+        return cls(terms, weights, k1=k1, b=b, epsilon=epsilon, idf=idf, df=df, idf_kind=idf_kind, query_tf=query_tf)
 
     def idf_map(self) -> dict[str, float]:
         """Each term's idf (`idf_kind`: rank-bm25's okapi idf, or Lucene's)."""
@@ -135,13 +147,16 @@ class BM25Matrix:
             return np.zeros(self.n_docs)
         rows = [self.vocab[t] for t in counts]
         q = np.fromiter((counts[t] for t in counts), dtype=np.float64, count=len(counts))
+        if self.query_tf == "log":
+            q = 1.0 + np.log(q)
         return np.asarray(self.weights[rows].T @ q, dtype=np.float64).ravel()
 
     def save(self, directory: Path, stem: str = "bm25") -> list[str]:
         """Write `<stem>.npz` and `<stem>.vocab.json` into `directory`; returns the file names."""
         matrix_name, vocab_name = f"{stem}.npz", f"{stem}.vocab.json"
         sp.save_npz(Path(directory) / matrix_name, self.weights.tocsr(), compressed=True)
-        meta = {"k1": self.k1, "b": self.b, "epsilon": self.epsilon, "idf_kind": self.idf_kind, "n_docs": self.n_docs,
+        meta = {"k1": self.k1, "b": self.b, "epsilon": self.epsilon, "idf_kind": self.idf_kind,
+                "query_tf": self.query_tf, "n_docs": self.n_docs,
                 "terms": self.terms}
         if self.idf is not None:
             meta["idf"] = self.idf.tolist()
@@ -156,7 +171,7 @@ class BM25Matrix:
         if weights.shape != (len(meta["terms"]), meta["n_docs"]):
             raise ValueError(f"BM25 matrix shape {weights.shape} does not match its vocabulary file")
         return cls(meta["terms"], weights, k1=meta["k1"], b=meta["b"], epsilon=meta["epsilon"], idf=meta.get("idf"), df=meta.get("df"),
-                   idf_kind=meta.get("idf_kind", "okapi"))
+                   idf_kind=meta.get("idf_kind", "okapi"), query_tf=meta.get("query_tf", "raw"))
 
 
 # ------------------------------------------------------------------ implementations by name

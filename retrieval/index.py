@@ -40,7 +40,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from aqgr.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
 from schemas.summary import SCHEMA_VERSION, StructuredSummary
 
-from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, IDF_KINDS, BM25Matrix
+from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, IDF_KINDS, QUERY_TF_KINDS, BM25Matrix
 from .dense import (SENTENCES_FILE, WINDOW_CHARS, DenseIndex, QueryVectors, document_windows, embed_sentences,
                     flatten_windows, load_sentences, save_sentences)
 from .documents import DEFAULT_SLOTS, check_slots, slot_texts
@@ -62,6 +62,15 @@ DEFAULT_TOKENIZER = "words.v1"
 # MAP 0.120 -> 0.140); terms alone for the summaries until pairs are measured there.
 BM25_NGRAMS = 1
 FULLTEXT_NGRAMS = 2
+# Full-text BM25 only (the summary BM25 keeps bm25_k1 and raw query counts: its documents
+# are short, and Milvus scores it server-side). A judgment's facts as the query repeat their
+# main words; "log" query tf keeps them from swamping the rest. k1 = 2.0, the top of
+# Robertson and Zaragoza's usual 1.2-2.0 range: judgments are long and, with word pairs,
+# each repeated phrase counts twice over, so term frequency saturates later. Citation
+# benchmark, full-text BM25 alone (terms + pairs, Lucene idf, b = 0.75): raw / k1 1.2
+# 0.1398, log / 1.2 0.1445, log / 2.0 0.1452 MAP (docs/ARCHITECTURE.md, issue 6).
+FULLTEXT_K1 = 2.0
+FULLTEXT_QUERY_TF = "log"
 
 Progress = Callable[[str, int, int], None]
 
@@ -75,7 +84,9 @@ class IndexSpec(BaseModel):
     bm25_k1 / bm25_b / bm25_epsilon / bm25_idf: retrieval/bm25.py (both BM25 retrievers);
     window_chars: retrieval/dense.py (fits MiniLM's 256-token input);
     bm25_ngrams / fulltext_ngrams: retrieval/text.py `with_pairs` (1: terms; 2: terms and
-    adjacent pairs), for the summary and the full-text BM25 retrievers.
+    adjacent pairs), for the summary and the full-text BM25 retrievers;
+    fulltext_k1 / fulltext_query_tf: the full-text BM25's own k1 and query-side term
+    frequency (retrieval/bm25.py QUERY_TF_KINDS); b, epsilon and idf are shared.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -90,6 +101,8 @@ class IndexSpec(BaseModel):
     window_chars: int = WINDOW_CHARS
     bm25_ngrams: int = BM25_NGRAMS
     fulltext_ngrams: int = FULLTEXT_NGRAMS
+    fulltext_k1: float = FULLTEXT_K1
+    fulltext_query_tf: str = FULLTEXT_QUERY_TF
 
     @field_validator("slots", mode="before")
     @classmethod
@@ -110,6 +123,13 @@ class IndexSpec(BaseModel):
             raise ValueError(f"bm25_idf must be one of {', '.join(IDF_KINDS)}")
         return value
 
+    @field_validator("fulltext_query_tf")
+    @classmethod
+    def _query_tf(cls, value: str) -> str:
+        if value not in QUERY_TF_KINDS:
+            raise ValueError(f"fulltext_query_tf must be one of {', '.join(QUERY_TF_KINDS)}")
+        return value
+
     @field_validator("bm25_ngrams", "fulltext_ngrams")
     @classmethod
     def _ngrams(cls, value: int) -> int:
@@ -121,6 +141,9 @@ class IndexSpec(BaseModel):
     def from_manifest(cls, manifest: dict) -> "IndexSpec":
         """The spec a saved index's manifest records (`describe()`'s inverse)."""
         ngrams = manifest.get("ngrams", {})
+        # Indexes saved before the full-text BM25 had parameters of its own used the shared k1
+        # and raw query counts.
+        fulltext = manifest.get("fulltext_bm25", {})
         return cls(
             slots=tuple(manifest["slots"]),
             embedder=manifest["embedder"]["name"],
@@ -132,6 +155,8 @@ class IndexSpec(BaseModel):
             window_chars=manifest["window_chars"],
             bm25_ngrams=ngrams.get("bm25", 1),
             fulltext_ngrams=ngrams.get("fulltext", 1),
+            fulltext_k1=fulltext.get("k1", manifest["bm25"]["k1"]),
+            fulltext_query_tf=fulltext.get("query_tf", "raw"),
         )
 
     def describe(self) -> dict:
@@ -143,6 +168,7 @@ class IndexSpec(BaseModel):
             "bm25": {"k1": self.bm25_k1, "b": self.bm25_b, "epsilon": self.bm25_epsilon, "idf": self.bm25_idf},
             "window_chars": self.window_chars,
             "ngrams": {"bm25": self.bm25_ngrams, "fulltext": self.fulltext_ngrams},
+            "fulltext_bm25": {"k1": self.fulltext_k1, "query_tf": self.fulltext_query_tf},
         }
 
 
@@ -323,8 +349,8 @@ class SummaryIndex:
             report("fulltext", 0, len(doc_ids))
             # A document without a full text is represented by its indexed fields.
             full_corpus = [with_pairs(tokenizer(full_texts.get(d) or ""), spec.fulltext_ngrams) or corpus[i] for i, d in enumerate(doc_ids)]
-            fulltext = BM25Matrix.build(full_corpus, k1=spec.bm25_k1, b=spec.bm25_b, epsilon=spec.bm25_epsilon,
-                                        idf_kind=spec.bm25_idf)
+            fulltext = BM25Matrix.build(full_corpus, k1=spec.fulltext_k1, b=spec.bm25_b, epsilon=spec.bm25_epsilon,
+                                        idf_kind=spec.bm25_idf, query_tf=spec.fulltext_query_tf)
             report("fulltext", len(doc_ids), len(doc_ids))
             seconds["fulltext"] = time.perf_counter() - start
 

@@ -70,3 +70,18 @@ def test_lucene_idf_falls_with_document_frequency_and_survives_save(tmp_path):
     np.testing.assert_allclose(loaded.scores(["half", "rare"]), lucene.scores(["half", "rare"]))
     with pytest.raises(ValueError, match="idf"):
         BM25Matrix.build(corpus, idf_kind="bm42")
+
+
+def test_log_query_tf_damps_repeated_query_words_and_survives_save(tmp_path):
+    """query_tf="log": a word said n times in the query weighs 1 + ln(n), not n, so a long
+    query's most repeated word cannot outvote the rest; the index remembers the choice."""
+    raw = BM25Matrix.build(CORPUS)
+    log = BM25Matrix.build(CORPUS, query_tf="log")
+    np.testing.assert_array_equal(log.scores(["dowry", "cruelty"]), raw.scores(["dowry", "cruelty"]))
+    expected = (1 + np.log(3)) * raw.scores(["dowry"]) + raw.scores(["cruelty"])
+    np.testing.assert_allclose(log.scores(["dowry"] * 3 + ["cruelty"]), expected, atol=1e-12)
+    log.save(tmp_path, "q")
+    assert BM25Matrix.load(tmp_path, "q").query_tf == "log"
+    np.testing.assert_array_equal(BM25Matrix.load(tmp_path, "q").scores(["dowry"] * 3), log.scores(["dowry"] * 3))
+    with pytest.raises(ValueError, match="query_tf"):
+        BM25Matrix.build(CORPUS, query_tf="unique")

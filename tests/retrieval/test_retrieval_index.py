@@ -221,6 +221,32 @@ def test_ngrams_validated_and_recorded(hashing_spec):
     assert IndexSpec.from_manifest(IndexSpec(bm25_ngrams=2).describe() | {"embedder": {"name": "minilm-l6.v1"}}) == IndexSpec(bm25_ngrams=2)
 
 
+def test_fulltext_bm25_parameters_recorded_and_old_manifests_read_as_built():
+    spec = IndexSpec(fulltext_k1=3.0, fulltext_query_tf="raw")
+    manifest = spec.describe() | {"embedder": {"name": "minilm-l6.v1"}}
+    assert manifest["fulltext_bm25"] == {"k1": 3.0, "query_tf": "raw"}
+    assert IndexSpec.from_manifest(manifest) == spec
+    # An index saved before the full-text BM25 had parameters of its own was built with the
+    # shared k1 and raw query counts: it is read as such, and differs from today's defaults.
+    old = {k: v for k, v in IndexSpec().describe().items() if k != "fulltext_bm25"} | {"embedder": {"name": "minilm-l6.v1"}}
+    read = IndexSpec.from_manifest(old)
+    assert (read.fulltext_k1, read.fulltext_query_tf) == (IndexSpec().bm25_k1, "raw")
+    assert read != IndexSpec()
+    with pytest.raises(ValueError, match="query_tf"):
+        IndexSpec(fulltext_query_tf="unique")
+
+
+def test_fulltext_index_scores_with_its_own_parameters(hashing_spec, tmp_path):
+    """The full-text BM25 uses fulltext_k1 and the log query tf; the summary BM25 keeps bm25_k1."""
+    docs = [summary("P1", facts="Bail."), summary("P2", facts="Land.")]
+    full = {"P1": "anticipatory bail bail bail refused", "P2": "possession of land and bail"}
+    built = SummaryIndex.build(docs, hashing_spec, full_texts=full)
+    loaded = SummaryIndex.load(built.save(tmp_path / "i"), expect=hashing_spec)
+    for index in (built, loaded):
+        assert (index._fulltext.k1, index._fulltext.query_tf) == (hashing_spec.fulltext_k1, hashing_spec.fulltext_query_tf)
+        assert index._bm25.k1 == hashing_spec.bm25_k1 and index._bm25.query_tf == "raw"
+
+
 def test_fulltext_pairs_rank_the_phrase_first(hashing_spec, tmp_path):
     """With pairs, the judgment that has the phrase outranks one that has both words apart
     (more often); with terms alone it is the other way round. Saved and loaded alike."""
