@@ -43,7 +43,7 @@ from schemas.summary import SCHEMA_VERSION, StructuredSummary
 from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, IDF_KINDS, QUERY_TF_KINDS, BM25Matrix
 from .dense import (SENTENCES_FILE, WINDOW_CHARS, DenseIndex, QueryVectors, document_windows, embed_sentences,
                     flatten_windows, load_sentences, save_sentences)
-from .documents import DEFAULT_SLOTS, check_slots, slot_texts
+from .documents import DEFAULT_SLOTS, DENSE_SLOTS, check_slots, dense_texts, slot_texts
 from .embed_cache import EmbeddingCache, embed_with_cache
 from .embedders import DEFAULT_EMBEDDER, Embedder, embedders
 from .text import tokenizers, with_pairs
@@ -86,7 +86,10 @@ class IndexSpec(BaseModel):
     bm25_ngrams / fulltext_ngrams: retrieval/text.py `with_pairs` (1: terms; 2: terms and
     adjacent pairs), for the summary and the full-text BM25 retrievers;
     fulltext_k1 / fulltext_query_tf: the full-text BM25's own k1 and query-side term
-    frequency (retrieval/bm25.py QUERY_TF_KINDS); b, epsilon and idf are shared.
+    frequency (retrieval/bm25.py QUERY_TF_KINDS); b, epsilon and idf are shared;
+    dense_slots: retrieval/documents.py DENSE_SLOTS, the slots the dense retriever embeds
+    (`dense_texts`: those among `slots`; a document with none of them is embedded whole;
+    None: every indexed slot).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -103,11 +106,17 @@ class IndexSpec(BaseModel):
     fulltext_ngrams: int = FULLTEXT_NGRAMS
     fulltext_k1: float = FULLTEXT_K1
     fulltext_query_tf: str = FULLTEXT_QUERY_TF
+    dense_slots: tuple[str, ...] | None = DENSE_SLOTS
 
     @field_validator("slots", mode="before")
     @classmethod
     def _known_slots(cls, value):
         return check_slots(value)
+
+    @field_validator("dense_slots", mode="before")
+    @classmethod
+    def _known_dense_slots(cls, value):
+        return None if value is None else check_slots(value)
 
     @field_validator("window_chars")
     @classmethod
@@ -157,6 +166,8 @@ class IndexSpec(BaseModel):
             fulltext_ngrams=ngrams.get("fulltext", 1),
             fulltext_k1=fulltext.get("k1", manifest["bm25"]["k1"]),
             fulltext_query_tf=fulltext.get("query_tf", "raw"),
+            # Indexes saved before dense_slots existed embedded every indexed slot.
+            dense_slots=manifest.get("dense_slots"),
         )
 
     def describe(self) -> dict:
@@ -169,6 +180,7 @@ class IndexSpec(BaseModel):
             "window_chars": self.window_chars,
             "ngrams": {"bm25": self.bm25_ngrams, "fulltext": self.fulltext_ngrams},
             "fulltext_bm25": {"k1": self.fulltext_k1, "query_tf": self.fulltext_query_tf},
+            "dense_slots": None if self.dense_slots is None else list(self.dense_slots),
         }
 
 
@@ -331,7 +343,8 @@ class SummaryIndex:
         seconds["bm25"] = time.perf_counter() - start
 
         start = time.perf_counter()
-        windows, window_doc = flatten_windows([document_windows(texts[d], spec.window_chars) for d in doc_ids])
+        windows, window_doc = flatten_windows([document_windows(dense_texts(texts[d], spec.dense_slots), spec.window_chars)
+                                                      for d in doc_ids])
         vectors, n_embedded = embed_with_cache(
             embedder, windows, cache, progress=lambda done, total: report("embed", done, total)
         )

@@ -68,7 +68,7 @@ from schemas.summary import SCHEMA_VERSION, StructuredSummary
 
 from .dense import (SENTENCES_FILE, QueryVectors, Sentences, document_windows, embed_sentences, flatten_windows,
                     load_sentences, save_sentences)
-from .documents import slot_texts
+from .documents import dense_texts, slot_texts
 from .embed_cache import EmbeddingCache, embed_with_cache
 from .embedders import Embedder
 from .index import (
@@ -218,7 +218,7 @@ class MilvusIndex:
         seconds["tokenize"] = time.perf_counter() - start
 
         start = time.perf_counter()
-        doc_windows = [document_windows(texts[d], spec.window_chars) for d in doc_ids]
+        doc_windows = [document_windows(dense_texts(texts[d], spec.dense_slots), spec.window_chars) for d in doc_ids]
         windows, window_doc = flatten_windows(doc_windows)
         if vectors is None:
             vectors, _ = embed_with_cache(embedder, windows, cache, progress=lambda done, total: report("embed", done, total))

@@ -18,7 +18,9 @@ from retrieval.index import FORMAT_VERSION, IndexSpec, SummaryIndex
 from schemas.summary import SCHEMA_VERSION
 
 REPO = Path(__file__).resolve().parents[2]
-QUERY = "husband harassed his wife for dowry and she died of burns"
+# A legal question with its facts: the dense retriever embeds the legal slots (issues,
+# reasoning, new principles), the summary BM25 every indexed slot.
+QUERY = "Was it a dowry death: cruelty and harassment for dowry soon before her death, the husband harassed his wife"
 
 
 def test_spec_defaults_and_validation():
@@ -263,3 +265,32 @@ def test_fulltext_pairs_rank_the_phrase_first(hashing_spec, tmp_path):
             run = index.retrieve("anticipatory bail", 3, retrievers=["fulltext"])["fulltext"]
             assert [d.doc_id for d in run][0] == first
             assert "P3" not in [d.doc_id for d in run]
+
+
+def test_dense_embeds_the_legal_slots(hashing_spec, tmp_path):
+    """By default the dense retriever matches the law a judgment decides (issues, reasoning,
+    new principles), not its story: a query in one judgment's facts finds, by dense, the
+    judgment whose issue it is. dense_slots=None embeds every indexed slot (the old way);
+    a judgment with no legal slot text is embedded whole, so it stays findable."""
+    docs = [
+        summary("P1", facts="The tenant of a shop resisted eviction for bona fide need.", issues=["Whether limitation applied."]),
+        summary("P2", facts="A suit over farm land was filed late after the owner died and the heirs disputed the partition "
+                "of the ancestral property and the mortgage.",
+                issues=["Whether eviction of a tenant of a shop for bona fide need was lawful."]),
+        summary("P3", facts="Eviction of a tenant of a shop for bona fide need."),
+    ]
+    query = "eviction of the tenant of a shop for bona fide need"
+    assert IndexSpec().dense_slots == ("issues", "reasoning", "new_principles")
+    legal = SummaryIndex.build(docs, hashing_spec)
+    everything = SummaryIndex.build(docs, hashing_spec.model_copy(update={"dense_slots": None}))
+    for index in (legal, SummaryIndex.load(legal.save(tmp_path / "legal"), expect=hashing_spec)):
+        ranking = [d.doc_id for d in index.retrieve(query, 3, retrievers=["dense"])["dense"]]
+        assert ranking[0] in {"P2", "P3"} and ranking.index("P2") < ranking.index("P1")
+    ranking = [d.doc_id for d in everything.retrieve(query, 3, retrievers=["dense"])["dense"]]
+    assert ranking.index("P1") < ranking.index("P2")
+    # recorded, and an index saved before dense_slots existed is read as "every slot"
+    assert legal.manifest["dense_slots"] == ["issues", "reasoning", "new_principles"]
+    old = {k: v for k, v in IndexSpec().describe().items() if k != "dense_slots"} | {"embedder": {"name": "minilm-l6.v1"}}
+    assert IndexSpec.from_manifest(old).dense_slots is None
+    with pytest.raises(UnknownNameError):
+        IndexSpec(dense_slots=("holding",))

@@ -114,7 +114,7 @@ def test_refuses_an_idf_milvus_does_not_compute(tmp_path, corpus, hashing_spec):
 
 
 def test_hybrid_search_with_milvus_rankers(milvus):
-    query = "dowry death of the wife by burns"
+    query = "presumption under Section 113-B of the Evidence Act when the wife died of burns: dowry death"
     for ranker in ("rrf", "weighted"):
         hits = milvus.hybrid(query, 3, ranker=ranker)
         assert hits and len({d.doc_id for d in hits}) == len(hits)
