@@ -15,7 +15,7 @@ from __future__ import annotations
 import errno
 import threading
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from aqgr.batch import BatchReport, Outcome, Progress, summarize_files
 from aqgr.config import SearchOptions, Settings
@@ -201,7 +201,21 @@ class Archive:
         index.save(self.settings.index_dir)
         with self._lock:
             self._searcher = None
+        self.link_statutes()
         return index.manifest
+
+    def judgment_texts(self) -> Iterator[tuple[str, str]]:
+        """(judgment id, source text) of every summarised judgment, one at a time."""
+        for summary in self.summaries():
+            yield summary.judgment_id, self.text(summary.judgment_id) or ""
+
+    def link_statutes(self) -> int | None:
+        """Record which judgments quote which statutes of the archive's statute collection
+        (aqgr/statutes.py); None when the archive has no statutes."""
+        from aqgr.statutes import StatuteCollection
+
+        statutes = StatuteCollection(self.settings)
+        return statutes.link(self.judgment_texts()) if statutes.exists() else None
 
     def index_manifest(self) -> dict | None:
         import json

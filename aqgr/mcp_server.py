@@ -78,7 +78,8 @@ STATUTES_DESCRIPTION = """Statutes of the archive's statute collection for the f
 
 Input: `facts`; optional `questions` (legal questions; default: the top ones generated from the case archive);
 `k` (1-50). Returns a StatuteResult: questions used, and hits ranked best first, each with statute_id, title, text
-(up to 1,000 characters), score (fused retrieval score) and the indexes of the questions it was retrieved for.
+(up to 1,000 characters), score, the indexes of the questions it was retrieved for, and quoted_by: judgments of
+the archive, among the precedents found for the facts, that quote it word for word (ranked by those votes first).
 Every statute returned exists in the archive's statute collection."""
 
 
@@ -142,8 +143,7 @@ def build_server(home: str | Path | None = None, *, archive=None):
             _check(facts, k)
 
             def run() -> StatuteResult:
-                used = questions or service.searcher().questions_for(facts)
-                return service.statutes.search(facts, used, k=k)
+                return service.search_statutes(facts, questions or None, k=k)
 
             return await call(run)
 

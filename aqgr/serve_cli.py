@@ -80,12 +80,16 @@ def register(app: typer.Typer, home_option) -> None:
         paths: list[Path] = typer.Argument(..., help="Statute files or folders of .txt files: 'Title: ...' then 'Desc: ...', or a title line then the text."),
         home: Optional[Path] = home_option,
     ) -> None:
-        """Add statutes to the archive (searched with the same legal questions as the judgments)."""
+        """Add statutes to the archive (searched with the same legal questions as the judgments, and
+        through the archive's judgments that quote them)."""
         from aqgr.statutes import StatuteCollection
 
         archive = _open(home)
+        collection = StatuteCollection(archive.settings)
         try:
-            count = StatuteCollection(archive.settings).add(paths)
+            count = collection.add(paths, judgments=archive.judgment_texts())
         except AqgrError as exc:
             _fail(exc)
-        typer.echo(f"{count} statutes indexed -> {archive.settings.home / 'statutes'}", err=True)
+        quoting = len(collection.links())
+        typer.echo(f"{count} statutes indexed -> {archive.settings.home / 'statutes'}; "
+                   f"{quoting} judgments of the archive quote them", err=True)

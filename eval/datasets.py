@@ -32,7 +32,7 @@ QUERY_FILES: tuple[str, ...] = ("Query_doc.txt", "queries.txt")
 # Qrels looked for when none is given: the AILA dev files, then a generic name.
 QRELS_FILES: dict[str, tuple[str, ...]] = {
     "cases": ("relevance_judgments_priorcases.dev.txt", "qrels.txt"),
-    "statutes": ("relevance_judgments_statutes.dev.txt", "qrels.txt"),
+    "statutes": ("relevance_judgments_statutes.dev.txt", "qrels_statutes.txt", "qrels.txt"),
 }
 EXCLUDE_FILE = "citing.tsv"
 # Where a documents-less dataset finds its documents by default: a sibling folder.
@@ -123,7 +123,9 @@ def load_dataset(
     exclude_path = root / EXCLUDE_FILE
     exclude: dict[str, frozenset[str]] = {}
     if exclude_path.is_file():
-        exclude, more = read_exclusions(exclude_path, queries, set(doc_ids))
+        # statutes: the exclusions name judgments (the citing one), kept out of the case ranking
+        # that supplies the questions and precedents (eval/pipeline_systems.py)
+        exclude, more = read_exclusions(exclude_path, queries, set(doc_ids) if kind == "cases" else None)
         warnings += more
     else:
         exclude_path = None
@@ -176,9 +178,10 @@ def read_qrels(path: Path) -> dict[str, dict[str, int]]:
 
 
 def read_exclusions(
-    path: Path, queries: dict[str, str], doc_ids: set[str]
+    path: Path, queries: dict[str, str], doc_ids: set[str] | None
 ) -> tuple[dict[str, frozenset[str]], list[str]]:
-    """`QID<TAB>doc` per line; a first line naming no known query is a header."""
+    """`QID<TAB>doc` per line; a first line naming no known query is a header; a document
+    not in `doc_ids` is a warning (None: not checked)."""
     found: dict[str, set[str]] = {}
     warnings: list[str] = []
     for number, line in _lines(path):
@@ -190,7 +193,7 @@ def read_exclusions(
             if number == 1:
                 continue  # header ("query_id<TAB>citing_judgment")
             warnings.append(f"{path}:{number}: exclusion for unknown query {qid}")
-        elif doc not in doc_ids:
+        elif doc_ids is not None and doc not in doc_ids:
             warnings.append(f"{path}:{number}: exclusion names unknown document {doc}")
         found.setdefault(qid, set()).add(doc)
     return {qid: frozenset(docs) for qid, docs in found.items()}, warnings

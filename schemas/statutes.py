@@ -16,8 +16,11 @@ class StatuteHit(_Model):
     statute_id: str
     title: str
     text: str = Field(description="The statute's text as stored (title line excluded), cut to about 1,000 characters.")
-    score: float = Field(description="The fused retrieval score (reciprocal rank fusion; higher is better).")
+    score: float = Field(description="The ranking score, higher is better: reciprocal rank fusion of the text matches, or, "
+                         "when the archive's precedents quote statutes, their votes (1 for the most voted) plus a small share of it.")
     questions: list[int] = Field(default_factory=list, description="Indexes (0-based) of the questions it was retrieved for.")
+    quoted_by: list[str] = Field(default_factory=list, description="Judgments of the archive, among the precedents found "
+                                 "for the facts, that quote this statute word for word (best ranked first, at most 5).")
 
 
 class StatuteResult(_Model):

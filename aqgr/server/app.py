@@ -267,10 +267,7 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
         check_k(body.k)
         if not service.statutes.exists():
             raise NoStatutesError(service.statutes.root)
-        questions = body.questions
-        if not questions:
-            questions = service.searcher().questions_for(body.facts)
-        return service.statutes.search(body.facts, questions, k=body.k)
+        return service.search_statutes(body.facts, body.questions or None, k=body.k)
 
     @app.get("/api/judgments/{judgment_id:path}/text", response_model=JudgmentText, responses=ERRORS, dependencies=api, tags=["judgments"])
     def judgment_text(judgment_id: str) -> JudgmentText:

@@ -16,13 +16,19 @@ __all__ = ["Benchmark", "CitebenchSettings", "build_benchmark", "build_citation_
 
 def build_citation_benchmark(archive: str | Path, out_dir: str | Path,
                              settings: CitebenchSettings = CitebenchSettings(), *,
-                             progress=None, command: str | None = None) -> Benchmark:
+                             progress=None, command: str | None = None, statutes: str | Path | None = None) -> Benchmark:
     """Build from `archive` (an AILA dataset folder holding Object_casedocs/, or any folder
-    of .txt judgments; ids are file stems) and write to `out_dir`."""
+    of .txt judgments; ids are file stems) and write to `out_dir`. `statutes`: a folder of
+    statute files (or a dataset folder holding Object_statutes/): adds the statute qrels."""
+    from aqgr.statutes import read_statute
     from eval.datasets import find_documents, list_documents
 
     archive = Path(archive).expanduser()
     docs_dir = find_documents(archive, "cases", docs=archive)
-    bench = build_benchmark(docs_dir, list_documents(docs_dir, "cases"), settings, progress=progress)
+    statute_texts = None
+    if statutes is not None:
+        folder = find_documents(Path(statutes), "statutes", docs=Path(statutes).expanduser())
+        statute_texts = {sid: read_statute(folder / f"{sid}.txt")[1] for sid in list_documents(folder, "statutes")}
+    bench = build_benchmark(docs_dir, list_documents(docs_dir, "cases"), settings, progress=progress, statutes=statute_texts)
     write_benchmark(bench, Path(out_dir), source=str(archive), command=command)
     return bench

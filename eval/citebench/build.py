@@ -6,6 +6,11 @@ judgment's facts (its paragraphs before its first citation, citation sentences r
 masked like AILA) make the query; links to judgments cited by more than
 `popularity_cap` archive judgments are dropped; queries with too few words of facts are
 dropped; the citing judgment is recorded so that it is excluded from its own ranking.
+
+With statutes (`statutes=`, `--statutes DIR`): the statutes each citing judgment quotes
+word for word (retrieval/quotes.py) are its query's relevant statutes (qrels_statutes.txt,
+read by `--protocol aila-statutes`), as AILA counted the statutes a query judgment cited;
+sentences of the facts that quote a statute are dropped, since they would give the answer.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import tempfile
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 from aqgr.errors import DatasetError
 from eval.citebench.judgments import Judgment, read_archive
@@ -27,6 +32,7 @@ from eval.citebench.mask import mask
 from eval.citebench.normalize import citations
 
 FORMAT_VERSION = "citebench.v1"
+STATUTE_QRELS = "qrels_statutes.txt"  # eval/datasets.py QRELS_FILES["statutes"] looks for it
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,6 +56,7 @@ class Benchmark:
     citing: dict[str, str]               # qid -> citing judgment id
     links: list[Link]                    # every mention found (before the cap)
     stats: dict = field(default_factory=dict)
+    statute_qrels: dict[str, list[str]] | None = None  # qid -> statutes the citing judgment quotes
 
 
 _CASE_NAME = re.compile(r"[A-Z][\w.'&@-]*\s+(?:v|vs|versus|v/s)\.?\s+(?:[A-Z(\[]|the\s)", re.I)
@@ -59,8 +66,15 @@ _PARA_NO = re.compile(r"^\s*\(?\d{1,3}\s*[.)]\s*")
 
 
 def build_benchmark(docs_dir: Path, doc_ids, settings: CitebenchSettings = CitebenchSettings(),
-                    progress: Callable[[str, int, int], None] | None = None) -> Benchmark:
+                    progress: Callable[[str, int, int], None] | None = None,
+                    statutes: Mapping[str, str] | None = None) -> Benchmark:
+    """`statutes` (id -> text) adds statute qrels: the statutes each citing judgment quotes."""
+    from retrieval.quotes import QuoteFinder
+
     judgments = read_archive(docs_dir, doc_ids)
+    finder = QuoteFinder(statutes) if statutes else None
+    # any shingle of a statute marks a sentence as quoting it
+    sentence_finder = QuoteFinder(statutes, min_shingles=1) if statutes else None
     links = find_links(judgments)
     pairs: dict[str, set[str]] = defaultdict(set)
     for link in links:
@@ -76,7 +90,8 @@ def build_benchmark(docs_dir: Path, doc_ids, settings: CitebenchSettings = Citeb
         by_citing[link.citing].append(link)
     queries, qrels, citing_of, short = {}, {}, {}, 0
     for n, doc_id in enumerate(sorted(capped, key=_natural_key), start=1):
-        facts = query_facts(judgments[doc_id], by_citing[doc_id], settings.max_words)
+        facts = query_facts(judgments[doc_id], by_citing[doc_id], settings.max_words,
+                            drop=(lambda sentence: bool(sentence_finder.quoted(sentence))) if sentence_finder else None)
         if progress:
             progress("facts", n, len(capped))
         if len(facts.split()) < settings.min_words:
@@ -86,6 +101,13 @@ def build_benchmark(docs_dir: Path, doc_ids, settings: CitebenchSettings = Citeb
         queries[qid] = facts
         qrels[qid] = sorted(capped[doc_id], key=_natural_key)
         citing_of[qid] = doc_id
+    statute_qrels = None
+    if finder is not None:
+        statute_qrels = {}
+        for qid, doc_id in citing_of.items():
+            quoted = finder.quoted("\n".join(judgments[doc_id].paragraphs))
+            if quoted:
+                statute_qrels[qid] = sorted(quoted, key=_natural_key)
     n_links = sum(len(v) for v in qrels.values())
     stats = {
         "format": FORMAT_VERSION,
@@ -106,13 +128,18 @@ def build_benchmark(docs_dir: Path, doc_ids, settings: CitebenchSettings = Citeb
         "mean_relevant_per_query": round(n_links / len(queries), 3) if queries else 0.0,
         "mean_query_words": round(sum(len(q.split()) for q in queries.values()) / len(queries), 1) if queries else 0.0,
     }
-    return Benchmark(queries, qrels, citing_of, links, stats)
+    if statute_qrels is not None:
+        stats["statutes"] = len(statutes)
+        stats["statute_queries"] = len(statute_qrels)
+        stats["statute_links"] = sum(len(v) for v in statute_qrels.values())
+    return Benchmark(queries, qrels, citing_of, links, stats, statute_qrels)
 
 
-def query_facts(judgment: Judgment, links: list[Link], max_words: int | None = None) -> str:
+def query_facts(judgment: Judgment, links: list[Link], max_words: int | None = None,
+                drop: Callable[[str], bool] | None = None) -> str:
     """The paragraphs before the first citation (an in-archive link or any reporter
-    citation), with sentences naming a case ("X v. Y") removed, masked, cut to whole
-    sentences within `max_words`."""
+    citation), with sentences naming a case ("X v. Y") removed (and those `drop` says),
+    masked, cut to whole sentences within `max_words`."""
     first = min([l.paragraph for l in links], default=len(judgment.paragraphs))
     for p, paragraph in enumerate(judgment.paragraphs[:first]):
         if citations(paragraph):
@@ -121,7 +148,7 @@ def query_facts(judgment: Judgment, links: list[Link], max_words: int | None = N
     kept = []
     for paragraph in judgment.paragraphs[:first]:
         text = _PARA_NO.sub("", paragraph)
-        kept += [s for s in sentences(text) if not _CASE_NAME.search(s) and not citations(s)]
+        kept += [s for s in sentences(text) if not _CASE_NAME.search(s) and not citations(s) and not (drop and drop(s))]
     facts = " ".join(mask(" ".join(kept), (judgment.appellant, judgment.respondent)).split())
     return facts if max_words is None else clip_words(facts, max_words)
 
@@ -172,6 +199,9 @@ def write_benchmark(bench: Benchmark, out_dir: Path, source: str, command: str |
             f"{l.citing}\t{l.cited}\t{l.how}\t{l.paragraph}\t{l.evidence}\n"
             for l in sorted(bench.links, key=lambda l: (_natural_key(l.citing), l.paragraph, _natural_key(l.cited), l.how))),
             encoding="utf-8")
+        if bench.statute_qrels is not None:
+            (tmp / STATUTE_QRELS).write_text(
+                "".join(f"{q} Q0 {d} 1\n" for q, docs in bench.statute_qrels.items() for d in docs), encoding="utf-8")
         stats = {**bench.stats, "source": source, **({"command": command} if command else {})}
         (tmp / "stats.json").write_text(json.dumps(stats, indent=1) + "\n", encoding="utf-8")
         (tmp / "README.md").write_text(readme(stats), encoding="utf-8")
@@ -204,6 +234,17 @@ Popularity cap {s['popularity_cap']}: a link counts only when the cited judgment
 {s['popularity_cap']} archive judgments ({stats['links_after_cap']} links left). Facts under {s['min_words']} words: {stats['dropped_facts_too_short']} queries dropped.
 
 Use it with `python -m eval --data <this folder> --docs <the archive>`.
+{_statute_readme(stats)}"""
+
+
+def _statute_readme(stats: dict) -> str:
+    if "statute_queries" not in stats:
+        return ""
+    return f"""
+Statutes ({stats['statutes']}): `qrels_statutes.txt` lists, for {stats['statute_queries']} queries, the statutes the citing
+judgment quotes word for word ({stats['statute_links']} links; sentences of the facts quoting a statute were dropped).
+Use it with `python -m eval --protocol aila-statutes --data <this folder> --docs <the folder holding Object_statutes/>`;
+the citing judgment is then excluded from the case ranking that supplies questions and precedents.
 """
 
 

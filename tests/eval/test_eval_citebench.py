@@ -120,6 +120,36 @@ def test_output_loads_with_the_eval_loader(tmp_path):
     assert not data.warnings
 
 
+QUOTED = ("Whoever commits murder shall be punished with death or imprisonment for life and shall also be liable "
+          "to fine.")
+
+
+def test_statute_qrels_are_the_statutes_the_citing_judgment_quotes(tmp_path):
+    """With statutes, each query's relevant statutes are those its citing judgment quotes
+    word for word; a facts sentence quoting one is dropped from the query (it would give
+    the answer), and the statute protocol reads the qrels and the citing-judgment exclusion."""
+    docs = dict(ARCHIVE)
+    docs["C4"] = docs["C4"].replace("for the murder of one Gopal Das (PW-2) in the village. ",
+                                    f"for the murder of one Gopal Das (PW-2) in the village. The section says: {QUOTED} ")
+    archive = write_archive(tmp_path / "archive", docs)
+    statutes = archive / "Object_statutes"
+    statutes.mkdir()
+    (statutes / "S1.txt").write_text(f"Title: Punishment for murder\nDesc: {QUOTED}\n", encoding="utf-8")
+    (statutes / "S2.txt").write_text("Title: Theft\nDesc: Whoever intending to take dishonestly any movable property "
+                                     "out of the possession of any person without consent commits theft.\n", encoding="utf-8")
+    out = tmp_path / "bench"
+    bench = build_citation_benchmark(archive, out, CitebenchSettings(), statutes=archive)
+    assert bench.statute_qrels == {"PQ_C4": ["S1"]}
+    assert "liable to fine" not in bench.queries["PQ_C4"] and "Gopal" not in bench.queries["PQ_C4"]
+    assert (out / "qrels_statutes.txt").read_text() == "PQ_C4 Q0 S1 1\n"
+    assert bench.stats["statute_queries"] == 1 and "qrels_statutes.txt" in (out / "README.md").read_text()
+    data = load_dataset(out, kind="statutes", docs=archive)
+    assert data.qrels == {"PQ_C4": {"S1": 1}} and data.exclude["PQ_C4"] == frozenset({"C4"})
+    assert not data.warnings  # the exclusions name judgments, not statutes: expected here
+    # without statutes nothing about them is written
+    assert build(tmp_path, name="plain")[2].statute_qrels is None and not (tmp_path / "plain" / "qrels_statutes.txt").exists()
+
+
 def test_min_words_drops_short_facts(tmp_path):
     _, _, bench = build(tmp_path, min_words=10_000)
     assert bench.queries == {} and bench.stats["dropped_facts_too_short"] == 2

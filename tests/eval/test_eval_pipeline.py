@@ -137,6 +137,27 @@ def test_statutes_with_every_pipeline_system(tiny, tmp_path):
     assert aqgr.config["archive_home"]
 
 
+def test_statutes_through_the_precedents_that_quote_them(tiny, tmp_path):
+    """A statute whose words the facts do not share is found through the judgment that
+    quotes it (the product's ranking, aqgr/statutes.py); the text-only ranking misses it."""
+    quote = ("No member of a service of the Union shall be removed except after he has been given a reasonable "
+             "opportunity of showing cause against the action proposed.")
+    (tiny / "Object_statutes" / "S4.txt").write_text(f"Title: Reasonable opportunity\nDesc: {quote}\n", encoding="utf-8")
+    (tiny / "Object_statutes" / "S5.txt").write_text(  # shares the query's words, quoted by nobody
+        "Title: Bank officers dismissed after an inquiry\nDesc: A bank officer dismissed after a departmental inquiry "
+        "into misconduct may appeal to the board.\n", encoding="utf-8")
+    case = tiny / "Object_casedocs" / "C5.txt"
+    case.write_text(f"{case.read_text()}\nThe rule reads: {quote}\n", encoding="utf-8")
+    qrels = tiny / "relevance_judgments_statutes.dev.txt"
+    qrels.write_text(qrels.read_text() + "AILA_Q3 Q0 S4 1\n", encoding="utf-8")
+    report = evaluate_path(tiny, _systems(["aqgr-statutes-text-only", "aqgr"]), "aila-statutes",
+                           cache_dir=tmp_path / "cache")
+    text_only, via = report.systems
+    assert [d for d, _ in via.run["AILA_Q3"]][0] == "S4"
+    assert [d for d, _ in text_only.run["AILA_Q3"]][0] == "S5"
+    assert {d for ranking in via.run.values() for d, _ in ranking} <= {"S1", "S2", "S3", "S4", "S5"}
+
+
 def test_pipeline_system_before_prepare_says_what_to_do():
     from aqgr.errors import ConfigError
 
