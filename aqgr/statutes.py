@@ -20,9 +20,9 @@ whenever the case index is built. Given the case archive's ranking for the same 
 quotes; a statute's score is its votes divided by the top vote, plus TEXT_WEIGHT times its
 direct (text) score divided by the top one, so the text match orders the statutes no
 precedent quotes and breaks ties. Each hit lists the precedents that quote it
-(`quoted_by`). Measured (issue 6, docs/ARCHITECTURE.md): AILA dev statutes MAP 0.106 ->
-0.2, and on a 194-query statute benchmark built from the corpus's own quotations
-(`python -m eval build-citation-benchmark --statutes ...`) 0.27 -> 0.52.
+(`quoted_by`). Measured (issue 6, docs/ARCHITECTURE.md): AILA dev statutes MAP 0.107 ->
+0.230, and on a 183-query statute benchmark built from the corpus's own quotations
+(`python -m eval build-citation-benchmark --statutes ...`) 0.238 -> 0.522.
 """
 
 from __future__ import annotations
@@ -116,6 +116,16 @@ def rank_with_precedents(
     for d in direct:
         scores[d.doc_id] = scores.get(d.doc_id, 0.0) + text_weight * max(d.score, 0.0) / top_direct
     return ranked(scores.items()), quoted_by
+
+
+def statutes_for(searcher, collection: "StatuteCollection", facts: str, questions: Sequence[str] | None = None, *,
+                 k: int = 10) -> StatuteResult:
+    """The product's statute search: the given questions (or the case archive's top generated
+    ones), the case ranking for the facts to PRECEDENT_DEPTH, then `collection.search` with
+    those precedents. `searcher`: the case archive's aqgr.search.Searcher."""
+    used = list(questions) if questions else searcher.questions_for(facts)
+    _, ranking = searcher.rank(facts, used, depth=PRECEDENT_DEPTH)
+    return collection.search(facts, used, k=k, precedents=[d.doc_id for d in ranking])
 
 
 class StatuteCollection:

@@ -12,7 +12,11 @@
 3. search: `Searcher.search(facts)` (generated questions, ensemble, explanations, k=10)
    for every query of the dataset, after one warm-up search; median and p95 latency, and
    the median of each stage;
-4. peak memory of the process (resource.getrusage).
+4. statutes, when the dataset has them: a statute collection added (index + which
+   judgments quote which statute, timed), then the product's statute search
+   (`aqgr.statutes.statutes_for`: questions, the case ranking, statutes through the
+   precedents) for every query; median and p95;
+5. peak memory of the process (resource.getrusage).
 
 Prints one JSON object on stdout; messages on stderr.
 """
@@ -117,9 +121,43 @@ def bench(data: Path, cache_dir: Path, summarizer: str, embedder: str | None, co
         "max_ms": round(max(latencies), 1),
         "stage_median_ms": {s: round(statistics.median(v), 1) for s, v in stages.items()},
     }
+    statutes = _bench_statutes(data, archive, searcher, spec, queries)
+    if statutes:
+        out["statutes"] = statutes
+        say(f"statutes: p50 {statutes['p50_ms']} ms, p95 {statutes['p95_ms']} ms; {statutes['quoting_judgments']} judgments quote them")
     out["peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     say(f"search: p50 {out['search']['p50_ms']} ms, p95 {out['search']['p95_ms']} ms over {len(queries)} queries")
     return out
+
+
+def _bench_statutes(data: Path, archive, searcher, spec, queries) -> dict | None:
+    """Statute collection build and warm statute search latency; None without statutes."""
+    from aqgr.config import Settings
+    from aqgr.errors import DatasetError
+    from aqgr.statutes import StatuteCollection, statutes_for
+    from eval.datasets import find_documents
+
+    try:
+        folder = find_documents(data, "statutes")
+    except DatasetError:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        collection = StatuteCollection(Settings.resolve(Path(tmp) / "home", index=spec))
+        t = time.perf_counter()
+        count = collection.add([folder])
+        add_s = time.perf_counter() - t
+        t = time.perf_counter()
+        quoting = collection.link(archive.judgment_texts())
+        link_s = time.perf_counter() - t
+        statutes_for(searcher, collection, queries[0][1])  # warm-up
+        latencies = []
+        for _, facts in queries:
+            t = time.perf_counter()
+            statutes_for(searcher, collection, facts)
+            latencies.append((time.perf_counter() - t) * 1000)
+    return {"statutes": count, "index_s": round(add_s, 2), "link_s": round(link_s, 2), "quoting_judgments": quoting,
+            "queries": len(queries), "p50_ms": round(statistics.median(latencies), 1),
+            "p95_ms": round(percentile(latencies, 95), 1)}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -80,7 +80,7 @@ class PipelineConfig:
     bm25_idf: str | None = None  # both BM25 retrievers: "okapi" (rank-bm25) or "lucene" (None: IndexSpec's default)
     fulltext_k1: float | None = None  # full-text BM25's k1 (None: IndexSpec's default)
     fulltext_query_tf: str | None = None  # full-text BM25's query term frequency, "raw" or "log" (None: IndexSpec's)
-    dense_all_slots: bool = False  # dense embeds every indexed slot, not IndexSpec's dense_slots (the legal ones)
+    dense_legal_slots: bool = False  # dense embeds only the legal slots (retrieval/documents.py DENSE_SLOTS)
     statutes_via_precedents: bool = False  # statutes: the case ranking's judgments vote for the statutes they quote (aqgr/statutes.py)
     question_alone: bool = False  # lexical retrievers read a question alone (SearchOptions.question_alone)
 
@@ -91,7 +91,7 @@ class PipelineConfig:
 # 0.057 MAP: weights 3, 2, 1), queries without the anonymisation placeholders, a
 # question's dense query weighing it half as much as the facts (0.5 measured above 1.0);
 # statutes also through the precedents that quote them, as the product ranks them
-# (aqgr/statutes.py; statute benchmark 0.237 -> 0.518 MAP, AILA dev statutes 0.106 -> 0.232).
+# (aqgr/statutes.py; statute benchmark 0.238 -> 0.522 MAP, AILA dev statutes 0.107 -> 0.230).
 AQGR = PipelineConfig(retrievers=("fulltext", "bm25", "dense"), weights=(3.0, 2.0, 1.0), fuser="score.v1",
                       drop_masks=True, questions=True, explain=True, question_weight=0.5, statutes_via_precedents=True)
 
@@ -124,7 +124,7 @@ PIPELINE_CONFIGS: dict[str, PipelineConfig] = {
     "aqgr-fulltext-raw-qtf": replace(AQGR, fulltext_query_tf="raw"),  # full text: repeated query words count linearly
     "aqgr-fulltext-k1-1.2": replace(AQGR, fulltext_k1=1.2),  # full text: the summary BM25's k1
     "aqgr-fulltext-k1-3": replace(AQGR, fulltext_k1=3.0),
-    "aqgr-dense-all-slots": replace(AQGR, dense_all_slots=True),  # dense over all six slots, facts and parties too
+    "aqgr+dense-legal-slots": replace(AQGR, dense_legal_slots=True),  # dense over issues, reasoning, new principles only
     "aqgr-fulltext-only+lucene-idf": replace(AQGR, retrievers=("fulltext",), weights=None, bm25_idf="lucene"),
     "aqgr-dense-only": replace(AQGR, retrievers=("dense",), weights=None),
     # The first question-guided configuration (summary BM25 + dense, RRF, raw facts).
@@ -298,8 +298,10 @@ class ArchiveSystem:
         fields: dict[str, Any] = {}
         if self.pipeline.precedents_slot:
             fields["slots"] = tuple(DEFAULT_SLOTS) + ("precedents",)
-        if self.pipeline.dense_all_slots:
-            fields["dense_slots"] = None
+        if self.pipeline.dense_legal_slots:
+            from retrieval.documents import DENSE_SLOTS
+
+            fields["dense_slots"] = DENSE_SLOTS
         if self.embedder:
             fields["embedder"] = self.embedder
         for name in ("bm25_ngrams", "fulltext_ngrams", "bm25_idf", "fulltext_k1", "fulltext_query_tf"):

@@ -35,11 +35,13 @@ SLOT_NAMES: tuple[str, ...] = (
 # off by default: the study found indexing them scored lower on the FIRE gold standard.
 DEFAULT_SLOTS: tuple[str, ...] = ("parties", "case_number", "facts", "issues", "reasoning", "new_principles")
 
-# The slots the dense retriever embeds (the issue's "slots that carry legal meaning"): the
-# lexical retrievers already match the facts and parties word for word, and a window of
-# facts pulls a judgment's vector towards its story rather than its law. Citation
-# benchmark, facts-only queries fused with full-text and summary BM25 at 3/2/1: dense over
-# all six indexed slots 0.1408 -> these three 0.1444 MAP (Wilcoxon p = 4e-5; issue 6).
+# The slots that carry legal meaning (the issue's direction for dense retrieval): the lexical
+# retrievers already match the facts and parties word for word. `IndexSpec.dense_slots`
+# can restrict the dense retriever to them; it is not the default (None: every indexed
+# slot). Citation benchmark, the whole aqgr system: 0.1454 -> 0.1459 MAP, better on 212
+# queries, worse on 134 (p = 0.003): a tie by MAP, and on the Milvus backend it pushed the
+# backends' agreement outside its tolerance (AILA study subset AP 0.047 apart, one
+# judgment of one query; docs/ARCHITECTURE.md, issue 6).
 DENSE_SLOTS: tuple[str, ...] = ("issues", "reasoning", "new_principles")
 
 
@@ -91,7 +93,7 @@ def slot_texts(summary: SummarySlots, slots: Iterable[str] = DEFAULT_SLOTS) -> d
     return {slot: _SLOT_TEXT[slot](summary).strip() for slot in check_slots(slots)}
 
 
-def dense_texts(texts: Mapping[str, str], dense_slots: Iterable[str] | None = DENSE_SLOTS) -> dict[str, str]:
+def dense_texts(texts: Mapping[str, str], dense_slots: Iterable[str] | None = None) -> dict[str, str]:
     """The slot texts the dense retriever embeds: those of `dense_slots` (None: every slot)
     among `texts`; a document with no text in them is embedded whole, so that every
     document keeps a vector."""

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 from aqgr.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
 from schemas.summary import SCHEMA_VERSION, StructuredSummary
@@ -43,7 +43,7 @@ from schemas.summary import SCHEMA_VERSION, StructuredSummary
 from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, IDF_KINDS, QUERY_TF_KINDS, BM25Matrix
 from .dense import (SENTENCES_FILE, WINDOW_CHARS, DenseIndex, QueryVectors, document_windows, embed_sentences,
                     flatten_windows, load_sentences, save_sentences)
-from .documents import DEFAULT_SLOTS, DENSE_SLOTS, check_slots, dense_texts, slot_texts
+from .documents import DEFAULT_SLOTS, check_slots, dense_texts, slot_texts
 from .embed_cache import EmbeddingCache, embed_with_cache
 from .embedders import DEFAULT_EMBEDDER, Embedder, embedders
 from .text import tokenizers, with_pairs
@@ -87,9 +87,9 @@ class IndexSpec(BaseModel):
     adjacent pairs), for the summary and the full-text BM25 retrievers;
     fulltext_k1 / fulltext_query_tf: the full-text BM25's own k1 and query-side term
     frequency (retrieval/bm25.py QUERY_TF_KINDS); b, epsilon and idf are shared;
-    dense_slots: retrieval/documents.py DENSE_SLOTS, the slots the dense retriever embeds
-    (`dense_texts`: those among `slots`; a document with none of them is embedded whole;
-    None: every indexed slot).
+    dense_slots: the slots the dense retriever embeds (None, the default: every indexed
+    slot; e.g. retrieval/documents.py DENSE_SLOTS, the legal ones: `dense_texts` takes
+    those among `slots`, and a document with none of them is embedded whole).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -106,7 +106,7 @@ class IndexSpec(BaseModel):
     fulltext_ngrams: int = FULLTEXT_NGRAMS
     fulltext_k1: float = FULLTEXT_K1
     fulltext_query_tf: str = FULLTEXT_QUERY_TF
-    dense_slots: tuple[str, ...] | None = DENSE_SLOTS
+    dense_slots: tuple[str, ...] | None = None
 
     @field_validator("slots", mode="before")
     @classmethod
@@ -125,18 +125,12 @@ class IndexSpec(BaseModel):
             raise ValueError("window_chars must be at least 100")
         return value
 
-    @field_validator("bm25_idf")
+    @field_validator("bm25_idf", "fulltext_query_tf")
     @classmethod
-    def _idf_kind(cls, value: str) -> str:
-        if value not in IDF_KINDS:
-            raise ValueError(f"bm25_idf must be one of {', '.join(IDF_KINDS)}")
-        return value
-
-    @field_validator("fulltext_query_tf")
-    @classmethod
-    def _query_tf(cls, value: str) -> str:
-        if value not in QUERY_TF_KINDS:
-            raise ValueError(f"fulltext_query_tf must be one of {', '.join(QUERY_TF_KINDS)}")
+    def _one_of(cls, value: str, info: ValidationInfo) -> str:
+        allowed = {"bm25_idf": IDF_KINDS, "fulltext_query_tf": QUERY_TF_KINDS}[info.field_name]
+        if value not in allowed:
+            raise ValueError(f"{info.field_name} must be one of {', '.join(allowed)}")
         return value
 
     @field_validator("bm25_ngrams", "fulltext_ngrams")

@@ -18,7 +18,7 @@ from typing import Sequence
 from aqgr.archive import Archive
 from aqgr.errors import AqgrError
 from aqgr.search import Searcher
-from aqgr.statutes import PRECEDENT_DEPTH, StatuteCollection
+from aqgr.statutes import StatuteCollection, statutes_for
 from schemas.statutes import StatuteResult
 from schemas.summary import StructuredSummary
 
@@ -89,10 +89,7 @@ class ArchiveService:
     def search_statutes(self, facts: str, questions: Sequence[str] | None = None, *, k: int = 10) -> StatuteResult:
         """Statutes for the facts: the given questions, or the archive's top generated ones;
         also through the statutes that the archive's precedents for the facts quote."""
-        searcher = self.searcher()
-        used = list(questions) if questions else searcher.questions_for(facts)
-        _, ranking = searcher.rank(facts, used, depth=PRECEDENT_DEPTH)
-        return self.statutes.search(facts, used, k=k, precedents=[d.doc_id for d in ranking])
+        return statutes_for(self.searcher(), self.statutes, facts, questions, k=k)
 
     def has_index(self) -> bool:
         return self._current is not None or self.manifest_path.exists()

@@ -14,6 +14,7 @@ import retrieval.index as index_module
 from aqgr.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
 from retrieval.embed_cache import EmbeddingCache
 from retrieval.embedders import embedders
+from retrieval.documents import DENSE_SLOTS
 from retrieval.index import FORMAT_VERSION, IndexSpec, SummaryIndex
 from schemas.summary import SCHEMA_VERSION
 
@@ -267,11 +268,11 @@ def test_fulltext_pairs_rank_the_phrase_first(hashing_spec, tmp_path):
             assert "P3" not in [d.doc_id for d in run]
 
 
-def test_dense_embeds_the_legal_slots(hashing_spec, tmp_path):
-    """By default the dense retriever matches the law a judgment decides (issues, reasoning,
-    new principles), not its story: a query in one judgment's facts finds, by dense, the
-    judgment whose issue it is. dense_slots=None embeds every indexed slot (the old way);
-    a judgment with no legal slot text is embedded whole, so it stays findable."""
+def test_dense_can_embed_the_legal_slots_only(hashing_spec, tmp_path):
+    """With dense_slots = the legal slots, the dense retriever matches the law a judgment
+    decides (issues, reasoning, new principles), not its story: a query in one judgment's
+    facts finds, by dense, the judgment whose issue it is. The default (None) embeds every
+    indexed slot; a judgment with no legal slot text is embedded whole, so it stays findable."""
     docs = [
         summary("P1", facts="The tenant of a shop resisted eviction for bona fide need.", issues=["Whether limitation applied."]),
         summary("P2", facts="A suit over farm land was filed late after the owner died and the heirs disputed the partition "
@@ -280,17 +281,19 @@ def test_dense_embeds_the_legal_slots(hashing_spec, tmp_path):
         summary("P3", facts="Eviction of a tenant of a shop for bona fide need."),
     ]
     query = "eviction of the tenant of a shop for bona fide need"
-    assert IndexSpec().dense_slots == ("issues", "reasoning", "new_principles")
-    legal = SummaryIndex.build(docs, hashing_spec)
-    everything = SummaryIndex.build(docs, hashing_spec.model_copy(update={"dense_slots": None}))
-    for index in (legal, SummaryIndex.load(legal.save(tmp_path / "legal"), expect=hashing_spec)):
+    assert IndexSpec().dense_slots is None
+    spec = hashing_spec.model_copy(update={"dense_slots": DENSE_SLOTS})
+    legal = SummaryIndex.build(docs, spec)
+    everything = SummaryIndex.build(docs, hashing_spec)
+    for index in (legal, SummaryIndex.load(legal.save(tmp_path / "legal"), expect=spec)):
         ranking = [d.doc_id for d in index.retrieve(query, 3, retrievers=["dense"])["dense"]]
         assert ranking[0] in {"P2", "P3"} and ranking.index("P2") < ranking.index("P1")
     ranking = [d.doc_id for d in everything.retrieve(query, 3, retrievers=["dense"])["dense"]]
     assert ranking.index("P1") < ranking.index("P2")
-    # recorded, and an index saved before dense_slots existed is read as "every slot"
+    # recorded; an index saved before dense_slots existed is read as "every slot"
     assert legal.manifest["dense_slots"] == ["issues", "reasoning", "new_principles"]
-    old = {k: v for k, v in IndexSpec().describe().items() if k != "dense_slots"} | {"embedder": {"name": "minilm-l6.v1"}}
+    assert everything.manifest["dense_slots"] is None
+    old = {k: v for k, v in spec.describe().items() if k != "dense_slots"} | {"embedder": {"name": "minilm-l6.v1"}}
     assert IndexSpec.from_manifest(old).dense_slots is None
     with pytest.raises(UnknownNameError):
         IndexSpec(dense_slots=("holding",))
