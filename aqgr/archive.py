@@ -201,7 +201,7 @@ class Archive:
         index.save(self.settings.index_dir)
         with self._lock:
             self._searcher = None
-        self.link_statutes()
+        self.link_statutes(progress)
         return index.manifest
 
     def judgment_texts(self) -> Iterator[tuple[str, str]]:
@@ -209,13 +209,26 @@ class Archive:
         for summary in self.summaries():
             yield summary.judgment_id, self.text(summary.judgment_id) or ""
 
-    def link_statutes(self) -> int | None:
+    def link_statutes(self, progress: Callable[[str, int, int], None] | None = None) -> int | None:
         """Record which judgments quote which statutes of the archive's statute collection
-        (aqgr/statutes.py); None when the archive has no statutes."""
+        (aqgr/statutes.py); None when the archive has no statutes. `progress(stage, done,
+        total)` is called with stage "statute links"."""
         from aqgr.statutes import StatuteCollection
 
         statutes = StatuteCollection(self.settings)
-        return statutes.link(self.judgment_texts()) if statutes.exists() else None
+        if not statutes.exists():
+            return None
+        total = len(self.summaries())
+
+        def judgments() -> Iterator[tuple[str, str]]:
+            for done, item in enumerate(self.judgment_texts()):
+                if progress is not None and done % 100 == 0:
+                    progress("statute links", done, total)
+                yield item
+            if progress is not None:
+                progress("statute links", total, total)
+
+        return statutes.link(judgments())
 
     def index_manifest(self) -> dict | None:
         import json

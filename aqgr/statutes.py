@@ -173,12 +173,16 @@ class StatuteCollection:
         """Judgment id -> quoted statute ids, as last linked; {} when never linked or when
         the statutes changed since (link again: `aqgr statutes` or `aqgr index` does)."""
         path = self.root / LINKS_FILE
-        if not path.exists():
+        try:
+            payload = json.loads(path.read_text(encoding="utf-8"))
+            links = payload["links"]
+        except FileNotFoundError:
             return {}
-        payload = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, KeyError, TypeError):  # unreadable or cut short: as if never linked
+            return {}
         if payload.get("version") != LINKS_VERSION or payload.get("statutes_sha256") != self._digest():
             return {}
-        return payload["links"]
+        return links
 
     def add(self, paths: Iterable[str | Path], judgments: Iterable[tuple[str, str]] | None = None) -> int:
         """Add (or replace, by id) the statute files under `paths` and rebuild the statute index;

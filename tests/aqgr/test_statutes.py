@@ -72,6 +72,13 @@ def test_links_follow_the_statutes_and_the_index(archive, tmp_path):
     assert collection.links()["A1"] == ["S_EVID"]
     stored = json.loads((collection.root / "links.json").read_text(encoding="utf-8"))
     assert stored["version"] == 1 and "statutes_sha256" in stored
+    # a damaged links file is as if never linked: statutes are still found by their text
+    (collection.root / "links.json").write_text('{"version": 1, "links": {"A1": [', encoding="utf-8")
+    assert collection.links() == {}
+    assert ArchiveService(archive).search_statutes(DYING_DECLARATION_FACTS, k=3).hits
+    seen = []
+    archive.link_statutes(lambda stage, done, total: seen.append((stage, done, total)))
+    assert seen[-1] == ("statute links", 4, 4) and collection.links()["A3"] == ["S_EVID"]
 
 
 def test_rank_with_precedents_orders_by_votes_then_text():
@@ -86,3 +93,22 @@ def test_rank_with_precedents_orders_by_votes_then_text():
     assert rank_with_precedents(direct, ["J5", "J1"], links, depth=1)[0] == direct
     # no precedent quotes anything: the direct ranking unchanged
     assert rank_with_precedents(direct, ["J7"], links) == (direct, {})
+
+
+def test_statutes_command_links_the_archive(tmp_path):
+    from typer.testing import CliRunner
+
+    from aqgr.cli import app
+
+    runner = CliRunner()
+    home = tmp_path / "home"
+    assert runner.invoke(app, ["summarize", str(write_judgments(tmp_path / "in", _quoting(JUDGMENTS))), "--home", str(home)]).exit_code == 0
+    assert runner.invoke(app, ["index", "--home", str(home), "--embedder", "hashing.v1"]).exit_code == 0
+    folder = tmp_path / "statutes"
+    folder.mkdir()
+    for name, text in STATUTES.items():
+        (folder / f"{name}.txt").write_text(text, encoding="utf-8")
+    result = runner.invoke(app, ["statutes", str(folder), "--home", str(home)])
+    assert result.exit_code == 0, result.output
+    assert "3 statutes indexed" in result.output and "4 judgments of the archive quote them" in result.output
+    assert json.loads((home / "statutes" / "links.json").read_text(encoding="utf-8"))["links"]["A2"] == ["S_SERVICE"]
