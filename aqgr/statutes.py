@@ -20,9 +20,9 @@ whenever the case index is built. Given the case archive's ranking for the same 
 quotes; a statute's score is its votes divided by the top vote, plus TEXT_WEIGHT times its
 direct (text) score divided by the top one, so the text match orders the statutes no
 precedent quotes and breaks ties. Each hit lists the precedents that quote it
-(`quoted_by`). Measured (issue 6, docs/ARCHITECTURE.md): AILA dev statutes MAP 0.107 ->
-0.230, and on a 183-query statute benchmark built from the corpus's own quotations
-(`python -m eval build-citation-benchmark --statutes ...`) 0.238 -> 0.522.
+(`quoted_by`). Measured (issue 6, docs/ARCHITECTURE.md): AILA dev statutes MAP 0.119 ->
+0.229, and on a 183-query statute benchmark built from the corpus's own quotations
+(`python -m eval build-citation-benchmark --statutes ...`) 0.243 -> 0.522.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ PRECEDENT_DEPTH = 100
 # 0.25: 0.520 / 0.521 / 0.515 / 0.498 MAP on the same benchmark).
 TEXT_WEIGHT = 0.05
 QUOTED_BY_SHOWN = 5  # precedents listed per statute hit
+QUESTION_WEIGHT = 0.5  # a question's share of its dense query (SearchOptions.question_weight's default)
 
 
 class NoStatutesError(AqgrError):
@@ -118,6 +119,18 @@ def rank_with_precedents(
     return ranked(scores.items()), quoted_by
 
 
+def statute_queries(index, facts: str, questions: Sequence[str], question_weight: float) -> list[tuple[int | None, str, object]]:
+    """(question number or None, lexical text, dense vector) of each statute query: the facts,
+    then each question with the facts. A question's dense query combines the facts' vector
+    and the question's (normalise(v(facts) + question_weight * v(question))), as the case
+    search does: the long facts are embedded once, not again with every question."""
+    base = index.embed_query(facts)
+    out: list[tuple[int | None, str, object]] = [(None, facts, base)]
+    for number, question in enumerate(questions):
+        out.append((number, f"{question}\n{facts}", index.combined_vector(base, index.embed_query(question), question_weight)))
+    return out
+
+
 def statutes_for(searcher, collection: "StatuteCollection", facts: str, questions: Sequence[str] | None = None, *,
                  k: int = 10) -> StatuteResult:
     """The product's statute search: the given questions (or the case archive's top generated
@@ -125,7 +138,8 @@ def statutes_for(searcher, collection: "StatuteCollection", facts: str, question
     those precedents. `searcher`: the case archive's aqgr.search.Searcher."""
     used = list(questions) if questions else searcher.questions_for(facts)
     _, ranking = searcher.rank(facts, used, depth=PRECEDENT_DEPTH)
-    return collection.search(facts, used, k=k, precedents=[d.doc_id for d in ranking])
+    return collection.search(facts, used, k=k, precedents=[d.doc_id for d in ranking],
+                             question_weight=searcher.options.question_weight)
 
 
 class StatuteCollection:
@@ -224,7 +238,7 @@ class StatuteCollection:
             return self._loaded[1], self._loaded[2]
 
     def search(self, facts: str, questions: Sequence[str], *, k: int = 10, per_query_k: int = 12,
-               precedents: Sequence[str] | None = None) -> StatuteResult:
+               precedents: Sequence[str] | None = None, question_weight: float = QUESTION_WEIGHT) -> StatuteResult:
         """Statutes for the facts and the questions (each question is asked together with the
         facts); with `precedents` (the case archive's ranking for the same facts, judgment ids
         best first), also through the statutes those judgments quote (`rank_with_precedents`)."""
@@ -234,8 +248,8 @@ class StatuteCollection:
         facts = " ".join((facts or "").split())
         used = [" ".join(q.split()) for q in questions if q and q.strip()]
         runs, retrieved_for = [], {}
-        for number, query in [(None, facts)] + [(i, f"{q}\n{facts}") for i, q in enumerate(used)]:
-            for run in index.retrieve(query, per_query_k).values():
+        for number, query, vector in statute_queries(index, facts, used, question_weight):
+            for run in index.retrieve(query, per_query_k, vector=vector).values():
                 runs.append(run)
                 for doc in run:
                     if number is not None:

@@ -91,7 +91,7 @@ class PipelineConfig:
 # 0.057 MAP: weights 3, 2, 1), queries without the anonymisation placeholders, a
 # question's dense query weighing it half as much as the facts (0.5 measured above 1.0);
 # statutes also through the precedents that quote them, as the product ranks them
-# (aqgr/statutes.py; statute benchmark 0.238 -> 0.522 MAP, AILA dev statutes 0.107 -> 0.230).
+# (aqgr/statutes.py; statute benchmark 0.243 -> 0.522 MAP, AILA dev statutes 0.119 -> 0.229).
 AQGR = PipelineConfig(retrievers=("fulltext", "bm25", "dense"), weights=(3.0, 2.0, 1.0), fuser="score.v1",
                       drop_masks=True, questions=True, explain=True, question_weight=0.5, statutes_via_precedents=True)
 
@@ -422,7 +422,9 @@ class ArchiveSystem:
             # `exclude` also keeps a query's own (citing) judgment out of the case ranking
             questions = self._searcher.questions_for(facts, exclude=exclude, options=options)
             self._questions[query_id] = questions
-            queries = [facts] + [f"{q}\n{facts}" for q in questions]
+            from aqgr.statutes import statute_queries
+
+            queries = [(query, vector) for _, query, vector in statute_queries(self._index, facts, questions, options.question_weight)]
             if self.pipeline.statutes_via_precedents:
                 return self._via_precedents(text, questions, self._fused(queries, depth, restrict, exclude, options), depth,
                                             restrict, exclude, options)
@@ -449,8 +451,9 @@ class ArchiveSystem:
             names = ["bm25"]
         runs, weights = [], []
         by_name = dict(zip(options.retrievers, options.weights or ()))
-        for query in queries:
-            found = self._index.retrieve(query, depth, retrievers=names, restrict=restrict, exclude=exclude)
+        for query in queries:  # a text, or (text, dense vector)
+            query, vector = query if isinstance(query, tuple) else (query, None)
+            found = self._index.retrieve(query, depth, retrievers=names, restrict=restrict, exclude=exclude, vector=vector)
             runs += [found[name] for name in names]
             weights += [by_name.get(name, 1.0) for name in names]
         if len(runs) == 1:
