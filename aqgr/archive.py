@@ -201,27 +201,29 @@ class Archive:
         index.save(self.settings.index_dir)
         with self._lock:
             self._searcher = None
-        self.link_statutes(progress)
+        self.link_statutes(progress, summaries=summaries)
         return index.manifest
 
-    def judgment_texts(self) -> Iterator[tuple[str, str]]:
-        """(judgment id, source text) of every summarised judgment, one at a time."""
-        for summary in self.summaries():
+    def judgment_texts(self, summaries: Sequence[StructuredSummary] | None = None) -> Iterator[tuple[str, str]]:
+        """(judgment id, source text) of every summarised judgment (of `summaries` when given), one at a time."""
+        for summary in self.summaries() if summaries is None else summaries:
             yield summary.judgment_id, self.text(summary.judgment_id) or ""
 
-    def link_statutes(self, progress: Callable[[str, int, int], None] | None = None) -> int | None:
+    def link_statutes(self, progress: Callable[[str, int, int], None] | None = None, *,
+                      summaries: Sequence[StructuredSummary] | None = None) -> int | None:
         """Record which judgments quote which statutes of the archive's statute collection
         (aqgr/statutes.py); None when the archive has no statutes. `progress(stage, done,
-        total)` is called with stage "statute links"."""
+        total)` is called with stage "statute links"; `summaries`: already loaded ones."""
         from aqgr.statutes import StatuteCollection
 
         statutes = StatuteCollection(self.settings)
         if not statutes.exists():
             return None
-        total = len(self.summaries())
+        summaries = self.summaries() if summaries is None else summaries
+        total = len(summaries)
 
         def judgments() -> Iterator[tuple[str, str]]:
-            for done, item in enumerate(self.judgment_texts()):
+            for done, item in enumerate(self.judgment_texts(summaries)):
                 if progress is not None and done % 100 == 0:
                     progress("statute links", done, total)
                 yield item

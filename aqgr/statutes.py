@@ -96,6 +96,14 @@ def _statute_files(paths: Iterable[str | Path]) -> list[Path]:
     return found
 
 
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
 def rank_with_precedents(
     direct: Sequence[ScoredDoc], precedents: Sequence[str], links: Mapping[str, Sequence[str]], *,
     text_weight: float = TEXT_WEIGHT, depth: int = PRECEDENT_DEPTH,
@@ -150,6 +158,7 @@ class StatuteCollection:
         self.root = settings.home / STATUTES_DIR
         self._lock = threading.Lock()
         self._loaded: tuple[int, object, dict] | None = None  # (manifest mtime, index, statutes)
+        self._links: tuple[tuple, dict] | None = None  # (files' stamps, links)
 
     @property
     def index_dir(self) -> Path:
@@ -185,7 +194,18 @@ class StatuteCollection:
 
     def links(self) -> dict[str, list[str]]:
         """Judgment id -> quoted statute ids, as last linked; {} when never linked or when
-        the statutes changed since (link again: `aqgr statutes` or `aqgr index` does)."""
+        the statutes changed since (link again: `aqgr statutes` or `aqgr index` does).
+        Read again only when links.json or statutes.json changed on disk."""
+        stamp = (_stamp(self.root / LINKS_FILE), _stamp(self.root / "statutes.json"))
+        with self._lock:
+            if self._links is not None and self._links[0] == stamp:
+                return self._links[1]
+        links = self._read_links()
+        with self._lock:
+            self._links = (stamp, links)
+        return links
+
+    def _read_links(self) -> dict[str, list[str]]:
         path = self.root / LINKS_FILE
         try:
             payload = json.loads(path.read_text(encoding="utf-8"))

@@ -29,7 +29,6 @@ by all) puts the query times in proportion.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -38,6 +37,7 @@ import time
 import tracemalloc
 from pathlib import Path
 
+from eval.bench_common import print_result
 from eval.bench_search import percentile
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "aila2019-citebench"
@@ -191,16 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--builds", type=int, default=3, help="timed builds per implementation")
     parser.add_argument("--no-memory", action="store_true", help="skip the tracemalloc build")
     args = parser.parse_args(argv)
-    from aqgr.errors import AqgrError
-
-    try:
-        result = bench(args.data, args.impl or list(DEFAULT_IMPLS), rounds=max(1, args.rounds), builds=max(1, args.builds),
-                       memory=not args.no_memory)
-    except (AqgrError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps(result, indent=1))
-    return 0
+    return print_result(lambda: bench(args.data, args.impl or list(DEFAULT_IMPLS), rounds=max(1, args.rounds),
+                                      builds=max(1, args.builds), memory=not args.no_memory), errors=(ValueError,))
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ Prints one JSON object on stdout; messages on stderr.
 from __future__ import annotations
 
 import argparse
-import json
 import resource
 import statistics
 import sys
@@ -32,6 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from eval.bench_common import print_result
 from eval.datasets import load_dataset
 from eval.pipeline_systems import DEFAULT_SUMMARIZER, PIPELINE_CONFIGS, ArchiveSystem, case_archive
 from eval.systems import default_cache_dir
@@ -168,15 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--embedder", default=None, help="default: the index default (minilm-l6.v1)")
     parser.add_argument("--cold-embeddings", action="store_true", help="embed every window again (empty embedding cache)")
     args = parser.parse_args(argv)
-    from aqgr.errors import AqgrError
-
-    try:
-        result = bench(args.data, args.cache_dir or default_cache_dir(), args.summarizer, args.embedder, args.cold_embeddings)
-    except AqgrError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps(result, indent=1))
-    return 0
+    return print_result(lambda: bench(args.data, args.cache_dir or default_cache_dir(), args.summarizer, args.embedder,
+                                      args.cold_embeddings))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,21 @@
+"""What the benchmark commands share: run, print the result as JSON, exit codes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Callable
+
+
+def print_result(run: Callable[[], dict], errors: tuple[type[Exception], ...] = ()) -> int:
+    """Print `run()` as JSON on stdout and return 0; an AqgrError (or one of `errors`) is
+    printed on stderr as "error: ..." and returns 2."""
+    from aqgr.errors import AqgrError
+
+    try:
+        result = run()
+    except (AqgrError, *errors) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(result, indent=1))
+    return 0
