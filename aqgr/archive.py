@@ -153,6 +153,7 @@ class Archive:
             "failures_by_reason": by_reason,
             "failures_by_engine": by_engine,
             "index": self.index_manifest(),
+            "citations": len(graph) if (graph := self.citations()) is not None else None,
             "work_ledger": ledger_status(store),
         }
 
@@ -202,6 +203,7 @@ class Archive:
         with self._lock:
             self._searcher = None
         self.link_statutes(progress, summaries=summaries)
+        self.link_citations(progress, summaries=summaries)
         return index.manifest
 
     def judgment_texts(self, summaries: Sequence[StructuredSummary] | None = None) -> Iterator[tuple[str, str]]:
@@ -232,6 +234,32 @@ class Archive:
 
         return statutes.link(judgments())
 
+    def link_citations(self, progress: Callable[[str, int, int], None] | None = None, *,
+                       summaries: Sequence[StructuredSummary] | None = None):
+        """Find which summarised judgments cite which (retrieval/citations) and save it in
+        `<home>/citations.json`, for the search's precedents referred; returns the
+        CitationGraph. `progress(stage, done, total)` is called with stage "citations"."""
+        from retrieval.citations import CitationGraph
+        from retrieval.citations.graph import FILE_NAME
+
+        summaries = self.summaries() if summaries is None else summaries
+        total = len(summaries)
+        report = (lambda n: progress("citations", n, total) if n % 100 == 0 or n == total else None) if progress else None
+        graph = CitationGraph.from_texts(self.judgment_texts(summaries), progress=report)
+        graph.save(self.home / FILE_NAME, [s.judgment_id for s in summaries])
+        with self._lock:
+            self._searcher = None
+        return graph
+
+    def citations(self, judgments: Iterable[str] | None = None):
+        """The saved CitationGraph, or None when none was saved or it was found among other
+        judgments than `judgments` (default: those summarised now): `aqgr index` makes it anew."""
+        from retrieval.citations import CitationGraph
+        from retrieval.citations.graph import FILE_NAME
+
+        ids = [s.judgment_id for s in self.summaries()] if judgments is None else judgments
+        return CitationGraph.load(self.home / FILE_NAME, ids)
+
     def index_manifest(self) -> dict | None:
         import json
 
@@ -257,6 +285,7 @@ class Archive:
                     self._create(explainers, self.settings.explainer),
                     self.settings.search,
                     engine,
+                    citations=self.citations(index.doc_ids),
                 )
             return self._searcher
 

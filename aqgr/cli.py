@@ -198,6 +198,8 @@ def index(
     except (AqgrError, ValueError) as exc:
         _fail(exc)
     console.print(f"indexed {manifest.get('n_docs', len(manifest.get('doc_ids', [])))} judgments -> {archive.settings.index_dir}")
+    found = archive.citations(manifest.get("doc_ids"))
+    console.print(f"{len(found) if found is not None else 0} citations between judgments of the archive (precedents referred)")
     typer.echo(json.dumps({k: v for k, v in manifest.items() if k != "doc_ids"}, indent=2, default=str))
 
 
@@ -214,6 +216,9 @@ def _print_result(result, console) -> None:
             console.print(f"   {meta}")
         console.print(f"   [cyan]Issue:[/cyan] {hit.legal_issue}")
         console.print(f"   [cyan]Why it applies:[/cyan] {hit.reason}")
+        if hit.cited_by:
+            more = f" and {len(hit.cited_by) - 3} more" if len(hit.cited_by) > 3 else ""
+            console.print(f"   [cyan]Cited by similar judgments:[/cyan] {', '.join(hit.cited_by[:3])}{more}")
     engines = result.engines
     console.print(f"\n[dim]engines: questions {engines.questions}, explanations {engines.explainer}, summaries {engines.summarizer}, embeddings {engines.embedder}; {result.timings_ms.get('total', 0):.0f} ms[/dim]")
     if result.dropped_not_in_archive:

@@ -9,6 +9,11 @@
    normalise(v(facts) + question_weight * v(question)), so the long facts are embedded
    once per search (memoised) and a question costs one short embedding.
    The facts are queried without anonymisation placeholders (`drop_masks`).
+   Precedents referred (when the archive's citation graph is loaded and
+   `citation_weight` > 0): the judgments the best `citation_depth` fused ones cite gain
+   citation_weight x the best fused score x their votes (retrieval/citations/graph.py:
+   the mean of 1/rank over the judgments citing them); a hit lists those citing
+   judgments (`cited_by`).
 3. Explanation: the explainer scores (1-10) and explains the best `explain_top` fused
    candidates, from a closed list. The grounding guard drops anything not in that list
    or not in the archive; hits below `min_score` are not returned.
@@ -28,7 +33,7 @@ from aqgr.relevance import RelevanceScorer
 from retrieval.fusion import fusers
 from retrieval.index import SummaryIndex
 from retrieval.text import strip_masks
-from retrieval.types import ScoredDoc, id_hash
+from retrieval.types import ScoredDoc, id_hash, ranked
 from schemas.results import CandidateQuestion, Engines, Evidence, Hit, SearchResult
 from schemas.summary import StructuredSummary
 
@@ -50,6 +55,7 @@ class Searcher:
         explainer: Explainer,
         options: SearchOptions,
         summarizer_name: str,
+        citations=None,
     ):
         missing = [d for d in index.doc_ids if d not in summaries]
         if missing:
@@ -64,6 +70,7 @@ class Searcher:
         self.explainer = explainer
         self.options = options
         self.summarizer_name = summarizer_name
+        self.citations = citations  # retrieval.citations.CitationGraph of the archive, or None
         self.scorer = RelevanceScorer(index.tokenizer, index.idf(), len(index), embed=index.embed_query, embed_many=index.embed_queries)
 
     # -- stage 3.1 ---------------------------------------------------------
@@ -101,6 +108,17 @@ class Searcher:
             by_name = dict(zip(options.retrievers, options.weights))
             weights = [by_name.get(name, 1.0) for name, _ in runs]
         return fusers.create(options.fuser)([run for _, run in runs], weights)
+
+    def _refer(self, fused: list[ScoredDoc], options: SearchOptions, exclude) -> tuple[list[ScoredDoc], dict]:
+        """The fused ranking with the precedents its best judgments cite raised (see the module),
+        and judgment id -> Referral. Only judgments already in `fused` move: restrict/exclude hold."""
+        if self.citations is None or not options.citation_weight or not fused:
+            return fused, {}
+        referred = self.citations.referred([d.doc_id for d in fused], depth=options.citation_depth, exclude=exclude or frozenset())
+        if not referred:
+            return fused, {}
+        lift = options.citation_weight * (fused[0].score if fused[0].score > 0 else 1.0)
+        return ranked((d.doc_id, d.score + lift * referred[d.doc_id].votes if d.doc_id in referred else d.score) for d in fused), referred
 
     def candidate_questions(self, facts: str, *, n: int | None = None, restrict=None, exclude=None, options: SearchOptions | None = None) -> list[CandidateQuestion]:
         options = options or self.options
@@ -153,17 +171,17 @@ class Searcher:
                 runs.append((name, run))
                 for doc in run[: options.per_retriever_k]:
                     retrieved_for[doc.doc_id].add(number)
-        fused = self._fuse(runs, options)
+        fused, referred = self._refer(self._fuse(runs, options), options, exclude)
         timings["retrieval"] = _ms(t)
 
         t = time.perf_counter()
-        result = self._explain(facts, used, fused, retrieved_for, k, options)
+        result = self._explain(facts, used, fused, retrieved_for, k, options, referred)
         timings["explanation"] = _ms(t)
         timings["total"] = _ms(started)
         notes = list(dict.fromkeys(q.note for q in candidates if q.note)) + result.notes
         return result.model_copy(update={"candidate_questions": candidates, "questions_chosen_by_user": bool(chosen), "timings_ms": timings, "notes": notes})
 
-    def _explain(self, facts: str, used: list[str], fused: list[ScoredDoc], retrieved_for, k: int, options: SearchOptions) -> SearchResult:
+    def _explain(self, facts: str, used: list[str], fused: list[ScoredDoc], retrieved_for, k: int, options: SearchOptions, referred) -> SearchResult:
         best = fused[0].score if fused and fused[0].score > 0 else 1.0
         handed = [
             Candidate(self.summaries[d.doc_id], d.score, d.score / best, tuple(sorted(retrieved_for.get(d.doc_id, ()))))
@@ -192,6 +210,7 @@ class Searcher:
                     reason=e.reason,
                     questions=list(by_id[e.judgment_id].questions),
                     retrieval_score=round(by_id[e.judgment_id].retrieval_score, 6),
+                    cited_by=[d for d in referred[e.judgment_id].cited_by if d in self.summaries] if e.judgment_id in referred else [],
                     evidence=[Evidence(slot=s, text=t) for s, t in e.evidence],
                 )
             )
@@ -237,7 +256,7 @@ class Searcher:
         for question in result.questions:
             runs += self._retrieve(facts_clean, options, depth, restrict, exclude, question=question)
         seen = {d.doc_id for d in head}
-        tail = [d for d in self._fuse(runs, options) if d.doc_id not in seen]
+        tail = [d for d in self._refer(self._fuse(runs, options), options, exclude)[0] if d.doc_id not in seen]
         return result, (head + tail)[:depth]
 
 

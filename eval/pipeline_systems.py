@@ -83,6 +83,7 @@ class PipelineConfig:
     dense_legal_slots: bool = False  # dense embeds only the legal slots (retrieval/documents.py DENSE_SLOTS)
     statutes_via_precedents: bool = False  # statutes: the case ranking's judgments vote for the statutes they quote (aqgr/statutes.py)
     question_alone: bool = False  # lexical retrievers read a question alone (SearchOptions.question_alone)
+    citation_weight: float | None = None  # precedents referred (SearchOptions.citation_weight; None: its default)
 
 
 # The default `aqgr` configuration, measured on the citation benchmark (issue 6): full-text
@@ -119,7 +120,10 @@ PIPELINE_CONFIGS: dict[str, PipelineConfig] = {
     "aqgr+summary-pairs": replace(AQGR, bm25_ngrams=2),  # summary BM25 with word pairs too
     "aqgr-fulltext-only": replace(AQGR, retrievers=("fulltext",), weights=None),
     "aqgr+lucene-idf": replace(AQGR, bm25_idf="lucene"),
-    "aqgr-statutes-text-only": replace(AQGR, statutes_via_precedents=False),  # statutes by their text alone
+    "aqgr-statutes-text-only": replace(AQGR, statutes_via_precedents=False),
+    "aqgr-no-citations": replace(AQGR, citation_weight=0.0),  # no precedents referred (the citation graph unused)
+    "aqgr-citations-0.1": replace(AQGR, citation_weight=0.1),
+    "aqgr-citations-1": replace(AQGR, citation_weight=1.0),  # statutes by their text alone
     "aqgr-question-alone": replace(AQGR, question_alone=True),
     "aqgr-fulltext-raw-qtf": replace(AQGR, fulltext_query_tf="raw"),  # full text: repeated query words count linearly
     "aqgr-fulltext-k1-1.2": replace(AQGR, fulltext_k1=1.2),  # full text: the summary BM25's k1
@@ -250,6 +254,19 @@ def quote_links(dataset: Dataset, archive) -> dict[str, list[str]]:
     return links
 
 
+def citation_graph(archive, progress: Progress | None = None):
+    """The citations among the archive's judgments, as `aqgr index` saves them in the home
+    (Archive.link_citations): found once per archive home."""
+    key = ("citations", str(archive.home))
+    with _LOCK:
+        if key in _LOADED:
+            return _LOADED[key]
+    graph = archive.citations() or archive.link_citations(_stages(progress, "archive") if progress else None)
+    with _LOCK:
+        _LOADED[key] = graph
+    return graph
+
+
 def _stages(progress: Progress | None, what: str):
     if progress is None:
         return None
@@ -320,6 +337,7 @@ class ArchiveSystem:
             question_weight=self.pipeline.question_weight,
             question_alone=self.pipeline.question_alone,
             **({"explain_top": self.pipeline.explain_top} if self.pipeline.explain_top else {}),
+            **({"citation_weight": self.pipeline.citation_weight} if self.pipeline.citation_weight is not None else {}),
             n_questions=SearchOptions().n_questions if self.pipeline.questions else 0,
             min_content_words=EVAL_MIN_CONTENT_WORDS,
         )
@@ -401,7 +419,8 @@ class ArchiveSystem:
                 return _LOADED[key]
         summaries = {s.judgment_id: s for s in archive.summaries()}
         searcher = Searcher(index, summaries, question_generators.create(self.question_generator),
-                            explainers.create(self.explainer), self.search_options(), self.summarizer)
+                            explainers.create(self.explainer), self.search_options(), self.summarizer,
+                            citations=citation_graph(archive))
         with _LOCK:
             _LOADED[key] = searcher
         return searcher

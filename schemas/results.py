@@ -39,7 +39,8 @@ class Hit(_Model):
     legal_issue: str = Field(description="The legal issue of the judgment that matches the questions.")
     reason: str = Field(description="Why it applies: the judgment's own reasoning or principle that matches.")
     questions: list[int] = Field(default_factory=list, description="Indexes (0-based) of the questions it was retrieved for.")
-    retrieval_score: float = Field(description="The fused retrieval score the ranking started from.")
+    retrieval_score: float = Field(description="The fused retrieval score the ranking started from (with the precedents-referred lift, when any).")
+    cited_by: list[str] = Field(default_factory=list, description="Judgments of the archive among the best-ranked for these facts that cite this one (precedents referred), best first.")
     evidence: list[Evidence] = Field(default_factory=list)
 
 

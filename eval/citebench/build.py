@@ -1,7 +1,7 @@
 """Build a citation benchmark from an archive: queries, qrels, exclusions and stats.
 
 The method of the shared `aila2019-citebench` (see its README), for any archive:
-in-archive citations (eval.citebench.links) make the relevant sets; the citing
+in-archive citations (retrieval.citations.links) make the relevant sets; the citing
 judgment's facts (its paragraphs before its first citation, citation sentences removed,
 masked like AILA) make the query; links to judgments cited by more than
 `popularity_cap` archive judgments are dropped; queries with too few words of facts are
@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from aqgr.errors import DatasetError
-from eval.citebench.judgments import Judgment, read_archive
-from eval.citebench.links import Link, find_links
+from retrieval.citations.judgments import Judgment, read_archive
+from retrieval.citations.links import Link, find_links
 from eval.citebench.mask import mask
-from eval.citebench.normalize import citations
+from retrieval.citations.normalize import citations
 
 FORMAT_VERSION = "citebench.v1"
 STATUTE_QRELS = "qrels_statutes.txt"  # eval/datasets.py QRELS_FILES["statutes"] looks for it

@@ -5,7 +5,7 @@ import pytest
 from aqgr import Archive, FactsTooShortError, IndexMismatchError, IndexSpec, NoIndexError, Settings
 from aqgr.errors import EmptyArchiveError
 from aqgr.explain import Explanation, explainers
-from tests.aqgr.helpers import DYING_DECLARATION_FACTS, write_judgments
+from tests.aqgr.helpers import DYING_DECLARATION_FACTS, JUDGMENTS, write_judgments
 
 FAST = IndexSpec(embedder="hashing.v1")
 
@@ -132,3 +132,56 @@ def test_an_index_searches_the_summaries_it_was_built_from(archive):
     result = later.search(DYING_DECLARATION_FACTS)
     assert {h.judgment_id for h in result.hits[:2]} == {"A1", "A3"}
     assert result.engines.summarizer == "extractive.v1"
+
+
+CITING = {**JUDGMENTS, "A5": """Kamla Bai v State of Madhya Pradesh
+Supreme Court of India
+
+4 June 2012
+Criminal Appeal No. 55 of 2011
+The Judgment was delivered by : N. Bose, J.
+1. The deceased was set on fire by her husband and, before she died in the hospital, made a dying declaration to the treating doctor naming him.
+2. The question is whether the dying declaration alone can sustain the conviction for murder. In Ram Kumar v. State of Punjab this Court held that a true and voluntary dying declaration can be the sole basis of conviction.
+3. The High Court had also considered Sunita Devi v. Union of India on the hearing of the accused.
+4. The appeal is dismissed.
+"""}
+
+
+@pytest.fixture
+def citing_archive(home, tmp_path):
+    archive = Archive(settings=Settings.resolve(home, index=FAST))
+    archive.summarize([write_judgments(tmp_path / "in", CITING)])
+    archive.build_index()
+    return archive
+
+
+def test_precedents_cited_by_the_best_ranked_judgments_rise(citing_archive):
+    archive = citing_archive
+    assert archive.citations().pairs() == [("A5", "A1"), ("A5", "A2")]
+    off = archive.searcher().options.model_copy(update={"citation_weight": 0.0, "min_score": 1})
+    on = off.model_copy(update={"citation_weight": 1.0})
+    _, plain = archive.searcher().rank(DYING_DECLARATION_FACTS, options=off)
+    _, lifted = archive.searcher().rank(DYING_DECLARATION_FACTS, options=on)
+
+    def position(ranking, doc_id):
+        return [d.doc_id for d in ranking].index(doc_id)
+
+    # A2 (natural justice) says nothing of dying declarations; A5, a dying-declaration case, cites it
+    assert position(lifted, "A2") < position(plain, "A2")
+    hits = {h.judgment_id: h for h in archive.search(DYING_DECLARATION_FACTS, options=on).hits}
+    assert hits["A1"].cited_by == ["A5"] and hits["A5"].cited_by == []
+    assert not any(h.cited_by for h in archive.search(DYING_DECLARATION_FACTS, options=off).hits)
+
+
+def test_an_excluded_judgment_refers_to_no_precedent(citing_archive):
+    on = citing_archive.searcher().options.model_copy(update={"citation_weight": 1.0, "min_score": 1})
+    hits = citing_archive.search(DYING_DECLARATION_FACTS, options=on, exclude={"A5"}).hits
+    assert "A5" not in {h.judgment_id for h in hits} and not any(h.cited_by for h in hits)
+
+
+def test_a_stale_citation_graph_is_not_used(citing_archive, tmp_path):
+    """Judgments summarised after `aqgr index`: the saved citations no longer describe the archive."""
+    citing_archive.summarize([write_judgments(tmp_path / "more", {"B1": JUDGMENTS["A4"].replace("Hari Prasad", "Gopal Das")})])
+    assert citing_archive.citations() is None
+    citing_archive.build_index()
+    assert citing_archive.citations() is not None

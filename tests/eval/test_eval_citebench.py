@@ -8,7 +8,7 @@ import pytest
 
 from eval.citebench import CitebenchSettings, build_citation_benchmark
 from eval.citebench.mask import mask
-from eval.citebench.normalize import citations, party_key
+from retrieval.citations.normalize import citations, party_key
 from eval.datasets import load_dataset
 
 FILLER = ("The appellant was employed in the district office and the dispute concerned the payment of his "

@@ -1,0 +1,127 @@
+"""Which judgments of an archive cite which, and the precedents a ranking refers to.
+
+`CitationGraph.from_texts(texts)` runs the link finder (retrieval/citations/links.py:
+case titles and reporter citations, with date checks) over every judgment's text and
+keeps the distinct (citing, cited) pairs; both ends are judgments of the archive.
+
+`referred(ranking)`: the precedents the best-ranked judgments cite. A judgment x gets,
+from each of the first `depth` judgments y that cites it, 1 / rank(y), divided by the
+number of archive judgments citing x: the mean, over x's citing judgments, of how well
+each ranks for the query (a judgment that is not in the first `depth` counts 0). A
+precedent that similar cases rely on scores high; one every judgment cites (a landmark
+on procedure) gets a small share from each. Excluded judgments (a query's own citing
+judgment in the citation benchmark) neither vote nor count as citing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Mapping, Sequence
+
+FORMAT = "citations.v1"
+FILE_NAME = "citations.json"
+
+
+@dataclass(frozen=True)
+class Referral:
+    """Citation evidence for one judgment: its share of votes and the ranked judgments citing it."""
+
+    votes: float
+    cited_by: tuple[str, ...]  # best-ranked first
+
+
+class CitationGraph:
+    """Distinct citations between judgments of one archive."""
+
+    def __init__(self, pairs: Iterable[tuple[str, str]]):
+        cites: dict[str, set[str]] = defaultdict(set)
+        cited_by: dict[str, set[str]] = defaultdict(set)
+        for citing, cited in pairs:
+            if citing != cited:
+                cites[citing].add(cited)
+                cited_by[cited].add(citing)
+        self.cites = {k: frozenset(v) for k, v in cites.items()}
+        self.cited_by = {k: frozenset(v) for k, v in cited_by.items()}
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self.cites.values())
+
+    def pairs(self) -> list[tuple[str, str]]:
+        return sorted((a, x) for a, cited in self.cites.items() for x in cited)
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[tuple[str, str]], progress: Callable[[int], None] | None = None) -> "CitationGraph":
+        """The citations among `texts` ((judgment id, source text) pairs); `progress(n)` after each parsed."""
+        from retrieval.citations.judgments import parse_judgment
+        from retrieval.citations.links import find_links
+
+        judgments = {}
+        for n, (doc_id, text) in enumerate(texts, 1):
+            judgments[doc_id] = parse_judgment(doc_id, text)
+            if progress is not None:
+                progress(n)
+        return cls((link.citing, link.cited) for link in find_links(judgments))
+
+    def referred(self, ranking: Sequence[str], *, depth: int, exclude: set[str] | frozenset[str] = frozenset()) -> dict[str, Referral]:
+        """Judgment id -> its Referral from the first `depth` judgments of `ranking` (see the module)."""
+        votes: dict[str, float] = defaultdict(float)
+        by: dict[str, list[str]] = defaultdict(list)
+        rank = 0
+        for doc_id in ranking:
+            if doc_id in exclude:
+                continue
+            rank += 1
+            if rank > depth:
+                break
+            for cited in self.cites.get(doc_id, ()):
+                if cited not in exclude:
+                    votes[cited] += 1.0 / rank
+                    by[cited].append(doc_id)
+        out = {}
+        for cited, v in votes.items():
+            citing = self.cited_by[cited]
+            n = len(citing - exclude) if exclude else len(citing)
+            out[cited] = Referral(v / n, tuple(by[cited]))
+        return out
+
+    # -- saving ------------------------------------------------------------
+    def save(self, path: Path, judgments: Iterable[str]) -> None:
+        """Write atomically, with a digest of the judgment ids it was found among."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        body = {"format": FORMAT, "judgments": ids_digest(judgments), "links": [list(p) for p in self.pairs()]}
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".citations-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w") as f:
+                json.dump(body, f)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    @classmethod
+    def load(cls, path: Path, judgments: Iterable[str] | None = None) -> "CitationGraph | None":
+        """The saved graph, or None when absent, unreadable, of another format, or (with
+        `judgments`) found among other judgments than these."""
+        try:
+            body = json.loads(Path(path).read_text())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(body, Mapping) or body.get("format") != FORMAT or not isinstance(body.get("links"), list):
+            return None
+        if judgments is not None and body.get("judgments") != ids_digest(judgments):
+            return None
+        try:
+            return cls((str(a), str(x)) for a, x in body["links"])
+        except (TypeError, ValueError):
+            return None
+
+
+def ids_digest(judgments: Iterable[str]) -> str:
+    return hashlib.sha256("\n".join(sorted(judgments)).encode()).hexdigest()[:24]

@@ -1,0 +1,72 @@
+"""Citations between judgments of one archive, and the precedents a ranking refers to."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from retrieval.citations import CitationGraph
+
+
+def _judgment(title: str, date: str, body: str) -> str:
+    return f"{title}\nSupreme Court of India\n\n{date}\nThe Judgment was delivered by : A. Judge, J.\n1. {body}\n"
+
+
+TEXTS = {
+    "OLD": _judgment("Ram Kumar v State of Punjab", "12 March 1998", "A dying declaration may found a conviction."),
+    "MID": _judgment("Sunita Devi v Union of India", "3 April 2001",
+                     "The appellant relied on Ram Kumar v. State of Punjab, 1998 Indlaw SC 101, on dying declarations."),
+    "NEW": _judgment("Mohan Lal v State of Rajasthan", "9 July 2004",
+                     "In Ram Kumar v. State of Punjab, 1998 Indlaw SC 101 and in Sunita Devi v. Union of India "
+                     "this Court held so. A later case, Hari Prasad v. Commissioner of Excise, is not before us."),
+    "LATER": _judgment("Hari Prasad v Commissioner of Excise", "5 May 2010", "Nothing cited here."),
+}
+
+
+def test_citations_are_found_by_title_and_only_to_older_judgments():
+    graph = CitationGraph.from_texts(TEXTS.items())
+    assert graph.pairs() == [("MID", "OLD"), ("NEW", "MID"), ("NEW", "OLD")]  # NEW cannot cite the newer LATER
+    assert len(graph) == 3
+
+
+def test_a_precedent_gets_the_mean_of_its_citing_judgments_reciprocal_ranks():
+    graph = CitationGraph([("A", "P"), ("B", "P"), ("C", "P"), ("A", "Q"), ("Z", "R")])
+    referred = graph.referred(["A", "X", "B", "P", "Q"], depth=10)
+    # P: cited by A (rank 1) and B (rank 3); C cites it too but is not ranked: (1 + 1/3) / 3
+    assert referred["P"].votes == pytest.approx((1 + 1 / 3) / 3)
+    assert referred["P"].cited_by == ("A", "B")
+    assert referred["Q"].votes == pytest.approx(1.0)  # its only citing judgment ranks first
+    assert "R" not in referred  # Z is not in the ranking
+    # only the first `depth` judgments vote
+    assert graph.referred(["A", "X", "B"], depth=2)["P"].cited_by == ("A",)
+
+
+def test_excluded_judgments_neither_vote_nor_count_as_citing():
+    graph = CitationGraph([("A", "P"), ("B", "P")])
+    referred = graph.referred(["B", "A"], depth=10, exclude={"B"})
+    # A moves up to rank 1; P's citing judgments are now A alone
+    assert referred["P"].votes == pytest.approx(1.0) and referred["P"].cited_by == ("A",)
+    assert graph.referred(["A"], depth=10, exclude={"P"}) == {}
+
+
+def test_renumbering_the_judgments_changes_no_vote():
+    pairs = [("A", "P"), ("B", "P"), ("C", "P"), ("A", "Q")]
+    ranking = ["A", "X", "B", "P", "Q"]
+    rename = {"A": "Z9", "B": "C1", "C": "M5", "P": "A0", "Q": "B2", "X": "Q7"}
+    before = CitationGraph(pairs).referred(ranking, depth=10)
+    after = CitationGraph([(rename[a], rename[b]) for a, b in pairs]).referred([rename[d] for d in ranking], depth=10)
+    assert {rename[k]: v.votes for k, v in before.items()} == {k: v.votes for k, v in after.items()}
+
+
+def test_saved_graph_is_read_back_only_for_the_same_judgments(tmp_path):
+    path = tmp_path / "citations.json"
+    graph = CitationGraph([("MID", "OLD"), ("NEW", "OLD")])
+    graph.save(path, TEXTS)
+    assert CitationGraph.load(path, list(TEXTS)).pairs() == graph.pairs()
+    assert CitationGraph.load(path, ["MID", "OLD"]) is None  # found among other judgments: stale
+    assert CitationGraph.load(tmp_path / "absent.json") is None
+    path.write_text("{not json")
+    assert CitationGraph.load(path) is None
+    path.write_text(json.dumps({"format": "citations.v0", "links": []}))
+    assert CitationGraph.load(path) is None
