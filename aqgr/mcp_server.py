@@ -52,7 +52,8 @@ replacing the generated ones: pass the ones chosen from candidate_questions); `k
 Returns a SearchResult: `questions` (the questions used), `candidate_questions` (text, score, source_judgment_id),
 `hits` ranked best first, each with judgment_id, parties ('Appellants v. Respondents'), case_number, court, date,
 score (relevance 1-10), legal_issue (the judgment's issue that matches), reason (why it applies, quoted from the
-judgment's summary), questions (0-based indexes of the questions it was retrieved for), evidence (summary slot +
+judgment's summary), questions (0-based indexes of the questions it was retrieved for), cited_by (judgment_ids of
+archive judgments found for these facts that cite it: a precedent similar cases relied on), evidence (summary slot +
 quoted text); `engines` (which engines answered: offline or a model); `dropped_not_in_archive` (judgments an engine
 named that are not in the archive, dropped by the grounding guard). Every hit exists in the archive."""
 

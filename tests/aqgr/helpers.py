@@ -56,6 +56,20 @@ The Judgment was delivered by : S. Gupta, J.
 }
 
 
+# A5, a later dying-declaration case, cites A1 (on point) and A2 (natural justice, off the facts).
+CITING_JUDGMENTS = {**JUDGMENTS, "A5": """Kamla Bai v State of Madhya Pradesh
+Supreme Court of India
+
+4 June 2012
+Criminal Appeal No. 55 of 2011
+The Judgment was delivered by : N. Bose, J.
+1. The deceased was set on fire by her husband and, before she died in the hospital, made a dying declaration to the treating doctor naming him.
+2. The question is whether the dying declaration alone can sustain the conviction for murder. In Ram Kumar v. State of Punjab this Court held that a true and voluntary dying declaration can be the sole basis of conviction.
+3. The High Court had also considered Sunita Devi v. Union of India on the hearing of the accused.
+4. The appeal is dismissed.
+"""}
+
+
 def write_judgments(folder: Path, items: dict[str, str] | None = None) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     for name, text in (items or JUDGMENTS).items():

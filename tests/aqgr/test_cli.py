@@ -5,7 +5,7 @@ import json
 from typer.testing import CliRunner
 
 from aqgr.cli import app
-from tests.aqgr.helpers import DYING_DECLARATION_FACTS, write_judgments
+from tests.aqgr.helpers import CITING_JUDGMENTS, DYING_DECLARATION_FACTS, write_judgments
 
 runner = CliRunner()
 
@@ -34,6 +34,16 @@ def test_summarize_index_search_status(home, tmp_path):
 
     status = json.loads(runner.invoke(app, ["status", "--home", str(home)]).stdout)
     assert status["judgments"] == 4 and status["failures_by_reason"] == {"binary": 1}
+
+
+def test_index_finds_citations_and_search_shows_who_cites_a_hit(home, tmp_path):
+    runner.invoke(app, ["summarize", str(write_judgments(tmp_path / "in", CITING_JUDGMENTS)), "--home", str(home)])
+    result = runner.invoke(app, ["index", "--home", str(home), "--embedder", "hashing.v1"])
+    assert result.exit_code == 0 and "2 citations between judgments" in result.stderr
+    question = "Whether a dying declaration recorded by a magistrate can form the sole basis of conviction?"
+    result = runner.invoke(app, ["search", DYING_DECLARATION_FACTS, "-q", question, "--home", str(home)])
+    assert result.exit_code == 0 and "[A1]" in result.stdout and "Cited by similar judgments: A5" in result.stdout
+    assert json.loads(runner.invoke(app, ["status", "--home", str(home)]).stdout)["citations"] == 2
 
 
 def test_nothing_processable_exits_non_zero(home, tmp_path):

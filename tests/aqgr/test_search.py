@@ -5,7 +5,7 @@ import pytest
 from aqgr import Archive, FactsTooShortError, IndexMismatchError, IndexSpec, NoIndexError, Settings
 from aqgr.errors import EmptyArchiveError
 from aqgr.explain import Explanation, explainers
-from tests.aqgr.helpers import DYING_DECLARATION_FACTS, JUDGMENTS, write_judgments
+from tests.aqgr.helpers import CITING_JUDGMENTS, DYING_DECLARATION_FACTS, JUDGMENTS, write_judgments
 
 FAST = IndexSpec(embedder="hashing.v1")
 
@@ -134,23 +134,10 @@ def test_an_index_searches_the_summaries_it_was_built_from(archive):
     assert result.engines.summarizer == "extractive.v1"
 
 
-CITING = {**JUDGMENTS, "A5": """Kamla Bai v State of Madhya Pradesh
-Supreme Court of India
-
-4 June 2012
-Criminal Appeal No. 55 of 2011
-The Judgment was delivered by : N. Bose, J.
-1. The deceased was set on fire by her husband and, before she died in the hospital, made a dying declaration to the treating doctor naming him.
-2. The question is whether the dying declaration alone can sustain the conviction for murder. In Ram Kumar v. State of Punjab this Court held that a true and voluntary dying declaration can be the sole basis of conviction.
-3. The High Court had also considered Sunita Devi v. Union of India on the hearing of the accused.
-4. The appeal is dismissed.
-"""}
-
-
 @pytest.fixture
 def citing_archive(home, tmp_path):
     archive = Archive(settings=Settings.resolve(home, index=FAST))
-    archive.summarize([write_judgments(tmp_path / "in", CITING)])
+    archive.summarize([write_judgments(tmp_path / "in", CITING_JUDGMENTS)])
     archive.build_index()
     return archive
 

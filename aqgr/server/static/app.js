@@ -145,7 +145,12 @@ function renderHit(hit, questions) {
   node.querySelector(".issue").textContent = hit.legal_issue;
   node.querySelector(".reason").textContent = hit.reason;
   const all = hit.questions.map((i) => `Q${i + 1}`);
-  node.querySelector(".also").textContent = all.length ? `Retrieved for ${all.join(", ")}.` : "Retrieved from the facts alone.";
+  let also = all.length ? `Retrieved for ${all.join(", ")}.` : "Retrieved from the facts alone.";
+  const citing = hit.cited_by || [];
+  if (citing.length) {  // precedents referred: judgments ranked for these facts cite it
+    also += ` Cited by ${citing.length} of the judgments found for these facts (${citing.slice(0, 3).join(", ")}${citing.length > 3 ? ", ..." : ""}).`;
+  }
+  node.querySelector(".also").textContent = also;
   const open = node.querySelector(".open");
   open.setAttribute("aria-label", `Open the summary and text of ${hit.parties}`);
   open.addEventListener("click", () => openJudgment(hit, open));
