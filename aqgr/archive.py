@@ -199,11 +199,12 @@ class Archive:
             from retrieval.backends import build_index
 
             index = build_index(summaries, spec, backend=backend, uri=uri, cache=cache, progress=progress)
+        # the citations first: a server reloads when the index's manifest changes, and finds them
+        self.link_citations(progress, summaries=summaries)
         index.save(self.settings.index_dir)
         with self._lock:
             self._searcher = None
         self.link_statutes(progress, summaries=summaries)
-        self.link_citations(progress, summaries=summaries)
         return index.manifest
 
     def judgment_texts(self, summaries: Sequence[StructuredSummary] | None = None) -> Iterator[tuple[str, str]]:
