@@ -96,35 +96,6 @@ def test_restrict_and_exclude(archive):
     assert {h.judgment_id for h in result.hits} <= {"A2", "A4"}
 
 
-def test_renumbering_the_judgments_changes_no_score(archive):
-    """Ids carry no information: a permutation of the ids (and of the input order) moves no score."""
-    from aqgr.config import SearchOptions
-    from aqgr.questions import question_generators
-    from aqgr.search import Searcher
-    from retrieval.index import SummaryIndex
-
-    summaries = archive.summaries()
-    texts = {s.judgment_id: archive.text(s.judgment_id) or "" for s in summaries}
-    ids = [s.judgment_id for s in summaries]
-    renamed = dict(zip(ids, [*ids[1:], ids[0]]))  # every id moves to another judgment
-    back = {new: old for old, new in renamed.items()}
-
-    def rank(summ, full_texts):
-        index = SummaryIndex.build(summ, FAST, full_texts=full_texts)
-        searcher = Searcher(index, {s.judgment_id: s for s in summ}, question_generators.create("harvest.v1"),
-                            explainers.create("evidence.v1"), SearchOptions(), "extractive.v1")
-        return searcher.rank(DYING_DECLARATION_FACTS, depth=50)
-
-    result, ranking = rank(summaries, texts)
-    moved = [s.model_copy(update={"judgment_id": renamed[s.judgment_id]}) for s in reversed(summaries)]
-    result2, ranking2 = rank(moved, {renamed[d]: t for d, t in texts.items()})
-    assert len(ranking) >= 3 and result.questions and result.questions == result2.questions
-    assert {d.doc_id: d.score for d in ranking} == {back[d.doc_id]: d.score for d in ranking2}
-    assert {h.judgment_id: (h.score, h.retrieval_score) for h in result.hits} == {
-        back[h.judgment_id]: (h.score, h.retrieval_score) for h in result2.hits
-    }
-
-
 def test_an_index_searches_the_summaries_it_was_built_from(archive):
     """A provider configured after indexing (another summarizer) does not orphan the index."""
     assert archive.index_manifest()["summarizer"] == "extractive.v1"
@@ -172,3 +143,38 @@ def test_a_stale_citation_graph_is_not_used(citing_archive, tmp_path):
     assert citing_archive.citations() is None
     citing_archive.build_index()
     assert citing_archive.citations() is not None
+
+
+def test_renumbering_the_judgments_changes_no_score(citing_archive):
+    """Ids carry no information: a permutation of the ids (and of the input order) moves no score,
+    the precedents-referred lift included."""
+    archive = citing_archive
+    from aqgr.config import SearchOptions
+    from aqgr.questions import question_generators
+    from aqgr.search import Searcher
+    from retrieval.citations import CitationGraph
+    from retrieval.index import SummaryIndex
+
+    summaries = archive.summaries()
+    texts = {s.judgment_id: archive.text(s.judgment_id) or "" for s in summaries}
+    ids = [s.judgment_id for s in summaries]
+    renamed = dict(zip(ids, [*ids[1:], ids[0]]))  # every id moves to another judgment
+    back = {new: old for old, new in renamed.items()}
+
+    def rank(summ, full_texts):
+        index = SummaryIndex.build(summ, FAST, full_texts=full_texts)
+        searcher = Searcher(index, {s.judgment_id: s for s in summ}, question_generators.create("harvest.v1"),
+                            explainers.create("evidence.v1"), SearchOptions(), "extractive.v1",
+                            citations=CitationGraph.from_texts(full_texts.items()))
+        return searcher.rank(DYING_DECLARATION_FACTS, depth=50)
+
+    result, ranking = rank(summaries, texts)
+    moved = [s.model_copy(update={"judgment_id": renamed[s.judgment_id]}) for s in reversed(summaries)]
+    result2, ranking2 = rank(moved, {renamed[d]: t for d, t in texts.items()})
+    assert len(ranking) >= 3 and result.questions and result.questions == result2.questions
+    assert any(h.cited_by for h in result.hits)  # the lift took part
+    assert {h.judgment_id: h.cited_by for h in result.hits} == {back[h.judgment_id]: [back[d] for d in h.cited_by] for h in result2.hits}
+    assert {d.doc_id: d.score for d in ranking} == {back[d.doc_id]: d.score for d in ranking2}
+    assert {h.judgment_id: (h.score, h.retrieval_score) for h in result.hits} == {
+        back[h.judgment_id]: (h.score, h.retrieval_score) for h in result2.hits
+    }
