@@ -144,6 +144,7 @@ class Archive:
         for (engine, reason), n in sorted(store.count_failures().items()):
             by_reason[reason] = by_reason.get(reason, 0) + n
             by_engine.setdefault(engine, {})[reason] = n
+        manifest = self.index_manifest()
         return {
             "home": str(self.home),
             "database": redact_url(self.settings.db_url),
@@ -152,8 +153,9 @@ class Archive:
             "failures": sum(by_reason.values()),
             "failures_by_reason": by_reason,
             "failures_by_engine": by_engine,
-            "index": self.index_manifest(),
-            "citations": len(graph) if (graph := self.citations()) is not None else None,
+            "index": manifest,
+            # the graph the index's search uses (found among the indexed judgments)
+            "citations": len(graph) if (graph := self.citations((manifest or {}).get("doc_ids"))) is not None else None,
             "work_ledger": ledger_status(store),
         }
 
