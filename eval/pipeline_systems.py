@@ -6,9 +6,12 @@ Each configuration in `PIPELINE_CONFIGS` is one named system (one flag to select
   structured summaries (`SummaryIndex.retrieve`, fused with `rrf.v1` for the ensemble);
 * `aqgr`: question-guided search as built (`Searcher.rank`: generated questions + facts,
   full-text BM25 + summary BM25 + dense, score fusion weighted 3/2/1 by the retrievers'
-  standalone quality order, queries without the anonymisation placeholders,
-  explanations); its own returned set is the explained hits a plain search returns;
-* ablations of `aqgr`, each changing one thing (`PIPELINE_CONFIGS`): `aqgr+precedents`,
+  standalone quality order, queries without the anonymisation placeholders, the
+  precedents the fused judgments cite lifted through the archive's citation graph
+  (`citation_graph`, saved in the archive home as `aqgr index` does), explanations); its
+  own returned set is the explained hits a plain search returns;
+* ablations of `aqgr`, each changing one thing (`PIPELINE_CONFIGS`): `aqgr-no-citations`
+  (no precedents referred), `aqgr-citations-0.1`, `aqgr-citations-1`, `aqgr+precedents`,
   `aqgr-facts-only` (no questions), `aqgr-question-weight-1`, `aqgr-keep-masks`,
   `aqgr-no-fulltext`, `aqgr-lexical-only`, `aqgr-equal-weights`, `aqgr-rrf`,
   `aqgr-bm25-only`, `aqgr-dense-only`; `*-fused-order` variants rank in fused order
@@ -92,7 +95,8 @@ class PipelineConfig:
 # 0.057 MAP: weights 3, 2, 1), queries without the anonymisation placeholders, a
 # question's dense query weighing it half as much as the facts (0.5 measured above 1.0);
 # statutes also through the precedents that quote them, as the product ranks them
-# (aqgr/statutes.py; statute benchmark 0.243 -> 0.522 MAP, AILA dev statutes 0.119 -> 0.229).
+# (aqgr/statutes.py; statute benchmark 0.243 -> 0.522 MAP, AILA dev statutes 0.119 -> 0.229);
+# precedents referred at SearchOptions' default weight 0.3 (citation benchmark 0.1454 -> 0.1637).
 AQGR = PipelineConfig(retrievers=("fulltext", "bm25", "dense"), weights=(3.0, 2.0, 1.0), fuser="score.v1",
                       drop_masks=True, questions=True, explain=True, question_weight=0.5, statutes_via_precedents=True)
 
