@@ -221,6 +221,8 @@ def _print_result(result, console) -> None:
             console.print(f"   [cyan]Cited by similar judgments:[/cyan] {', '.join(hit.cited_by[:3])}{more}")
     engines = result.engines
     console.print(f"\n[dim]engines: questions {engines.questions}, explanations {engines.explainer}, summaries {engines.summarizer}, embeddings {engines.embedder}; {result.timings_ms.get('total', 0):.0f} ms[/dim]")
+    for note in result.notes:
+        console.print(f"[yellow]{note}[/yellow]")
     if result.dropped_not_in_archive:
         console.print(f"[yellow]{result.dropped_not_in_archive} judgment(s) named by an engine were not in the archive and were dropped[/yellow]")
 

@@ -44,6 +44,10 @@ def parties_line(summary: StructuredSummary) -> str:
     return f"{left} v. {right}"
 
 
+NO_CITATIONS_NOTE = ("precedents referred were not used: the archive has no citation graph for this index "
+                     "(made by `aqgr index`; rebuild the index to add it)")
+
+
 class Searcher:
     """Question-guided search over an index and the summaries it was built from."""
 
@@ -181,6 +185,8 @@ class Searcher:
         timings["explanation"] = _ms(t)
         timings["total"] = _ms(started)
         notes = list(dict.fromkeys(q.note for q in candidates if q.note)) + result.notes
+        if self.citations is None and options.citation_weight:
+            notes.append(NO_CITATIONS_NOTE)
         if not self._settled:
             self._settled = True
             _freeze_heap()

@@ -137,6 +137,19 @@ def test_an_excluded_judgment_refers_to_no_precedent(citing_archive):
     assert "A5" not in {h.judgment_id for h in hits} and not any(h.cited_by for h in hits)
 
 
+def test_an_index_without_citation_graph_still_searches_and_says_so(citing_archive):
+    """An archive indexed before citation graphs existed (or with the file removed)."""
+    from aqgr.search import NO_CITATIONS_NOTE
+
+    (citing_archive.home / "citations.json").unlink()
+    fresh = Archive(settings=citing_archive.settings)
+    result = fresh.search(DYING_DECLARATION_FACTS)
+    assert result.hits and not any(h.cited_by for h in result.hits)
+    assert NO_CITATIONS_NOTE in result.notes
+    off = fresh.searcher().options.model_copy(update={"citation_weight": 0.0})
+    assert NO_CITATIONS_NOTE not in fresh.search(DYING_DECLARATION_FACTS, options=off).notes
+
+
 def test_a_stale_citation_graph_is_not_used(citing_archive, tmp_path):
     """Judgments summarised after `aqgr index`: the saved citations no longer describe the archive."""
     citing_archive.summarize([write_judgments(tmp_path / "more", {"B1": JUDGMENTS["A4"].replace("Hari Prasad", "Gopal Das")})])
