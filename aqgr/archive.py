@@ -195,8 +195,9 @@ class Archive:
         self.settings.cache_dir.mkdir(parents=True, exist_ok=True)
         cache = EmbeddingCache(self.settings.cache_dir / "embeddings.sqlite")
         if backend in ("embedded", "embedded.v1") and uri is None:
-            full_texts = {s.judgment_id: self.text(s.judgment_id) or "" for s in summaries}  # the "fulltext" retriever
-            index = SummaryIndex.build(summaries, spec, cache=cache, progress=progress, full_texts=full_texts)
+            # the "fulltext" retriever; passed inline so the texts are freed before the citations are found
+            index = SummaryIndex.build(summaries, spec, cache=cache, progress=progress,
+                                       full_texts={s.judgment_id: self.text(s.judgment_id) or "" for s in summaries})
         else:
             from retrieval.backends import build_index
 
