@@ -94,11 +94,13 @@ def test_shared_batch_in_process_and_status(database_url, home, tmp_path):
 
 # -- several worker processes, some killed -------------------------------------------
 DRIVER = """
-import json, sys, time
+import json, os, sys, time
 from aqgr import Archive
 from summarizer.extractive.engine import ExtractiveSummarizer
 
-home, folder, name, log_path, lease, victim = sys.argv[1:7]
+home, folder, name, log_path, lease, victim, gate = sys.argv[1:8]
+while victim != "victim" and not os.path.exists(gate):  # survivors start once the victims are at work
+    time.sleep(0.01)
 real, done = ExtractiveSummarizer.summarize, []
 def slow(self, judgment):
     time.sleep(0.1)  # an item takes a while
@@ -131,12 +133,20 @@ def test_workers_killed_mid_run_lose_only_their_leases(database_url, home, tmp_p
     driver = tmp_path / "worker.py"
     driver.write_text(DRIVER)
     logs = {f"w{i}": tmp_path / f"w{i}.log" for i in range(n_workers)}
+    # Survivors wait at a gate until every victim has finished an item: on a loaded machine a
+    # late-starting victim could otherwise find the survivors done with everything.
+    gate = tmp_path / "go"
     procs = {name: subprocess.Popen([sys.executable, str(driver), str(home), str(folder), name, str(log), str(lease),
-                                     "victim" if name in killed else "survivor"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+                                     "victim" if name in killed else "survivor", str(gate)], cwd=ROOT, stderr=subprocess.PIPE, text=True)
              for name, log in logs.items()}
     deadline, kill_times = time.monotonic() + 60, {}
     while len(kill_times) < len(killed):  # kill each victim well into its work, holding a claimed item
-        for name in set(killed) - set(kill_times):
+        if not gate.exists() and all(any(e[0] == "result" for e in _events(logs[name])) for name in killed):
+            gate.touch()
+        # ... and only once the survivors are at work too (one starting after a kill would take
+        # over the dead worker's claims at once, not after its lease)
+        survivors_working = all(any(e[0] == "claim" for e in _events(logs[name])) for name in logs if name not in killed)
+        for name in set(killed) - set(kill_times) if survivors_working else ():
             events = _events(logs[name])
             if sum(e[0] == "result" for e in events) >= 3 and events[-1][0] == "claim":
                 procs[name].send_signal(signal.SIGKILL)
@@ -144,6 +154,7 @@ def test_workers_killed_mid_run_lose_only_their_leases(database_url, home, tmp_p
         assert all(p.poll() is None for n, p in procs.items() if n not in kill_times), {n: p.stderr.read()[-2000:] for n, p in procs.items() if p.poll() is not None}
         assert time.monotonic() < deadline
         time.sleep(0.005)
+    gate.touch()
     for name, proc in procs.items():
         _, err = proc.communicate(timeout=60)
         assert proc.returncode == (-signal.SIGKILL if name in killed else 0), err[-2000:]
