@@ -96,12 +96,14 @@ def _statute_files(paths: Iterable[str | Path]) -> list[Path]:
     return found
 
 
-def _stamp(path: Path) -> tuple[int, int] | None:
+def file_stamp(path: Path) -> tuple[int, int, int] | None:
+    """What changes when a file is rewritten or atomically replaced (mtime, size, inode); None if absent.
+    Used to reload statute links here and the index in aqgr/server/service.py."""
     try:
         st = path.stat()
     except OSError:
         return None
-    return st.st_mtime_ns, st.st_size
+    return st.st_mtime_ns, st.st_size, st.st_ino
 
 
 def rank_with_precedents(
@@ -196,7 +198,7 @@ class StatuteCollection:
         """Judgment id -> quoted statute ids, as last linked; {} when never linked or when
         the statutes changed since (link again: `aqgr statutes` or `aqgr index` does).
         Read again only when links.json or statutes.json changed on disk."""
-        stamp = (_stamp(self.root / LINKS_FILE), _stamp(self.root / "statutes.json"))
+        stamp = (file_stamp(self.root / LINKS_FILE), file_stamp(self.root / "statutes.json"))
         with self._lock:
             if self._links is not None and self._links[0] == stamp:
                 return self._links[1]

@@ -124,10 +124,10 @@ PIPELINE_CONFIGS: dict[str, PipelineConfig] = {
     "aqgr+summary-pairs": replace(AQGR, bm25_ngrams=2),  # summary BM25 with word pairs too
     "aqgr-fulltext-only": replace(AQGR, retrievers=("fulltext",), weights=None),
     "aqgr+lucene-idf": replace(AQGR, bm25_idf="lucene"),
-    "aqgr-statutes-text-only": replace(AQGR, statutes_via_precedents=False),
+    "aqgr-statutes-text-only": replace(AQGR, statutes_via_precedents=False),  # statutes by their text alone
     "aqgr-no-citations": replace(AQGR, citation_weight=0.0),  # no precedents referred (the citation graph unused)
     "aqgr-citations-0.1": replace(AQGR, citation_weight=0.1),
-    "aqgr-citations-1": replace(AQGR, citation_weight=1.0),  # statutes by their text alone
+    "aqgr-citations-1": replace(AQGR, citation_weight=1.0),
     "aqgr-question-alone": replace(AQGR, question_alone=True),
     "aqgr-fulltext-raw-qtf": replace(AQGR, fulltext_query_tf="raw"),  # full text: repeated query words count linearly
     "aqgr-fulltext-k1-1.2": replace(AQGR, fulltext_k1=1.2),  # full text: the summary BM25's k1
@@ -265,7 +265,9 @@ def citation_graph(archive, progress: Progress | None = None):
     with _LOCK:
         if key in _LOADED:
             return _LOADED[key]
-    graph = archive.citations() or archive.link_citations(_stages(progress, "archive") if progress else None)
+    graph = archive.citations()
+    if graph is None:  # not `or`: a graph without links is a valid, falsy one
+        graph = archive.link_citations(_stages(progress, "archive") if progress else None)
     with _LOCK:
         _LOADED[key] = graph
     return graph

@@ -18,17 +18,9 @@ from typing import Sequence
 from aqgr.archive import Archive
 from aqgr.errors import AqgrError
 from aqgr.search import Searcher
-from aqgr.statutes import StatuteCollection, statutes_for
+from aqgr.statutes import StatuteCollection, file_stamp, statutes_for
 from schemas.statutes import StatuteResult
 from schemas.summary import StructuredSummary
-
-
-def _stamp(path: Path) -> tuple[int, int] | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_ino
 
 
 class ArchiveService:
@@ -39,7 +31,7 @@ class ArchiveService:
         self.statutes = StatuteCollection(archive.settings)
         self._reload_check = reload_check_seconds
         self._reload_lock = threading.Lock()
-        self._current: tuple[tuple[int, int] | None, Searcher] | None = None
+        self._current: tuple[tuple[int, int, int] | None, Searcher] | None = None
         self._checked_at = 0.0
         self.reloads = 0
 
@@ -54,7 +46,7 @@ class ArchiveService:
         if current is not None and now - self._checked_at < self._reload_check:
             return current[1]
         self._checked_at = now
-        stamp = _stamp(self.manifest_path)
+        stamp = file_stamp(self.manifest_path)
         if current is not None and (stamp == current[0] or stamp is None):
             return current[1]  # unchanged, or mid-swap (the old directory renamed away)
         # the first load waits for the lock; a reload never blocks a request that has a snapshot
