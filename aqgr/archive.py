@@ -264,6 +264,16 @@ class Archive:
         ids = [s.judgment_id for s in self.summaries()] if judgments is None else judgments
         return CitationGraph.load(self.home / FILE_NAME, ids)
 
+    def citations_of(self, judgment_id: str):
+        """The judgments of the archive that `judgment_id` cites and that cite it, with the words
+        that name each (`schemas.results.JudgmentCitations`). Raises UnknownJudgmentError, or
+        NoCitationGraphError before `aqgr index` has found the citations."""
+        from aqgr.citations import judgment_citations
+
+        manifest = self.index_manifest()
+        graph = self.citations(manifest["doc_ids"]) if manifest and "doc_ids" in manifest else None
+        return judgment_citations(judgment_id, graph, self.summary)
+
     def index_manifest(self) -> dict | None:
         import json
 

@@ -261,6 +261,35 @@ def search(
 
 
 @app.command()
+def citations(
+    judgment_id: str = typer.Argument(..., help="A judgment id, as in search hits (e.g. C12)."),
+    home: Optional[Path] = HomeOption,
+    database_url: Optional[str] = DatabaseOption,
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output on stdout."),
+) -> None:
+    """The judgments of the archive that a judgment cites, and those that cite it (found by `aqgr index`),
+    each with the citing judgment's words that name it."""
+    try:
+        found = _archive(home, database_url).citations_of(judgment_id)
+    except AqgrError as exc:
+        _fail(exc)
+    if as_json:
+        typer.echo(found.model_dump_json(indent=2))
+        return
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    console.print(f"[bold]{found.judgment.parties}[/bold]  [{found.judgment.judgment_id}]")
+    for title, refs in (("Cites", found.cites), ("Cited by", found.cited_by)):
+        console.print(f"\n[bold]{title}[/bold] ({len(refs)} judgment(s) of the archive)" + (":" if refs else ""))
+        for ref in refs:
+            meta = ", ".join(x for x in (ref.case_number, ref.date) if x)
+            console.print(f"  {ref.parties}  [{ref.judgment_id}]" + (f"  {meta}" if meta else ""))
+            if ref.mention:
+                console.print(f"    [dim]{ref.how}: \"{ref.mention}\"[/dim]")
+
+
+@app.command()
 def schema(slots_only: bool = typer.Option(False, "--slots-only", help="Only the slots (what a model is asked to fill).")) -> None:
     """Print the JSON Schema of the structured summary."""
     from schemas.validation import summary_json_schema

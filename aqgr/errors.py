@@ -61,6 +61,25 @@ class IndexMismatchError(AqgrError):
         )
 
 
+class NoCitationGraphError(AqgrError):
+    """The archive's citations were asked for before `aqgr index` found them (or the index changed since)."""
+
+    def __init__(self):
+        super().__init__("the archive has no citation graph for its index: run `aqgr index` (or Archive.build_index()), "
+                         "which finds the citations between its judgments")
+
+
+class UnknownJudgmentError(AqgrError, KeyError):
+    """A judgment id the archive has not summarised."""
+
+    def __init__(self, judgment_id: str):
+        self.judgment_id = judgment_id
+        super().__init__(f"no judgment {judgment_id!r} in the archive (ids are as in search hits and `aqgr export`)")
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return self.args[0]
+
+
 class EmptyArchiveError(AqgrError):
     """An operation needs summaries and the archive has none."""
 

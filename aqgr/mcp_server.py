@@ -75,6 +75,12 @@ TEXT_DESCRIPTION = """The source text of one judgment of the archive, by its jud
 Returns {judgment_id, text, truncated}: the text as read when it was summarised, cut to `max_chars` (default 20,000;
 at most 200,000) with truncated=true when cut. An unknown id is an error."""
 
+CITATIONS_DESCRIPTION = """The judgments of the archive that one judgment cites, and those that cite it, by its judgment_id (as in search hits).
+
+Returns {judgment, cites, cited_by}: each entry has judgment_id, parties, case_number, court, date, and `how`
+("title" or "citation") with `mention`, the citing judgment's words that name the other, to check the link.
+Only judgments of the archive appear. An unknown id, or an index without a citation graph, is an error."""
+
 STATUTES_DESCRIPTION = """Statutes of the archive's statute collection for the facts.
 
 Input: `facts`; optional `questions` (legal questions; default: the top ones generated from the case archive);
@@ -100,7 +106,7 @@ def build_server(home: str | Path | None = None, *, archive=None):
     import aqgr
     from aqgr.archive import Archive
     from aqgr.server.service import ArchiveService
-    from schemas.results import CandidateQuestion, SearchResult
+    from schemas.results import CandidateQuestion, JudgmentCitations, SearchResult
     from schemas.statutes import StatuteResult
     from schemas.summary import StructuredSummary
 
@@ -136,6 +142,10 @@ def build_server(home: str | Path | None = None, *, archive=None):
         if text is None:
             raise ToolError(f"no judgment {judgment_id!r} in the archive: use a judgment_id from search_precedents")
         return JudgmentTextOut(judgment_id=judgment_id, text=text[:max_chars], truncated=len(text) > max_chars)
+
+    @server.tool(description=CITATIONS_DESCRIPTION)
+    async def get_judgment_citations(judgment_id: JudgmentId) -> JudgmentCitations:
+        return await call(lambda: service.citations_of(judgment_id))
 
     if service.statutes.exists():
 

@@ -69,3 +69,23 @@ class SearchResult(_Model):
     notes: list[str] = Field(default_factory=list, description="What did not go as configured (e.g. a model failed and an offline engine answered instead).")
     model_usage: dict[str, dict] = Field(default_factory=dict, description="Model calls, cache hits, retries and tokens of this search, per stage (empty without a model).")
     timings_ms: dict[str, float] = Field(default_factory=dict)
+
+
+class CitedJudgment(_Model):
+    """A judgment of the archive on the other end of a citation, and where the citing judgment names it."""
+
+    judgment_id: str
+    parties: str = Field(description="'Appellants v. Respondents', as in the summary.")
+    case_number: str | None = None
+    court: str | None = None
+    date: str | None = None
+    how: str | None = Field(default=None, description="How the citing judgment names it: 'title' (the case's name) or 'citation' (a reporter citation); None when not recorded.")
+    mention: str | None = Field(default=None, description="The citing judgment's words that name it (the first mention), to check the link.")
+
+
+class JudgmentCitations(_Model):
+    """Which judgments of the archive a judgment cites, and which cite it (found by `aqgr index`)."""
+
+    judgment: CitedJudgment = Field(description="The judgment asked about (no mention).")
+    cites: list[CitedJudgment] = Field(default_factory=list, description="Judgments of the archive it cites (precedents referred), by parties.")
+    cited_by: list[CitedJudgment] = Field(default_factory=list, description="Judgments of the archive that cite it, by parties.")

@@ -28,8 +28,10 @@ from aqgr.errors import (
     EmptyArchiveError,
     FactsTooShortError,
     IndexMismatchError,
+    NoCitationGraphError,
     NoIndexError,
     ProviderError,
+    UnknownJudgmentError,
     UnknownNameError,
 )
 from aqgr.server.config import ServeConfig
@@ -45,7 +47,7 @@ from aqgr.server.models import (
 )
 from aqgr.server.service import ArchiveService
 from aqgr.statutes import NoStatutesError
-from schemas.results import SearchResult
+from schemas.results import JudgmentCitations, SearchResult
 from schemas.statutes import StatuteResult
 from schemas.summary import SCHEMA_VERSION, StructuredSummary
 
@@ -73,6 +75,8 @@ def _status_of(exc: AqgrError) -> tuple[int, str]:
         (FactsTooShortError, 422, "facts_too_short"),
         (UnknownNameError, 422, "unknown_name"),
         (NoStatutesError, 404, "no_statutes"),
+        (UnknownJudgmentError, 404, "not_found"),
+        (NoCitationGraphError, 503, "no_citations"),
         (NoIndexError, 503, "no_index"),
         (IndexMismatchError, 503, "index_mismatch"),
         (EmptyArchiveError, 503, "empty_archive"),
@@ -277,6 +281,13 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
         if text is None:
             raise RequestRefused(404, "not_found", f"no judgment {judgment_id!r} in the archive")
         return JudgmentText(judgment_id=judgment_id, text=text)
+
+    @app.get("/api/judgments/{judgment_id:path}/citations", response_model=JudgmentCitations, responses=ERRORS, dependencies=api, tags=["judgments"])
+    def judgment_citations(judgment_id: str) -> JudgmentCitations:
+        """The judgments of the archive this one cites and those citing it, each with the words that name it
+        (404 for an unknown id; 503 when the index has no citation graph: run `aqgr index`)."""
+        check_id(judgment_id)
+        return service.citations_of(judgment_id)
 
     @app.get("/api/judgments/{judgment_id:path}", response_model=StructuredSummary, responses=ERRORS, dependencies=api, tags=["judgments"])
     def judgment(judgment_id: str) -> StructuredSummary:

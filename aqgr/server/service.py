@@ -19,6 +19,7 @@ from aqgr.archive import Archive
 from aqgr.errors import AqgrError
 from aqgr.search import Searcher
 from aqgr.statutes import StatuteCollection, file_stamp, statutes_for
+from schemas.results import JudgmentCitations
 from schemas.statutes import StatuteResult
 from schemas.summary import StructuredSummary
 
@@ -77,6 +78,13 @@ class ArchiveService:
 
     def text(self, judgment_id: str) -> str | None:
         return self.archive.text(judgment_id)
+
+    def citations_of(self, judgment_id: str) -> JudgmentCitations:
+        """What the judgment cites and what cites it, from the loaded index's citation graph."""
+        from aqgr.citations import judgment_citations
+
+        searcher = self.searcher()
+        return judgment_citations(judgment_id, searcher.citations, searcher.summaries.get)
 
     def search_statutes(self, facts: str, questions: Sequence[str] | None = None, *, k: int = 10) -> StatuteResult:
         """Statutes for the facts: the given questions, or the archive's top generated ones;

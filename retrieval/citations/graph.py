@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
-FORMAT = "citations.v1"
+FORMAT = "citations.v2"  # v2: each link keeps how it was found and the matched text
+READABLE = ("citations.v1", FORMAT)  # v1 files (pairs only) still load, without the mentions
 FILE_NAME = "citations.json"
 
 
@@ -36,10 +37,19 @@ class Referral:
     cited_by: tuple[str, ...]  # best-ranked first
 
 
-class CitationGraph:
-    """Distinct citations between judgments of one archive."""
+@dataclass(frozen=True)
+class Mention:
+    """Where a citing judgment names the cited one: by its "title" or a reporter "citation"."""
 
-    def __init__(self, pairs: Iterable[tuple[str, str]]):
+    how: str
+    text: str
+
+
+class CitationGraph:
+    """Distinct citations between judgments of one archive, with the first mention of each
+    (`mentions[(citing, cited)]`, when known) so a reader can check the link."""
+
+    def __init__(self, pairs: Iterable[tuple[str, str]], mentions: Mapping[tuple[str, str], Mention] | None = None):
         cites: dict[str, set[str]] = defaultdict(set)
         cited_by: dict[str, set[str]] = defaultdict(set)
         for citing, cited in pairs:
@@ -48,6 +58,7 @@ class CitationGraph:
                 cited_by[cited].add(citing)
         self.cites = {k: frozenset(v) for k, v in cites.items()}
         self.cited_by = {k: frozenset(v) for k, v in cited_by.items()}
+        self.mentions = {p: m for p, m in (mentions or {}).items() if p[1] in self.cites.get(p[0], ())}
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.cites.values())
@@ -66,7 +77,11 @@ class CitationGraph:
             judgments[doc_id] = parse_judgment(doc_id, text)
             if progress is not None:
                 progress(n)
-        return cls((link.citing, link.cited) for link in find_links(judgments))
+        links = sorted(find_links(judgments), key=lambda link: link.paragraph)  # the first mention of a pair wins
+        mentions: dict[tuple[str, str], Mention] = {}
+        for link in links:
+            mentions.setdefault((link.citing, link.cited), Mention(link.how, " ".join(link.evidence.split())))
+        return cls(mentions.keys(), mentions)
 
     def referred(self, ranking: Sequence[str], *, depth: int, exclude: set[str] | frozenset[str] = frozenset()) -> dict[str, Referral]:
         """Judgment id -> its Referral from the first `depth` judgments of `ranking` (see the module)."""
@@ -95,7 +110,11 @@ class CitationGraph:
         """Write atomically, with a digest of the judgment ids it was found among."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        body = {"format": FORMAT, "judgments": ids_digest(judgments), "links": [list(p) for p in self.pairs()]}
+        links = []
+        for pair in self.pairs():
+            mention = self.mentions.get(pair)
+            links.append([*pair, mention.how, mention.text] if mention else list(pair))
+        body = {"format": FORMAT, "judgments": ids_digest(judgments), "links": links}
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".citations-", suffix=".json")
         try:
             with os.fdopen(fd, "w") as f:
@@ -113,14 +132,16 @@ class CitationGraph:
             body = json.loads(Path(path).read_text())
         except (OSError, ValueError):
             return None
-        if not isinstance(body, Mapping) or body.get("format") != FORMAT or not isinstance(body.get("links"), list):
+        if not isinstance(body, Mapping) or body.get("format") not in READABLE or not isinstance(body.get("links"), list):
             return None
         if judgments is not None and body.get("judgments") != ids_digest(judgments):
             return None
         try:
-            return cls((str(a), str(x)) for a, x in body["links"])
-        except (TypeError, ValueError):
+            pairs = [(str(link[0]), str(link[1])) for link in body["links"]]
+            mentions = {pair: Mention(str(link[2]), str(link[3])) for pair, link in zip(pairs, body["links"]) if len(link) == 4}
+        except (TypeError, ValueError, IndexError, KeyError):
             return None
+        return cls(pairs, mentions)
 
 
 def ids_digest(judgments: Iterable[str]) -> str:

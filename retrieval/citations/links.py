@@ -112,8 +112,8 @@ def title_links(citing: Judgment, index: TitleIndex) -> tuple[list[Link], dict[s
             for c in cites:
                 if year_fits(c, cited.year):
                     seen[c.key].add(cited.doc_id)
-            evidence = (left_text[-60:] + text[m.start():m.end()] + right_text[:tail_from + len(window)]).strip()
-            links.append(Link(citing.doc_id, cited.doc_id, "title", p, " ".join(evidence.split())))
+            end = m.end() + tail_from + len(window)
+            links.append(Link(citing.doc_id, cited.doc_id, "title", p, _snippet(text, m.start() - 60, end)))
     return links, seen
 
 
@@ -135,8 +135,7 @@ def citation_links(citing: Judgment, table: dict[str, str], judgments: dict[str,
         for c in citations(paragraph):
             doc_id = table.get(c.key)
             if doc_id and doc_id != citing.doc_id and not_newer(judgments[doc_id], citing):
-                context = paragraph[max(0, c.start - 100):c.end + 20]
-                links.append(Link(citing.doc_id, doc_id, "citation", p, " ".join(context.split())))
+                links.append(Link(citing.doc_id, doc_id, "citation", p, _snippet(paragraph, c.start - 100, c.end + 20)))
     return links
 
 
@@ -156,6 +155,17 @@ def find_links(judgments: dict[str, Judgment]) -> list[Link]:
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def _snippet(text: str, start: int, end: int) -> str:
+    """text[start:end] in whole words (a word cut at either edge is left out), whitespace collapsed."""
+    start, end = max(0, start), min(len(text), end)
+    words = text[start:end].split()
+    if words and start > 0 and not text[start - 1].isspace() and not text[start].isspace():
+        words = words[1:]
+    if words and end < len(text) and not text[end - 1].isspace() and not text[end].isspace():
+        words = words[:-1]
+    return " ".join(words)
 
 
 def _strip_trailing(left: list[Token]) -> list[Token]:

@@ -45,6 +45,20 @@ def test_index_finds_citations_and_search_shows_who_cites_a_hit(home, tmp_path):
     assert result.exit_code == 0 and "[A1]" in result.stdout and "Cited by similar judgments: A5" in result.stdout
     assert json.loads(runner.invoke(app, ["status", "--home", str(home)]).stdout)["citations"] == 2
 
+    result = runner.invoke(app, ["citations", "A1", "--home", str(home)])
+    assert result.exit_code == 0 and "Cited by (1 judgment(s)" in result.stdout and "[A5]" in result.stdout
+    assert "Ram Kumar v. State of Punjab" in result.stdout  # the words of A5 that name A1
+    listed = json.loads(runner.invoke(app, ["citations", "A5", "--home", str(home), "--json"]).stdout)
+    assert sorted(c["judgment_id"] for c in listed["cites"]) == ["A1", "A2"] and listed["cited_by"] == []
+    result = runner.invoke(app, ["citations", "A9", "--home", str(home)])
+    assert result.exit_code == 2 and "no judgment 'A9' in the archive" in result.stderr
+
+
+def test_citations_before_indexing_say_what_to_run(home, tmp_path):
+    runner.invoke(app, ["summarize", str(write_judgments(tmp_path / "in", CITING_JUDGMENTS)), "--home", str(home)])
+    result = runner.invoke(app, ["citations", "A1", "--home", str(home)])
+    assert result.exit_code == 2 and "run `aqgr index`" in result.stderr
+
 
 def test_nothing_processable_exits_non_zero(home, tmp_path):
     (tmp_path / "empty.txt").write_text("")

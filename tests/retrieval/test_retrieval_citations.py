@@ -70,3 +70,23 @@ def test_saved_graph_is_read_back_only_for_the_same_judgments(tmp_path):
     assert CitationGraph.load(path) is None
     path.write_text(json.dumps({"format": "citations.v0", "links": []}))
     assert CitationGraph.load(path) is None
+
+
+def test_each_link_keeps_its_first_mention_in_whole_words_across_a_save(tmp_path):
+    texts = {**TEXTS, "LONG": _judgment(
+        "Kamla Bai v State of Kerala", "1 June 2005",
+        "The learned counsel for the appellants, appearing with great diligence and at some length, submitted "
+        "that the principle in Ram Kumar v. State of Punjab, 1998 Indlaw SC 101, governs the matter before us.")}
+    graph = CitationGraph.from_texts(texts.items())
+    mention = graph.mentions[("NEW", "OLD")]
+    assert mention.how in ("title", "citation") and "Ram Kumar v. State of Punjab" in mention.text
+    assert "Sunita Devi" not in graph.mentions[("MID", "OLD")].text  # MID's own words, not NEW's
+    for (citing, _), found in graph.mentions.items():  # whole words: none cut at either edge
+        assert f" {found.text} " in " " + " ".join(texts[citing].split()) + " "
+    path = tmp_path / "citations.json"
+    graph.save(path, texts)
+    assert CitationGraph.load(path, list(texts)).mentions == graph.mentions
+    # a graph saved before mentions were kept (citations.v1: pairs only) still loads, without them
+    path.write_text(json.dumps({"format": "citations.v1", "links": [["MID", "OLD"]]}))
+    old = CitationGraph.load(path)
+    assert old.pairs() == [("MID", "OLD")] and old.mentions == {}

@@ -69,7 +69,17 @@ def test_summary_and_text_of_a_judgment(client):
     assert text["text"].startswith("Harbans Lal v State of Punjab")
 
 
-@pytest.mark.parametrize("path", ["/api/judgments/nope", "/api/judgments/nope/text"])
+def test_citations_of_a_judgment_both_ways(client, sample_archive):
+    cited = client.get("/api/judgments/SC001/citations").json()
+    assert cited["judgment"]["judgment_id"] == "SC001" and cited["cites"] == []
+    [citing] = cited["cited_by"]
+    assert citing["judgment_id"] == "SC007" and citing["how"] == "title" and "Harbans Lal v. State of Punjab" in citing["mention"]
+    citing_side = client.get("/api/judgments/SC007/citations").json()
+    assert [c["judgment_id"] for c in citing_side["cites"]] == ["SC001"] and citing_side["cited_by"] == []
+    assert citing_side["cites"][0]["mention"] == citing["mention"]
+
+
+@pytest.mark.parametrize("path", ["/api/judgments/nope", "/api/judgments/nope/text", "/api/judgments/nope/citations"])
 def test_unknown_judgment_is_404(client, path):
     response = client.get(path)
     assert response.status_code == 404 and response.json()["error"] == "not_found"

@@ -10,7 +10,7 @@ from mcp import Client, StdioServerParameters
 
 from tests.server.conftest import REPO
 
-EXPECTED_TOOLS = {"search_precedents", "candidate_questions", "get_judgment_summary", "get_judgment_text", "search_statutes"}
+EXPECTED_TOOLS = {"search_precedents", "candidate_questions", "get_judgment_summary", "get_judgment_text", "get_judgment_citations", "search_statutes"}
 
 
 def _server(home) -> StdioServerParameters:
@@ -54,6 +54,13 @@ def test_mcp_tools_over_stdio(sample_archive, scenarios):
             text = await client.call_tool("get_judgment_text", {"judgment_id": "SC001", "max_chars": 200})
             assert not text.is_error
             assert text.structured_content["text"].startswith("Harbans Lal") and text.structured_content["truncated"] is True
+
+            cited = await client.call_tool("get_judgment_citations", {"judgment_id": "SC001"})
+            assert not cited.is_error
+            assert [c["judgment_id"] for c in cited.structured_content["cited_by"]] == ["SC007"]
+            assert "Harbans Lal" in cited.structured_content["cited_by"][0]["mention"]
+            unknown = await client.call_tool("get_judgment_citations", {"judgment_id": "C99999"})
+            assert unknown.is_error and "no judgment 'C99999' in the archive" in unknown.content[0].text
 
             statutes = await client.call_tool("search_statutes", {"facts": facts, "k": 2})
             assert not statutes.is_error and {h["statute_id"] for h in statutes.structured_content["hits"]} == {"S1", "S3"}
