@@ -80,7 +80,7 @@ class CitationGraph:
         links = sorted(find_links(judgments), key=lambda link: link.paragraph)  # the first mention of a pair wins
         mentions: dict[tuple[str, str], Mention] = {}
         for link in links:
-            mentions.setdefault((link.citing, link.cited), Mention(link.how, " ".join(link.evidence.split())))
+            mentions.setdefault((link.citing, link.cited), Mention(link.how, link.evidence))
         return cls(mentions.keys(), mentions)
 
     def referred(self, ranking: Sequence[str], *, depth: int, exclude: set[str] | frozenset[str] = frozenset()) -> dict[str, Referral]:
