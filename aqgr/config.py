@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -42,6 +43,7 @@ class SearchOptions(BaseModel):
     question_alone: bool = Field(default=False, description="Lexical retrievers read a question alone, not question + facts (an ablation: issue-to-issue matching).")
     fusion_depth: int = Field(default=1000, ge=1, le=10000, description="Each run is fused over its top fusion_depth judgments (score fusion min-max normalises per run: a shallow run would inflate its tail; 1000, the evaluation depth, so search and evaluation rank alike).")
     citation_weight: float = Field(default=0.3, ge=0, description="Precedents referred: a judgment cited by the ranked judgments gains citation_weight x the best fused score x its votes (the mean of 1/rank over the archive judgments citing it; retrieval/citations/graph.py). 0: off. 0.3: the largest weight that still helps at least as many citation-benchmark queries as it hurts (issue 6). Needs the archive's citation graph, made by `aqgr index`.")
+    citation_norm: Literal["mean", "cosine", "sum"] = Field(default="mean", description="How a precedent's votes are divided by the number of archive judgments citing it: mean (/ n: precedents specific to similar cases), cosine (/ sqrt n) or sum (no division: much-cited landmark judgments rise). mean: on the citation benchmark the others hurt more queries than they help; on benchmarks that keep much-cited judgments cosine and sum score higher (issue 6).")
     citation_depth: int = Field(default=1000, ge=1, le=10000, description="How many of the best fused judgments vote for the precedents they cite (1000: the whole fused list).")
     explain_top: int = Field(default=36, ge=1, le=1000, description="The best fused candidates handed to the explainer: the study's 12 per question for 3 questions.")
     min_score: int = Field(default=6, ge=1, le=10, description="Relevance threshold on the 1-10 score: hits below are not returned. 6: the upper half of the scale (with evidence.v2, at least about half the best candidate's strength). On the citation benchmark the returned set's F1 peaks at 9 (issue 6), but 9 drops relevant judgments on small archives.")

@@ -120,7 +120,8 @@ class Searcher:
         and judgment id -> Referral. Only judgments already in `fused` move: restrict/exclude hold."""
         if self.citations is None or not options.citation_weight or not fused:
             return fused, {}
-        referred = self.citations.referred([d.doc_id for d in fused], depth=options.citation_depth, exclude=exclude or frozenset())
+        referred = self.citations.referred([d.doc_id for d in fused], depth=options.citation_depth, exclude=exclude or frozenset(),
+                                           norm=options.citation_norm)
         if not referred:
             return fused, {}
         lift = options.citation_weight * (fused[0].score if fused[0].score > 0 else 1.0)

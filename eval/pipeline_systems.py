@@ -11,7 +11,8 @@ Each configuration in `PIPELINE_CONFIGS` is one named system (one flag to select
   (`citation_graph`, saved in the archive home as `aqgr index` does), explanations); its
   own returned set is the explained hits a plain search returns;
 * ablations of `aqgr`, each changing one thing (`PIPELINE_CONFIGS`): `aqgr-no-citations`
-  (no precedents referred), `aqgr-citations-0.1`, `aqgr-citations-1`, `aqgr+precedents`,
+  (no precedents referred), `aqgr-citations-0.1`, `aqgr-citations-1`, `aqgr-citations-cosine`,
+  `aqgr-citations-sum` (votes / sqrt(citing judgments), or summed), `aqgr+precedents`,
   `aqgr-facts-only` (no questions), `aqgr-question-weight-1`, `aqgr-keep-masks`,
   `aqgr-no-fulltext`, `aqgr-lexical-only`, `aqgr-equal-weights`, `aqgr-rrf`,
   `aqgr-bm25-only`, `aqgr-dense-only`; `*-fused-order` variants rank in fused order
@@ -87,6 +88,7 @@ class PipelineConfig:
     statutes_via_precedents: bool = False  # statutes: the case ranking's judgments vote for the statutes they quote (aqgr/statutes.py)
     question_alone: bool = False  # lexical retrievers read a question alone (SearchOptions.question_alone)
     citation_weight: float | None = None  # precedents referred (SearchOptions.citation_weight; None: its default)
+    citation_norm: str | None = None  # precedents referred: mean, cosine or sum (SearchOptions.citation_norm; None: its default)
 
 
 # The default `aqgr` configuration, measured on the citation benchmark (issue 6): full-text
@@ -128,6 +130,8 @@ PIPELINE_CONFIGS: dict[str, PipelineConfig] = {
     "aqgr-no-citations": replace(AQGR, citation_weight=0.0),  # no precedents referred (the citation graph unused)
     "aqgr-citations-0.1": replace(AQGR, citation_weight=0.1),
     "aqgr-citations-1": replace(AQGR, citation_weight=1.0),
+    "aqgr-citations-cosine": replace(AQGR, citation_norm="cosine"),  # votes / sqrt(citing judgments), not their mean
+    "aqgr-citations-sum": replace(AQGR, citation_norm="sum"),  # votes summed: much-cited judgments rise
     "aqgr-question-alone": replace(AQGR, question_alone=True),
     "aqgr-fulltext-raw-qtf": replace(AQGR, fulltext_query_tf="raw"),  # full text: repeated query words count linearly
     "aqgr-fulltext-k1-1.2": replace(AQGR, fulltext_k1=1.2),  # full text: the summary BM25's k1
@@ -344,6 +348,7 @@ class ArchiveSystem:
             question_alone=self.pipeline.question_alone,
             **({"explain_top": self.pipeline.explain_top} if self.pipeline.explain_top else {}),
             **({"citation_weight": self.pipeline.citation_weight} if self.pipeline.citation_weight is not None else {}),
+            **({"citation_norm": self.pipeline.citation_norm} if self.pipeline.citation_norm is not None else {}),
             n_questions=SearchOptions().n_questions if self.pipeline.questions else 0,
             min_content_words=EVAL_MIN_CONTENT_WORDS,
         )

@@ -5,18 +5,26 @@ case titles and reporter citations, with date checks) over every judgment's text
 keeps the distinct (citing, cited) pairs; both ends are judgments of the archive.
 
 `referred(ranking)`: the precedents the best-ranked judgments cite. A judgment x gets,
-from each of the first `depth` judgments y that cites it, 1 / rank(y), divided by the
-number of archive judgments citing x: the mean, over x's citing judgments, of how well
-each ranks for the query (a judgment that is not in the first `depth` counts 0). A
-precedent that similar cases rely on scores high; one every judgment cites (a landmark
-on procedure) gets a small share from each. Excluded judgments (a query's own citing
-judgment in the citation benchmark) neither vote nor count as citing.
+from each of the first `depth` judgments y that cites it, 1 / rank(y) (a judgment that
+is not in the first `depth` counts 0), divided according to `norm` by n, the number of
+archive judgments citing x:
+
+* "mean" (the default): / n, the mean over x's citing judgments of how well each ranks
+  for the query. A precedent that similar cases rely on scores high; one every judgment
+  cites (a landmark on procedure) gets a small share from each.
+* "cosine": / sqrt(n), the cosine between x's citing judgments and the ranking's
+  reciprocal ranks; much-cited judgments keep more of their votes.
+* "sum": no division; the more ranked judgments cite x, the higher (landmarks rise).
+
+Excluded judgments (a query's own citing judgment in the citation benchmark) neither
+vote nor count as citing.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import tempfile
 from collections import defaultdict
@@ -27,6 +35,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 FORMAT = "citations.v2"  # v2: each link keeps how it was found and the matched text
 READABLE = ("citations.v1", FORMAT)  # v1 files (pairs only) still load, without the mentions
 FILE_NAME = "citations.json"
+NORMS = ("mean", "cosine", "sum")  # how a judgment's votes are divided by its number of citing judgments
 
 
 @dataclass(frozen=True)
@@ -83,7 +92,8 @@ class CitationGraph:
             mentions.setdefault((link.citing, link.cited), Mention(link.how, link.evidence))
         return cls(mentions.keys(), mentions)
 
-    def referred(self, ranking: Sequence[str], *, depth: int, exclude: set[str] | frozenset[str] = frozenset()) -> dict[str, Referral]:
+    def referred(self, ranking: Sequence[str], *, depth: int, exclude: set[str] | frozenset[str] = frozenset(),
+                 norm: str = "mean") -> dict[str, Referral]:
         """Judgment id -> its Referral from the first `depth` judgments of `ranking` (see the module)."""
         votes: dict[str, float] = defaultdict(float)
         by: dict[str, list[str]] = defaultdict(list)
@@ -98,11 +108,13 @@ class CitationGraph:
                 if cited not in exclude:
                     votes[cited] += 1.0 / rank
                     by[cited].append(doc_id)
+        if norm not in NORMS:
+            raise ValueError(f"unknown citation norm {norm!r}; known: {', '.join(NORMS)}")
         out = {}
         for cited, v in votes.items():
             citing = self.cited_by[cited]
             n = len(citing - exclude) if exclude else len(citing)
-            out[cited] = Referral(v / n, tuple(by[cited]))
+            out[cited] = Referral(v / (n if norm == "mean" else math.sqrt(n) if norm == "cosine" else 1), tuple(by[cited]))
         return out
 
     # -- saving ------------------------------------------------------------

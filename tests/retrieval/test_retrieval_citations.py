@@ -42,6 +42,19 @@ def test_a_precedent_gets_the_mean_of_its_citing_judgments_reciprocal_ranks():
     assert graph.referred(["A", "X", "B"], depth=2)["P"].cited_by == ("A",)
 
 
+def test_cosine_and_sum_keep_more_of_a_much_cited_judgments_votes():
+    graph = CitationGraph([("A", "P"), ("B", "P"), ("C", "P"), ("A", "Q")])
+    ranking = ["A", "X", "B", "P", "Q"]
+    # P: 1 + 1/3 from A and B; three judgments cite it. Q: 1 from A, its only citing judgment.
+    cosine = graph.referred(ranking, depth=10, norm="cosine")
+    assert cosine["P"].votes == pytest.approx((1 + 1 / 3) / 3 ** 0.5) and cosine["Q"].votes == pytest.approx(1.0)
+    summed = graph.referred(ranking, depth=10, norm="sum")
+    assert summed["P"].votes == pytest.approx(1 + 1 / 3) and summed["P"].votes > summed["Q"].votes  # the much-cited one leads
+    assert graph.referred(ranking, depth=10)["P"].votes < graph.referred(ranking, depth=10)["Q"].votes
+    with pytest.raises(ValueError, match="mean, cosine, sum"):
+        graph.referred(ranking, depth=10, norm="median")
+
+
 def test_excluded_judgments_neither_vote_nor_count_as_citing():
     graph = CitationGraph([("A", "P"), ("B", "P")])
     referred = graph.referred(["B", "A"], depth=10, exclude={"B"})
