@@ -127,6 +127,9 @@ def test_issue_first_search_in_a_browser(browser, live_server, scenarios, artifa
     dialog = d.find_element(By.ID, "judgment")
     _wait(d).until(lambda drv: dialog.get_attribute("open") is not None and "Issues" in drv.find_element(By.ID, "panel-summary").text)
     assert d.find_element(By.ID, "judgment-title").text == first.find_element(By.CSS_SELECTOR, ".parties").text
+    summary_text = d.find_element(By.ID, "panel-summary").text
+    assert re.search(r"Cite[sd][^\n]*in this archive", summary_text)  # SC007 cites SC001, with the words that name it
+    assert "Harbans Lal v. State of Punjab (1998) 4 SCC 112" in summary_text
     d.save_screenshot(str(artifacts / "3-summary-laptop.png"))
     d.switch_to.active_element.send_keys(Keys.ARROW_RIGHT)  # keyboard: to the text tab
     _wait(d).until(EC.visibility_of_element_located((By.ID, "panel-text")))

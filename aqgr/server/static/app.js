@@ -267,6 +267,16 @@ function renderSummary(s) {
   );
 }
 
+// What the judgment cites inside the archive and what cites it, with the words that name each.
+function renderCitations(cited) {
+  if (!cited) return;
+  const line = (r) => `${r.parties} [${r.judgment_id}]${r.date ? `, ${r.date}` : ""}${r.mention ? `: "${r.mention}"` : ""}`;
+  $("panel-summary").append(
+    slotList("Cites, in this archive", cited.cites.map(line)),
+    slotList("Cited by, in this archive", cited.cited_by.map(line)),
+  );
+}
+
 // Whitespace-insensitive search of `needle` in `text`; returns [start, end] in `text` or null.
 function normalised(text) {
   let out = "";
@@ -343,9 +353,14 @@ async function openJudgment(hit, opener) {
   returnFocus = opener;
   const id = encodeURIComponent(hit.judgment_id).replace(/%2F/g, "/");
   try {
-    const [summary, text] = await Promise.all([api(`/api/judgments/${id}`), api(`/api/judgments/${id}/text`)]);
+    const [summary, text, cited] = await Promise.all([
+      api(`/api/judgments/${id}`),
+      api(`/api/judgments/${id}/text`),
+      api(`/api/judgments/${id}/citations`).catch(() => null), // no citation graph: the summary alone
+    ]);
     $("judgment-title").textContent = hit.parties;
     renderSummary(summary);
+    renderCitations(cited);
     renderText(text.text, hit.evidence);
     selectTab("summary");
     const dialog = $("judgment");
