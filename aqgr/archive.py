@@ -19,7 +19,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from aqgr.batch import BatchReport, Outcome, Progress, summarize_files
 from aqgr.config import SearchOptions, Settings
-from aqgr.errors import EmptyArchiveError, StoreError
+from aqgr.errors import EmptyArchiveError, NoCitationGraphError, StoreError
 from aqgr.explain import explainers
 from aqgr.questions import question_generators
 from aqgr.search import Searcher
@@ -271,7 +271,10 @@ class Archive:
         from aqgr.citations import judgment_citations
 
         manifest = self.index_manifest()
-        graph = self.citations(manifest["doc_ids"]) if manifest and "doc_ids" in manifest else None
+        indexed = manifest.get("doc_ids") if manifest else None
+        graph = self.citations(indexed) if indexed is not None else None
+        if graph is not None and judgment_id not in set(indexed) and self.summary(judgment_id) is not None:
+            raise NoCitationGraphError(judgment_id)  # the graph cannot know its citations yet
         return judgment_citations(judgment_id, graph, self.summary)
 
     def index_manifest(self) -> dict | None:

@@ -64,9 +64,9 @@ class IndexMismatchError(AqgrError):
 class NoCitationGraphError(AqgrError):
     """The archive's citations were asked for before `aqgr index` found them (or the index changed since)."""
 
-    def __init__(self):
-        super().__init__("the archive has no citation graph for its index: run `aqgr index` (or Archive.build_index()), "
-                         "which finds the citations between its judgments")
+    def __init__(self, judgment_id: str | None = None):
+        what = f"judgment {judgment_id!r} was summarised after the index was built" if judgment_id else "the archive has no citation graph for its index"
+        super().__init__(f"{what}: run `aqgr index` (or Archive.build_index()), which finds the citations between its judgments")
 
 
 class UnknownJudgmentError(AqgrError, KeyError):

@@ -131,6 +131,15 @@ def test_precedents_cited_by_the_best_ranked_judgments_rise(citing_archive):
     assert not any(h.cited_by for h in archive.search(DYING_DECLARATION_FACTS, options=off).hits)
 
 
+def test_citations_of_a_judgment_summarised_after_indexing_ask_for_a_new_index(citing_archive, tmp_path):
+    from aqgr.errors import NoCitationGraphError
+
+    assert [c.judgment_id for c in citing_archive.citations_of("A1").cited_by] == ["A5"]
+    citing_archive.summarize([write_judgments(tmp_path / "more", {"B1": JUDGMENTS["A4"].replace("Hari Prasad", "Gopal Das")})])
+    with pytest.raises(NoCitationGraphError, match="'B1' was summarised after the index was built: run `aqgr index`"):
+        citing_archive.citations_of("B1")
+
+
 def test_an_excluded_judgment_refers_to_no_precedent(citing_archive):
     on = citing_archive.searcher().options.model_copy(update={"citation_weight": 1.0, "min_score": 1})
     hits = citing_archive.search(DYING_DECLARATION_FACTS, options=on, exclude={"A5"}).hits
