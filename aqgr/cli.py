@@ -218,7 +218,7 @@ def _print_result(result, console) -> None:
         console.print(f"   [cyan]Why it applies:[/cyan] {hit.reason}")
         if hit.cited_by:
             more = f" and {len(hit.cited_by) - 3} more" if len(hit.cited_by) > 3 else ""
-            console.print(f"   [cyan]Cited by similar judgments:[/cyan] {', '.join(hit.cited_by[:3])}{more}")
+            console.print(f"   [cyan]Cited by similar judgments:[/cyan] {', '.join(hit.cited_by[:3])}{more}  [dim](aqgr citations {hit.judgment_id})[/dim]")
     engines = result.engines
     console.print(f"\n[dim]engines: questions {engines.questions}, explanations {engines.explainer}, summaries {engines.summarizer}, embeddings {engines.embedder}; {result.timings_ms.get('total', 0):.0f} ms[/dim]")
     for note in result.notes:

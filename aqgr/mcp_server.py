@@ -41,7 +41,7 @@ INSTRUCTIONS = (
     "aqgr finds precedents (court judgments) for a set of facts by the legal questions the facts raise. "
     "Typical use: call candidate_questions with the facts, choose the questions that matter, then call "
     "search_precedents with the facts and those questions; open a hit with get_judgment_summary or "
-    "get_judgment_text. Every judgment returned exists in the archive: cite only those, by their judgment_id, "
+    "get_judgment_text, and follow its citations inside the archive with get_judgment_citations. Every judgment returned exists in the archive: cite only those, by their judgment_id, "
     "parties and case number."
 )
 
