@@ -273,7 +273,7 @@ class Archive:
         manifest = self.index_manifest()
         indexed = manifest.get("doc_ids") if manifest else None
         graph = self.citations(indexed) if indexed is not None else None
-        if graph is not None and judgment_id not in set(indexed) and self.summary(judgment_id) is not None:
+        if graph is not None and judgment_id not in indexed and self.summary(judgment_id) is not None:
             raise NoCitationGraphError(judgment_id)  # the graph cannot know its citations yet
         return judgment_citations(judgment_id, graph, self.summary)
 

@@ -11,6 +11,7 @@ from typing import Callable
 
 from aqgr.errors import NoCitationGraphError, UnknownJudgmentError
 from aqgr.search import parties_line
+from retrieval.citations.graph import Mention
 from schemas.results import CitedJudgment, JudgmentCitations
 from schemas.summary import StructuredSummary
 
@@ -30,8 +31,7 @@ def judgment_citations(judgment_id: str, graph, summary_of: Callable[[str], Stru
         for other in ids:
             summary = summary_of(other)
             if summary is not None:
-                mention = graph.mentions.get(pair(other))
-                found.append(_ref(summary, mention.how if mention else None, mention.text if mention else None))
+                found.append(_ref(summary, graph.mentions.get(pair(other))))
         return sorted(found, key=lambda ref: (ref.parties.casefold(), ref.date or "", ref.judgment_id))
 
     return JudgmentCitations(
@@ -41,6 +41,7 @@ def judgment_citations(judgment_id: str, graph, summary_of: Callable[[str], Stru
     )
 
 
-def _ref(summary: StructuredSummary, how: str | None = None, mention: str | None = None) -> CitedJudgment:
+def _ref(summary: StructuredSummary, mention: Mention | None = None) -> CitedJudgment:
     return CitedJudgment(judgment_id=summary.judgment_id, parties=parties_line(summary), case_number=summary.case_number,
-                         court=summary.court, date=summary.date, how=how, mention=mention)
+                         court=summary.court, date=summary.date,
+                         how=mention.how if mention else None, mention=mention.text if mention else None)

@@ -12,8 +12,8 @@
    Precedents referred (when the archive's citation graph is loaded and
    `citation_weight` > 0): the judgments the best `citation_depth` fused ones cite gain
    citation_weight x the best fused score x their votes (retrieval/citations/graph.py:
-   the mean of 1/rank over the judgments citing them); a hit lists those citing
-   judgments (`cited_by`).
+   1/rank summed over the judgments citing them, divided as `citation_norm` says, by
+   default their number: the mean); a hit lists those citing judgments (`cited_by`).
 3. Explanation: the explainer scores (1-10) and explains the best `explain_top` fused
    candidates, from a closed list. The grounding guard drops anything not in that list
    or not in the archive; hits below `min_score` are not returned.
