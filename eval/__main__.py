@@ -64,7 +64,8 @@ def main(
         err.print(f"[yellow]warning:[/yellow] {warning}")
     render_table(report, err)
     if as_json:
-        typer.echo(json.dumps({"protocol": report.protocol.name, "scored": len(report.scored), "mean": report.table()}, indent=1))
+        typer.echo(json.dumps({"protocol": report.protocol.name, "scored": len(report.scored), "mean": report.table(),
+                                "chance": report.chance}, indent=1))
     err.print(f"report written to {out}")
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from aqgr.errors import ConfigError
+from eval.chance import chance
 from eval.datasets import Dataset, Kind, load_dataset
 from eval.measures import DEFAULT_RETURNED, MeasureResults, compute, parse_measure
 from eval.protocols import EvalProtocol, get_protocol
@@ -45,6 +46,7 @@ class EvalReport:
     out_dir: Path | None
     started: str
     warnings: list[str] = field(default_factory=list)
+    chance: dict[str, float] = field(default_factory=dict)  # measure -> a random ranking's mean (eval/chance.py)
 
     def table(self) -> dict[str, dict[str, float]]:
         """system -> measure -> mean."""
@@ -90,7 +92,8 @@ def evaluate(
         results.append(_run_system(system, dataset, protocol, selected, qrels, names, restrict, depth, cache_dir, progress, out))
         if results[-1].dropped:
             warnings.append(f"{system.name}: {results[-1].dropped} hit(s) outside the pool or on the exclusion list were dropped")
-    report = EvalReport(protocol, dataset, selected, scored, names, results, depth, out, started, warnings)
+    level = chance(names, qrels, selected, dataset.doc_ids, depth=depth, restrict=restrict, exclude=dataset.exclude)
+    report = EvalReport(protocol, dataset, selected, scored, names, results, depth, out, started, warnings, level)
     if out is not None:
         from eval.report import write_report
 

@@ -64,12 +64,15 @@ def render_table(report: "EvalReport", console: "Console | None" = None) -> None
     table.add_column("measure")
     for s in report.systems:
         table.add_column(s.name, justify="right")
+    if report.chance:
+        table.add_column("[dim]chance[/dim]", justify="right")
     for ref in refs:
         table.add_column(f"[dim]{ref.get('short', ref['label'])}[/dim]", justify="right")
     for m in report.measures:
         table.add_row(
             m,
             *(_fmt(s.results.mean.get(m)) for s in report.systems),
+            *([f"[dim]{_fmt(report.chance.get(m))}[/dim]"] if report.chance else []),
             *(f"[dim]{_fmt(ref['values'].get(m))}[/dim]" for ref in refs),
         )
     console.print(table)
@@ -106,6 +109,8 @@ def markdown(report: "EvalReport") -> str:
     ]
     for s in report.systems:
         lines.append(f"| {s.name} | " + " | ".join(_fmt(s.results.mean.get(m)) for m in ms) + " |")
+    if report.chance:
+        lines.append("| *chance: a random ranking* | " + " | ".join(_fmt(report.chance.get(m)) for m in ms) + " |")
     refs = reference_points(report.protocol.name)
     for ref in refs:
         lines.append(f"| *published: {ref['label']}* | " + " | ".join(_fmt(ref["values"].get(m)) for m in ms) + " |")
@@ -118,7 +123,9 @@ def markdown(report: "EvalReport") -> str:
         "AQgR study's rank-free set precision/recall (its \"MAP\"/\"MAR\") of the system's own returned set, "
         "SetP@k/SetR@k of the top k. Queries without judgments are not scored; a judged query with no "
         "returned documents scores 0. Bpref counts judged non-relevant documents only: with qrels that list "
-        "relevant documents alone (the citebench) it equals the recall of the whole run.",
+        "relevant documents alone (the citebench) it equals the recall of the whole run. Chance: the expected "
+        "value for a uniformly random ordering of each query's candidates (eval/chance.py; none for Bpref and "
+        "SetR): a system near it ranks no better than shuffling.",
         "",
         "## Timing",
         "",
@@ -163,6 +170,7 @@ def results_dict(report: "EvalReport") -> dict:
             }
             for s in report.systems
         },
+        "chance": report.chance,
         **({"backend_agreement": rows} if (rows := _agreement(report)) else {}),
     }
 

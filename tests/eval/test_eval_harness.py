@@ -40,9 +40,14 @@ def test_end_to_end_bm25_fulltext(tiny, tmp_path):
     assert (out / "report.md").is_file()
     md = (out / "report.md").read_text()
     assert "| bm25-fulltext | 0.7500 |" in md and "0.1492" in md and "0.2880" in md
+    # chance: each scored query has one relevant judgment among the 5 documents -> AP = H_5 / 5
+    h5 = 1 + 1 / 2 + 1 / 3 + 1 / 4 + 1 / 5
+    assert report.chance["AP"] == pytest.approx(h5 / 5) and "SetR" not in report.chance
+    assert "| *chance: a random ranking* | 0.4567 |" in md
     results = json.loads((out / "results.json").read_text())
     assert results["systems"]["bm25-fulltext"]["per_query"]["AP"] == {"AILA_Q1": 0.5, "AILA_Q2": 1.0}
     assert results["systems"]["bm25-fulltext"]["mean"]["RR"] == pytest.approx(0.75)
+    assert results["chance"]["RR"] == pytest.approx(h5 / 5)
     config = json.loads((out / "config.json").read_text())
     assert config["packages"]["ir-measures"] and config["queries"] == report.queries
     assert config["systems"]["bm25-fulltext"]["k1"] == 1.2
@@ -100,6 +105,8 @@ def test_harness_enforces_pool_and_exclusions(tmp_path):
     # AILA_Q1's only relevant document (C3) is excluded -> 0; AILA_Q2: C1 at rank 1 -> 1
     assert result.results.per_query["AP"] == {"AILA_Q1": 0.0, "AILA_Q2": 1.0}
     assert result.results.per_query["SetP"] == {"AILA_Q1": 0.0, "AILA_Q2": 0.5}
+    # chance under the same rules: AILA_Q1 has no relevant candidate left, AILA_Q2 one in the pool's 3
+    assert report.chance["AP"] == pytest.approx((0 + (1 + 1 / 2 + 1 / 3) / 3) / 2)
 
 
 def test_study_subset_protocol_reads_its_data_file():
