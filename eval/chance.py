@@ -74,20 +74,28 @@ def query_chance(measure: str, judged: Mapping[str, int], candidates: int, relev
     return None
 
 
+def chance_per_query(measures: Iterable[str], qrels: Mapping[str, Mapping[str, int]], queries: Iterable[str],
+                     doc_ids: Iterable[str], *, depth: int, restrict: frozenset[str] | None = None,
+                     exclude: Mapping[str, frozenset[str]] | None = None) -> dict[str, dict[str, float]]:
+    """measure -> judged query -> its chance level (measures without one are left out)."""
+    exclude = exclude or {}
+    pool = frozenset(doc_ids) if restrict is None else frozenset(restrict) & frozenset(doc_ids)
+    scored = [q for q in dict.fromkeys(queries) if q in qrels]
+    out: dict[str, dict[str, float]] = {}
+    for measure in measures:
+        values = {}
+        for q in scored:
+            candidates = pool - exclude.get(q, frozenset())
+            relevant = {d: rel for d, rel in qrels[q].items() if rel >= 1 and d in candidates}
+            values[q] = query_chance(measure, qrels[q], len(candidates), relevant, depth)
+        if None not in values.values():
+            out[str(measure)] = values
+    return out
+
+
 def chance(measures: Iterable[str], qrels: Mapping[str, Mapping[str, int]], queries: Iterable[str],
            doc_ids: Iterable[str], *, depth: int, restrict: frozenset[str] | None = None,
            exclude: Mapping[str, frozenset[str]] | None = None) -> dict[str, float]:
     """Mean chance level of each measure over the judged `queries` (measures without one are left out)."""
-    exclude = exclude or {}
-    pool = frozenset(doc_ids) if restrict is None else frozenset(restrict) & frozenset(doc_ids)
-    scored = [q for q in dict.fromkeys(queries) if q in qrels]
-    out: dict[str, float] = {}
-    for measure in measures:
-        values = []
-        for q in scored:
-            candidates = pool - exclude.get(q, frozenset())
-            relevant = {d: rel for d, rel in qrels[q].items() if rel >= 1 and d in candidates}
-            values.append(query_chance(measure, qrels[q], len(candidates), relevant, depth))
-        if scored and None not in values:
-            out[str(measure)] = sum(values) / len(values)
-    return out
+    per_query = chance_per_query(measures, qrels, queries, doc_ids, depth=depth, restrict=restrict, exclude=exclude)
+    return {m: sum(v.values()) / len(v) for m, v in per_query.items() if v}

@@ -28,7 +28,7 @@ def findability(data: Path, *, protocol: str = "aila-cases", system: str = "bm25
                 depth: int = 1000) -> dict:
     """The report described in the module; `queries`: which judged queries to score (a
     selection as `python -m eval --queries` takes; default: the protocol's)."""
-    from eval.chance import chance
+    from eval.chance import chance_per_query
     from eval.datasets import load_dataset
     from eval.measures import compute
     from eval.protocols import get_protocol
@@ -42,11 +42,15 @@ def findability(data: Path, *, protocol: str = "aila-cases", system: str = "bm25
     restrict = proto.restrict(dataset)
     ranker = get_system(system)
     ranker.prepare(dataset, cache_dir=cache_dir)
-    rankings = {t: ranker.rank(t, dataset.queries[t], depth=depth, restrict=restrict) for t in texts}
+    rankings = {t: [(d, s) for d, s in ranker.rank(t, dataset.queries[t], depth=depth, restrict=restrict)
+                    if restrict is None or d in restrict] for t in texts}
+    ranked_docs = {t: {d for d, _ in ranking} for t, ranking in rankings.items()}
+    chance_ap = chance_per_query(["AP"], judgments, judged, dataset.doc_ids, depth=depth, restrict=restrict,
+                                 exclude=dataset.exclude)["AP"]
     per_query = {}
     for q in judged:
         exclude = dataset.exclude.get(q, frozenset())
-        runs = {t: [(d, s) for d, s in ranking if d not in exclude and (restrict is None or d in restrict)]
+        runs = {t: [(d, s) for d, s in ranking if d not in exclude] if exclude & ranked_docs[t] else ranking
                 for t, ranking in rankings.items()}
         ap = compute({t: judgments[q] for t in texts}, runs, ["AP"]).per_query["AP"]
         best = max(texts, key=lambda t: (ap[t], t == q))  # the own text wins a tie
@@ -55,8 +59,7 @@ def findability(data: Path, *, protocol: str = "aila-cases", system: str = "bm25
             "best_ap": ap[best],
             "best_text": best,
             "own_rank": 1 + sum(ap[t] > ap[q] for t in texts),
-            "chance_ap": chance(["AP"], judgments, [q], dataset.doc_ids, depth=depth, restrict=restrict,
-                                exclude=dataset.exclude)["AP"],
+            "chance_ap": chance_ap[q],
         }
     n = len(per_query) or 1
     return {
