@@ -83,7 +83,7 @@ class Settings(BaseModel):
         if home is None:
             home = os.environ.get(ENV_HOME) or default_home()
         url = overrides.pop("database_url", None) or os.environ.get(ENV_DATABASE_URL)
-        provider_fields = {k: overrides.pop(k) for k in ("provider", "model", "base_url") if k in overrides}
+        provider_fields = {k: overrides.pop(k) for k in ProviderConfig.model_fields if k in overrides}  # provider=, model=, max_output_tokens=, ...
         llm = overrides.pop("llm", None) or ProviderConfig.resolve(**provider_fields)
         for field, var in ENV_ENGINES.items():
             if overrides.get(field) is None:

@@ -19,7 +19,7 @@ import json
 import re
 from typing import Any, Sequence
 
-from aqgr.errors import InvalidModelOutputError, ProviderError
+from aqgr.errors import ConfigError, InvalidModelOutputError, ProviderError
 from aqgr.explain import Candidate, EvidenceExplainer, Explainer, Explanation, explainers
 from aqgr.llm.base import LLMRequest
 from aqgr.llm.client import LLMClient
@@ -51,6 +51,25 @@ REPLY_SCHEMA: dict[str, Any] = {
     "required": ["judgments"],
     "additionalProperties": False,
 }
+
+_ITEM_TOKENS = 230  # reply tokens of one explanation: id, parties, score, legal issue, reason (bounded below)
+_ISSUE_CHARS, _REASON_CHARS = 300, 600  # the most characters of an explanation's legal issue and reason
+_BLOCK_CHARS = (600, 2400)  # a candidate's summary in the prompt: at least, at most
+
+
+def reply_schema(n_candidates: int, output_tokens: int) -> dict[str, Any]:
+    """REPLY_SCHEMA for one call: at most one explanation per candidate, each sized so that all of
+    them fit `output_tokens` (a grammar-constrained model cannot run past the budget)."""
+    per_item = max(60, int(output_tokens * 3 / max(1, n_candidates)) - 60)
+    item = REPLY_SCHEMA["properties"]["judgments"]["items"]
+    props = dict(item["properties"])
+    props["parties"] = {**props["parties"], "maxLength": min(120, max(20, per_item // 6))}
+    props["legal_issue"] = {**props["legal_issue"], "maxLength": min(_ISSUE_CHARS, max(30, per_item // 3))}
+    props["reason"] = {**props["reason"], "maxLength": min(_REASON_CHARS, max(30, per_item // 2))}
+    props["id"] = {**props["id"], "maxLength": 64}
+    judgments = {"type": "array", "items": {**item, "properties": props}, "maxItems": n_candidates}
+    return {**REPLY_SCHEMA, "properties": {"judgments": judgments}}
+
 
 _CASE_NAME = re.compile(
     r"\b((?:[A-Z][\w.&'-]*\s+){0,5}?[A-Z][\w.&'-]*)\s+(?:v\.|vs\.?|versus|v)\s+((?:[A-Z][\w.&'-]*|of|the)(?:\s+(?:[A-Z][\w.&'-]*|of|the)){0,6})"
@@ -94,46 +113,99 @@ class CitationGuard:
 
 
 class LLMExplainer:
+    """Explains candidates in as many calls as the budget needs: each call's prompt holds as many
+    candidate summaries as fit the prompt budget and its reply as many explanations as fit the
+    reply budget (the study's 36 candidates need about 4,750 reply tokens: one call on Gemini's
+    defaults, six on an 8k-token local model). A call that fails leaves its candidates to the
+    evidence explainer; the others keep the model's explanations."""
+
     name = "llm.v1"
 
-    def __init__(self, client: LLMClient, *, max_attempts: int = 3, input_tokens: int = 30_720, chars_per_token: float = 4.0, temperature: float = 0.9, top_p: float = 1.0, top_k: int | None = 1, max_output_tokens: int = 2048):
+    def __init__(self, client: LLMClient, *, max_attempts: int = 3, temperature: float = 0.9, top_p: float = 1.0, top_k: int | None = 1):
         self.client = client
         self.max_attempts = max_attempts
-        self.input_chars = int(input_tokens * chars_per_token)
-        self.sampling = dict(temperature=temperature, top_p=top_p, top_k=top_k, max_output_tokens=max_output_tokens)
+        self.sampling = dict(temperature=temperature, top_p=top_p, top_k=top_k)
         self.prompt = load_prompt("aqgr", "explain.v1")
         self.system = load_prompt("aqgr", "system.v1")
         self.fallback = EvidenceExplainer()
 
-    def _candidate_block(self, candidates: Sequence[Candidate], facts: str) -> str:
-        budget = max(600, min(2400, (self.input_chars - len(facts) - 4000) // max(1, len(candidates))))
-        blocks = []
-        for c in candidates:
-            s = c.summary
-            block = f"[id: {s.judgment_id}] {_parties(s)}" + (f"; {s.case_number}" if s.case_number else "")
-            body = f"\n  Issues: {' | '.join(s.issues) or '(none extracted)'}\n  Facts: {' '.join(s.facts.split())}\n  Reasoning: {' '.join(s.reasoning.split())}"
-            blocks.append(block + body[: max(0, budget - len(block))])
-        return "\n".join(blocks)
+    @staticmethod
+    def _block(candidate: Candidate, chars: int) -> str:
+        s = candidate.summary
+        block = f"[id: {s.judgment_id}] {_parties(s)}" + (f"; {s.case_number}" if s.case_number else "")
+        body = f"\n  Issues: {' | '.join(s.issues) or '(none extracted)'}\n  Facts: {' '.join(s.facts.split())}\n  Reasoning: {' '.join(s.reasoning.split())}"
+        return block + body[: max(0, chars - len(block))]
+
+    def _render(self, facts: str, questions: Sequence[str], blocks: Sequence[str], schema: dict[str, Any]) -> str:
+        return self.prompt.render(
+            facts=facts,
+            questions="\n".join(f"Q{i}. {q}" for i, q in enumerate(questions, 1)) or "(none: judge relevance to the facts)",
+            candidates="\n".join(blocks),
+            schema=json.dumps(schema),
+        )
+
+    def batches(self, facts: str, questions: Sequence[str], candidates: Sequence[Candidate]) -> list[tuple[list[Candidate], list[str]]]:
+        """The candidates split into calls that fit the budget, in their order, each with its prompt blocks."""
+        budget = self.client.budget("explanations")
+        per_reply = max(1, budget.output_tokens // _ITEM_TOKENS)
+        overhead = self.client.count_tokens(self._render(facts, questions, [], reply_schema(per_reply, budget.output_tokens))) + self.client.count_tokens(self.system.text)
+        room = budget.input_tokens - overhead
+        if room < 150:
+            raise ConfigError(f"the facts and questions alone take {overhead:,} of the {budget.input_tokens:,} prompt tokens of an explanation; shorten the facts or raise --max-input-tokens")
+        chars = max(_BLOCK_CHARS[0], min(_BLOCK_CHARS[1], room * 3 // min(per_reply, len(candidates))))
+        out: list[tuple[list[Candidate], list[str]]] = []
+        batch, blocks, used = [], [], 0
+        for candidate in candidates:
+            block = self._block(candidate, chars)
+            cost = self.client.count_tokens(block) + 1
+            if cost > room:  # one summary larger than a whole prompt: shorten it to fit
+                block = block[: max(200, len(block) * room // cost - 20)]
+                cost = self.client.count_tokens(block) + 1
+            if batch and (len(batch) == per_reply or used + cost > room):
+                out.append((batch, blocks))
+                batch, blocks, used = [], [], 0
+            batch.append(candidate)
+            blocks.append(block)
+            used += cost
+        if batch:
+            out.append((batch, blocks))
+        return out
 
     def explain(self, facts: str, questions: Sequence[str], candidates: Sequence[Candidate], scorer: RelevanceScorer) -> list[Explanation]:
         if not candidates:
             return []
-        prompt = self.prompt.render(
-            facts=facts,
-            questions="\n".join(f"Q{i}. {q}" for i, q in enumerate(questions, 1)) or "(none: judge relevance to the facts)",
-            candidates=self._candidate_block(candidates, facts),
-            schema=json.dumps(REPLY_SCHEMA),
-        )
-        request = LLMRequest(prompt=prompt, stage="explanations", prompt_version=f"{self.system.version}+{self.prompt.version}", system=self.system.text, json_schema=REPLY_SCHEMA, **self.sampling)
         try:
-            answer = ask_json(self.client.complete, request, lambda v: (v, schema_problems(REPLY_SCHEMA, v)), max_attempts=self.max_attempts)
-        except (ProviderError, InvalidModelOutputError) as exc:
-            note = f"{self.name} failed ({exc}); explained by {self.fallback.name}"
-            return [
-                Explanation(e.judgment_id, e.score, e.legal_issue, e.reason, e.evidence, explained_by=self.fallback.name, note=note)
-                for e in self.fallback.explain(facts, questions, candidates, scorer)
-            ]
-        return self._grounded(answer.value["judgments"], facts, questions, candidates, scorer)
+            batches = self.batches(facts, questions, candidates)
+        except ConfigError as exc:
+            return self._fall_back(facts, questions, candidates, scorer, exc)
+        budget = self.client.budget("explanations")
+        out: list[Explanation] = []
+        for batch, blocks in batches:
+            schema = reply_schema(len(batch), budget.output_tokens)
+            request = LLMRequest(
+                prompt=self._render(facts, questions, blocks, schema),
+                stage="explanations",
+                prompt_version=f"{self.system.version}+{self.prompt.version}",
+                system=self.system.text,
+                json_schema=schema,
+                max_output_tokens=budget.output_tokens,
+                output_ceiling=budget.output_ceiling,
+                **self.sampling,
+            )
+            try:
+                answer = ask_json(self.client, request, lambda v: (v, schema_problems(REPLY_SCHEMA, v)), max_attempts=self.max_attempts)
+            except (ProviderError, InvalidModelOutputError) as exc:
+                out += self._fall_back(facts, questions, batch, scorer, exc)
+                continue
+            out += self._grounded(answer.value["judgments"], facts, questions, batch, scorer)
+        return out
+
+    def _fall_back(self, facts: str, questions: Sequence[str], candidates: Sequence[Candidate], scorer: RelevanceScorer, exc: Exception) -> list[Explanation]:
+        note = f"{self.name} failed ({exc}); explained by {self.fallback.name}"
+        return [
+            Explanation(e.judgment_id, e.score, e.legal_issue, e.reason, e.evidence, explained_by=self.fallback.name, note=note)
+            for e in self.fallback.explain(facts, questions, candidates, scorer)
+        ]
 
     def _grounded(self, items: list[dict], facts: str, questions, candidates: Sequence[Candidate], scorer) -> list[Explanation]:
         by_id = {c.summary.judgment_id: c for c in candidates}
@@ -166,7 +238,6 @@ class LLMExplainer:
 
 @explainers.register("llm.v1")
 def _llm_v1(llm: LLMClient | None = None) -> Explainer:
-    from aqgr.errors import ConfigError
     from aqgr.llm.config import ProviderConfig
 
     if llm is None:

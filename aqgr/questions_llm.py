@@ -47,6 +47,16 @@ REPLY_SCHEMA: dict[str, Any] = {
 _EXAMPLE_CHARS = 700
 _MAX_EXAMPLES = 12
 _MAX_CANDIDATES = 12
+_QUESTION_CHARS = 300  # the longest candidate question
+_QUESTION_TOKENS = 120  # reply tokens of one candidate: the question, its score and source
+
+
+def reply_schema(n_candidates: int) -> dict[str, Any]:
+    """REPLY_SCHEMA for one call: at most `n_candidates` questions of bounded length."""
+    item = REPLY_SCHEMA["properties"]["questions"]["items"]
+    props = {**item["properties"], "question": {**item["properties"]["question"], "maxLength": _QUESTION_CHARS}, "source": {"anyOf": [{"type": "string", "maxLength": 64}, {"type": "null"}]}}
+    questions = {**REPLY_SCHEMA["properties"]["questions"], "maxItems": n_candidates, "items": {**item, "properties": props}}
+    return {**REPLY_SCHEMA, "properties": {"questions": questions}}
 
 
 def _example(summary: StructuredSummary) -> str:
@@ -59,25 +69,42 @@ def _example(summary: StructuredSummary) -> str:
 class LLMQuestionGenerator:
     name = "llm.v1"
 
-    def __init__(self, client: LLMClient, *, max_attempts: int = 3, temperature: float = 0.9, top_p: float = 1.0, top_k: int | None = 1, max_output_tokens: int = 2048):
+    def __init__(self, client: LLMClient, *, max_attempts: int = 3, temperature: float = 0.9, top_p: float = 1.0, top_k: int | None = 1):
         self.client = client
         self.max_attempts = max_attempts
-        self.sampling = dict(temperature=temperature, top_p=top_p, top_k=top_k, max_output_tokens=max_output_tokens)
+        self.sampling = dict(temperature=temperature, top_p=top_p, top_k=top_k)
         self.prompt = load_prompt("aqgr", "questions.v1")
         self.system = load_prompt("aqgr", "system.v1")
         self.fallback: QuestionGenerator = HarvestQuestionGenerator()
 
+    def _prompt(self, facts: str, shown: Sequence[StructuredSummary], n_candidates: int, schema: dict[str, Any]) -> str:
+        return self.prompt.render(facts=facts, examples="\n".join(_example(s) for s in shown) or "(none)", n_candidates=n_candidates, schema=json.dumps(schema))
+
     def generate(self, facts: str, examples: Sequence[StructuredSummary], n: int, scorer: RelevanceScorer) -> list[CandidateQuestion]:
-        shown = list(examples)[:_MAX_EXAMPLES]
-        prompt = self.prompt.render(
-            facts=facts,
-            examples="\n".join(_example(s) for s in shown) or "(none)",
-            n_candidates=max(1, min(n, _MAX_CANDIDATES)),
-            schema=json.dumps(REPLY_SCHEMA),
-        )
-        request = LLMRequest(prompt=prompt, stage="questions", prompt_version=f"{self.system.version}+{self.prompt.version}", system=self.system.text, json_schema=REPLY_SCHEMA, **self.sampling)
         try:
-            answer = ask_json(self.client.complete, request, lambda v: (v, schema_problems(REPLY_SCHEMA, v)), max_attempts=self.max_attempts)
+            budget = self.client.budget("questions")
+        except AqgrError as exc:
+            return self._fall_back(facts, examples, n, scorer, exc)
+        n_candidates = max(1, min(n, _MAX_CANDIDATES, budget.output_tokens // _QUESTION_TOKENS))
+        schema = reply_schema(n_candidates)
+        shown = list(examples)[:_MAX_EXAMPLES]
+        prompt = self._prompt(facts, shown, n_candidates, schema)
+        system_tokens = self.client.count_tokens(self.system.text)
+        while shown and self.client.count_tokens(prompt) + system_tokens > budget.input_tokens:  # fewer examples on a small window
+            shown = shown[:-1]
+            prompt = self._prompt(facts, shown, n_candidates, schema)
+        request = LLMRequest(
+            prompt=prompt,
+            stage="questions",
+            prompt_version=f"{self.system.version}+{self.prompt.version}",
+            system=self.system.text,
+            json_schema=schema,
+            max_output_tokens=budget.output_tokens,
+            output_ceiling=budget.output_ceiling,
+            **self.sampling,
+        )
+        try:
+            answer = ask_json(self.client, request, lambda v: (v, schema_problems(REPLY_SCHEMA, v)), max_attempts=self.max_attempts)
         except (ProviderError, InvalidModelOutputError) as exc:
             return self._fall_back(facts, examples, n, scorer, exc)
         known = {s.judgment_id for s in shown}

@@ -19,6 +19,18 @@ from pydantic import BaseModel, ConfigDict, Field
 
 SCHEMA_VERSION = "1.0"
 
+# Slots every judgment has (SPEC.md, stage 1): the header (court, case number), the parties,
+# the facts, the issues or the reasoning on them, and the final order. The JSON Schema marks
+# their keys `required`; `missing_required` checks their content (court and case number may be
+# null where a judgment does not state them, and a judgment may state its reasoning without
+# framing issues, or the reverse).
+REQUIRED_SLOTS = ("court", "case_number", "parties", "facts", "issues", "reasoning", "final_judgment")
+
+
+def _require_slots(schema: dict) -> None:
+    """pydantic leaves fields with defaults out of `required`: name the slots every judgment has."""
+    schema["required"] = sorted(set(schema.get("required", [])) | set(REQUIRED_SLOTS), key=list(schema["properties"]).index)
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -64,6 +76,8 @@ class NewPrinciple(_Model):
 class SummarySlots(_Model):
     """Every slot of the structured summary (SPEC.md, stage 1). Text is extracted, not paraphrased."""
 
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_require_slots)
+
     court: str | None = None
     case_number: str | None = None
     judgment_kind: str | None = Field(default=None, description="Kind of judgment: appeal, petition, reference, ...")
@@ -93,6 +107,20 @@ class Provenance(_Model):
     model: str | None = Field(default=None, description="Model name, for model-backed engines.")
     input_tokens: int | None = None
     output_tokens: int | None = None
+
+
+def missing_required(slots: dict) -> list[str]:
+    """The required slots whose content is missing from a slots document, as 'slot: what is missing'."""
+    problems = [f"{name}: the slot is required" for name in REQUIRED_SLOTS if name not in slots]
+    parties = slots.get("parties") or {}
+    if "parties" in slots and not (isinstance(parties, dict) and any(parties.get(side) for side in ("appellants", "respondents"))):
+        problems.append("parties: name at least one appellant / petitioner or respondent")
+    for name in ("facts", "final_judgment"):
+        if name in slots and not str(slots.get(name) or "").strip():
+            problems.append(f"{name}: must not be empty")
+    if "issues" in slots and "reasoning" in slots and not (slots.get("issues") or str(slots.get("reasoning") or "").strip()):
+        problems.append("issues, reasoning: give the questions of law or the court's reasoning (at least one)")
+    return problems
 
 
 class StructuredSummary(SummarySlots):

@@ -10,7 +10,20 @@ Environment (each also a keyword of `ProviderConfig.resolve`):
   AQGR_BASE_URL       endpoint (a local Ollama: http://localhost:11434/v1)
   AQGR_API_KEY        key for any provider; else GEMINI_API_KEY / GOOGLE_API_KEY (Gemini)
                       or OPENAI_API_KEY (openai.v1; optional for local servers)
-  AQGR_TIMEOUT_S, AQGR_MAX_RETRIES, AQGR_CONCURRENCY, AQGR_STRUCTURED_OUTPUT
+  AQGR_TIMEOUT_S, AQGR_MAX_RETRIES, AQGR_CONCURRENCY
+  AQGR_STRUCTURED_OUTPUT  auto (default: negotiated per server), json_schema, json_object_schema,
+                      json_object, off
+  AQGR_CONTEXT_WINDOW     the model's window in tokens (default: read from the model where the
+                      provider can, else the provider's documented one; 8,192 for an unknown
+                      OpenAI-compatible server); every prompt and reply is budgeted inside it
+  AQGR_MAX_INPUT_TOKENS   the most prompt tokens of one call (default: the study's 30,720, less
+                      when the window is smaller)
+  AQGR_MAX_OUTPUT_TOKENS  the most reply tokens of one call (default per stage: summaries 2,048,
+                      the study's; questions 1,024; explanations 2,048), capped by the window
+  AQGR_THINKING_BUDGET    Gemini 2.5 thinking tokens per call (default 512; 0 turns thinking off
+                      where the model allows); sent on top of the output budget, so thinking
+                      cannot starve the answer
+  AQGR_N_THREADS          llamacpp.v1: CPU threads (default: the machine's cores)
   AQGR_REQUESTS_PER_MINUTE, AQGR_TOKENS_PER_MINUTE   the provider quota, shared by every worker
                       using the same archive database (aqgr/quota.py)
 """
@@ -20,7 +33,7 @@ from __future__ import annotations
 import os
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from aqgr.errors import ConfigError
 
@@ -32,6 +45,11 @@ ENV = {
     "max_retries": "AQGR_MAX_RETRIES",
     "concurrency": "AQGR_CONCURRENCY",
     "structured_output": "AQGR_STRUCTURED_OUTPUT",
+    "context_window": "AQGR_CONTEXT_WINDOW",
+    "max_input_tokens": "AQGR_MAX_INPUT_TOKENS",
+    "max_output_tokens": "AQGR_MAX_OUTPUT_TOKENS",
+    "thinking_budget": "AQGR_THINKING_BUDGET",
+    "n_threads": "AQGR_N_THREADS",
     "requests_per_minute": "AQGR_REQUESTS_PER_MINUTE",
     "tokens_per_minute": "AQGR_TOKENS_PER_MINUTE",
 }
@@ -39,6 +57,8 @@ KEY_ENV = {
     "gemini": ("AQGR_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"),
     "openai": ("AQGR_API_KEY", "OPENAI_API_KEY"),
 }
+StructuredOutput = Literal["auto", "json_schema", "json_object_schema", "json_object", "off"]
+_STRUCTURED_ALIASES = {"schema": "json_schema", "json": "json_object"}  # the names before negotiation existed
 DEFAULT_MODELS = {"gemini.v1": "gemini-2.5-flash", "gemini-legacy.v1": "gemini-2.5-flash", "fake.v1": "scripted"}
 
 
@@ -56,14 +76,27 @@ class ProviderConfig(BaseModel):
     backoff_initial_s: float = Field(default=2.0, ge=0, description="First retry wait; doubles each retry (a 429's Retry-After wins).")
     backoff_max_s: float = Field(default=60.0, ge=0, description="Longest wait between retries.")
     concurrency: int = Field(default=4, ge=1, le=256, description="Calls in flight at once, per client.")
-    structured_output: Literal["schema", "json", "off"] = Field(
-        default="schema", description="'schema': send the JSON Schema (structured output); 'json': JSON mode only; 'off': prompt only."
+    structured_output: StructuredOutput = Field(
+        default="auto",
+        description="How replies are constrained to JSON. 'auto': the best form the server accepts, negotiated "
+        "(json_schema, then json_object with the schema, then json_object, then the prompt alone) and remembered "
+        "for the run; or one form fixed: 'json_schema', 'json_object_schema', 'json_object', 'off'.",
     )
+    context_window: int | None = Field(default=None, ge=256, description="The model's window in tokens; None: read from the model or the provider's documented one.")
+    max_input_tokens: int | None = Field(default=None, ge=64, description="Most prompt tokens of one call; None: the study's 30,720, less when the window is smaller.")
+    max_output_tokens: int | None = Field(default=None, ge=16, description="Most reply tokens of one call; None: each stage's default, capped by the window.")
+    thinking_budget: int | None = Field(default=None, ge=0, description="Gemini thinking tokens per call, on top of the output budget; None: 512.")
+    n_threads: int | None = Field(default=None, ge=1, le=512, description="llamacpp.v1: CPU threads; None: the machine's cores.")
     requests_per_minute: float | None = Field(default=None, gt=0, description="Provider quota: calls per minute across every worker on the same archive database; None: unlimited.")
     tokens_per_minute: float | None = Field(default=None, gt=0, description="Provider quota: input + output tokens per minute across every worker; None: unlimited.")
     cache: bool = Field(default=True, description="Reuse a stored reply for an identical request (provider, model, prompt version, input).")
     input_price_per_mtok: float | None = Field(default=None, ge=0, description="Price per million input tokens, for the ledger's cost.")
     output_price_per_mtok: float | None = Field(default=None, ge=0, description="Price per million output tokens.")
+
+    @field_validator("structured_output", mode="before")
+    @classmethod
+    def _structured_alias(cls, value):
+        return _STRUCTURED_ALIASES.get(value, value)
 
     @property
     def configured(self) -> bool:

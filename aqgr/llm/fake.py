@@ -43,7 +43,8 @@ def install_script(model: str, script: Iterable[Any]) -> None:
 
 
 def minimal_instance(schema: dict[str, Any] | None, root: dict[str, Any] | None = None) -> Any:
-    """The smallest value a (pydantic-style) JSON Schema accepts: {} / [] / '' / minimum / null."""
+    """The smallest value a (pydantic-style) JSON Schema accepts: {} / [] / '' / minimum / null, with
+    the keys an object requires and the items and characters its `minItems` / `minLength` ask for."""
     if not schema:
         return {}
     root = root or schema
@@ -57,9 +58,11 @@ def minimal_instance(schema: dict[str, Any] | None, root: dict[str, Any] | None 
         return minimal_instance(options[0], root)
     kind = schema.get("type")
     if kind == "object" or "properties" in schema:
-        return {k: minimal_instance(schema["properties"][k], root) for k in schema.get("required", [])}
+        properties = schema.get("properties", {})
+        wanted = [k for k in properties if k in schema.get("required", []) or _needs_content(properties[k])]
+        return {k: minimal_instance(properties[k], root) for k in wanted}
     if kind == "array":
-        return []
+        return [minimal_instance(schema.get("items"), root) for _ in range(int(schema.get("minItems", 0)))]
     if kind == "string":
         return "x" * int(schema.get("minLength", 0))
     if kind in ("integer", "number"):
@@ -67,6 +70,12 @@ def minimal_instance(schema: dict[str, Any] | None, root: dict[str, Any] | None 
     if kind == "boolean":
         return False
     return None
+
+
+def _needs_content(schema: dict[str, Any]) -> bool:
+    if schema.get("minItems") or schema.get("minLength"):
+        return True
+    return any(_needs_content(sub) for sub in (schema.get("properties") or {}).values())
 
 
 class FakeProvider:

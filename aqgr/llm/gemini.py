@@ -87,7 +87,7 @@ class GeminiProvider:
         )
         if request.json_schema is not None and self.config.structured_output != "off":
             fields["response_mime_type"] = "application/json"
-            if self.config.structured_output == "schema":
+            if self.config.structured_output in ("auto", "json_schema"):
                 fields["response_json_schema"] = provider_schema(request.json_schema)
         return types.GenerateContentConfig(**fields)
 

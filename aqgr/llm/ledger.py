@@ -12,8 +12,10 @@ class StageUsage:
     cache_hits: int = 0
     retries: int = 0
     failures: int = 0  # calls that ended in an error after retries (or a safety block)
+    truncated: int = 0  # replies cut at the output budget (each asked again larger, or failed)
     input_tokens: int = 0
     output_tokens: int = 0
+    thinking_tokens: int = 0  # billed as output (Gemini 2.5 thinking), not part of the reply text
 
 
 class TokenLedger:
@@ -27,12 +29,17 @@ class TokenLedger:
     def _stage(self, stage: str) -> StageUsage:
         return self._stages.setdefault(stage, StageUsage())
 
-    def record_call(self, stage: str, input_tokens: int, output_tokens: int) -> None:
+    def record_call(self, stage: str, input_tokens: int, output_tokens: int, thinking_tokens: int = 0) -> None:
         with self._lock:
             usage = self._stage(stage)
             usage.calls += 1
             usage.input_tokens += int(input_tokens or 0)
             usage.output_tokens += int(output_tokens or 0)
+            usage.thinking_tokens += int(thinking_tokens or 0)
+
+    def record_truncation(self, stage: str) -> None:
+        with self._lock:
+            self._stage(stage).truncated += 1
 
     def record_cache_hit(self, stage: str) -> None:
         with self._lock:
@@ -53,7 +60,7 @@ class TokenLedger:
         price_in, price_out = self._prices
         if price_in is not None and price_out is not None:
             for usage in out.values():
-                usage["cost"] = round(usage["input_tokens"] * price_in / 1e6 + usage["output_tokens"] * price_out / 1e6, 6)
+                usage["cost"] = round(usage["input_tokens"] * price_in / 1e6 + (usage["output_tokens"] + usage["thinking_tokens"]) * price_out / 1e6, 6)
         return out
 
     @staticmethod

@@ -11,11 +11,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
 
 from aqgr.errors import InvalidModelOutputError
 
 from .base import LLMRequest
+
+if TYPE_CHECKING:
+    from .client import LLMClient
 
 T = TypeVar("T")
 
@@ -73,7 +76,7 @@ class JsonAnswer(Generic[T]):
 
 
 def ask_json(
-    complete: Callable[[LLMRequest], Any],
+    client: "LLMClient",
     request: LLMRequest,
     check: Callable[[Any], tuple[T | None, list[str]]],
     *,
@@ -81,15 +84,17 @@ def ask_json(
 ) -> JsonAnswer[T]:
     """Ask, parse, `check` (-> (value, problems)); re-ask with the problems until valid or out of attempts.
 
-    `complete` is LLMClient.complete (ProviderError and SafetyBlockError propagate)."""
+    `client` is an LLMClient (ProviderError and SafetyBlockError propagate, a truncated reply as
+    ProviderError 'truncated': re-asking with the same budget would be cut again). Only the reply
+    that passed the check is cached, so a rerun asks again where the model failed."""
     asked = request
     tokens_in = tokens_out = 0
     repaired = False
     problems: list[str] = []
     for attempt in range(1, max(1, max_attempts) + 1):
-        reply = complete(asked)
+        reply = client.complete(asked, store=False)
         tokens_in += reply.input_tokens
-        tokens_out += reply.output_tokens
+        tokens_out += reply.output_tokens + reply.thinking_tokens
         try:
             parsed, fixed = parse_json(reply.text)
         except JSONParseError as exc:
@@ -97,6 +102,7 @@ def ask_json(
         else:
             value, problems = check(parsed)
             if not problems:
+                client.remember(asked, reply)
                 return JsonAnswer(value, attempt, tokens_in, tokens_out, repaired or fixed, attempt - 1)
             repaired = repaired or fixed
         echo = reply.text if len(reply.text) <= _MAX_ECHO else reply.text[:_MAX_ECHO] + " ..."

@@ -1,13 +1,24 @@
 """`llm.v1`: a structured summary from a language model, the study's way (SPEC.md, stage 1).
 
-* A judgment whose prompt fits the input budget (the study's model: 30,720 tokens) gets
-  one zero-shot request for all slots as JSON (structured output where the provider has it).
-* A longer one is split into ~20,000-character chunks with 50% overlap on paragraph
-  boundaries, indexed per judgment in FAISS, and summarised by chain-of-thought: one simple
-  request per slot group over the k=4 best chunks (the header group reads the first and
-  the last chunk), each answer validated, then assembled into the JSON summary.
-* Every reply is parsed and validated against the JSON Schema; invalid output is repaired
-  mechanically or re-asked with the problems (bounded), never returned.
+* Budgets come from the model's window (`LLMClient.budget("summaries")`, aqgr/llm/budget.py):
+  the study's 30,720 prompt and 2,048 reply tokens where the window allows, less on a small
+  model. Prompts are counted with the model's tokenizer where the provider has one.
+* A judgment whose whole prompt fits the prompt budget gets one zero-shot request for all
+  slots as JSON (structured output where the provider has it). If that reply is cut at its
+  budget, the judgment is summarised by chain-of-thought instead (smaller replies).
+* A longer one is split into chunks with 50% overlap on paragraph boundaries, indexed per
+  judgment in FAISS, and summarised by chain-of-thought: one simple request per slot group
+  over the k=4 best chunks (the header group reads the first and the last chunk), each
+  answer validated, then assembled into the JSON summary. Chunks are the study's 20,000
+  characters where k of them fit the prompt budget, smaller where they do not (an 8k-token
+  window reads 4 chunks of about 5,000 characters); a request that still would not fit
+  drops excerpts, then cuts the last one.
+* The reply schema bounds every list and string (summarizer/llm/slots.py, `reply_schema`) to
+  the reply budget and requires the slots every judgment has (schemas.summary.REQUIRED_SLOTS),
+  so a grammar-constrained model cannot run a list on until it is cut.
+* Every reply is parsed and validated against the JSON Schema, and the required slots must be
+  filled; invalid output is repaired mechanically or re-asked with the problems (bounded),
+  never returned.
 * A safety block or refusal raises SummarizeError(id, 'safety_block', ...): the batch
   records it on the judgment and goes on. Other provider failures raise SummarizeError with
   the failure's kind ('timeout', 'rate_limited', 'auth', ...) as the reason.
@@ -28,19 +39,24 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from aqgr.errors import ConfigError, InvalidModelOutputError, ProviderError, SafetyBlockError, SummarizeError
 from aqgr.llm.base import LLMRequest
+from aqgr.llm.budget import Budget
 from aqgr.llm.client import LLMClient
 from aqgr.llm.prompts import load_prompt
 from aqgr.llm.structured import ask_json
-from schemas.summary import SummarySlots
-from schemas.validation import schema_errors, summary_json_schema
+from schemas.summary import SummarySlots, missing_required
+from schemas.validation import schema_errors
 from summarizer.base import JudgmentText, summarizers
 
 from .chunks import CHUNK_CHARS, CHUNK_OVERLAP, Chunk, ChunkIndex, split_chunks
-from .slots import SLOT_GROUPS, SlotGroup, check_slots, group_schema
+from .slots import SLOT_GROUPS, SlotGroup, check_slots, reply_schema
 
-ENGINE_VERSION = "1.0"
+ENGINE_VERSION = "1.1"  # 1.1: budgets from the model's window, bounded reply schemas, required slots
 _PROMPTS = "summarizer.llm"
 _ALL_SLOTS = tuple(SummarySlots.model_fields)
+_MAX_CONTEXT_CHARS = 4000  # the longest "already extracted" context a group prompt carries (_context)
+_EXCERPT_HEADER_CHARS = 40  # "Excerpt (part i of n):" and the fences around each excerpt
+_CHUNK_FILL = 0.9  # chunks fill 90% of the room: the sample's characters per token are not every chunk's
+_MIN_CHUNK_CHARS = 1000  # a shorter excerpt rarely holds one paragraph of a judgment
 
 
 class LLMSummaryParams(BaseModel):
@@ -48,12 +64,11 @@ class LLMSummaryParams(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    input_tokens: int = Field(default=30_720, ge=1000, description="Input budget: the study's model (Gemini-pro) took 30,720 tokens.")
-    output_tokens: int = Field(default=2_048, ge=64, description="Output budget: the study's 2,048 tokens.")
+    input_tokens: int | None = Field(default=None, ge=500, description="Prompt budget of one call; None: the client's budget for summaries (the study's 30,720 tokens, less on a smaller window).")
+    output_tokens: int | None = Field(default=None, ge=16, description="Reply budget of one call; None: the client's (the study's 2,048 tokens, less on a small window).")
     temperature: float = Field(default=0.9, ge=0, le=2, description="The study's default sampling; lower made the model copy whole paragraphs.")
     top_p: float = Field(default=1.0, gt=0, le=1)
     top_k: int | None = Field(default=1, ge=1)
-    chars_per_token: float = Field(default=4.0, gt=0, description="Token estimate for the budget check (English legal text: ~4 characters a token).")
     chunk_chars: int = Field(default=CHUNK_CHARS, ge=500, description="Chunk size for long judgments: the study's 20,000 characters.")
     chunk_overlap: float = Field(default=CHUNK_OVERLAP, ge=0, lt=1, description="Overlap of consecutive chunks: the study's 50%.")
     k_chunks: int = Field(default=4, ge=1, description="Chunks retrieved per chain-of-thought request: the study's k=4.")
@@ -89,10 +104,18 @@ class LLMSummarizer:
         tokens = [0, 0, 0]  # input tokens, output tokens, model replies read
         self._local.usage = None
         try:
-            if self.fits(text):
-                slots = self._single_request(judgment.judgment_id, text, tokens)
-            else:
-                slots = self._chain_of_thought(judgment.judgment_id, text, tokens)
+            budget = self.budget()
+            slots = None
+            if self.fits(text, budget):
+                try:
+                    slots = self._single_request(judgment.judgment_id, text, budget, tokens)
+                except ProviderError as exc:
+                    if exc.kind != "truncated":
+                        raise
+            if slots is None:  # too long for one prompt, or its all-slots reply did not fit one reply
+                slots = self._chain_of_thought(judgment.judgment_id, text, budget, tokens)
+        except ConfigError as exc:
+            raise SummarizeError(judgment.judgment_id, "config", str(exc)) from None
         except SafetyBlockError as exc:
             raise SummarizeError(judgment.judgment_id, "safety_block", str(exc)) from None
         except ProviderError as exc:
@@ -109,15 +132,31 @@ class LLMSummarizer:
         return usage
 
     # -- budget -------------------------------------------------------------
-    def estimate_tokens(self, text: str) -> int:
-        return int(len(text) / self.params.chars_per_token) + 1
+    def budget(self) -> Budget:
+        """The client's budget for summaries, with this engine's explicit overrides."""
+        budget = self.client.budget("summaries")
+        p = self.params
+        if p.input_tokens is None and p.output_tokens is None:
+            return budget
+        output = p.output_tokens or budget.output_tokens
+        return Budget(budget.window, min(p.input_tokens or budget.input_tokens, budget.window - output - 64), output, max(output, budget.output_ceiling), budget.exact_counts)
 
-    def fits(self, text: str) -> bool:
-        overhead = len(self._system.text) + len(self._single.text) + len(json.dumps(summary_json_schema(slots_only=True)))
-        return self.estimate_tokens(text) + int(overhead / self.params.chars_per_token) <= self.params.input_tokens
+    def prompt_tokens(self, prompt: str) -> int:
+        return self.client.count_tokens(prompt) + self.client.count_tokens(self._system.text)
+
+    def _single_prompt(self, judgment_id: str, text: str, budget: Budget) -> tuple[str, dict[str, Any]]:
+        schema = reply_schema(_ALL_SLOTS, budget.output_tokens)
+        return self._single.render(schema=json.dumps(schema), judgment_id=judgment_id, text=text), schema
+
+    def fits(self, text: str, budget: Budget | None = None) -> bool:
+        """Whether the whole judgment fits one prompt of the budget."""
+        budget = budget or self.budget()
+        if len(text) / 8 > budget.input_tokens:  # far too long: no need to count (no tokenizer makes 8+ characters a token)
+            return False
+        return self.prompt_tokens(self._single_prompt("X", text, budget)[0]) <= budget.input_tokens
 
     # -- requests -----------------------------------------------------------
-    def _request(self, prompt: str, version: str, schema: dict[str, Any]) -> LLMRequest:
+    def _request(self, prompt: str, version: str, schema: dict[str, Any], budget: Budget) -> LLMRequest:
         p = self.params
         return LLMRequest(
             prompt=prompt,
@@ -128,20 +167,20 @@ class LLMSummarizer:
             temperature=p.temperature,
             top_p=p.top_p,
             top_k=p.top_k,
-            max_output_tokens=p.output_tokens,
+            max_output_tokens=budget.output_tokens,
+            output_ceiling=budget.output_ceiling,
         )
 
     def _ask(self, request: LLMRequest, keep: tuple[str, ...], tokens: list[int]) -> dict[str, Any]:
-        answer = ask_json(self.client.complete, request, lambda value: check_slots(value, keep), max_attempts=self.params.max_attempts)
+        answer = ask_json(self.client, request, lambda value: check_slots(value, keep), max_attempts=self.params.max_attempts)
         tokens[0] += answer.input_tokens
         tokens[1] += answer.output_tokens
         tokens[2] += answer.calls
         return answer.value
 
-    def _single_request(self, judgment_id: str, text: str, tokens: list[int]) -> SummarySlots:
-        schema = summary_json_schema(slots_only=True)
-        prompt = self._single.render(schema=json.dumps(schema), judgment_id=judgment_id, text=text)
-        slots = self._ask(self._request(prompt, self._single.version, schema), _ALL_SLOTS, tokens)
+    def _single_request(self, judgment_id: str, text: str, budget: Budget, tokens: list[int]) -> SummarySlots:
+        prompt, schema = self._single_prompt(judgment_id, text, budget)
+        slots = self._ask(self._request(prompt, self._single.version, schema, budget), _ALL_SLOTS, tokens)
         return SummarySlots.model_validate(slots)
 
     def embedder(self):
@@ -151,28 +190,65 @@ class LLMSummarizer:
             self._embedder = embedders.create(self._embedder or self.params.embedder)
         return self._embedder
 
-    def chunks(self, text: str) -> list[Chunk]:
-        return split_chunks(text, chunk_chars=self.params.chunk_chars, overlap=self.params.chunk_overlap)
+    def chunk_chars(self, text: str, budget: Budget | None = None) -> int:
+        """Chunk size for `text`: the study's 20,000 characters where k chunks fit one prompt of the
+        budget, else the size at which they do (measured with this judgment's characters per token)."""
+        budget = budget or self.budget()
+        overhead = max(self.prompt_tokens(self._group_prompt(group, "X", [], 1, "x" * _MAX_CONTEXT_CHARS, budget)) for group in SLOT_GROUPS)
+        sample = text[:20_000]
+        chars_per_token = len(sample) / max(1, self.client.count_tokens(sample))
+        room = budget.input_tokens - overhead
+        per_chunk = int(room * chars_per_token * _CHUNK_FILL / self.params.k_chunks) - _EXCERPT_HEADER_CHARS
+        if per_chunk < _MIN_CHUNK_CHARS:
+            raise ConfigError(
+                f"a prompt budget of {budget.input_tokens:,} tokens leaves room for {max(per_chunk, 0):,}-character excerpts of a long judgment "
+                f"({self.params.k_chunks} per request); aqgr needs at least {_MIN_CHUNK_CHARS:,}: use a model with a larger window or raise --max-input-tokens"
+            )
+        return min(self.params.chunk_chars, per_chunk)
 
-    def _chain_of_thought(self, judgment_id: str, text: str, tokens: list[int]) -> SummarySlots:
-        chunks = self.chunks(text)
+    def chunks(self, text: str, budget: Budget | None = None) -> list[Chunk]:
+        return split_chunks(text, chunk_chars=self.chunk_chars(text, budget), overlap=self.params.chunk_overlap)
+
+    def _group_prompt(self, group: SlotGroup, judgment_id: str, selected: list[Chunk], n_chunks: int, context: str, budget: Budget) -> str:
+        return self._group.render(
+            judgment_id=judgment_id,
+            n_excerpts=len(selected),
+            n_chunks=n_chunks,
+            questions="\n".join(f"{i}. {q}" for i, q in enumerate(group.questions, 1)),
+            context=context,
+            keys=", ".join(group.slots),
+            schema=json.dumps(reply_schema(group.slots, budget.output_tokens)),
+            excerpts="\n\n".join(f"Excerpt (part {c.number + 1} of {n_chunks}):\n<<<\n{c.text}\n>>>" for c in selected),
+        )
+
+    def _fitted_prompt(self, group: SlotGroup, judgment_id: str, selected: list[Chunk], n_chunks: int, context: str, budget: Budget) -> str:
+        """The group's prompt inside the budget: chunks are sized to fit, but a tokenizer can disagree
+        with the sample; then the last excerpt is dropped, and a lone one cut, until it fits."""
+        while True:
+            prompt = self._group_prompt(group, judgment_id, selected, n_chunks, context, budget)
+            used = self.prompt_tokens(prompt)
+            if used <= budget.input_tokens:
+                return prompt
+            if len(selected) > 1:
+                selected = selected[:-1]
+                continue
+            chunk = selected[0]
+            keep = int(len(chunk.text) * budget.input_tokens / used * _CHUNK_FILL)
+            if keep < _MIN_CHUNK_CHARS // 2:
+                raise ConfigError(f"a {group.name} prompt does not fit the prompt budget of {budget.input_tokens:,} tokens; raise --max-input-tokens or use a model with a larger window")
+            selected = [Chunk(chunk.number, chunk.start, chunk.start + keep, chunk.text[:keep])]
+
+    def _chain_of_thought(self, judgment_id: str, text: str, budget: Budget, tokens: list[int]) -> SummarySlots:
+        chunks = self.chunks(text, budget)
         index = ChunkIndex(chunks, self.embedder(), window_chars=self.params.window_chars)
         found: dict[str, Any] = {}
         for group in SLOT_GROUPS:
             selected = self._select(group, chunks, index, found)
-            prompt = self._group.render(
-                judgment_id=judgment_id,
-                n_excerpts=len(selected),
-                n_chunks=len(chunks),
-                questions="\n".join(f"{i}. {q}" for i, q in enumerate(group.questions, 1)),
-                context=_context(group, found),
-                keys=", ".join(group.slots),
-                schema=json.dumps(group_schema(group.slots)),
-                excerpts="\n\n".join(f"Excerpt (part {c.number + 1} of {len(chunks)}):\n<<<\n{c.text}\n>>>" for c in selected),
-            )
-            answer = self._ask(self._request(prompt, f"{self._group.version}:{group.name}", group_schema(group.slots)), group.slots, tokens)
+            prompt = self._fitted_prompt(group, judgment_id, selected, len(chunks), _context(group, found), budget)
+            schema = reply_schema(group.slots, budget.output_tokens)
+            answer = self._ask(self._request(prompt, f"{self._group.version}:{group.name}", schema, budget), group.slots, tokens)
             found.update(answer)
-        problems = schema_errors(found, slots_only=True)
+        problems = schema_errors(found, slots_only=True) + missing_required(found)
         if problems:  # each group was valid on its own; the assembly must be too
             raise InvalidModelOutputError(problems, 1)
         return SummarySlots.model_validate(found)

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from schemas.summary import SummarySlots
+from schemas.summary import REQUIRED_SLOTS, SummarySlots, missing_required
 from schemas.validation import schema_errors, summary_json_schema
 
 
@@ -74,8 +74,89 @@ _SIDES = {"parties", "arguments"}
 _REFS = {"statutes": "name", "precedents": "name", "new_principles": "principle"}
 
 
+# How many items a reply's list may hold (a small model repeats list items until its budget runs
+# out: "Pw2", "Pw20", "Pw21", ...); parties and arguments per side. Room for the usual judgment;
+# a summary's lists are its most important items, not an index of the judgment.
+LIST_BOUNDS = {"bench": 9, "issues": 6, "subjects": 10, "statutes": 10, "precedents": 10, "new_principles": 5, "parties": 5, "arguments": 5}
+# The fewest characters one list item may have, whatever the budget: a name cut short is wrong.
+ITEM_FLOORS = {"bench": 40, "parties": 80, "subjects": 40, "issues": 120, "arguments": 80, "statutes": 160, "precedents": 160, "new_principles": 160}
+# The share of a reply's characters each slot may take (facts and reasoning carry the most).
+SLOT_SHARES = {
+    "court": 1, "case_number": 1, "judgment_kind": 0.5, "parties": 2, "date": 0.5, "bench": 1,
+    "facts": 8, "arguments": 5, "issues": 3, "reasoning": 8, "disposed_in_favour_of": 0.5,
+    "final_judgment": 2, "statutes": 4, "precedents": 4, "new_principles": 3, "subjects": 1.5,
+}
+CHARS_PER_OUTPUT_TOKEN = 3.0  # JSON replies: keys, quotes and escapes make fewer characters a token than prose
+_KEY_CHARS, _ITEM_CHARS, _MIN_CHARS = 16, 8, 12
+_REF_SHARES = {"name": 0.4, "principle": 0.35, "application": 0.25}
+
+
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    """`node` with every local $ref replaced by its definition and pydantic's titles dropped."""
+    if isinstance(node, dict):
+        if "$ref" in node:
+            return _inline(defs[node["$ref"].rsplit("/", 1)[-1]], defs)
+        return {k: _inline(v, defs) for k, v in node.items() if k not in ("title", "$defs")}
+    if isinstance(node, list):
+        return [_inline(v, defs) for v in node]
+    return node
+
+
+def _bound(node: dict[str, Any], chars: int, items: int, floor: int = _MIN_CHARS) -> dict[str, Any]:
+    """`node` (an inlined slot schema) with its strings and lists bounded to about `chars` characters
+    (a list item never below `floor`)."""
+    if "anyOf" in node:  # a nullable string
+        return {**node, "anyOf": [_bound(branch, chars, items) if branch.get("type") != "null" else branch for branch in node["anyOf"]]}
+    kind = node.get("type")
+    if kind == "string":
+        return {**node, "maxLength": max(_MIN_CHARS, chars)}
+    if kind == "array":
+        per_item = max(floor, chars // max(1, items) - _ITEM_CHARS)
+        return {**node, "maxItems": items, "items": _bound(node["items"], per_item, 1)}
+    if kind == "object":
+        props = node["properties"]
+        shares = {name: _REF_SHARES.get(name, 1 / len(props)) for name in props}
+        total = sum(shares.values())
+        return {**node, "properties": {name: _bound(sub, int(chars * shares[name] / total) - _KEY_CHARS, items) for name, sub in props.items()}}
+    return node
+
+
+def _require_content(name: str, node: dict[str, Any]) -> dict[str, Any]:
+    """Structured output that cannot leave a required slot empty (a grammar-constrained model fills it)."""
+    if name in ("facts", "reasoning", "final_judgment"):
+        return {**node, "minLength": 1}
+    if name == "parties":
+        appellants = node["properties"]["appellants"]
+        named = {**appellants, "minItems": 1, "items": {**appellants["items"], "minLength": 1}}
+        return {**node, "properties": {**node["properties"], "appellants": named}}
+    return node
+
+
+def reply_schema(slots: tuple[str, ...], output_tokens: int) -> dict[str, Any]:
+    """The JSON Schema a model is asked to fill for `slots` (all required) within `output_tokens`:
+    lists bounded (LIST_BOUNDS), strings bounded to the slot's share of the budget, required slots
+    non-empty. Bounds shape the generation (a grammar enforces them; other servers read them as
+    guidance); a reply is validated against the summary schema itself (`check_slots`)."""
+    full = summary_json_schema(slots_only=True)
+    defs = full.get("$defs", {})
+    bounds = {name: LIST_BOUNDS.get(name, 1) for name in slots}
+    structure = _KEY_CHARS * len(slots) + _ITEM_CHARS * sum(b * (2 if name in ("parties", "arguments") else 1) for name, b in bounds.items())
+    chars = max(len(slots) * _MIN_CHARS, int(output_tokens * CHARS_PER_OUTPUT_TOKEN) - structure)
+    total = sum(SLOT_SHARES[name] for name in slots)
+    properties = {}
+    for name in slots:
+        share = int(chars * SLOT_SHARES[name] / total)
+        node = _inline(full["properties"][name], defs)
+        if name in ("parties", "arguments"):  # two sides, each a bounded list of strings
+            node = {**node, "properties": {side: _bound(sub, share // 2, bounds[name], ITEM_FLOORS[name]) for side, sub in node["properties"].items()}}
+        else:
+            node = _bound(node, share, bounds[name], ITEM_FLOORS.get(name, _MIN_CHARS))
+        properties[name] = _require_content(name, node) if name in REQUIRED_SLOTS else node
+    return {"type": "object", "properties": properties, "required": list(slots), "additionalProperties": False}
+
+
 def group_schema(slots: tuple[str, ...]) -> dict[str, Any]:
-    """The slots JSON Schema restricted to `slots` (all required), for structured output."""
+    """The slots JSON Schema restricted to `slots` (all required), unbounded."""
     full = summary_json_schema(slots_only=True)
     return {
         "type": "object",
@@ -140,8 +221,11 @@ def check_slots(value: Any, keep: tuple[str, ...]) -> tuple[dict[str, Any] | Non
     if not isinstance(value, dict):
         return None, [f"<root>: expected a JSON object with keys {', '.join(keep)}, got {type(value).__name__}"]
     repaired = repair_slots(value, keep)
-    problems = schema_errors(repaired, slots_only=True)
+    others = {f"<root>: {name!r} is a required property" for name in REQUIRED_SLOTS if name not in keep}
+    problems = [p for p in schema_errors(repaired, slots_only=True) if p not in others]  # a group answers its own slots
     missing = [k for k in keep if k not in value]
     if len(missing) == len(keep):
         problems.append(f"<root>: none of the expected keys ({', '.join(keep)}) is present")
+    else:  # required slots asked for here must be present and filled
+        problems += [p for p in missing_required(repaired) if p.split(":")[0].split(",")[0] in keep]
     return (None, problems) if problems else (repaired, [])

@@ -10,13 +10,14 @@ from aqgr.llm.fake import FakeProvider
 
 @pytest.fixture
 def make_client():
-    """make_client(script, **config) -> (LLMClient over a scripted fake.v1, the FakeProvider); no real sleeping."""
+    """make_client(script, **config) -> (LLMClient over a scripted fake.v1, the FakeProvider); no real sleeping,
+    jitter at its top (waits at the full exponential bound) unless `jitter=` says otherwise."""
 
-    def make(script=(), *, cache=None, sleeps=None, **config):
+    def make(script=(), *, cache=None, sleeps=None, jitter=lambda: 1.0, **config):
         provider = FakeProvider(script)
         settings = ProviderConfig(provider="fake.v1", model="scripted", **config)
         waits = sleeps if sleeps is not None else []
-        return LLMClient(provider, config=settings, cache=cache, sleep=waits.append), provider
+        return LLMClient(provider, config=settings, cache=cache, sleep=waits.append, jitter=jitter), provider
 
     return make
 

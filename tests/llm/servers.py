@@ -29,14 +29,26 @@ def gemini_error(code: int, status: str, message: str) -> dict:
     return {"error": {"code": code, "message": message, "status": status}}
 
 
-def openai_text(text: str, *, finish: str = "stop", prompt_tokens: int = 100, output_tokens: int = 20, refusal: str | None = None) -> dict:
+def openai_text(text: str, *, finish: str = "stop", prompt_tokens: int | None = None, output_tokens: int = 20, refusal: str | None = None) -> dict:
+    """A chat completion; `prompt_tokens=None`: the server counts the request's messages (4 characters a token),
+    as a real server reports what it read."""
     return {
         "id": "chatcmpl-1",
         "object": "chat.completion",
         "model": "local-model",
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text, "refusal": refusal}, "finish_reason": finish}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": output_tokens, "total_tokens": prompt_tokens + output_tokens},
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": output_tokens, "total_tokens": (prompt_tokens or 0) + output_tokens},
     }
+
+
+def _counted(body: Any, request: Any) -> Any:
+    """An OpenAI reply whose usage leaves prompt_tokens open, with the request's size filled in."""
+    usage = body.get("usage") if isinstance(body, dict) else None
+    if isinstance(usage, dict) and usage.get("prompt_tokens", 0) is None and isinstance(request, dict):
+        chars = sum(len(str(m.get("content") or "")) for m in request.get("messages") or [])
+        usage = {**usage, "prompt_tokens": chars // 4, "total_tokens": chars // 4 + usage.get("completion_tokens", 0)}
+        return {**body, "usage": usage}
+    return body
 
 
 class FakeModelServer:
@@ -79,7 +91,7 @@ class FakeModelServer:
                 step = server.script.popleft() if server.script else server.default
                 if step is None:
                     step = Step({"error": {"code": 500, "message": "script exhausted", "status": "INTERNAL"}}, status=500)
-                self._send(step)
+                self._send(Step(_counted(step.body, body), step.status, step.delay, step.headers))
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True

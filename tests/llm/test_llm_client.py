@@ -72,15 +72,15 @@ def test_ask_json_repairs_then_reasks_with_the_problems(make_client):
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"], "additionalProperties": False}
     check = lambda v: (v, schema_problems(schema, v))  # noqa: E731
     client, provider = make_client(['```json\n{"n": 1,}\n```'])
-    answer = ask_json(client.complete, _request(), check)
+    answer = ask_json(client, _request(), check)
     assert answer.value == {"n": 1} and answer.repaired and answer.calls == 1
     client, provider = make_client(["not json at all", '{"n": "one"}', '{"n": 2}'])
-    answer = ask_json(client.complete, _request(), check)
+    answer = ask_json(client, _request(), check)
     assert answer.value == {"n": 2} and answer.reasked == 2
     assert "not valid JSON" in provider.requests[1].prompt and "'one' is not of type 'integer'" in provider.requests[2].prompt
     client, provider = make_client(['{"n": "x"}'] * 5)
     with pytest.raises(InvalidModelOutputError):
-        ask_json(client.complete, _request(), check, max_attempts=2)
+        ask_json(client, _request(), check, max_attempts=2)
     assert provider.calls == 2
 
 

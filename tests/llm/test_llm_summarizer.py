@@ -54,7 +54,9 @@ def test_short_judgment_is_one_zero_shot_json_request():
     assert slots.parties.appellants == ["Ram Kumar"] and slots.bench == ["K. Singh"]
     assert provider.calls == 1
     request = provider.requests[0]
-    assert request.json_schema["$id"].endswith("-slots.json")  # structured output: the slots schema
+    schema = request.json_schema  # structured output: every slot, required, lists and strings bounded to the reply budget
+    assert schema["required"] == list(SLOTS) and schema["properties"]["bench"]["maxItems"] == 9
+    assert schema["properties"]["facts"]["minLength"] == 1 and schema["properties"]["facts"]["maxLength"] > 500
     assert (request.temperature, request.top_p, request.top_k, request.max_output_tokens) == (0.9, 1.0, 1, 2048)
     assert "Ram Kumar v State of Punjab" in request.prompt and "Extract, do not paraphrase" in request.system
     assert engine.take_usage() == {"input_tokens": 900.0, "output_tokens": 300.0, "model_calls": 1.0}
