@@ -17,6 +17,8 @@ from typing import NamedTuple
 # Multi-word abbreviations, expanded before tokenising (regex on the raw text -> words).
 _STATES = [("U", "P", "Uttar Pradesh"), ("M", "P", "Madhya Pradesh"), ("A", "P", "Andhra Pradesh"),
            ("H", "P", "Himachal Pradesh"), ("T", "N", "Tamil Nadu"), ("W", "B", "West Bengal")]
+# "UP" -> "Uttar Pradesh": the two-letter forms of the states above.
+STATE_ABBREVIATIONS: dict[str, str] = {(a + b).lower(): name for a, b, name in _STATES}
 _PHRASES: tuple[tuple[re.Pattern, str], ...] = tuple(
     [(re.compile(rf"\b{a}\.?\s?{b}\b\.?"), f" {name} ") for a, b, name in _STATES]   # "U.P.", "UP" (capitals only)
     + [(re.compile(p, re.I), r) for p, r in [
