@@ -7,8 +7,9 @@ cite (its name or citation). The guard finds every common form of Indian case ci
 * a case name around "v.", "v", "vs", "vs.", "v/s" or "versus" ("Ram v. State of U.P."),
   in any letter case ("ram v. state of up"; "versus" only beside a capitalised name);
 * "In re X";
-* a case by a short name: "the X case", "X's case", "the case of X" (X capitalised; in a
-  sentence written all in lower case, X holding a word the candidates never use);
+* a case by a short name: "the X case", "X's case", "in the case of X" (X capitalised, not
+  only generic words like "the Sessions case"; in a sentence with no capital letter at all,
+  X holding a word the candidates never use);
 * a bare reporter citation: SCC, AIR, SCR, SCALE, JT, Cri LJ, Indlaw, SCC OnLine, INSC,
   MANU, numbered supplements, in any letter case (retrieval.citations.normalize).
 
@@ -77,9 +78,16 @@ _GENERIC = frozenset(
     bail case decision judgment learned counsel justice honourable hon'ble original first second third earlier
     later latter former entire whole our their his her its your we it in see also following relying per as a
     an any every each no both all such similar landmark leading celebrated famous well-known cited decided
-    reported lower magistrate police fir dowry death murder rape theft robbery dacoity kidnapping main
-    principal subject relevant respective connected companion other another current pending""".split()
+    reported lower magistrate police fir main principal subject relevant respective connected companion
+    exception explanation proviso illustration miscellaneous transferred crime session st related other another current pending special lead test previous prior subsequent last next brief
+    trial sessions review curative suo motu bail criminal civil election service tax contempt transfer
+    dowry death murder rape theft robbery dacoity kidnapping cheating fraud forgery defamation narcotics
+    ndps tada pota cbi corruption arms riot accident motor insurance compensation eviction rent partition
+    succession probate arbitration company labour industrial land property matrimonial divorce custody
+    maintenance""".split()
 )
+# Words a mention may add to a party's name: honorifics and "and others".
+_ANY_PARTY = frozenset("sh mst pt thiru selvi sardar others another ors anr etc".split())
 # Party words too common to tell one title from another.
 _COMMON_PARTY = frozenset("state union india government others another people".split())
 
@@ -178,7 +186,7 @@ def mentions(text: str, vocabulary: frozenset[str] | None = None) -> list[Mentio
     for c in citations(text, every_form=True):
         masked = masked[: c.start] + "|" * (c.end - c.start) + masked[c.end :]
     words = _words(masked)
-    lower = not any(w.raw[0].isupper() for w in words[1:])
+    lower = not any(ch.isupper() for ch in text)  # written all in lower case: names have no capitals
     for i, w in enumerate(words):
         if w.bare in _MARKERS:
             found += _name(masked, words, i)
@@ -211,11 +219,12 @@ def _name(text: str, words: list[_Word], i: int) -> list[Mention]:
 def _short_name(text: str, words: list[_Word], i: int, lower: bool, vocabulary: frozenset[str] | None) -> list[Mention]:
     """"the X case", "X's case", "the case of X"."""
     out = []
-    if i + 1 < len(words) and words[i + 1].bare == "of":
+    if i + 1 < len(words) and words[i + 1].bare == "of" and i >= 2 and (words[i - 2].bare, words[i - 1].bare) == ("in", "the"):
         taken, cased = _run(text, words, i + 1, 1, limit=6)
-        if taken and cased and taken[0] == i + 2 and _name_like(words, taken, True, vocabulary):
-            out.append(Mention("case", _span(text, words, [i, *taken]), (_side(words, taken, True, left=False),)))
-    if i + 1 < len(words) and words[i + 1].bare in ("no", "nos", "number"):
+        side = _side(words, taken, True, left=False) if taken and cased and taken[0] == i + 2 else None
+        if side and _name_like(words, taken, True, vocabulary):
+            out.append(Mention("case", _span(text, words, [i - 2, *taken]), (side,)))
+    if i + 1 < len(words) and re.match(r"(?:no|nos|number)(?![a-z])", words[i + 1].bare):
         return out  # "Sessions Case No. 5"
     taken, cased = _run(text, words, i, -1, limit=5)
     if not taken or taken[-1] != i - 1:
@@ -233,7 +242,10 @@ def _short_name(text: str, words: list[_Word], i: int, lower: bool, vocabulary: 
 
 def _name_like(words: list[_Word], taken: list[int], cased: bool, vocabulary: frozenset[str] | None) -> bool:
     if cased:
-        return any(words[j].bare not in _GENERIC and words[j].raw[0].isupper() and words[j].bare.isalpha() for j in taken)
+        return any(
+            words[j].raw[0].isupper() and words[j].bare.isalpha() and len(words[j].bare) > 1 and words[j].bare not in _GENERIC
+            for j in taken
+        )
     known = (vocabulary or frozenset()) | _GENERIC | _STOP
     return any(words[j].bare.isalpha() and len(words[j].bare) >= 3 and words[j].bare not in known for j in taken)
 
@@ -253,7 +265,7 @@ def _strings(value) -> Iterator[str]:
 
 
 def _covered(word: str, pool: frozenset[str]) -> bool:
-    return word in pool or (len(word) >= 3 and word.isalpha() and any(p.startswith(word) for p in pool))
+    return word in pool or word in _ANY_PARTY or (len(word) >= 3 and word.isalpha() and any(p.startswith(word) for p in pool))
 
 
 def _fits(side: Side, pool: frozenset[str]) -> bool:
