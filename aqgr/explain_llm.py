@@ -1,12 +1,12 @@
 """`llm.v1` explainer: the model ranks and explains a closed list of candidate judgments.
 
 The prompt lists the candidates by id with their retrieval slots (parties, case number,
-issues, facts, reasoning; trimmed to fit the input budget). The model returns JSON: for
+issues, facts, reasoning; sized to the prompt budget, split over several calls where they do not fit one). The model returns JSON: for
 each judgment it finds applicable, id, party names, score 1-10, legal issue and reason.
 
 Grounding: an id outside the list is passed on untouched so that the search's guard drops
-and counts it; a sentence in an issue or reason that names a case (`X v. Y`) matching no
-candidate's parties nor any precedent their summaries cite is removed and counted. The
+and counts it; a sentence in an issue or reason that cites a case (any form: see
+aqgr/citation_guard.py) that no candidate's parties nor summary show is removed and counted. The
 party names shown come from the archive, never from the model. Evidence slots are quoted
 from the summary (as evidence.v1 does). If the model fails (error, timeout, block, output
 still invalid after the re-asks), `evidence.v1` explains every candidate and each such
@@ -16,9 +16,9 @@ explanation says so (`explained_by`, `note`).
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Sequence
 
+from aqgr.citation_guard import CitationGuard
 from aqgr.errors import ConfigError, InvalidModelOutputError, ProviderError
 from aqgr.explain import Candidate, EvidenceExplainer, Explainer, Explanation, explainers
 from aqgr.llm.base import LLMRequest
@@ -27,7 +27,6 @@ from aqgr.llm.prompts import load_prompt
 from aqgr.llm.structured import ask_json, schema_problems
 from aqgr.relevance import RelevanceScorer
 from schemas.summary import StructuredSummary
-from summarizer.sentences import split_sentences
 
 REPLY_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -71,45 +70,8 @@ def reply_schema(n_candidates: int, output_tokens: int) -> dict[str, Any]:
     return {**REPLY_SCHEMA, "properties": {"judgments": judgments}}
 
 
-_CASE_NAME = re.compile(
-    r"\b((?:[A-Z][\w.&'-]*\s+){0,5}?[A-Z][\w.&'-]*)\s+(?:v\.|vs\.?|versus|v)\s+((?:[A-Z][\w.&'-]*|of|the)(?:\s+(?:[A-Z][\w.&'-]*|of|the)){0,6})"
-)
-_NAME_WORDS = re.compile(r"[A-Za-z]{3,}")
-_IGNORED = {"the", "and", "state", "union", "india", "others", "anr", "ors", "another", "appellant", "respondent", "petitioner", "whether", "section", "article"}
-
-
-def _words(text: str) -> set[str]:
-    return {w.lower() for w in _NAME_WORDS.findall(text)} - _IGNORED
-
-
 def _parties(summary: StructuredSummary) -> str:
     return f"{', '.join(summary.parties.appellants) or '?'} v. {', '.join(summary.parties.respondents) or '?'}"
-
-
-class CitationGuard:
-    """Case names the explanations may mention: the candidates' parties and the precedents their summaries cite."""
-
-    def __init__(self, candidates: Sequence[Candidate]):
-        self.allowed: list[set[str]] = []
-        for c in candidates:
-            s = c.summary
-            self.allowed.append(_words(" ".join(s.parties.appellants + s.parties.respondents)))
-            self.allowed.extend(_words(p.name) for p in s.precedents)
-        self.allowed = [a for a in self.allowed if a]
-
-    def known(self, mention: str) -> bool:
-        words = _words(mention)
-        return not words or any(len(words & allowed) * 2 >= len(words) for allowed in self.allowed)
-
-    def clean(self, text: str) -> tuple[str, int]:
-        """`text` without the sentences naming an unknown case; how many were removed."""
-        kept, removed = [], 0
-        for sentence in split_sentences(text) or [text]:
-            if any(not self.known(m.group(0)) for m in _CASE_NAME.finditer(sentence)):
-                removed += 1
-            else:
-                kept.append(sentence)
-        return " ".join(kept).strip(), removed
 
 
 class LLMExplainer:
@@ -209,7 +171,7 @@ class LLMExplainer:
 
     def _grounded(self, items: list[dict], facts: str, questions, candidates: Sequence[Candidate], scorer) -> list[Explanation]:
         by_id = {c.summary.judgment_id: c for c in candidates}
-        guard = CitationGuard(candidates)
+        guard = CitationGuard(c.summary for c in candidates)
         out, seen = [], set()
         for item in sorted(items, key=lambda i: -i["score"]):
             judgment_id = item["id"].strip().strip("[]")

@@ -4,7 +4,9 @@ Titles: case, punctuation, honorifics, "and others" / "& ors", "State of X" / "X
 common abbreviations ("U.P.", "Ltd.", "Corpn.", "UOI") and initials are folded, so
 "State of U.P." and "State Of Uttar Pradesh" give the same tokens. Reporter citations
 (Indlaw, AIR, SCC, SCR, Cri LJ, JT) become keys such as "scc:1994:3:112", so
-"(1994) 3 SCC 112" and "1994 (3) SCC 112" are one citation.
+"(1994) 3 SCC 112" and "1994 (3) SCC 112" are one citation. `citations(text, every_form=True)`
+also reads numbered supplements, SCALE, SCC OnLine, INSC and MANU citations, in any letter
+case, for checking what a model wrote; the graph links only the forms above.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from typing import NamedTuple
 # Multi-word abbreviations, expanded before tokenising (regex on the raw text -> words).
 _STATES = [("U", "P", "Uttar Pradesh"), ("M", "P", "Madhya Pradesh"), ("A", "P", "Andhra Pradesh"),
            ("H", "P", "Himachal Pradesh"), ("T", "N", "Tamil Nadu"), ("W", "B", "West Bengal")]
+# "UP" -> "Uttar Pradesh": the two-letter forms of the states above.
+STATE_ABBREVIATIONS: dict[str, str] = {(a + b).lower(): name for a, b, name in _STATES}
 _PHRASES: tuple[tuple[re.Pattern, str], ...] = tuple(
     [(re.compile(rf"\b{a}\.?\s?{b}\b\.?"), f" {name} ") for a, b, name in _STATES]   # "U.P.", "UP" (capitals only)
     + [(re.compile(p, re.I), r) for p, r in [
@@ -89,17 +93,30 @@ def party_variants(name: str) -> set[tuple[str, ...]]:
 # ---------------------------------------------------------------- reporter citations
 
 _YEAR = r"((?:18|19|20)\d{2})"
-_CITATIONS: tuple[tuple[str, re.Pattern], ...] = (
+_PATTERNS: tuple[tuple[str, str], ...] = (
     # A number glued to the next citation's year ("SC 10131991") is cut before that year.
-    ("indlaw", re.compile(_YEAR + r"\s+Indlaw\s+([A-Z]{2,6})\s+(\d{1,5}?)(?=(?:18|19|20)\d{2}\b|\b)")),
-    ("air", re.compile(r"\bA\.?\s?I\.?\s?R\.?\s*\(?" + _YEAR + r"\)?\s*([A-Z][A-Za-z]{1,8})\.?\s*(\d+)")),
-    ("scc", re.compile(r"[(\[]?" + _YEAR + r"[)\]]?\s*\(?(\d{1,2}|Supp)\)?\s*S\.?\s?C\.?\s?C\.?\s*(?:\((?:Cri|L\s*&\s*S)\)\s*)?(\d+)")),
-    ("scr", re.compile(r"[(\[]?" + _YEAR + r"[)\]]?\s*\(?(\d{1,2}|Supp)?\)?\s*S\.?\s?C\.?\s?R\.?\s*(\d+)")),
-    ("crilj", re.compile(r"[(\[]?" + _YEAR + r"[)\]]?\s*Cr[il]?\.?\s*L\.?\s?J\.?\s*(\d+)")),
-    ("jt", re.compile(r"\bJ\.?\s?T\.?\s*" + _YEAR + r"\s*\((\d+)\)\s*S\.?\s?C\.?\s*(\d+)")),
+    ("indlaw", _YEAR + r"\s+Indlaw\s+([A-Z]{2,6})\s+(\d{1,5}?)(?=(?:18|19|20)\d{2}\b|\b)"),
+    ("air", r"\bA\.?\s?I\.?\s?R\.?\s*\(?" + _YEAR + r"\)?\s*([A-Z][A-Za-z]{1,8})\.?\s*(\d+)"),
+    ("scc", r"[(\[]?" + _YEAR + r"[)\]]?\s*\(?(\d{1,2}|Supp)\)?\s*S\.?\s?C\.?\s?C\.?\s*(?:\((?:Cri|L\s*&\s*S)\)\s*)?(\d+)"),
+    ("scr", r"[(\[]?" + _YEAR + r"[)\]]?\s*\(?(\d{1,2}|Supp)?\)?\s*S\.?\s?C\.?\s?R\.?\s*(\d+)"),
+    ("crilj", r"[(\[]?" + _YEAR + r"[)\]]?\s*Cr[il]?\.?\s*L\.?\s?J\.?\s*(\d+)"),
+    ("jt", r"\bJ\.?\s?T\.?\s*" + _YEAR + r"\s*\((\d+)\)\s*S\.?\s?C\.?\s*(\d+)"),
 )
+# Forms the citation graph does not link (yet) but a check of free text must see:
+# numbered supplements ("1995 Supp (2) SCC 10"), SCALE, SCC OnLine, neutral citations, Manupatra.
+_SUPP = r"(Supp\.?\s*\(?\s*\d{1,2})\s*\)?"
+_MORE_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("scc", r"[(\[]?" + _YEAR + r"[)\]]?\s*\(?" + _SUPP + r"\s*S\.?\s?C\.?\s?C\.?\s*(?:\((?:Cri|L\s*&\s*S)\)\s*)?(\d+)"),
+    ("scr", r"[(\[]?" + _YEAR + r"[)\]]?\s*\(?" + _SUPP + r"\s*S\.?\s?C\.?\s?R\.?\s*(\d+)"),
+    ("scale", r"[(\[]?" + _YEAR + r"[)\]]?\s*\(?(\d{1,2}|Supp)?\)?\s*S\.?\s?C\.?\s?A\.?\s?L\.?\s?E\.?\s*(\d+)"),
+    ("scconline", _YEAR + r"\s*SCC\s*On\s?Line\s*([A-Z][A-Za-z]{1,8})\.?\s*(\d+)"),
+    ("insc", r"[(\[]?" + _YEAR + r"[)\]]?\s*INSC\s*(\d+)"),
+    ("manu", r"\bMANU\s*/\s*([A-Z]{2,4})\s*/\s*(\d{1,5})\s*/\s*" + _YEAR),
+)
+_CITATIONS = tuple((reporter, re.compile(p)) for reporter, p in _PATTERNS)
+_EVERY_FORM = tuple((reporter, re.compile(p, re.I)) for reporter, p in _PATTERNS + _MORE_PATTERNS)
 # Years a reporter's volume may trail the judgment by (AIR/SCC/SCR often print it next year).
-REPORT_LAG = {"indlaw": 0, "air": 1, "scc": 1, "scr": 1, "crilj": 1, "jt": 1}
+REPORT_LAG = {"indlaw": 0, "air": 1, "scc": 1, "scr": 1, "crilj": 1, "jt": 1, "scale": 1, "scconline": 0, "insc": 0, "manu": 0}
 
 
 class Citation(NamedTuple):
@@ -110,14 +127,20 @@ class Citation(NamedTuple):
     end: int
 
 
-def citations(text: str) -> list[Citation]:
-    """Every reporter citation in `text`, in text order (overlaps resolved: first, longest)."""
+def citations(text: str, *, every_form: bool = False) -> list[Citation]:
+    """Every reporter citation in `text`, in text order (overlaps resolved: first, longest).
+
+    `every_form`: also the forms the citation graph does not link (numbered supplements,
+    SCALE, SCC OnLine, INSC, MANU), in any letter case ("air 2020 sc 999"): for checking
+    text a model wrote. The keys of the common forms are the same either way."""
     found = []
-    for reporter, pattern in _CITATIONS:
+    for reporter, pattern in _EVERY_FORM if every_form else _CITATIONS:
         for m in pattern.finditer(text):
-            parts = [g for g in m.groups()]
+            parts = list(m.groups())
+            if reporter == "manu":
+                parts = parts[-1:] + parts[:-1]
             year = int(parts[0])
-            rest = [str(p or "0").lower() for p in parts[1:]]
+            rest = [re.sub(r"[^0-9a-z]+", "", str(p or "0").lower()) for p in parts[1:]]
             if reporter == "crilj":
                 rest = rest[-1:]
             found.append(Citation(":".join([reporter, str(year), *rest]), reporter, year, m.start(), m.end()))
