@@ -44,6 +44,14 @@ from summarizer.readers import read_judgment, supported_extensions
 
 Progress = Callable[[int, int, str], None]
 ID_RULES = ("stem", "relpath", "regex:PATTERN")
+# Failures that are the set-up's, not the judgment's: every other judgment would fail alike, so the
+# batch stops at the first with one message and records nothing against the judgments.
+SETUP_FAILURES = {
+    "config": "the model provider is not set up",
+    "auth": "the provider refused the API key",
+    "not_found": "the provider does not know the model",
+    "connection": "the model server cannot be reached",
+}
 
 
 class FileFailure(BaseModel):
@@ -79,7 +87,7 @@ class BatchReport(BaseModel):
     lost_leases: list[str] = Field(default_factory=list, description="Items whose claim expired and went to another worker before this one finished (its result was discarded).")
     worker: str | None = Field(default=None, description="This worker's name in the work ledger (shared batches).")
     interrupted: bool = False
-    aborted: str | None = Field(default=None, description="Why the batch stopped early (the database cannot be written); rerun to resume.")
+    aborted: str | None = Field(default=None, description="Why the batch stopped early (the database cannot be written, or the model provider is not set up or unreachable); rerun to resume.")
 
     @property
     def failures_by_reason(self) -> dict[str, int]:
@@ -215,6 +223,9 @@ def _process(item: WorkItem, store: Store, engine: SummarizerEngine, force: bool
         provenance = Provenance(engine=engine.name, engine_version=engine.version, source_sha256=sha, model=engine.model, **tokens)
         summary = validate_summary(StructuredSummary.from_slots(judgment_id, slots, provenance))
     except SummarizeError as exc:
+        if exc.reason in SETUP_FAILURES:
+            message = f"{SETUP_FAILURES[exc.reason]} ({exc}); nothing was recorded against the judgments: fix the set-up and rerun to resume"
+            return Outcome(path=item.path, judgment_id=judgment_id, status="aborted", failure=FileFailure(path=item.path, judgment_id=judgment_id, stage="summarize", reason=exc.reason, message=message))
         return fail("summarize", exc.reason, str(exc))
     except SummaryValidationError as exc:
         return fail("validate", "invalid_summary", str(exc))

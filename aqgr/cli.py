@@ -41,15 +41,23 @@ _OPENED: list = []
 @app.callback()
 def _global_options(
     ctx: typer.Context,
-    provider: Optional[str] = typer.Option(None, "--provider", help="Model provider for the llm.v1 engines: gemini.v1, gemini-legacy.v1, openai.v1, fake.v1 (env AQGR_PROVIDER). Default: none, offline engines."),
-    model: Optional[str] = typer.Option(None, "--model", help="Model name (env AQGR_MODEL; gemini.v1 default gemini-2.5-flash)."),
+    provider: Optional[str] = typer.Option(None, "--provider", help="Model provider for the llm.v1 engines: gemini.v1, gemini-legacy.v1, openai.v1, llamacpp.v1 (a GGUF file in-process), fake.v1 (env AQGR_PROVIDER). Default: none, offline engines."),
+    model: Optional[str] = typer.Option(None, "--model", help="Model name, or for llamacpp.v1 the path of a .gguf file (env AQGR_MODEL; gemini.v1 default gemini-2.5-flash)."),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="Provider endpoint, e.g. http://localhost:11434/v1 for Ollama (env AQGR_BASE_URL). Keys come only from the environment."),
     summarizer: Optional[str] = typer.Option(None, "--summarizer", help="Summarizer engine (env AQGR_SUMMARIZER): extractive.v1, llm.v1. Default: llm.v1 with a provider, else extractive.v1."),
     question_generator: Optional[str] = typer.Option(None, "--question-generator", help="Question generator (env AQGR_QUESTION_GENERATOR): harvest.v1, llm.v1."),
     explainer: Optional[str] = typer.Option(None, "--explainer", help="Explainer (env AQGR_EXPLAINER): evidence.v2 (offline default), evidence.v1, llm.v1."),
+    context_window: Optional[int] = typer.Option(None, "--context-window", min=256, help="The model's context window in tokens (env AQGR_CONTEXT_WINDOW). Default: read from the model (llamacpp.v1), Gemini's documented one, else 8192."),
+    max_input_tokens: Optional[int] = typer.Option(None, "--max-input-tokens", min=64, help="Most prompt tokens of one model call (env AQGR_MAX_INPUT_TOKENS). Default: the study's 30,720, less on a smaller window."),
+    max_output_tokens: Optional[int] = typer.Option(None, "--max-output-tokens", min=16, help="Most reply tokens of one model call (env AQGR_MAX_OUTPUT_TOKENS). Default: 2,048 for summaries and explanations, 1,024 for questions, at most a third of the window."),
+    thinking_budget: Optional[int] = typer.Option(None, "--thinking-budget", min=0, help="Gemini 2.5 thinking tokens per call, on top of the reply budget (env AQGR_THINKING_BUDGET; default 512; 0: off where the model allows)."),
+    structured_output: Optional[str] = typer.Option(None, "--structured-output", help="auto (default: negotiated per server), json_schema, json_object_schema, json_object or off (env AQGR_STRUCTURED_OUTPUT)."),
 ) -> None:
     _MODEL_OPTIONS.clear()
-    _MODEL_OPTIONS.update(provider=provider, model=model, base_url=base_url, summarizer=summarizer, question_generator=question_generator, explainer=explainer)
+    _MODEL_OPTIONS.update(
+        provider=provider, model=model, base_url=base_url, summarizer=summarizer, question_generator=question_generator, explainer=explainer,
+        context_window=context_window, max_input_tokens=max_input_tokens, max_output_tokens=max_output_tokens, thinking_budget=thinking_budget, structured_output=structured_output,
+    )
     _OPENED.clear()
     ctx.call_on_close(_report_model_usage)
 
@@ -61,7 +69,8 @@ def _report_model_usage() -> None:
             cost = f", cost {usage['cost']:g}" if "cost" in usage else ""
             _err().print(
                 f"model usage ({stage}): {usage['calls']} call(s), {usage['cache_hits']} cached, {usage['retries']} retried, "
-                f"{usage['failures']} failed; tokens in {usage['input_tokens']}, out {usage['output_tokens']}{cost}"
+                f"{usage['failures']} failed, {usage['truncated']} cut at the budget; tokens in {usage['input_tokens']}, out {usage['output_tokens']}"
+                + (f", thinking {usage['thinking_tokens']}" if usage["thinking_tokens"] else "") + cost
             )
 
 

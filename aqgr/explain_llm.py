@@ -51,7 +51,7 @@ REPLY_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-_ITEM_TOKENS = 230  # reply tokens of one explanation: id, parties, score, legal issue, reason (bounded below)
+_ITEM_TOKENS = 200  # reply tokens of one explanation: id, parties, score, legal issue, reason (bounded below)
 _ISSUE_CHARS, _REASON_CHARS = 300, 600  # the most characters of an explanation's legal issue and reason
 _BLOCK_CHARS = (600, 2400)  # a candidate's summary in the prompt: at least, at most
 
@@ -59,7 +59,7 @@ _BLOCK_CHARS = (600, 2400)  # a candidate's summary in the prompt: at least, at 
 def reply_schema(n_candidates: int, output_tokens: int) -> dict[str, Any]:
     """REPLY_SCHEMA for one call: at most one explanation per candidate, each sized so that all of
     them fit `output_tokens` (a grammar-constrained model cannot run past the budget)."""
-    per_item = max(60, int(output_tokens * 3 / max(1, n_candidates)) - 60)
+    per_item = max(60, int(output_tokens * 2.5 / max(1, n_candidates)) - 60)
     item = REPLY_SCHEMA["properties"]["judgments"]["items"]
     props = dict(item["properties"])
     props["parties"] = {**props["parties"], "maxLength": min(120, max(20, per_item // 6))}

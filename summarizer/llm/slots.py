@@ -79,39 +79,41 @@ _REFS = {"statutes": "name", "precedents": "name", "new_principles": "principle"
 # a summary's lists are its most important items, not an index of the judgment.
 LIST_BOUNDS = {"bench": 9, "issues": 6, "subjects": 10, "statutes": 10, "precedents": 10, "new_principles": 5, "parties": 5, "arguments": 5}
 # The fewest characters one list item may have, whatever the budget: a name cut short is wrong.
-ITEM_FLOORS = {"bench": 40, "parties": 80, "subjects": 40, "issues": 120, "arguments": 80, "statutes": 160, "precedents": 160, "new_principles": 160}
+ITEM_FLOORS = {"bench": 30, "parties": 80, "subjects": 40, "issues": 120, "arguments": 80, "statutes": 160, "precedents": 160, "new_principles": 160}
 # The share of a reply's characters each slot may take (facts and reasoning carry the most).
 SLOT_SHARES = {
-    "court": 1, "case_number": 1, "judgment_kind": 0.5, "parties": 2, "date": 0.5, "bench": 1,
+    "court": 1, "case_number": 1, "judgment_kind": 0.5, "parties": 2, "date": 0.5, "bench": 2,
     "facts": 8, "arguments": 5, "issues": 3, "reasoning": 8, "disposed_in_favour_of": 0.5,
     "final_judgment": 2, "statutes": 4, "precedents": 4, "new_principles": 3, "subjects": 1.5,
 }
-CHARS_PER_OUTPUT_TOKEN = 3.0  # JSON replies: keys, quotes and escapes make fewer characters a token than prose
+CHARS_PER_OUTPUT_TOKEN = 2.5  # JSON replies: keys, quotes, escapes and repeated names make fewer characters a token than prose
 _KEY_CHARS, _ITEM_CHARS, _MIN_CHARS = 16, 8, 12
 _REF_SHARES = {"name": 0.4, "principle": 0.35, "application": 0.25}
 
 
 def _inline(node: Any, defs: dict[str, Any]) -> Any:
-    """`node` with every local $ref replaced by its definition and pydantic's titles dropped."""
+    """`node` with every local $ref replaced by its definition, and pydantic's titles and defaults dropped
+    (the schema goes into every prompt: each token there is one fewer for the judgment)."""
     if isinstance(node, dict):
         if "$ref" in node:
             return _inline(defs[node["$ref"].rsplit("/", 1)[-1]], defs)
-        return {k: _inline(v, defs) for k, v in node.items() if k not in ("title", "$defs")}
+        return {k: _inline(v, defs) for k, v in node.items() if k not in ("title", "$defs", "default")}
     if isinstance(node, list):
         return [_inline(v, defs) for v in node]
     return node
 
 
 def _bound(node: dict[str, Any], chars: int, items: int, floor: int = _MIN_CHARS) -> dict[str, Any]:
-    """`node` (an inlined slot schema) with its strings and lists bounded to about `chars` characters
-    (a list item never below `floor`)."""
+    """`node` (an inlined slot schema) bounded to about `chars` characters: a list holds at most
+    `items` items, fewer when the characters do not allow that many of at least `floor` each."""
     if "anyOf" in node:  # a nullable string
         return {**node, "anyOf": [_bound(branch, chars, items) if branch.get("type") != "null" else branch for branch in node["anyOf"]]}
     kind = node.get("type")
     if kind == "string":
         return {**node, "maxLength": max(_MIN_CHARS, chars)}
     if kind == "array":
-        per_item = max(floor, chars // max(1, items) - _ITEM_CHARS)
+        items = max(1, min(items, chars // (floor + _ITEM_CHARS)))
+        per_item = max(floor, chars // items - _ITEM_CHARS)
         return {**node, "maxItems": items, "items": _bound(node["items"], per_item, 1)}
     if kind == "object":
         props = node["properties"]
@@ -119,6 +121,16 @@ def _bound(node: dict[str, Any], chars: int, items: int, floor: int = _MIN_CHARS
         total = sum(shares.values())
         return {**node, "properties": {name: _bound(sub, int(chars * shares[name] / total) - _KEY_CHARS, items) for name, sub in props.items()}}
     return node
+
+
+def min_reply_tokens(slots: tuple[str, ...]) -> int:
+    """Reply tokens the smallest bounded reply for `slots` may still use (one item a list): a reply
+    budget below this cannot hold them all, so they are asked for in smaller groups."""
+    sides = sum(2 for name in slots if name in ("parties", "arguments"))
+    chars = _KEY_CHARS * len(slots) + sum(ITEM_FLOORS.get(name, _MIN_CHARS) + _ITEM_CHARS for name in slots) + sum(
+        ITEM_FLOORS[name] + _ITEM_CHARS for name in slots if name in ("parties", "arguments")
+    )
+    return int((chars + _KEY_CHARS * sides) / CHARS_PER_OUTPUT_TOKEN) + 1
 
 
 def _require_content(name: str, node: dict[str, Any]) -> dict[str, Any]:

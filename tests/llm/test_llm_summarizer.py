@@ -55,7 +55,7 @@ def test_short_judgment_is_one_zero_shot_json_request():
     assert provider.calls == 1
     request = provider.requests[0]
     schema = request.json_schema  # structured output: every slot, required, lists and strings bounded to the reply budget
-    assert schema["required"] == list(SLOTS) and schema["properties"]["bench"]["maxItems"] == 9
+    assert schema["required"] == list(SLOTS) and 3 <= schema["properties"]["bench"]["maxItems"] <= 9
     assert schema["properties"]["facts"]["minLength"] == 1 and schema["properties"]["facts"]["maxLength"] > 500
     assert (request.temperature, request.top_p, request.top_k, request.max_output_tokens) == (0.9, 1.0, 1, 2048)
     assert "Ram Kumar v State of Punjab" in request.prompt and "Extract, do not paraphrase" in request.system
