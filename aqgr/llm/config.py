@@ -20,9 +20,10 @@ Environment (each also a keyword of `ProviderConfig.resolve`):
                       when the window is smaller)
   AQGR_MAX_OUTPUT_TOKENS  the most reply tokens of one call (default per stage: summaries 2,048,
                       the study's; questions 1,024; explanations 2,048), capped by the window
-  AQGR_THINKING_BUDGET    Gemini 2.5 thinking tokens per call (default 512; 0 turns thinking off
-                      where the model allows); sent on top of the output budget, so thinking
-                      cannot starve the answer
+  AQGR_THINKING_BUDGET    Gemini 2.5 thinking tokens per call (default 512; gemini-2.5-flash-lite
+                      thinks only when this is set; 0 turns thinking off where the model allows,
+                      not on gemini-2.5-pro); sent on top of the output budget, so thinking
+                      cannot starve the answer (gemini.v1 only: gemini-legacy.v1 cannot set it)
   AQGR_N_THREADS          llamacpp.v1: CPU threads (default: the machine's cores)
   AQGR_REQUESTS_PER_MINUTE, AQGR_TOKENS_PER_MINUTE   the provider quota, shared by every worker
                       using the same archive database (aqgr/quota.py)

@@ -17,16 +17,28 @@ class Step:
         self.body, self.status, self.delay, self.headers = body, status, delay, headers or {}
 
 
-def gemini_text(text: str, *, finish: str = "STOP", prompt_tokens: int = 100, output_tokens: int = 20) -> dict:
+def gemini_text(text: str, *, finish: str | int = "STOP", prompt_tokens: int = 100, output_tokens: int = 20, thoughts_tokens: int = 0) -> dict:
+    """A generateContent reply; `finish` as the API spells it (a name, or a number as the legacy SDK's
+    `enum-encoding=int` requests get); `thoughts_tokens`: a thinking model's thoughtsTokenCount (in the total)."""
+    usage = {"promptTokenCount": prompt_tokens, "candidatesTokenCount": output_tokens, "totalTokenCount": prompt_tokens + output_tokens + thoughts_tokens}
+    if thoughts_tokens:
+        usage["thoughtsTokenCount"] = thoughts_tokens
     return {
         "candidates": [{"content": {"parts": [{"text": text}], "role": "model"}, "finishReason": finish, "index": 0}],
-        "usageMetadata": {"promptTokenCount": prompt_tokens, "candidatesTokenCount": output_tokens, "totalTokenCount": prompt_tokens + output_tokens},
+        "usageMetadata": usage,
         "modelVersion": "gemini-fake-001",
     }
 
 
-def gemini_error(code: int, status: str, message: str) -> dict:
-    return {"error": {"code": code, "message": message, "status": status}}
+def gemini_error(code: int, status: str, message: str, *, retry_delay: str | None = None) -> dict:
+    """A Google API error body; `retry_delay` ("7s") adds the google.rpc.RetryInfo detail a 429 carries."""
+    error = {"code": code, "message": message, "status": status}
+    if retry_delay is not None:
+        error["details"] = [
+            {"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [{"quotaMetric": "generate_content_free_tier_requests"}]},
+            {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": retry_delay},
+        ]
+    return {"error": error}
 
 
 def openai_text(text: str, *, finish: str = "stop", prompt_tokens: int | None = None, output_tokens: int = 20, refusal: str | None = None) -> dict:
