@@ -98,6 +98,18 @@ class FactsTooShortError(AqgrError):
         )
 
 
+class InvalidTextError(AqgrError, ValueError):
+    """Text that is not valid Unicode (a lone surrogate such as \\ud800, from a broken encoder or
+    a JSON escape). Refused before it reaches the archive, the index or an answer."""
+
+    def __init__(self, what: str, position: int, char: str):
+        self.what, self.position = what, position
+        super().__init__(
+            f"the {what} contain an invalid character (lone surrogate U+{ord(char):04X}) at position {position}: "
+            "send the text as UTF-8, or remove that character"
+        )
+
+
 class MissingDependencyError(AqgrError):
     """An optional dependency is not installed."""
 

@@ -19,6 +19,7 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import aqgr
 from aqgr.archive import Archive
@@ -28,6 +29,7 @@ from aqgr.errors import (
     EmptyArchiveError,
     FactsTooShortError,
     IndexMismatchError,
+    InvalidTextError,
     NoCitationGraphError,
     NoIndexError,
     ProviderError,
@@ -54,7 +56,13 @@ from schemas.summary import SCHEMA_VERSION, StructuredSummary
 log = logging.getLogger("aqgr.server")
 
 # A judgment id is looked up in the database, never used as a path; still, refuse anything path-like.
-_ID = re.compile(r"^[^\x00-\x1f\\]{1,300}$")
+_ID = re.compile(r"^[^\x00-\x1f\\\ud800-\udfff]{1,300}$")
+# Starlette's own refusals, in the API's error shape
+_HTTP_KINDS = {
+    400: ("invalid_json", "the request body is not valid JSON (or nests too deeply, or holds a number too long to read): send a JSON object such as {\"facts\": \"...\"}"),
+    404: ("not_found", "no such page: the API lives under /api/ (see /openapi.json)"),
+    405: ("method_not_allowed", "this route does not take that method (see /openapi.json)"),
+}
 ERRORS = {status: {"model": ErrorBody} for status in (401, 404, 413, 422, 503)}
 
 
@@ -66,13 +74,16 @@ class RequestRefused(Exception):
         super().__init__(detail)
 
 
-def _error(status: int, error: str, detail: str) -> JSONResponse:
-    return JSONResponse(status_code=status, content={"error": error, "detail": detail})
+def _error(status: int, error: str, detail: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    # a message may quote the request (an id, a field name): never let its text break the answer
+    detail = detail.encode("utf-8", "backslashreplace").decode("utf-8")
+    return JSONResponse(status_code=status, content={"error": error, "detail": detail}, headers=headers)
 
 
 def _status_of(exc: AqgrError) -> tuple[int, str]:
     for kind, status, name in (
         (FactsTooShortError, 422, "facts_too_short"),
+        (InvalidTextError, 422, "invalid_text"),
         (UnknownNameError, 422, "unknown_name"),
         (NoStatutesError, 404, "no_statutes"),
         (UnknownJudgmentError, 404, "not_found"),
@@ -160,14 +171,26 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
             log.error("%s on %s: %s", kind, request.url.path, exc)
         return _error(status, kind, str(exc))
 
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException):
+        kind, detail = _HTTP_KINDS.get(exc.status_code, ("http_error", str(exc.detail)))
+        if exc.status_code == 404 and request.url.path.startswith("/api/"):
+            detail = f"no such route {request.url.path!r}: the routes are listed at /openapi.json"
+        return _error(exc.status_code, kind, detail, headers=getattr(exc, "headers", None))
+
     @app.exception_handler(RequestRefused)
     async def _refused(request: Request, exc: RequestRefused):
         return _error(exc.status, exc.error, exc.detail)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
-        problems = ["/".join(str(p) for p in e.get("loc", ()) if p != "body") + ": " + e.get("msg", "") for e in exc.errors()]
-        return _error(422, "invalid_request", "; ".join(problems) or "the request is not valid")
+        errors = exc.errors()
+        problems = []
+        for e in errors:
+            where = "/".join(str(p) for p in e.get("loc", ()) if p != "body")
+            problems.append(f"{where}: {e.get('msg', '')}" if where else e.get("msg", ""))
+        kind = "invalid_text" if errors and all(e.get("type") == "invalid_text" for e in errors) else "invalid_request"
+        return _error(422, kind, "; ".join(problems) or "the request is not valid")
 
     @app.exception_handler(Exception)
     async def _internal(request: Request, exc: Exception):
