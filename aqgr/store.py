@@ -248,6 +248,8 @@ class Store:
 
     # judgments -----------------------------------------------------------
     def judgment(self, judgment_id: str) -> JudgmentRow | None:
+        if not _storable(judgment_id):
+            return None
         with self.session() as s:
             return s.get(JudgmentRow, judgment_id)
 
@@ -261,6 +263,8 @@ class Store:
 
     # summaries -----------------------------------------------------------
     def summary_row(self, judgment_id: str, engine: str) -> SummaryRow | None:
+        if not _storable(judgment_id):
+            return None
         with self.session() as s:
             return s.get(SummaryRow, (judgment_id, engine))
 
@@ -309,7 +313,7 @@ class Store:
         with self.session() as s:
             query = select(SummaryRow).where(SummaryRow.engine == engine).order_by(SummaryRow.judgment_id)
             if ids is not None:
-                query = query.where(SummaryRow.judgment_id.in_(list(ids)))
+                query = query.where(SummaryRow.judgment_id.in_([i for i in ids if _storable(i)]))
             rows = s.exec(query).all()
         return [StructuredSummary.model_validate(r.data) for r in rows]
 
@@ -359,6 +363,15 @@ class Store:
     def count_judgments(self) -> int:
         with self.session() as s:
             return s.exec(select(func.count()).select_from(JudgmentRow)).one()
+
+
+def _storable(key: str) -> bool:
+    """False for an id no row can have: text that cannot be encoded (a lone surrogate)."""
+    try:
+        key.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
