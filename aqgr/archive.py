@@ -145,11 +145,12 @@ class Archive:
             by_reason[reason] = by_reason.get(reason, 0) + n
             by_engine.setdefault(engine, {})[reason] = n
         manifest = self.index_manifest()
+        imported = store.count_imported()
         return {
             "home": str(self.home),
             "database": redact_url(self.settings.db_url),
             "judgments": store.count_judgments(),
-            "summaries": [{"engine": e, "schema_version": v, "count": n} for (e, v), n in sorted(store.count_summaries().items())],
+            "summaries": [{"engine": e, "schema_version": v, "count": n, "imported": imported.get((e, v), 0)} for (e, v), n in sorted(store.count_summaries().items())],
             "failures": sum(by_reason.values()),
             "failures_by_reason": by_reason,
             "failures_by_engine": by_engine,
@@ -166,12 +167,14 @@ class Archive:
 
         return export_summaries(self.store, out, format=format, engine=engine or self.settings.summarizer)
 
-    def import_summaries(self, paths: Iterable[str | Path]):
+    def import_summaries(self, paths: Iterable[str | Path], *, replace: bool = False):
         """Read summaries back (.jsonl, .json, folders of them), validating each against the JSON
-        Schema; invalid ones are reported, never stored. Returns an `aqgr.transfer.ImportReport`."""
+        Schema; invalid ones are reported, never stored. A stored summary of the same judgment and
+        engine is kept (the import reported as refused) unless `replace`. Returns an
+        `aqgr.transfer.ImportReport`."""
         from aqgr.transfer import import_summaries
 
-        report = import_summaries(self.store, paths)
+        report = import_summaries(self.store, paths, replace=replace)
         if report.imported:
             self._searcher = None
         return report

@@ -10,6 +10,7 @@ from typing import Optional
 
 import typer
 
+from aqgr.console import console, styled  # light: rich is imported when something is printed
 from aqgr.errors import AqgrError
 
 app = typer.Typer(
@@ -25,15 +26,11 @@ HomeOption = typer.Option(None, "--home", envvar="AQGR_HOME", help="Archive home
 
 def _err():
     """The console for messages (stderr). Plain text only: see aqgr/console.py."""
-    from aqgr.console import console
-
     return console(stderr=True)
 
 
 def _out():
     """The console for people-readable data on stdout (search results, citations). Plain text only."""
-    from aqgr.console import console
-
     return console()
 
 
@@ -85,8 +82,6 @@ def _archive(home: Optional[Path], database_url: Optional[str] = None):
 
 
 def _fail(exc: Exception, code: int = 2) -> None:
-    from aqgr.console import styled
-
     _err().print(styled(("error:", "red"), f" {exc}"), soft_wrap=True)
     raise typer.Exit(code)
 
@@ -113,7 +108,6 @@ def summarize(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
     from rich.text import Text
 
-    from aqgr.console import styled
     from aqgr.errors import BatchInterrupted
 
     class RateColumn(ProgressColumn):
@@ -165,8 +159,6 @@ def summarize(
 
 
 def _print_batch(report, console, archive) -> None:
-    from aqgr.console import styled
-
     done = report.processed + len(report.failed)
     rate = f", {report.rate:.1f} docs/s with {report.workers} worker(s)" if done else ""
     console.print(f"{len(report.summarised)} summarised, {len(report.unchanged)} unchanged (skipped), {len(report.failed)} failed, {len(report.skipped_unsupported)} skipped (unsupported) in {report.seconds:.1f}s{rate} -> {archive.home}")
@@ -223,8 +215,6 @@ def index(
 
 
 def _print_result(result, console) -> None:
-    from aqgr.console import styled
-
     console.print(styled(("Questions", "bold"), f" ({'chosen' if result.questions_chosen_by_user else 'generated'}):"))
     for i, question in enumerate(result.questions, 1):
         console.print(f"  Q{i}. {question}")
@@ -295,8 +285,6 @@ def citations(
     if as_json:
         typer.echo(found.model_dump_json(indent=2))
         return
-    from aqgr.console import styled
-
     console = _out()
     console.print(styled((found.judgment.parties, "bold"), f"  [{found.judgment.judgment_id}]"))
     for title, refs in (("Cites", found.cites), ("Cited by", found.cited_by)):
@@ -351,19 +339,26 @@ def import_(
     home: Optional[Path] = HomeOption,
     database_url: Optional[str] = DatabaseOption,
     as_json: bool = typer.Option(False, "--json", help="Print the import report as JSON on stdout."),
+    replace: bool = typer.Option(False, "--replace", help="Overwrite a stored summary of the same judgment and engine (kept by default, and the import reported as refused)."),
 ) -> None:
-    """Import summaries, validating each against the JSON Schema; invalid ones are reported, not stored."""
+    """Import summaries, validating each against the JSON Schema; invalid ones are reported, not stored.
+    A judgment that already has a different summary from the same engine keeps it unless --replace;
+    imported summaries are counted as such by `aqgr status`."""
     try:
-        report = _archive(home, database_url).import_summaries(paths)
+        report = _archive(home, database_url).import_summaries(paths, replace=replace)
     except AqgrError as exc:
         _fail(exc)
     if as_json:
         typer.echo(report.model_dump_json(indent=2))
     console = _err()
-    console.print(f"imported {len(report.imported)} summaries ({len(report.replaced)} replaced stored ones), {len(report.invalid)} invalid")
-    for bad in report.invalid[:50]:
-        console.print(styled("  ", ("invalid", "yellow"), f" {bad.where}: {bad.problem}"), soft_wrap=True)
-    if report.invalid and not report.imported:
+    console.print(f"imported {len(report.imported)} summaries ({len(report.replaced)} replaced stored ones), {len(report.invalid)} invalid, "
+                  f"{len(report.refused)} refused (a different summary is stored: --replace overwrites it)")
+    for kind, items in (("invalid", report.invalid), ("refused", report.refused)):
+        for bad in items[:50]:
+            console.print(styled("  ", (kind, "yellow"), f" {bad.where}: {bad.problem}"), soft_wrap=True)
+        if len(items) > 50:
+            console.print(f"  ... and {len(items) - 50} more {kind}: --json lists them all")
+    if (report.invalid or report.refused) and not report.imported:
         raise typer.Exit(1)
 
 
@@ -380,8 +375,6 @@ def demo(
     """Summarise the sample archive, build the index and answer a sample scenario, offline."""
     from aqgr.archive import Archive
     from aqgr.config import default_home
-    from aqgr.console import styled
-
     sample = sample or sample_dir()
     scenarios_file = sample / "scenarios.json"
     if not scenarios_file.exists():

@@ -71,6 +71,18 @@ class FailureRow(SQLModel, table=True):
     at: datetime = Field(default_factory=_now)
 
 
+class ImportRow(SQLModel, table=True):
+    """A summary that came in through `aqgr import` rather than from a summarizer run here (shown by
+    `aqgr status`); removed when this archive summarises the judgment with that engine itself."""
+
+    __tablename__ = "imports"
+
+    judgment_id: str = Field(primary_key=True)
+    engine: str = Field(primary_key=True)
+    source: str = Field(sa_column=Column(Text, nullable=False))  # file, or file:line
+    imported_at: datetime = Field(default_factory=_now)
+
+
 class WorkRow(SQLModel, table=True):
     """One source file to summarise with one engine: the work ledger (aqgr/workqueue.py).
     Times are seconds since the epoch on the database's clock (one clock for every machine)."""
@@ -121,7 +133,7 @@ class RateBucketRow(SQLModel, table=True):
     updated_at: float
 
 
-_KEYS = {JudgmentRow: ("id",), SummaryRow: ("judgment_id", "engine"), FailureRow: ("source_path", "engine")}
+_KEYS = {JudgmentRow: ("id",), SummaryRow: ("judgment_id", "engine"), FailureRow: ("source_path", "engine"), ImportRow: ("judgment_id", "engine")}
 InTransaction = Callable[[Session], None]  # more work done in the same transaction as a write
 
 
@@ -291,22 +303,39 @@ class Store:
             self._upsert(s, judgment)
             self._upsert(s, row)
             s.exec(delete(FailureRow).where(FailureRow.source_path == judgment.source_path, FailureRow.engine == row.engine))
+            s.exec(delete(ImportRow).where(ImportRow.judgment_id == judgment.id, ImportRow.engine == row.engine))  # made here now
 
         self._write(action, then)
 
-    def save_imported(self, summary: StructuredSummary, *, source: str) -> bool:
-        """Store an imported (already validated) summary. Its judgment row is kept when present,
-        else a text-less placeholder is added. True when it replaced a stored summary."""
-        replaced = self.summary_row(summary.judgment_id, summary.provenance.engine) is not None
+    def save_imported(self, summary: StructuredSummary, *, source: str, replace: bool = False) -> str:
+        """Store an imported (already validated) summary, recorded as imported. Its judgment row is kept
+        when present, else a text-less placeholder is added. Returns 'new'; 'same' when an identical
+        summary of that engine is stored (nothing written); 'replaced' when a different one was stored
+        and `replace` is true; 'refused' (nothing written) when a different one is stored and `replace`
+        is false. Checked and written in one locked transaction."""
         row = self._summary_row(summary.judgment_id, summary)
-
-        def action(s: Session) -> None:
+        outcome = "new"
+        with self.locked() as s:
+            stored = s.get(SummaryRow, (summary.judgment_id, row.engine), with_for_update=True)
+            if stored is not None:
+                if stored.data == row.data:
+                    return "same"
+                if not replace:
+                    return "refused"
+                outcome = "replaced"
             if s.get(JudgmentRow, summary.judgment_id) is None:
                 self._upsert(s, JudgmentRow(id=summary.judgment_id, source_path=source, sha256=summary.provenance.source_sha256, n_chars=0, text=""))
             self._upsert(s, row)
+            self._upsert(s, ImportRow(judgment_id=summary.judgment_id, engine=row.engine, source=source, imported_at=_now()))
+        return outcome
 
-        self._write(action)
-        return replaced
+    def count_imported(self) -> dict[tuple[str, str], int]:
+        """{(engine, schema_version): count} of the stored summaries that came in through an import."""
+        with self.session() as s:
+            query = (select(SummaryRow.engine, SummaryRow.schema_version, func.count())
+                     .join(ImportRow, (ImportRow.judgment_id == SummaryRow.judgment_id) & (ImportRow.engine == SummaryRow.engine))
+                     .group_by(SummaryRow.engine, SummaryRow.schema_version))
+            return {(e, v): n for e, v, n in s.exec(query).all()}
 
     def summaries(self, engine: str, ids: Iterable[str] | None = None) -> list[StructuredSummary]:
         """Every stored summary made by `engine` (optionally only these ids), ordered by judgment id."""
