@@ -19,7 +19,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from aqgr.batch import BatchReport, Outcome, Progress, summarize_files
 from aqgr.config import SearchOptions, Settings
-from aqgr.errors import EmptyArchiveError, NoCitationGraphError, StoreError
+from aqgr.errors import DatabaseDamagedError, EmptyArchiveError, IndexMismatchError, NoCitationGraphError, StoreError
 from aqgr.explain import explainers
 from aqgr.questions import question_generators
 from aqgr.search import Searcher
@@ -144,7 +144,10 @@ class Archive:
         for (engine, reason), n in sorted(store.count_failures().items()):
             by_reason[reason] = by_reason.get(reason, 0) + n
             by_engine.setdefault(engine, {})[reason] = n
-        manifest = self.index_manifest()
+        try:
+            manifest = self.index_manifest()
+        except IndexMismatchError as exc:  # status still reports the rest
+            manifest = {"error": str(exc)}
         imported = store.count_imported()
         return {
             "home": str(self.home),
@@ -159,6 +162,34 @@ class Archive:
             "citations": len(graph) if (graph := self.citations((manifest or {}).get("doc_ids"))) is not None else None,
             "work_ledger": ledger_status(store),
         }
+
+    def check(self) -> dict:
+        """The archive's health: the database's integrity check and whether the saved index loads.
+        {"ok": bool, "database": {"where", "ok", "problems"}, "index": {"where", "ok", "state", "detail"}}."""
+        from aqgr.errors import AqgrError, IndexMismatchError, NoIndexError
+        from aqgr.store import redact_url
+
+        try:
+            store = self.store
+            where = store.where
+            problems = store.integrity()
+        except DatabaseDamagedError as exc:
+            where, problems = exc.where, [exc.detail]
+        except StoreError as exc:
+            where, problems = redact_url(self.settings.db_url), [str(exc)]
+        database = {"where": where, "ok": not problems, "problems": problems}
+        index = {"where": str(self.settings.index_dir), "ok": True, "state": "ok", "detail": None}
+        try:
+            from retrieval.backends import load_index
+
+            index["detail"] = f"{len(load_index(self.settings.index_dir))} judgments indexed"
+        except NoIndexError as exc:
+            index.update(state="none", detail=str(exc))
+        except IndexMismatchError as exc:
+            index.update(ok=False, state="damaged_or_outdated", detail=str(exc))
+        except (AqgrError, OSError, ValueError) as exc:
+            index.update(ok=False, state="unreadable", detail=f"{exc}: rebuild it with `aqgr index --rebuild`")
+        return {"ok": database["ok"] and index["ok"], "database": database, "index": index}
 
     def export_summaries(self, out: str | Path | None, *, format: str = "jsonl", engine: str | None = None) -> int:
         """Write the summaries (of `engine`, default the archive's summarizer) as JSON Lines (a file, or
@@ -281,10 +312,21 @@ class Archive:
         return judgment_citations(judgment_id, graph, self.summary)
 
     def index_manifest(self) -> dict | None:
+        """The saved index's manifest; None without an index. An unreadable one raises IndexMismatchError (rebuild)."""
         import json
 
+        from aqgr.errors import IndexMismatchError
+
         path = self.settings.index_dir / "manifest.json"
-        return json.loads(path.read_text()) if path.exists() else None
+        try:
+            found = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:  # ValueError: not JSON, not UTF-8
+            raise IndexMismatchError(str(self.settings.index_dir), [f"manifest.json is unreadable ({type(exc).__name__}: {exc})"]) from None
+        if not isinstance(found, dict):
+            raise IndexMismatchError(str(self.settings.index_dir), ["manifest.json is not a JSON object"])
+        return found
 
     # -- stage 3 -----------------------------------------------------------
     def searcher(self) -> Searcher:

@@ -317,6 +317,21 @@ def status(home: Optional[Path] = HomeOption, database_url: Optional[str] = Data
     typer.echo(json.dumps(info, indent=2, default=str))
 
 
+@app.command()
+def check(home: Optional[Path] = HomeOption, database_url: Optional[str] = DatabaseOption) -> None:
+    """Check the archive: the database's integrity (SQLite's integrity check of every page) and whether the
+    saved index loads. JSON on stdout; exit code 1 when something is damaged, with how to recover on stderr."""
+    info = _archive(home, database_url).check()
+    typer.echo(json.dumps(info, indent=2))
+    if not info["database"]["ok"]:
+        _err().print(styled(("damaged:", "red"), f" the database {info['database']['where']}: restore a backup of it, or move it aside and "
+                            "`aqgr import` your last `aqgr export` (or `aqgr summarize` the judgments again), then `aqgr index`"), soft_wrap=True)
+    if not info["index"]["ok"]:
+        _err().print(styled(("damaged:", "red"), f" the index {info['index']['where']}: rebuild it with `aqgr index --rebuild`"), soft_wrap=True)
+    if not info["ok"]:
+        raise typer.Exit(1)
+
+
 @app.command("export")
 def export_(
     home: Optional[Path] = HomeOption,

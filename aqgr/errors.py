@@ -166,6 +166,21 @@ class StoreError(AqgrError):
         super().__init__(f"the archive database cannot be written ({reason}): {detail}; {advice}")
 
 
+class DatabaseDamagedError(StoreError):
+    """The archive database file is damaged (SQLite: 'database disk image is malformed', 'file is not
+    a database'; PostgreSQL: data corrupted). Nothing more is read from or written to it."""
+
+    def __init__(self, where: str, detail: str):
+        self.reason, self.detail, self.where = "damaged", detail, where
+        AqgrError.__init__(
+            self,
+            f"the archive database {where} is damaged ({detail}). Check it with `aqgr check` (SQLite's integrity check). "
+            "To recover: restore a backup of that file; or move it aside and rebuild the archive: `aqgr import` your last "
+            "`aqgr export` (summaries.jsonl), or run `aqgr summarize` on the judgments again, then `aqgr index`. "
+            "The index and caches in the home are not affected",
+        )
+
+
 class LeaseLostError(AqgrError):
     """A worker's claim on a work item expired and another worker took the item over before this
     one finished: its result is discarded (rolled back) so the item is done once."""

@@ -26,7 +26,7 @@ from sqlalchemy import JSON, Column, Index, Text, event, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import Field, Session, SQLModel, create_engine, delete, func, select
 
-from aqgr.errors import StoreError
+from aqgr.errors import DatabaseDamagedError, StoreError
 from schemas.summary import StructuredSummary
 
 
@@ -147,6 +147,18 @@ def redact_url(url: str) -> str:
         return "<unparsable database URL>"
 
 
+_DAMAGED = ("database disk image is malformed", "file is not a database", "file is encrypted or is not a database")
+
+
+def damage(exc: BaseException) -> str | None:
+    """The problem, when `exc` says the database file itself is damaged (not locked, full or read-only)."""
+    inner = getattr(exc, "orig", None) or exc
+    if getattr(inner, "sqlite_errorname", "") in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or (getattr(inner, "sqlstate", None) or "") in ("XX001", "XX002"):
+        return str(inner).strip().splitlines()[0] if str(inner).strip() else type(inner).__name__
+    message = str(inner).lower()
+    return next((found for found in _DAMAGED if found in message), None)
+
+
 def classify(exc: BaseException) -> StoreError:
     """A database exception as a StoreError with a reason ('disk_full', 'read_only', 'unavailable')."""
     inner = getattr(exc, "orig", None) or exc
@@ -174,8 +186,32 @@ class Store:
             event.listen(self.engine, "connect", _sqlite_pragmas)
         else:
             self.engine = create_engine(url, pool_pre_ping=True)
+        event.listen(self.engine, "handle_error", self._on_error)
         if create:
             self._create_tables()
+
+    def _on_error(self, context) -> None:
+        """Every database error passes here: a damaged database becomes DatabaseDamagedError, whatever
+        the query (reads included), so each command and route reports it the same way."""
+        problem = damage(context.original_exception)
+        if problem is not None:
+            raise DatabaseDamagedError(self.where, problem)
+
+    @property
+    def where(self) -> str:
+        """The database for messages: the SQLite file's path, else the URL without its password."""
+        from sqlalchemy.engine import make_url
+
+        if self.dialect == "sqlite":
+            try:
+                database = make_url(self.url).database
+            except Exception:
+                database = None
+            if database and database != ":memory:":
+                import os
+
+                return os.path.abspath(database)
+        return redact_url(self.url)
 
     def _create_tables(self) -> None:
         try:
@@ -197,6 +233,22 @@ class Store:
         database = make_url(self.url).database if self.dialect == "sqlite" else None
         folder = os.path.dirname(os.path.abspath(database)) if database and database != ":memory:" else None
         return bool(folder) and os.path.isdir(folder) and not os.access(folder, os.W_OK)
+
+    def integrity(self) -> list[str]:
+        """What is wrong with the database, empty when nothing is: SQLite's `PRAGMA integrity_check`
+        (every page and index), elsewhere a full read of every table."""
+        try:
+            with self.engine.connect() as conn:
+                if self.dialect == "sqlite":
+                    found = [line for row in conn.exec_driver_sql("PRAGMA integrity_check(20)") for line in str(row[0]).splitlines()]
+                    return [] if found == ["ok"] else found
+                for table in SQLModel.metadata.sorted_tables:
+                    conn.execute(select(func.count()).select_from(table)).one()
+                return []
+        except DatabaseDamagedError as exc:
+            return [exc.detail]
+        except (OperationalError, DBAPIError) as exc:
+            return [str(classify(exc))]
 
     def session(self) -> Session:
         return Session(self.engine, expire_on_commit=False)

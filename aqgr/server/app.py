@@ -26,6 +26,7 @@ from aqgr.archive import Archive
 from aqgr.config import SearchOptions
 from aqgr.errors import (
     AqgrError,
+    DatabaseDamagedError,
     EmptyArchiveError,
     FactsTooShortError,
     IndexMismatchError,
@@ -33,6 +34,7 @@ from aqgr.errors import (
     NoCitationGraphError,
     NoIndexError,
     ProviderError,
+    StoreError,
     UnknownJudgmentError,
     UnknownNameError,
 )
@@ -92,6 +94,8 @@ def _status_of(exc: AqgrError) -> tuple[int, str]:
         (IndexMismatchError, 503, "index_mismatch"),
         (EmptyArchiveError, 503, "empty_archive"),
         (ProviderError, 502, "provider_error"),
+        (DatabaseDamagedError, 503, "database_damaged"),
+        (StoreError, 503, "database_unavailable"),
     ):
         if isinstance(exc, kind):
             return status, name
@@ -243,6 +247,8 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
         """Whether the server is up and the archive can search (no key needed)."""
         try:
             searcher = service.searcher()
+        except StoreError as exc:
+            return Health(status="database_error", version=aqgr.__version__, statutes=service.statutes.exists(), detail=str(exc))
         except AqgrError as exc:
             return Health(status="no_index", version=aqgr.__version__, statutes=service.statutes.exists(), detail=str(exc))
         return Health(status="ok", version=aqgr.__version__, judgments_indexed=len(searcher.index), statutes=service.statutes.exists())

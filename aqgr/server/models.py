@@ -76,7 +76,7 @@ class JudgmentText(BaseModel):
 
 
 class Health(BaseModel):
-    status: Literal["ok", "no_index"]
+    status: Literal["ok", "no_index", "database_error"] = Field(description="ok; no_index (run `aqgr index`); database_error (damaged or unavailable: see detail)")
     version: str
     judgments_indexed: int | None = None
     statutes: bool = False
