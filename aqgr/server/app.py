@@ -39,6 +39,7 @@ from aqgr.errors import (
     UnknownNameError,
 )
 from aqgr.server.config import ServeConfig
+from aqgr.server.limits import Busy, HostCheck, SearchGate, allowed_hosts
 from aqgr.server.models import (
     ErrorBody,
     Health,
@@ -114,18 +115,30 @@ class BodyLimit:
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.limit:
             return await self._refuse(scope, receive, send)
-        seen = 0
+        seen, refused, started = 0, False, False
 
         async def counting_receive():
-            nonlocal seen
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise RequestRefused(413, "body_too_large", self._message())
+                if seen > self.limit:  # streamed past the limit: answer 413 now; the app sees a client gone
+                    refused = True
+                    if not started:
+                        await _error(413, "body_too_large", self._message(), headers={"Connection": "close"})(scope, receive, send)
+                    return {"type": "http.disconnect"}
             return message
 
-        return await self.app(scope, counting_receive, send)
+        async def guarded_send(message):
+            nonlocal started
+            if refused:
+                return  # the 413 was the answer
+            started = True
+            await send(message)
+
+        return await self.app(scope, counting_receive, guarded_send)
 
     def _message(self) -> str:
         return f"the request body is over {self.limit:,} bytes, the most this server accepts: send shorter facts"
@@ -182,6 +195,10 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
             detail = f"no such route {request.url.path!r}: the routes are listed at /openapi.json"
         return _error(exc.status_code, kind, detail, headers=getattr(exc, "headers", None))
 
+    @app.exception_handler(Busy)
+    async def _busy(request: Request, exc: Busy):
+        return _error(503, "busy", exc.detail, headers={"Retry-After": str(exc.retry_after)})
+
     @app.exception_handler(RequestRefused)
     async def _refused(request: Request, exc: RequestRefused):
         return _error(exc.status, exc.error, exc.detail)
@@ -202,6 +219,7 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
         return _error(500, "internal_error", "the server failed on this request; the error is in the server's log")
 
     app.add_middleware(BodyLimit, limit=config.max_body_bytes)
+    app.add_middleware(HostCheck, hosts=allowed_hosts(config))  # outermost: a foreign Host gets nothing else
     if config.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
 
@@ -240,6 +258,8 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
             raise RequestRefused(422, "invalid_id", "not a judgment id: ids are the archive's own (as in search hits), without '..', a leading '/', '\\' or control characters")
 
     api = [Depends(authorised)]
+    gate = SearchGate(config.max_searches, config.max_waiting_searches, config.search_wait_seconds)
+    app.state.search_gate = gate
 
     # ---------------------------------------------------------------- routes
     @app.get("/api/health", response_model=Health, tags=["meta"])
@@ -263,22 +283,31 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
         return Version(aqgr=aqgr.__version__, schema_version=SCHEMA_VERSION, engines=engines)
 
     @app.post("/api/questions", response_model=QuestionsResponse, responses=ERRORS, dependencies=api, tags=["search"])
-    def questions(body: QuestionsRequest) -> QuestionsResponse:
-        """Candidate legal questions for the facts, best first, with the ones a search would use pre-selected."""
+    async def questions(body: QuestionsRequest) -> QuestionsResponse:
+        """Candidate legal questions for the facts, best first, with the ones a search would use pre-selected
+        (503 busy with Retry-After when every search slot is taken)."""
         check_facts(body.facts)
-        searcher = service.searcher()
-        found = searcher.candidate_questions(body.facts, n=body.n)
-        keep = min(searcher.options.n_questions, len(found))
-        return QuestionsResponse(facts=" ".join(body.facts.split()), candidates=found, preselected=list(range(keep)), engine=searcher.questions.name)
+
+        def run() -> QuestionsResponse:
+            searcher = service.searcher()
+            found = searcher.candidate_questions(body.facts, n=body.n)
+            keep = min(searcher.options.n_questions, len(found))
+            return QuestionsResponse(facts=" ".join(body.facts.split()), candidates=found, preselected=list(range(keep)), engine=searcher.questions.name)
+
+        return await gate.run(run)
 
     @app.post("/api/search", response_model=SearchResult, responses=ERRORS, dependencies=api, tags=["search"])
-    def search(body: SearchRequest) -> SearchResult:
+    async def search(body: SearchRequest) -> SearchResult:
         """Question-guided search: the questions used and the judgments of the archive that answer them, scored 1-10 and explained.
 
-        Every hit exists in the archive; `dropped_not_in_archive` counts what the grounding guard removed."""
+        Every hit exists in the archive; `dropped_not_in_archive` counts what the grounding guard removed.
+        503 busy with Retry-After when every search slot is taken."""
         check_facts(body.facts)
         check_questions(body.questions)
         check_k(body.k)
+        return await gate.run(lambda: run_search(body))
+
+    def run_search(body: SearchRequest) -> SearchResult:
         searcher = service.searcher()
         options = None
         if body.options is not None:
@@ -293,14 +322,14 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
         return searcher.search(body.facts, body.questions or None, k=body.k, options=options)
 
     @app.post("/api/statutes/search", response_model=StatuteResult, responses=ERRORS, dependencies=api, tags=["statutes"])
-    def statutes(body: StatuteSearchRequest) -> StatuteResult:
+    async def statutes(body: StatuteSearchRequest) -> StatuteResult:
         """Statutes for the facts and questions (404 with how to add statutes when the archive has none)."""
         check_facts(body.facts)
         check_questions(body.questions)
         check_k(body.k)
         if not service.statutes.exists():
             raise NoStatutesError(service.statutes.root)
-        return service.search_statutes(body.facts, body.questions or None, k=body.k)
+        return await gate.run(lambda: service.search_statutes(body.facts, body.questions or None, k=body.k))
 
     @app.get("/api/judgments/{judgment_id:path}/text", response_model=JudgmentText, responses=ERRORS, dependencies=api, tags=["judgments"])
     def judgment_text(judgment_id: str) -> JudgmentText:

@@ -129,7 +129,7 @@ def test_recovery_from_an_export_after_damage(archive_home, tmp_path):
 
 
 def test_damaged_database_the_server_answers_503_with_the_error_shape(archive_home):
-    from fastapi.testclient import TestClient
+    from tests.server.conftest import TestClient
 
     from aqgr.server import create_app
 
@@ -151,7 +151,7 @@ def test_damaged_database_the_server_answers_503_with_the_error_shape(archive_ho
 
 
 def test_a_server_started_before_the_damage_keeps_searching_its_snapshot(archive_home):
-    from fastapi.testclient import TestClient
+    from tests.server.conftest import TestClient
 
     from aqgr.server import create_app
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from fastapi.testclient import TestClient
+from tests.server.conftest import TestClient  # Host: 127.0.0.1
 
 from aqgr.server import create_app
 
