@@ -105,7 +105,7 @@ class InvalidTextError(AqgrError, ValueError):
     def __init__(self, what: str, position: int, char: str):
         self.what, self.position = what, position
         super().__init__(
-            f"the {what} contain an invalid character (lone surrogate U+{ord(char):04X}) at position {position}: "
+            f"invalid character (lone surrogate U+{ord(char):04X}) at position {position} of the {what}: "
             "send the text as UTF-8, or remove that character"
         )
 

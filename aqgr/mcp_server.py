@@ -123,6 +123,12 @@ def build_server(home: str | Path | None = None, *, archive=None):
     service = ArchiveService(archive or Archive(home))
     server = MCPServer("aqgr", instructions=INSTRUCTIONS, version=aqgr.__version__, log_level="WARNING")
 
+    def check(facts: str, k: int | None = None, questions: list[str] | None = None) -> None:
+        try:
+            _check(facts, k, questions)
+        except AqgrError as exc:  # a tool error with aqgr's message (what to do), not the SDK's generic one
+            raise ToolError(str(exc)) from exc
+
     async def call(fn: Callable[[], T]) -> T:
         try:
             return await anyio.to_thread.run_sync(fn)
@@ -131,12 +137,12 @@ def build_server(home: str | Path | None = None, *, archive=None):
 
     @server.tool(description=SEARCH_DESCRIPTION)
     async def search_precedents(facts: Facts, questions: Questions = None, k: Annotated[int, Field(ge=1, le=MAX_K)] = 10) -> SearchResult:
-        _check(facts, k, questions)
+        check(facts, k, questions)
         return await call(lambda: service.searcher().search(facts, questions or None, k=k))
 
     @server.tool(description=QUESTIONS_DESCRIPTION)
     async def candidate_questions(facts: Facts, n: Annotated[int, Field(ge=1, le=50)] = 10) -> list[CandidateQuestion]:
-        _check(facts)
+        check(facts)
         return await call(lambda: service.searcher().candidate_questions(facts, n=n))
 
     @server.tool(description=SUMMARY_DESCRIPTION)
@@ -161,7 +167,7 @@ def build_server(home: str | Path | None = None, *, archive=None):
 
         @server.tool(description=STATUTES_DESCRIPTION)
         async def search_statutes(facts: Facts, questions: Questions = None, k: Annotated[int, Field(ge=1, le=MAX_K)] = 10) -> StatuteResult:
-            _check(facts, k, questions)
+            check(facts, k, questions)
 
             def run() -> StatuteResult:
                 return service.search_statutes(facts, questions or None, k=k)

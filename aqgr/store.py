@@ -26,7 +26,7 @@ from sqlalchemy import JSON, Column, Index, Text, event, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import Field, Session, SQLModel, create_engine, delete, func, select
 
-from aqgr.errors import DatabaseDamagedError, StoreError
+from aqgr.errors import DatabaseDamagedError, InvalidTextError, StoreError
 from schemas.summary import StructuredSummary
 
 
@@ -193,7 +193,10 @@ class Store:
     def _on_error(self, context) -> None:
         """Every database error passes here: a damaged database becomes DatabaseDamagedError, whatever
         the query (reads included), so each command and route reports it the same way."""
-        problem = damage(context.original_exception)
+        original = context.original_exception
+        if isinstance(original, UnicodeEncodeError):  # a lone surrogate in an id or a name: no row can match it
+            raise InvalidTextError("text given (an id or a name)", original.start, original.object[original.start])
+        problem = damage(original)
         if problem is not None:
             raise DatabaseDamagedError(self.where, problem)
 
