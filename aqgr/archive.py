@@ -13,6 +13,7 @@ offline engines and the packaged embedding model are the defaults.
 from __future__ import annotations
 
 import errno
+import sqlite3
 import threading
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
@@ -188,7 +189,7 @@ class Archive:
         except IndexMismatchError as exc:
             index.update(ok=False, state="damaged_or_outdated", detail=str(exc))
         except (AqgrError, OSError, ValueError) as exc:
-            index.update(ok=False, state="unreadable", detail=f"{exc}: rebuild it with `aqgr index --rebuild`")
+            index.update(ok=False, state="unreadable", detail=f"{exc}: rebuild it with `aqgr index`")
         return {"ok": database["ok"] and index["ok"], "database": database, "index": index}
 
     def export_summaries(self, out: str | Path | None, *, format: str = "jsonl", engine: str | None = None) -> int:
@@ -220,6 +221,20 @@ class Archive:
         `backend`: "embedded" (default: BM25 + FAISS files in the index directory) or "milvus"
         (a collection at `uri`: a Milvus server URL or a milvus-lite path; retrieval/milvus.py).
         The manifest records the backend and URI, so `searcher()` opens the right one."""
+        try:
+            return self._build_index(spec=spec, progress=progress, backend=backend, uri=uri)
+        except OSError as exc:  # a full disk, a read-only home: the old index stays (saved atomically)
+            from aqgr.errors import WriteError
+
+            raise WriteError(str(exc.filename or self.settings.index_dir), exc) from None
+        except sqlite3.Error as exc:  # the embedding cache (cache/embeddings.sqlite) cannot be written
+            from aqgr.errors import WriteError
+
+            text = str(exc).lower()
+            code = errno.ENOSPC if "full" in text else errno.EROFS if ("readonly" in text or "read-only" in text or "unable to open" in text) else errno.EIO
+            raise WriteError(str(self.settings.cache_dir / "embeddings.sqlite"), OSError(code, str(exc))) from None
+
+    def _build_index(self, *, spec: IndexSpec | None, progress, backend: str, uri: str | None) -> dict:
         from retrieval.embed_cache import EmbeddingCache
 
         summaries = self.summaries()

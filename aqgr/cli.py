@@ -327,7 +327,7 @@ def check(home: Optional[Path] = HomeOption, database_url: Optional[str] = Datab
         _err().print(styled(("damaged:", "red"), f" the database {info['database']['where']}: restore a backup of it, or move it aside and "
                             "`aqgr import` your last `aqgr export` (or `aqgr summarize` the judgments again), then `aqgr index`"), soft_wrap=True)
     if not info["index"]["ok"]:
-        _err().print(styled(("damaged:", "red"), f" the index {info['index']['where']}: rebuild it with `aqgr index --rebuild`"), soft_wrap=True)
+        _err().print(styled(("damaged:", "red"), f" the index {info['index']['where']}: rebuild it with `aqgr index`"), soft_wrap=True)
     if not info["ok"]:
         raise typer.Exit(1)
 

@@ -57,7 +57,7 @@ class IndexMismatchError(AqgrError):
         self.differences = differences
         super().__init__(
             f"the index at {where} was built differently ({'; '.join(differences)}): "
-            "rebuild it with `aqgr index --rebuild` (or Archive.build_index(rebuild=True))"
+            "rebuild it with `aqgr index` (or Archive.build_index()), which replaces it"
         )
 
 
@@ -164,6 +164,25 @@ class StoreError(AqgrError):
             "read_only": "the archive is read-only: make its home writable or choose another with --home / AQGR_HOME",
         }.get(reason, "check the database URL (--database-url / AQGR_DATABASE_URL), the server and the disk")
         super().__init__(f"the archive database cannot be written ({reason}): {detail}; {advice}")
+
+
+class WriteError(AqgrError):
+    """A file of the archive (the index, an export) could not be written. `reason`: 'disk_full',
+    'read_only' or 'unwritable'. What was written before (the old index, an earlier export) is kept:
+    these files are written to a temporary name and renamed into place."""
+
+    def __init__(self, path: str, exc: OSError):
+        import errno
+
+        self.path = path
+        code = getattr(exc, "errno", None)
+        self.reason = {errno.ENOSPC: "disk_full", errno.EDQUOT: "disk_full", errno.EROFS: "read_only", errno.EACCES: "read_only",
+                       errno.EPERM: "read_only"}.get(code, "unwritable")
+        advice = {
+            "disk_full": "free space on that disk and run the command again",
+            "read_only": "make that folder writable, or choose another (--out, or --home / AQGR_HOME for the archive)",
+        }.get(self.reason, "check the path and the disk, then run the command again")
+        super().__init__(f"cannot write {path} ({self.reason}: {exc.strerror or exc}): {advice}; what was there before is unchanged")
 
 
 class DatabaseDamagedError(StoreError):

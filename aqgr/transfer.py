@@ -30,7 +30,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, Field
 
-from aqgr.errors import ConfigError, SummaryValidationError
+from aqgr.errors import ConfigError, SummaryValidationError, WriteError
 from aqgr.inputs import first_invalid
 from aqgr.store import Store
 from schemas.summary import StructuredSummary
@@ -65,17 +65,27 @@ def export_summaries(store: Store, out: str | Path | IO[str] | None, *, format: 
     if format == "json-dir":
         if out is None or not isinstance(out, (str, Path)):
             raise ConfigError("--format json-dir needs a folder: --out DIR")
-        return _write_dir(documents, Path(out))
+        try:
+            return _write_dir(documents, Path(out))
+        except OSError as exc:
+            raise WriteError(str(exc.filename or out), exc) from None
     if out is None or not isinstance(out, (str, Path)):
         import sys
 
         stream = out or sys.stdout
         return sum(1 for doc in documents if stream.write(json.dumps(doc, ensure_ascii=False) + "\n") is not None)
     target = Path(out)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent, prefix=f".{target.name}.", delete=False) as tmp:
-        count = sum(1 for doc in documents if tmp.write(json.dumps(doc, ensure_ascii=False) + "\n") is not None)
-    os.replace(tmp.name, target)  # atomic: a reader never sees half a file
+    tmp = None
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent, prefix=f".{target.name}.", delete=False) as tmp:
+            count = sum(1 for doc in documents if tmp.write(json.dumps(doc, ensure_ascii=False) + "\n") is not None)
+        os.replace(tmp.name, target)  # atomic: a reader never sees half a file
+    except OSError as exc:
+        raise WriteError(str(target), exc) from None
+    finally:
+        if tmp is not None and os.path.exists(tmp.name):
+            os.unlink(tmp.name)  # a failed export leaves no half file behind
     return count
 
 
@@ -85,8 +95,12 @@ def _write_dir(documents: Iterable[dict], folder: Path) -> int:
     for doc in documents:
         name = file_name_for(doc["judgment_id"])
         tmp = folder / f".{name}.tmp"
-        tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-        os.replace(tmp, folder / name)
+        try:
+            tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+            os.replace(tmp, folder / name)
+        except OSError:
+            tmp.unlink(missing_ok=True)
+            raise
         count += 1
     return count
 

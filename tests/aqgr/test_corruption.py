@@ -75,6 +75,7 @@ DAMAGES = {"pages": overwrite_pages, "header": overwrite_header, "truncated": tr
 
 def _clean_failure(result, *words: str) -> str:
     text = " ".join(result.stderr.split())
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     assert result.exit_code != 0, result.output
     assert "Traceback" not in result.output and "sqlalche.me" not in result.output, result.output
     for word in words:
@@ -163,3 +164,178 @@ def test_a_server_started_before_the_damage_keeps_searching_its_snapshot(archive
         assert client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS}).status_code == 200  # in memory
         text = client.get("/api/judgments/A1/text")
         assert text.status_code == 503 and text.json()["error"] == "database_damaged"
+
+
+# -- the index -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("content", [b"", b'{"format', b"[1, 2]", b"\xff\xfe\x00"])
+def test_damaged_or_empty_manifest(archive_home, content):
+    (archive_home / "index" / "manifest.json").write_bytes(content)
+    home = ["--home", str(archive_home)]
+    _clean_failure(runner.invoke(app, ["search", DYING_DECLARATION_FACTS, *home]), "aqgr index", str(archive_home / "index"))
+    _clean_failure(runner.invoke(app, ["citations", "A1", *home]), "aqgr index")
+    status = runner.invoke(app, ["status", *home])  # the rest of the status is still reported
+    assert status.exit_code == 0 and "aqgr index" in json.loads(status.stdout)["index"]["error"]
+    checked = runner.invoke(app, ["check", *home])
+    assert checked.exit_code == 1 and json.loads(checked.stdout)["index"]["ok"] is False
+    summaries = runner.invoke(app, ["export", *home])
+    assert summaries.exit_code == 0 and len(summaries.stdout.splitlines()) == 4  # nothing committed is lost
+    assert runner.invoke(app, ["index", "--embedder", "hashing.v1", *home]).exit_code == 0  # the fix it names
+    assert runner.invoke(app, ["search", DYING_DECLARATION_FACTS, *home]).exit_code == 0
+
+
+@pytest.mark.parametrize("missing", ["bm25.npz", "dense.faiss", "documents.json"])
+def test_missing_index_files(archive_home, missing):
+    (archive_home / "index" / missing).unlink()
+    _clean_failure(runner.invoke(app, ["search", DYING_DECLARATION_FACTS, "--home", str(archive_home)]), "aqgr index")
+    assert runner.invoke(app, ["check", "--home", str(archive_home)]).exit_code == 1
+
+
+def test_damaged_citation_graph_is_rebuilt_not_fatal(archive_home):
+    (archive_home / "citations.json").write_bytes(b"{bad")
+    result = runner.invoke(app, ["search", DYING_DECLARATION_FACTS, "--home", str(archive_home)])
+    assert result.exit_code == 0 and "Traceback" not in result.output
+    _clean_failure(runner.invoke(app, ["citations", "A1", "--home", str(archive_home)]), "aqgr index")
+    assert runner.invoke(app, ["index", "--embedder", "hashing.v1", "--home", str(archive_home)]).exit_code == 0
+    assert runner.invoke(app, ["citations", "A1", "--home", str(archive_home)]).exit_code == 0
+
+
+def test_index_on_a_damaged_database_keeps_the_old_index(archive_home):
+    before = (archive_home / "index" / "manifest.json").read_bytes()
+    overwrite_pages(archive_home / "aqgr.db")
+    _clean_failure(runner.invoke(app, ["index", "--embedder", "hashing.v1", "--home", str(archive_home)]), "damaged")
+    assert (archive_home / "index" / "manifest.json").read_bytes() == before
+
+
+def test_the_server_with_a_damaged_manifest_answers_503(archive_home):
+    from aqgr.server import create_app
+    from tests.server.conftest import TestClient
+
+    (archive_home / "index" / "manifest.json").write_bytes(b"")
+    with TestClient(create_app(archive=Archive(settings=Settings.resolve(archive_home, index=FAST))), raise_server_exceptions=False) as client:
+        response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS})
+        assert response.status_code == 503 and response.json()["error"] == "index_mismatch" and "aqgr index" in response.json()["detail"]
+        assert client.get("/api/health").json()["status"] == "no_index"
+        assert client.get("/api/judgments/A1").status_code == 200  # summaries still served from the database
+
+
+# -- a full disk and a read-only home (fault-injected: works without root or a small mount) ----------
+class FullDisk:
+    """A writer that fails with ENOSPC after `room` bytes, like a file on a full disk."""
+
+    def __init__(self, real, room: int = 100):
+        self.real, self.room = real, room
+
+    def __call__(self, *args, **kwargs):
+        handle = self.real(*args, **kwargs)
+        room = [self.room]
+        write = handle.write
+
+        def limited(data):
+            if len(data) > room[0]:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            room[0] -= len(data)
+            return write(data)
+
+        handle.write = limited
+        return handle
+
+
+def test_export_on_a_full_disk_keeps_the_previous_export(archive_home, tmp_path, monkeypatch):
+    import tempfile
+
+    out = tmp_path / "exports" / "all.jsonl"
+    assert runner.invoke(app, ["export", "--out", str(out), "--home", str(archive_home)]).exit_code == 0
+    before = out.read_bytes()
+    monkeypatch.setattr(tempfile, "NamedTemporaryFile", FullDisk(tempfile.NamedTemporaryFile))
+    _clean_failure(runner.invoke(app, ["export", "--out", str(out), "--home", str(archive_home)]), "disk_full", "free space", str(out))
+    assert out.read_bytes() == before and sorted(p.name for p in out.parent.iterdir()) == ["all.jsonl"]  # no half file
+
+
+def test_index_on_a_full_disk_keeps_the_old_index(archive_home, monkeypatch):
+    from retrieval.index import SummaryIndex
+
+    before = {p.name: p.read_bytes() for p in (archive_home / "index").iterdir()}
+
+    def full(self, directory):
+        (Path(directory) / "bm25.npz").write_bytes(b"half")
+        raise OSError(errno.ENOSPC, "No space left on device", str(Path(directory) / "dense.faiss"))
+
+    monkeypatch.setattr(SummaryIndex, "_write", full)
+    _clean_failure(runner.invoke(app, ["index", "--embedder", "hashing.v1", "--home", str(archive_home)]), "disk_full", "free space", "unchanged")
+    assert {p.name: p.read_bytes() for p in (archive_home / "index").iterdir()} == before
+    assert not [p for p in archive_home.iterdir() if p.name.startswith(".index")]  # no temporary folder left
+    monkeypatch.undo()
+    assert runner.invoke(app, ["search", DYING_DECLARATION_FACTS, "--home", str(archive_home)]).exit_code == 0
+
+
+def test_summarize_on_a_full_disk_stops_clearly_and_keeps_what_was_stored(archive_home, tmp_path, monkeypatch):
+    from sqlalchemy.exc import OperationalError
+
+    from aqgr.store import Store
+
+    more = write_judgments(tmp_path / "more", {f"B{i}": text for i, text in enumerate(json.loads(json.dumps(_texts())))})
+    real = Store._upsert
+    judgments: list[str] = []
+
+    def fills_up(self, session, row):  # the second new judgment finds the disk full
+        judgment_id = getattr(row, "id", None)  # a JudgmentRow (its summary row follows in the same transaction)
+        if judgment_id is not None and judgment_id not in judgments:
+            judgments.append(judgment_id)
+        if len(judgments) > 1:
+            raise OperationalError("INSERT", {}, sqlite3.OperationalError("database or disk is full"))
+        return real(self, session, row)
+
+    monkeypatch.setattr(Store, "_upsert", fills_up)
+    result = runner.invoke(app, ["summarize", str(more), "--home", str(archive_home)])
+    _clean_failure(result, "disk_full", "free space")
+    monkeypatch.undo()
+    ids = {d["judgment_id"] for d in map(json.loads, runner.invoke(app, ["export", "--home", str(archive_home)]).stdout.splitlines())}
+    assert {"A1", "A2", "A3", "A4"} <= ids and len(ids) == 5  # the four before, and the one stored before the disk filled
+
+
+def _texts() -> list[str]:
+    from tests.aqgr.helpers import JUDGMENTS
+
+    return [text.replace("Supreme Court", f"Supreme Court (copy {n})") for n, text in enumerate(JUDGMENTS.values())]
+
+
+def _read_only(home: Path, monkeypatch) -> None:
+    """The home as a read-only medium shows it: SQLite opened read-only, and file writes under it refused."""
+    from aqgr.store import Store
+
+    real_init = Store.__init__
+
+    def read_only_init(self, url, *, create=True):
+        if url.startswith("sqlite:///") and "mode=ro" not in url:
+            url = f"sqlite:///file:{url[len('sqlite:///'):]}?mode=ro&uri=true"
+        real_init(self, url, create=create)
+
+    monkeypatch.setattr(Store, "__init__", read_only_init)
+    real_mkdir, real_open = os.mkdir, os.open
+
+    def no_mkdir(path, *args, **kwargs):
+        if str(path).startswith(str(home)):
+            raise OSError(errno.EROFS, "Read-only file system", str(path))
+        return real_mkdir(path, *args, **kwargs)
+
+    def no_write(path, flags, *args, **kwargs):
+        if str(path).startswith(str(home)) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            raise OSError(errno.EROFS, "Read-only file system", str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "mkdir", no_mkdir)
+    monkeypatch.setattr(os, "open", no_write)
+
+
+def test_read_only_home_reads_work_and_writes_say_so(archive_home, tmp_path, monkeypatch):
+    before = runner.invoke(app, ["export", "--home", str(archive_home)]).stdout
+    _read_only(archive_home, monkeypatch)
+    home = ["--home", str(archive_home)]
+    assert runner.invoke(app, ["search", DYING_DECLARATION_FACTS, *home]).exit_code == 0
+    assert runner.invoke(app, ["export", *home]).stdout == before
+    assert runner.invoke(app, ["status", *home]).exit_code == 0
+    _clean_failure(runner.invoke(app, ["index", "--embedder", "hashing.v1", *home]), "read_only")
+    _clean_failure(runner.invoke(app, ["summarize", str(write_judgments(tmp_path / "new", {"Z1": _texts()[0]})), *home]), "read")
+    _clean_failure(runner.invoke(app, ["export", "--out", str(archive_home / "out.jsonl"), *home]), "read_only", "writable")
+    monkeypatch.undo()
+    assert runner.invoke(app, ["export", "--home", str(archive_home)]).stdout == before  # nothing lost
