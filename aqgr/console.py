@@ -13,24 +13,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Union
 
+from aqgr.inputs import shown
+
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
 
 Part = Union[str, "tuple[str, str]"]
-
-
-def shown(value: str) -> str:
-    """`value` as it can be printed: undecodable bytes of a file name as \\xNN, any other lone surrogate as \\udXXX."""
-    try:
-        value.encode("utf-8")
-        return value
-    except UnicodeEncodeError:
-        pass
-    try:
-        return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    except UnicodeEncodeError:
-        return value.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def styled(*parts: Part) -> "Text":

@@ -44,3 +44,23 @@ def first_invalid(value: object) -> tuple[int, str] | None:
         elif isinstance(item, (list, tuple)):
             stack.extend(item)
     return None
+
+
+def encodable(value: str) -> bool:
+    """Whether `value` can be encoded as UTF-8 (stored, sent, printed as it is)."""
+    try:
+        value.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
+def shown(value: str) -> str:
+    """`value` as it can be stored or printed: undecodable bytes of a file name (kept by Python as
+    \\udcXX) as \\xNN, any other lone surrogate as \\udXXX."""
+    if encodable(value):
+        return value
+    try:
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")

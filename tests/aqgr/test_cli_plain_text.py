@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from typer.testing import CliRunner
 
@@ -86,3 +87,19 @@ def test_console_helper():
     with out.capture() as captured:
         out.print("Suresh Kumar [since deceased] through LRs :smile:", "[/x]")
     assert captured.get() == "Suresh Kumar [since deceased] through LRs :smile: [/x]\n"
+
+
+def test_a_file_name_that_is_not_utf8_is_one_failure_and_the_batch_goes_on(home, tmp_path):
+    import os
+
+    folder = write_judgments(tmp_path / "in", {"A1": JUDGMENTS["A1"]})
+    (Path(os.fsdecode(os.path.join(os.fsencode(folder), b"bad\xff[name.txt")))).write_text(JUDGMENTS["A2"], encoding="utf-8")
+    result = runner.invoke(app, ["summarize", str(folder), "--home", str(home), "--json"])
+    assert result.exit_code == 0 and "Traceback" not in result.output, result.output
+    report = json.loads(result.stdout)
+    assert report["summarised"] == ["A1"]
+    [failure] = report["failed"]
+    assert failure["reason"] == "bad_name" and failure["path"].endswith("bad\\xff[name.txt") and "rename" in failure["message"]
+    assert "bad\\xff[name.txt: bad_name" in " ".join(result.stderr.split())
+    status = json.loads(runner.invoke(app, ["status", "--home", str(home)]).stdout)
+    assert status["failures_by_reason"] == {"bad_name": 1}
