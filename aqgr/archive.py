@@ -13,13 +13,14 @@ offline engines and the packaged embedding model are the defaults.
 from __future__ import annotations
 
 import errno
+import sqlite3
 import threading
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 from aqgr.batch import BatchReport, Outcome, Progress, summarize_files
 from aqgr.config import SearchOptions, Settings
-from aqgr.errors import EmptyArchiveError, NoCitationGraphError, StoreError
+from aqgr.errors import DatabaseDamagedError, EmptyArchiveError, IndexMismatchError, NoCitationGraphError, StoreError
 from aqgr.explain import explainers
 from aqgr.questions import question_generators
 from aqgr.search import Searcher
@@ -144,12 +145,16 @@ class Archive:
         for (engine, reason), n in sorted(store.count_failures().items()):
             by_reason[reason] = by_reason.get(reason, 0) + n
             by_engine.setdefault(engine, {})[reason] = n
-        manifest = self.index_manifest()
+        try:
+            manifest = self.index_manifest()
+        except IndexMismatchError as exc:  # status still reports the rest
+            manifest = {"error": str(exc)}
+        imported = store.count_imported()
         return {
             "home": str(self.home),
             "database": redact_url(self.settings.db_url),
             "judgments": store.count_judgments(),
-            "summaries": [{"engine": e, "schema_version": v, "count": n} for (e, v), n in sorted(store.count_summaries().items())],
+            "summaries": [{"engine": e, "schema_version": v, "count": n, "imported": imported.get((e, v), 0)} for (e, v), n in sorted(store.count_summaries().items())],
             "failures": sum(by_reason.values()),
             "failures_by_reason": by_reason,
             "failures_by_engine": by_engine,
@@ -159,6 +164,34 @@ class Archive:
             "work_ledger": ledger_status(store),
         }
 
+    def check(self) -> dict:
+        """The archive's health: the database's integrity check and whether the saved index loads.
+        {"ok": bool, "database": {"where", "ok", "problems"}, "index": {"where", "ok", "state", "detail"}}."""
+        from aqgr.errors import AqgrError, IndexMismatchError, NoIndexError
+        from aqgr.store import redact_url
+
+        try:
+            store = self.store
+            where = store.where
+            problems = store.integrity()
+        except DatabaseDamagedError as exc:
+            where, problems = exc.where, [exc.detail]
+        except StoreError as exc:
+            where, problems = redact_url(self.settings.db_url), [str(exc)]
+        database = {"where": where, "ok": not problems, "problems": problems}
+        index = {"where": str(self.settings.index_dir), "ok": True, "state": "ok", "detail": None}
+        try:
+            from retrieval.backends import load_index
+
+            index["detail"] = f"{len(load_index(self.settings.index_dir))} judgments indexed"
+        except NoIndexError as exc:
+            index.update(state="none", detail=str(exc))
+        except IndexMismatchError as exc:
+            index.update(ok=False, state="damaged_or_outdated", detail=str(exc))
+        except (AqgrError, OSError, ValueError) as exc:
+            index.update(ok=False, state="unreadable", detail=f"{exc}: rebuild it with `aqgr index`")
+        return {"ok": database["ok"] and index["ok"], "database": database, "index": index}
+
     def export_summaries(self, out: str | Path | None, *, format: str = "jsonl", engine: str | None = None) -> int:
         """Write the summaries (of `engine`, default the archive's summarizer) as JSON Lines (a file, or
         stdout when `out` is None) or as one JSON file per judgment in a folder; returns how many."""
@@ -166,12 +199,14 @@ class Archive:
 
         return export_summaries(self.store, out, format=format, engine=engine or self.settings.summarizer)
 
-    def import_summaries(self, paths: Iterable[str | Path]):
+    def import_summaries(self, paths: Iterable[str | Path], *, replace: bool = False):
         """Read summaries back (.jsonl, .json, folders of them), validating each against the JSON
-        Schema; invalid ones are reported, never stored. Returns an `aqgr.transfer.ImportReport`."""
+        Schema; invalid ones are reported, never stored. A stored summary of the same judgment and
+        engine is kept (the import reported as refused) unless `replace`. Returns an
+        `aqgr.transfer.ImportReport`."""
         from aqgr.transfer import import_summaries
 
-        report = import_summaries(self.store, paths)
+        report = import_summaries(self.store, paths, replace=replace)
         if report.imported:
             self._searcher = None
         return report
@@ -186,6 +221,20 @@ class Archive:
         `backend`: "embedded" (default: BM25 + FAISS files in the index directory) or "milvus"
         (a collection at `uri`: a Milvus server URL or a milvus-lite path; retrieval/milvus.py).
         The manifest records the backend and URI, so `searcher()` opens the right one."""
+        try:
+            return self._build_index(spec=spec, progress=progress, backend=backend, uri=uri)
+        except OSError as exc:  # a full disk, a read-only home: the old index stays (saved atomically)
+            from aqgr.errors import WriteError
+
+            raise WriteError(str(exc.filename or self.settings.index_dir), exc) from None
+        except sqlite3.Error as exc:  # the embedding cache (cache/embeddings.sqlite) cannot be written
+            from aqgr.errors import WriteError
+
+            text = str(exc).lower()
+            code = errno.ENOSPC if "full" in text else errno.EROFS if ("readonly" in text or "read-only" in text or "unable to open" in text) else errno.EIO
+            raise WriteError(str(self.settings.cache_dir / "embeddings.sqlite"), OSError(code, str(exc))) from None
+
+    def _build_index(self, *, spec: IndexSpec | None, progress, backend: str, uri: str | None) -> dict:
         from retrieval.embed_cache import EmbeddingCache
 
         summaries = self.summaries()
@@ -278,10 +327,21 @@ class Archive:
         return judgment_citations(judgment_id, graph, self.summary)
 
     def index_manifest(self) -> dict | None:
+        """The saved index's manifest; None without an index. An unreadable one raises IndexMismatchError (rebuild)."""
         import json
 
+        from aqgr.errors import IndexMismatchError
+
         path = self.settings.index_dir / "manifest.json"
-        return json.loads(path.read_text()) if path.exists() else None
+        try:
+            found = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:  # ValueError: not JSON, not UTF-8
+            raise IndexMismatchError(str(self.settings.index_dir), [f"manifest.json is unreadable ({type(exc).__name__}: {exc})"]) from None
+        if not isinstance(found, dict):
+            raise IndexMismatchError(str(self.settings.index_dir), ["manifest.json is not a JSON object"])
+        return found
 
     # -- stage 3 -----------------------------------------------------------
     def searcher(self) -> Searcher:

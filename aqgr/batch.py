@@ -36,6 +36,7 @@ from typing import Callable, Iterable
 from pydantic import BaseModel, Field
 
 from aqgr.errors import BatchInterrupted, ConfigError, LeaseLostError, ReadError, StoreError, SummarizeError, SummaryValidationError
+from aqgr.inputs import encodable, shown
 from aqgr.store import JudgmentRow, Store
 from schemas.summary import SCHEMA_VERSION, Provenance, StructuredSummary
 from schemas.validation import validate_summary
@@ -338,6 +339,10 @@ def plan(paths: Iterable[str | Path], store: Store, engine: SummarizerEngine, *,
     seen: dict[str, str] = {}
     for path, judgment_id in candidates:
         source = str(path)
+        if not (encodable(source) and encodable(judgment_id)):  # bytes that are not UTF-8 in the name: cannot be stored
+            early.append(FileFailure(path=shown(source), judgment_id=shown(judgment_id), stage="read", reason="bad_name",
+                                     message=f"{shown(source)}: the file name is not valid UTF-8 (its undecodable bytes shown as \\xNN): rename the file"))
+            continue
         if judgment_id in seen and seen[judgment_id] != source:
             early.append(FileFailure(path=source, judgment_id=judgment_id, stage="read", reason="duplicate_id", message=f"id {judgment_id!r} is also the id of {seen[judgment_id]} in this batch; rename one of the files or use --id-from relpath"))
             continue

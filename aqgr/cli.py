@@ -10,6 +10,7 @@ from typing import Optional
 
 import typer
 
+from aqgr.console import console, styled  # light: rich is imported when something is printed
 from aqgr.errors import AqgrError
 
 app = typer.Typer(
@@ -24,9 +25,13 @@ HomeOption = typer.Option(None, "--home", envvar="AQGR_HOME", help="Archive home
 
 
 def _err():
-    from rich.console import Console
+    """The console for messages (stderr). Plain text only: see aqgr/console.py."""
+    return console(stderr=True)
 
-    return Console(stderr=True, highlight=False)
+
+def _out():
+    """The console for people-readable data on stdout (search results, citations). Plain text only."""
+    return console()
 
 
 DatabaseOption = typer.Option(None, "--database-url", envvar="AQGR_DATABASE_URL", help="SQLAlchemy database URL, e.g. postgresql+psycopg://user@127.0.0.1/aqgr. Default: SQLite aqgr.db in the home.")
@@ -86,7 +91,7 @@ def _archive(home: Optional[Path], database_url: Optional[str] = None):
 
 
 def _fail(exc: Exception, code: int = 2) -> None:
-    _err().print(f"[red]error:[/red] {exc}", markup=True, soft_wrap=True)
+    _err().print(styled(("error:", "red"), f" {exc}"), soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -118,12 +123,18 @@ def summarize(
         def render(self, task) -> Text:
             return Text(f"{task.speed:.1f} docs/s" if task.speed else "- docs/s")
 
+    class CountsColumn(ProgressColumn):  # the file name is data: styled, never markup
+        def render(self, task) -> Text:
+            seen = task.fields.get("counts") or counts
+            return styled((f"{seen['summarised']} new", "green"), " ", (f"{seen['unchanged']} unchanged", "dim"), " ",
+                          (f"{seen['failed']} failed", "yellow"), " ", task.fields.get("current", ""))
+
     if not paths and not retry_failed and not worker_id:
         _fail(typer.BadParameter("give judgment files or folders, --retry-failed, or --worker-id to join a shared batch"))
     archive = _archive(home, database_url)
     console = _err()
     counts = {"summarised": 0, "unchanged": 0, "failed": 0}
-    columns = (TextColumn("summarising"), BarColumn(), MofNCompleteColumn(), RateColumn(), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), TextColumn("{task.description}"))
+    columns = (TextColumn("summarising"), BarColumn(), MofNCompleteColumn(), RateColumn(), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), CountsColumn())
     previous = signal.signal(signal.SIGTERM, signal.default_int_handler)  # `kill` stops like Ctrl-C: running items finish
     interrupted = False
     try:
@@ -131,7 +142,7 @@ def summarize(
             task = bar.add_task("", total=None)
 
             def progress(done: int, total: int, current: str) -> None:
-                bar.update(task, completed=done, total=total, description=f"[green]{counts['summarised']} new[/] [dim]{counts['unchanged']} unchanged[/] [yellow]{counts['failed']} failed[/] {Path(current).name if current else ''}")
+                bar.update(task, completed=done, total=total, counts=dict(counts), current=Path(current).name if current else "")
 
             def on_result(outcome) -> None:
                 counts[outcome.status] = counts.get(outcome.status, 0) + 1
@@ -148,7 +159,7 @@ def summarize(
         typer.echo(report.model_dump_json(indent=2))
     _print_batch(report, console, archive)
     if interrupted:
-        console.print("[yellow]interrupted[/yellow]: finished judgments are stored; run the same command again to do the rest")
+        console.print(styled(("interrupted", "yellow"), ": finished judgments are stored; run the same command again to do the rest"))
         raise typer.Exit(130)
     if report.aborted:
         _fail(Exception(report.aborted))
@@ -163,17 +174,17 @@ def _print_batch(report, console, archive) -> None:
     if report.failures_by_reason:
         console.print("failed by reason: " + ", ".join(f"{reason} {n}" for reason, n in sorted(report.failures_by_reason.items(), key=lambda kv: (-kv[1], kv[0]))))
     if report.lost_leases:
-        console.print(f"[yellow]{len(report.lost_leases)} item(s) outlived their lease and went to another worker[/yellow] (results discarded); consider a longer --lease-seconds")
+        console.print(styled((f"{len(report.lost_leases)} item(s) outlived their lease and went to another worker", "yellow"), " (results discarded); consider a longer --lease-seconds"))
     if report.usage:
         console.print("provider usage: " + ", ".join(f"{k} {v:g}" for k, v in sorted(report.usage.items())))
     for failure in report.failed[:50]:
-        console.print(f"  [yellow]failed[/yellow] {failure.path}: {failure.reason}: {failure.message}", soft_wrap=True)
+        console.print(styled("  ", ("failed", "yellow"), f" {failure.path}: {failure.reason}: {failure.message}"), soft_wrap=True)
     if len(report.failed) > 50:
         console.print(f"  ... and {len(report.failed) - 50} more: `aqgr status` counts them; `aqgr summarize --retry-failed` retries them")
     for path in report.skipped_unsupported[:20]:
-        console.print(f"  [dim]skipped[/dim] {path}")
+        console.print(styled("  ", ("skipped", "dim"), f" {path}"))
     if len(report.skipped_unsupported) > 20:
-        console.print(f"  [dim]... and {len(report.skipped_unsupported) - 20} more skipped[/dim]")
+        console.print(styled("  ", (f"... and {len(report.skipped_unsupported) - 20} more skipped", "dim")))
 
 
 @app.command()
@@ -213,27 +224,27 @@ def index(
 
 
 def _print_result(result, console) -> None:
-    console.print(f"[bold]Questions[/bold] ({'chosen' if result.questions_chosen_by_user else 'generated'}):")
+    console.print(styled(("Questions", "bold"), f" ({'chosen' if result.questions_chosen_by_user else 'generated'}):"))
     for i, question in enumerate(result.questions, 1):
         console.print(f"  Q{i}. {question}")
     if not result.hits:
         console.print("No judgment in the archive addresses these questions above the relevance threshold.")
     for hit in result.hits:
-        console.print(f"\n[bold]{hit.rank}. {hit.parties}[/bold]  [{hit.judgment_id}]  score {hit.score}/10")
+        console.print(styled("\n", (f"{hit.rank}. {hit.parties}", "bold"), f"  [{hit.judgment_id}]  score {hit.score}/10"))
         meta = ", ".join(x for x in (hit.case_number, hit.court, hit.date) if x)
         if meta:
             console.print(f"   {meta}")
-        console.print(f"   [cyan]Issue:[/cyan] {hit.legal_issue}")
-        console.print(f"   [cyan]Why it applies:[/cyan] {hit.reason}")
+        console.print(styled("   ", ("Issue:", "cyan"), f" {hit.legal_issue}"))
+        console.print(styled("   ", ("Why it applies:", "cyan"), f" {hit.reason}"))
         if hit.cited_by:
             more = f" and {len(hit.cited_by) - 3} more" if len(hit.cited_by) > 3 else ""
-            console.print(f"   [cyan]Cited by similar judgments:[/cyan] {', '.join(hit.cited_by[:3])}{more}  [dim](aqgr citations {hit.judgment_id})[/dim]")
+            console.print(styled("   ", ("Cited by similar judgments:", "cyan"), f" {', '.join(hit.cited_by[:3])}{more}  ", (f"(aqgr citations {hit.judgment_id})", "dim")))
     engines = result.engines
-    console.print(f"\n[dim]engines: questions {engines.questions}, explanations {engines.explainer}, summaries {engines.summarizer}, embeddings {engines.embedder}; {result.timings_ms.get('total', 0):.0f} ms[/dim]")
+    console.print(styled("\n", (f"engines: questions {engines.questions}, explanations {engines.explainer}, summaries {engines.summarizer}, embeddings {engines.embedder}; {result.timings_ms.get('total', 0):.0f} ms", "dim")))
     for note in result.notes:
-        console.print(f"[yellow]{note}[/yellow]")
+        console.print(styled((note, "yellow")))
     if result.dropped_not_in_archive:
-        console.print(f"[yellow]{result.dropped_not_in_archive} judgment(s) named by an engine were not in the archive and were dropped[/yellow]")
+        console.print(styled((f"{result.dropped_not_in_archive} judgment(s) named by an engine were not in the archive and were dropped", "yellow")))
 
 
 @app.command()
@@ -264,9 +275,7 @@ def search(
     if as_json:
         typer.echo(result.model_dump_json(indent=2))
     else:
-        from rich.console import Console
-
-        _print_result(result, Console(highlight=False))
+        _print_result(result, _out())
 
 
 @app.command()
@@ -285,17 +294,15 @@ def citations(
     if as_json:
         typer.echo(found.model_dump_json(indent=2))
         return
-    from rich.console import Console
-
-    console = Console(highlight=False)
-    console.print(f"[bold]{found.judgment.parties}[/bold]  [{found.judgment.judgment_id}]")
+    console = _out()
+    console.print(styled((found.judgment.parties, "bold"), f"  [{found.judgment.judgment_id}]"))
     for title, refs in (("Cites", found.cites), ("Cited by", found.cited_by)):
-        console.print(f"\n[bold]{title}[/bold] ({len(refs)} judgment(s) of the archive)" + (":" if refs else ""))
+        console.print(styled("\n", (title, "bold"), f" ({len(refs)} judgment(s) of the archive)" + (":" if refs else "")))
         for ref in refs:
             meta = ", ".join(x for x in (ref.case_number, ref.date) if x)
             console.print(f"  {ref.parties}  [{ref.judgment_id}]" + (f"  {meta}" if meta else ""))
             if ref.mention:
-                console.print(f"    [dim]{ref.how}: \"{ref.mention}\"[/dim]")
+                console.print(styled("    ", (f"{ref.how}: \"{ref.mention}\"", "dim")))
 
 
 @app.command()
@@ -317,6 +324,21 @@ def status(home: Optional[Path] = HomeOption, database_url: Optional[str] = Data
     if info["index"]:
         info["index"] = {k: v for k, v in info["index"].items() if k != "doc_ids"}
     typer.echo(json.dumps(info, indent=2, default=str))
+
+
+@app.command()
+def check(home: Optional[Path] = HomeOption, database_url: Optional[str] = DatabaseOption) -> None:
+    """Check the archive: the database's integrity (SQLite's integrity check of every page) and whether the
+    saved index loads. JSON on stdout; exit code 1 when something is damaged, with how to recover on stderr."""
+    info = _archive(home, database_url).check()
+    typer.echo(json.dumps(info, indent=2))
+    if not info["database"]["ok"]:
+        _err().print(styled(("damaged:", "red"), f" the database {info['database']['where']}: restore a backup of it, or move it aside and "
+                            "`aqgr import` your last `aqgr export` (or `aqgr summarize` the judgments again), then `aqgr index`"), soft_wrap=True)
+    if not info["index"]["ok"]:
+        _err().print(styled(("damaged:", "red"), f" the index {info['index']['where']}: rebuild it with `aqgr index`"), soft_wrap=True)
+    if not info["ok"]:
+        raise typer.Exit(1)
 
 
 @app.command("export")
@@ -341,19 +363,26 @@ def import_(
     home: Optional[Path] = HomeOption,
     database_url: Optional[str] = DatabaseOption,
     as_json: bool = typer.Option(False, "--json", help="Print the import report as JSON on stdout."),
+    replace: bool = typer.Option(False, "--replace", help="Overwrite a stored summary of the same judgment and engine (kept by default, and the import reported as refused)."),
 ) -> None:
-    """Import summaries, validating each against the JSON Schema; invalid ones are reported, not stored."""
+    """Import summaries, validating each against the JSON Schema; invalid ones are reported, not stored.
+    A judgment that already has a different summary from the same engine keeps it unless --replace;
+    imported summaries are counted as such by `aqgr status`."""
     try:
-        report = _archive(home, database_url).import_summaries(paths)
+        report = _archive(home, database_url).import_summaries(paths, replace=replace)
     except AqgrError as exc:
         _fail(exc)
     if as_json:
         typer.echo(report.model_dump_json(indent=2))
     console = _err()
-    console.print(f"imported {len(report.imported)} summaries ({len(report.replaced)} replaced stored ones), {len(report.invalid)} invalid")
-    for bad in report.invalid[:50]:
-        console.print(f"  [yellow]invalid[/yellow] {bad.where}: {bad.problem}", soft_wrap=True)
-    if report.invalid and not report.imported:
+    console.print(f"imported {len(report.imported)} summaries ({len(report.replaced)} replaced stored ones), {len(report.invalid)} invalid, "
+                  f"{len(report.refused)} refused (a different summary is stored: --replace overwrites it)")
+    for kind, items in (("invalid", report.invalid), ("refused", report.refused)):
+        for bad in items[:50]:
+            console.print(styled("  ", (kind, "yellow"), f" {bad.where}: {bad.problem}"), soft_wrap=True)
+        if len(items) > 50:
+            console.print(f"  ... and {len(items) - 50} more {kind}: --json lists them all")
+    if (report.invalid or report.refused) and not report.imported:
         raise typer.Exit(1)
 
 
@@ -368,11 +397,8 @@ def demo(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Summarise the sample archive, build the index and answer a sample scenario, offline."""
-    from rich.console import Console
-
     from aqgr.archive import Archive
     from aqgr.config import default_home
-
     sample = sample or sample_dir()
     scenarios_file = sample / "scenarios.json"
     if not scenarios_file.exists():
@@ -386,14 +412,14 @@ def demo(
         with console.status("building the index (BM25 + FAISS over all-MiniLM-L6-v2)"):
             archive.build_index()
         scenario = json.loads(scenarios_file.read_text())[0]
-        console.print(f"\n[bold]Scenario {scenario['id']}[/bold]: {scenario['facts']}\n")
+        console.print(styled("\n", (f"Scenario {scenario['id']}", "bold"), f": {scenario['facts']}\n"))
         result = archive.search(scenario["facts"])
     except AqgrError as exc:
         _fail(exc)
     if as_json:
         typer.echo(result.model_dump_json(indent=2))
     else:
-        _print_result(result, Console(highlight=False))
+        _print_result(result, _out())
 
 
 def _register_eval() -> None:

@@ -57,7 +57,7 @@ class IndexMismatchError(AqgrError):
         self.differences = differences
         super().__init__(
             f"the index at {where} was built differently ({'; '.join(differences)}): "
-            "rebuild it with `aqgr index --rebuild` (or Archive.build_index(rebuild=True))"
+            "rebuild it with `aqgr index` (or Archive.build_index()), which replaces it"
         )
 
 
@@ -95,6 +95,18 @@ class FactsTooShortError(AqgrError):
         super().__init__(
             f"the facts have {found} content word(s); at least {needed} are needed to search: "
             "describe who did what, what happened and what is disputed"
+        )
+
+
+class InvalidTextError(AqgrError, ValueError):
+    """Text that is not valid Unicode (a lone surrogate such as \\ud800, from a broken encoder or
+    a JSON escape). Refused before it reaches the archive, the index or an answer."""
+
+    def __init__(self, what: str, position: int, char: str):
+        self.what, self.position = what, position
+        super().__init__(
+            f"invalid character (lone surrogate U+{ord(char):04X}) at position {position} of the {what}: "
+            "send the text as UTF-8, or remove that character"
         )
 
 
@@ -152,6 +164,40 @@ class StoreError(AqgrError):
             "read_only": "the archive is read-only: make its home writable or choose another with --home / AQGR_HOME",
         }.get(reason, "check the database URL (--database-url / AQGR_DATABASE_URL), the server and the disk")
         super().__init__(f"the archive database cannot be written ({reason}): {detail}; {advice}")
+
+
+class WriteError(AqgrError):
+    """A file of the archive (the index, an export) could not be written. `reason`: 'disk_full',
+    'read_only' or 'unwritable'. What was written before (the old index, an earlier export) is kept:
+    these files are written to a temporary name and renamed into place."""
+
+    def __init__(self, path: str, exc: OSError):
+        import errno
+
+        self.path = path
+        code = getattr(exc, "errno", None)
+        self.reason = {errno.ENOSPC: "disk_full", errno.EDQUOT: "disk_full", errno.EROFS: "read_only", errno.EACCES: "read_only",
+                       errno.EPERM: "read_only"}.get(code, "unwritable")
+        advice = {
+            "disk_full": "free space on that disk and run the command again",
+            "read_only": "make that folder writable, or choose another (--out, or --home / AQGR_HOME for the archive)",
+        }.get(self.reason, "check the path and the disk, then run the command again")
+        super().__init__(f"cannot write {path} ({self.reason}: {exc.strerror or exc}): {advice}; what was there before is unchanged")
+
+
+class DatabaseDamagedError(StoreError):
+    """The archive database file is damaged (SQLite: 'database disk image is malformed', 'file is not
+    a database'; PostgreSQL: data corrupted). Nothing more is read from or written to it."""
+
+    def __init__(self, where: str, detail: str):
+        self.reason, self.detail, self.where = "damaged", detail, where
+        AqgrError.__init__(
+            self,
+            f"the archive database {where} is damaged ({detail}). Check it with `aqgr check` (SQLite's integrity check). "
+            "To recover: restore a backup of that file; or move it aside and rebuild the archive: `aqgr import` your last "
+            "`aqgr export` (summaries.jsonl), or run `aqgr summarize` on the judgments again, then `aqgr index`. "
+            "The index and caches in the home are not affected",
+        )
 
 
 class LeaseLostError(AqgrError):

@@ -15,7 +15,7 @@ nothing here prints.
 from pathlib import Path
 from typing import Annotated, Callable, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 
 from aqgr.errors import AqgrError
 
@@ -35,7 +35,13 @@ class JudgmentTextOut(BaseModel):
     truncated: bool = Field(description="True when the text was cut.")
 
 
-JudgmentId = Annotated[str, Field(description="A judgment_id as returned in search hits.", min_length=1, max_length=300)]
+def _valid_id(value: str) -> str:
+    from aqgr.inputs import check_text
+
+    return check_text(value, "judgment id")
+
+
+JudgmentId = Annotated[str, Field(description="A judgment_id as returned in search hits.", min_length=1, max_length=300), AfterValidator(_valid_id)]
 
 INSTRUCTIONS = (
     "aqgr finds precedents (court judgments) for a set of facts by the legal questions the facts raise. "
@@ -90,7 +96,11 @@ the archive, among the precedents found for the facts, that quote it word for wo
 Every statute returned exists in the archive's statute collection."""
 
 
-def _check(facts: str, k: int | None = None) -> None:
+def _check(facts: str, k: int | None = None, questions: list[str] | None = None) -> None:
+    from aqgr.inputs import check_text, check_texts
+
+    check_text(facts, "facts")
+    check_texts(questions, "questions")
     if len(facts) > MAX_FACTS_CHARS:
         raise AqgrError(f"the facts have {len(facts):,} characters; at most {MAX_FACTS_CHARS:,} are accepted: keep the facts that matter")
     if k is not None and not 1 <= k <= MAX_K:
@@ -113,6 +123,12 @@ def build_server(home: str | Path | None = None, *, archive=None):
     service = ArchiveService(archive or Archive(home))
     server = MCPServer("aqgr", instructions=INSTRUCTIONS, version=aqgr.__version__, log_level="WARNING")
 
+    def check(facts: str, k: int | None = None, questions: list[str] | None = None) -> None:
+        try:
+            _check(facts, k, questions)
+        except AqgrError as exc:  # a tool error with aqgr's message (what to do), not the SDK's generic one
+            raise ToolError(str(exc)) from exc
+
     async def call(fn: Callable[[], T]) -> T:
         try:
             return await anyio.to_thread.run_sync(fn)
@@ -121,12 +137,12 @@ def build_server(home: str | Path | None = None, *, archive=None):
 
     @server.tool(description=SEARCH_DESCRIPTION)
     async def search_precedents(facts: Facts, questions: Questions = None, k: Annotated[int, Field(ge=1, le=MAX_K)] = 10) -> SearchResult:
-        _check(facts, k)
+        check(facts, k, questions)
         return await call(lambda: service.searcher().search(facts, questions or None, k=k))
 
     @server.tool(description=QUESTIONS_DESCRIPTION)
     async def candidate_questions(facts: Facts, n: Annotated[int, Field(ge=1, le=50)] = 10) -> list[CandidateQuestion]:
-        _check(facts)
+        check(facts)
         return await call(lambda: service.searcher().candidate_questions(facts, n=n))
 
     @server.tool(description=SUMMARY_DESCRIPTION)
@@ -151,7 +167,7 @@ def build_server(home: str | Path | None = None, *, archive=None):
 
         @server.tool(description=STATUTES_DESCRIPTION)
         async def search_statutes(facts: Facts, questions: Questions = None, k: Annotated[int, Field(ge=1, le=MAX_K)] = 10) -> StatuteResult:
-            _check(facts, k)
+            check(facts, k, questions)
 
             def run() -> StatuteResult:
                 return service.search_statutes(facts, questions or None, k=k)

@@ -28,6 +28,7 @@ from typing import Mapping, Sequence
 from aqgr.config import SearchOptions
 from aqgr.errors import EmptyArchiveError, FactsTooShortError
 from aqgr.explain import Candidate, Explainer
+from aqgr.inputs import check_text, check_texts
 from aqgr.questions import QuestionGenerator
 from aqgr.relevance import RelevanceScorer
 from retrieval.fusion import fusers
@@ -81,7 +82,7 @@ class Searcher:
 
     # -- stage 3.1 ---------------------------------------------------------
     def _check_facts(self, facts: str, options: SearchOptions) -> str:
-        facts = " ".join((facts or "").split())
+        facts = " ".join(check_text(facts or "", "facts").split())
         found = self.scorer.content_words(facts)
         if found < options.min_content_words:
             raise FactsTooShortError(found, options.min_content_words)
@@ -162,6 +163,7 @@ class Searcher:
         timings: dict[str, float] = {}
         started = time.perf_counter()
         facts = self._check_facts(facts, options)
+        check_texts(questions, "questions")
 
         candidates, facts_runs = self._candidates(facts, options.n_candidate_questions, options, restrict, exclude)
         chosen = [" ".join(q.split()) for q in questions or [] if q and q.strip()]

@@ -45,6 +45,10 @@ def register(app: typer.Typer, home_option) -> None:
         max_facts_chars: int = typer.Option(20_000, help="Facts longer than this get 413."),
         max_k: int = typer.Option(50, help="Most judgments one request may ask for."),
         cors_origin: Optional[list[str]] = typer.Option(None, "--cors-origin", help="Allow cross-origin requests from this origin (repeat). Closed by default."),
+        allowed_host: Optional[list[str]] = typer.Option(None, "--allowed-host", envvar="AQGR_SERVE_ALLOWED_HOSTS", help="Also answer requests for this host name (repeat), e.g. the name a team uses for the server; '*' answers any (no DNS-rebinding protection). Always answered: 127.0.0.1, localhost, ::1 and the bound address."),
+        max_body_bytes: int = typer.Option(100_000, help="Request bodies over this size get 413."),
+        read_timeout: float = typer.Option(10.0, "--read-timeout", help="Seconds a request's headers and body may take to arrive (else 408)."),
+        max_searches: int = typer.Option(8, help="Searches running at once; more wait up to 15 s in a queue, then get 503 with Retry-After."),
     ) -> None:
         """Serve the HTTP API and the issue-first web page over the archive (http://127.0.0.1:8765/)."""
         from aqgr.server.config import ServeConfig, is_loopback
@@ -60,9 +64,16 @@ def register(app: typer.Typer, home_option) -> None:
 
         from aqgr.server.app import create_app
 
-        config = ServeConfig(host=host, port=port, api_key=api_key or None, max_facts_chars=max_facts_chars, max_k=max_k, cors_origins=tuple(cors_origin or ()))
+        from aqgr.server.limits import uvicorn_options
+
+        hosts = tuple(h for value in allowed_host or () for h in value.replace(",", " ").split())  # the env var: comma- or space-separated
+        try:
+            config = ServeConfig(host=host, port=port, api_key=api_key or None, max_facts_chars=max_facts_chars, max_k=max_k, cors_origins=tuple(cors_origin or ()),
+                                 allowed_hosts=hosts, max_body_bytes=max_body_bytes, read_timeout_seconds=read_timeout, max_searches=max_searches)
+        except ValueError as exc:  # pydantic's ValidationError: a limit out of range
+            _fail(exc)
         typer.echo(f"aqgr serving {home or 'the default archive'} on http://{host}:{port}/ (OpenAPI: /openapi.json)", err=True)
-        uvicorn.run(create_app(config=config, archive=_open(home)), host=host, port=port, log_level="info", server_header=False)
+        uvicorn.run(create_app(config=config, archive=_open(home)), host=host, port=port, log_level="info", **uvicorn_options(config))
 
     @app.command()
     def mcp(home: Optional[Path] = home_option) -> None:

@@ -26,7 +26,7 @@ from sqlalchemy import JSON, Column, Index, Text, event, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import Field, Session, SQLModel, create_engine, delete, func, select
 
-from aqgr.errors import StoreError
+from aqgr.errors import DatabaseDamagedError, InvalidTextError, StoreError
 from schemas.summary import StructuredSummary
 
 
@@ -69,6 +69,18 @@ class FailureRow(SQLModel, table=True):
     reason: str  # short kind: empty, binary, duplicate_id, invalid_output, ...
     message: str = Field(sa_column=Column(Text, nullable=False))
     at: datetime = Field(default_factory=_now)
+
+
+class ImportRow(SQLModel, table=True):
+    """A summary that came in through `aqgr import` rather than from a summarizer run here (shown by
+    `aqgr status`); removed when this archive summarises the judgment with that engine itself."""
+
+    __tablename__ = "imports"
+
+    judgment_id: str = Field(primary_key=True)
+    engine: str = Field(primary_key=True)
+    source: str = Field(sa_column=Column(Text, nullable=False))  # file, or file:line
+    imported_at: datetime = Field(default_factory=_now)
 
 
 class WorkRow(SQLModel, table=True):
@@ -121,7 +133,7 @@ class RateBucketRow(SQLModel, table=True):
     updated_at: float
 
 
-_KEYS = {JudgmentRow: ("id",), SummaryRow: ("judgment_id", "engine"), FailureRow: ("source_path", "engine")}
+_KEYS = {JudgmentRow: ("id",), SummaryRow: ("judgment_id", "engine"), FailureRow: ("source_path", "engine"), ImportRow: ("judgment_id", "engine")}
 InTransaction = Callable[[Session], None]  # more work done in the same transaction as a write
 
 
@@ -133,6 +145,18 @@ def redact_url(url: str) -> str:
         return make_url(url).render_as_string(hide_password=True)
     except Exception:
         return "<unparsable database URL>"
+
+
+_DAMAGED = ("database disk image is malformed", "file is not a database", "file is encrypted or is not a database")
+
+
+def damage(exc: BaseException) -> str | None:
+    """The problem, when `exc` says the database file itself is damaged (not locked, full or read-only)."""
+    inner = getattr(exc, "orig", None) or exc
+    if getattr(inner, "sqlite_errorname", "") in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or (getattr(inner, "sqlstate", None) or "") in ("XX001", "XX002"):
+        return str(inner).strip().splitlines()[0] if str(inner).strip() else type(inner).__name__
+    message = str(inner).lower()
+    return next((found for found in _DAMAGED if found in message), None)
 
 
 def classify(exc: BaseException) -> StoreError:
@@ -162,8 +186,35 @@ class Store:
             event.listen(self.engine, "connect", _sqlite_pragmas)
         else:
             self.engine = create_engine(url, pool_pre_ping=True)
+        event.listen(self.engine, "handle_error", self._on_error)
         if create:
             self._create_tables()
+
+    def _on_error(self, context) -> None:
+        """Every database error passes here: a damaged database becomes DatabaseDamagedError, whatever
+        the query (reads included), so each command and route reports it the same way."""
+        original = context.original_exception
+        if isinstance(original, UnicodeEncodeError):  # a lone surrogate in an id or a name: no row can match it
+            raise InvalidTextError("text given (an id or a name)", original.start, original.object[original.start])
+        problem = damage(original)
+        if problem is not None:
+            raise DatabaseDamagedError(self.where, problem)
+
+    @property
+    def where(self) -> str:
+        """The database for messages: the SQLite file's path, else the URL without its password."""
+        from sqlalchemy.engine import make_url
+
+        if self.dialect == "sqlite":
+            try:
+                database = make_url(self.url).database
+            except Exception:
+                database = None
+            if database and database != ":memory:":
+                import os
+
+                return os.path.abspath(database)
+        return redact_url(self.url)
 
     def _create_tables(self) -> None:
         try:
@@ -185,6 +236,22 @@ class Store:
         database = make_url(self.url).database if self.dialect == "sqlite" else None
         folder = os.path.dirname(os.path.abspath(database)) if database and database != ":memory:" else None
         return bool(folder) and os.path.isdir(folder) and not os.access(folder, os.W_OK)
+
+    def integrity(self) -> list[str]:
+        """What is wrong with the database, empty when nothing is: SQLite's `PRAGMA integrity_check`
+        (every page and index), elsewhere a full read of every table."""
+        try:
+            with self.engine.connect() as conn:
+                if self.dialect == "sqlite":
+                    found = [line for row in conn.exec_driver_sql("PRAGMA integrity_check(20)") for line in str(row[0]).splitlines()]
+                    return [] if found == ["ok"] else found
+                for table in SQLModel.metadata.sorted_tables:
+                    conn.execute(select(func.count()).select_from(table)).one()
+                return []
+        except DatabaseDamagedError as exc:
+            return [exc.detail]
+        except (OperationalError, DBAPIError) as exc:
+            return [str(classify(exc))]
 
     def session(self) -> Session:
         return Session(self.engine, expire_on_commit=False)
@@ -248,6 +315,8 @@ class Store:
 
     # judgments -----------------------------------------------------------
     def judgment(self, judgment_id: str) -> JudgmentRow | None:
+        if not _storable(judgment_id):
+            return None
         with self.session() as s:
             return s.get(JudgmentRow, judgment_id)
 
@@ -261,6 +330,8 @@ class Store:
 
     # summaries -----------------------------------------------------------
     def summary_row(self, judgment_id: str, engine: str) -> SummaryRow | None:
+        if not _storable(judgment_id):
+            return None
         with self.session() as s:
             return s.get(SummaryRow, (judgment_id, engine))
 
@@ -287,29 +358,46 @@ class Store:
             self._upsert(s, judgment)
             self._upsert(s, row)
             s.exec(delete(FailureRow).where(FailureRow.source_path == judgment.source_path, FailureRow.engine == row.engine))
+            s.exec(delete(ImportRow).where(ImportRow.judgment_id == judgment.id, ImportRow.engine == row.engine))  # made here now
 
         self._write(action, then)
 
-    def save_imported(self, summary: StructuredSummary, *, source: str) -> bool:
-        """Store an imported (already validated) summary. Its judgment row is kept when present,
-        else a text-less placeholder is added. True when it replaced a stored summary."""
-        replaced = self.summary_row(summary.judgment_id, summary.provenance.engine) is not None
+    def save_imported(self, summary: StructuredSummary, *, source: str, replace: bool = False) -> str:
+        """Store an imported (already validated) summary, recorded as imported. Its judgment row is kept
+        when present, else a text-less placeholder is added. Returns 'new'; 'same' when an identical
+        summary of that engine is stored (nothing written); 'replaced' when a different one was stored
+        and `replace` is true; 'refused' (nothing written) when a different one is stored and `replace`
+        is false. Checked and written in one locked transaction."""
         row = self._summary_row(summary.judgment_id, summary)
-
-        def action(s: Session) -> None:
+        outcome = "new"
+        with self.locked() as s:
+            stored = s.get(SummaryRow, (summary.judgment_id, row.engine), with_for_update=True)
+            if stored is not None:
+                if stored.data == row.data:
+                    return "same"
+                if not replace:
+                    return "refused"
+                outcome = "replaced"
             if s.get(JudgmentRow, summary.judgment_id) is None:
                 self._upsert(s, JudgmentRow(id=summary.judgment_id, source_path=source, sha256=summary.provenance.source_sha256, n_chars=0, text=""))
             self._upsert(s, row)
+            self._upsert(s, ImportRow(judgment_id=summary.judgment_id, engine=row.engine, source=source, imported_at=_now()))
+        return outcome
 
-        self._write(action)
-        return replaced
+    def count_imported(self) -> dict[tuple[str, str], int]:
+        """{(engine, schema_version): count} of the stored summaries that came in through an import."""
+        with self.session() as s:
+            query = (select(SummaryRow.engine, SummaryRow.schema_version, func.count())
+                     .join(ImportRow, (ImportRow.judgment_id == SummaryRow.judgment_id) & (ImportRow.engine == SummaryRow.engine))
+                     .group_by(SummaryRow.engine, SummaryRow.schema_version))
+            return {(e, v): n for e, v, n in s.exec(query).all()}
 
     def summaries(self, engine: str, ids: Iterable[str] | None = None) -> list[StructuredSummary]:
         """Every stored summary made by `engine` (optionally only these ids), ordered by judgment id."""
         with self.session() as s:
             query = select(SummaryRow).where(SummaryRow.engine == engine).order_by(SummaryRow.judgment_id)
             if ids is not None:
-                query = query.where(SummaryRow.judgment_id.in_(list(ids)))
+                query = query.where(SummaryRow.judgment_id.in_([i for i in ids if _storable(i)]))
             rows = s.exec(query).all()
         return [StructuredSummary.model_validate(r.data) for r in rows]
 
@@ -359,6 +447,15 @@ class Store:
     def count_judgments(self) -> int:
         with self.session() as s:
             return s.exec(select(func.count()).select_from(JudgmentRow)).one()
+
+
+def _storable(key: str) -> bool:
+    """False for an id no row can have: text that cannot be encoded (a lone surrogate)."""
+    try:
+        key.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:

@@ -7,8 +7,16 @@
 A json-dir file is named after the judgment id (characters unsafe in a file name are
 %-escaped: an id `sc/2001/C12` becomes `sc%2F2001%2FC12.json`) and holds the summary as
 stored (slots and provenance), like the study's C1.json files. Import validates every
-document against the JSON Schema (`schemas.validation.validate_summary`); an invalid one
-is reported with its file, line and problems and never stored.
+document against the JSON Schema (`schemas.validation.validate_summary`, formats such as
+date-time checked); an invalid one (bad JSON, a number too long to read, nesting too deep,
+a schema violation) is reported with its file, line and problems and never stored, and the
+import goes on with the next one.
+
+Import never overwrites silently: a summary for a judgment that already has a different
+summary from the same engine is refused (reported, not stored) unless `replace=True`
+(`aqgr import --replace`); an identical one changes nothing. Imported summaries are
+recorded as imported (`aqgr status` counts them per engine) until this archive summarises
+that judgment with that engine itself.
 """
 
 from __future__ import annotations
@@ -22,8 +30,10 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, Field
 
-from aqgr.errors import ConfigError, SummaryValidationError
+from aqgr.errors import ConfigError, SummaryValidationError, WriteError
+from aqgr.inputs import first_invalid
 from aqgr.store import Store
+from schemas.summary import StructuredSummary
 from schemas.validation import validate_summary
 
 EXPORT_FORMATS = ("jsonl", "json-dir")
@@ -37,8 +47,9 @@ class InvalidDocument(BaseModel):
 
 class ImportReport(BaseModel):
     imported: list[str] = Field(default_factory=list)
-    replaced: list[str] = Field(default_factory=list, description="Imported ids that replaced a stored summary of the same engine.")
+    replaced: list[str] = Field(default_factory=list, description="Imported ids that replaced a stored summary of the same engine (or matched it exactly).")
     invalid: list[InvalidDocument] = Field(default_factory=list)
+    refused: list[InvalidDocument] = Field(default_factory=list, description="Valid summaries not stored: a different summary of that judgment by that engine is stored (import with replace=True / --replace to overwrite).")
 
 
 def file_name_for(judgment_id: str) -> str:
@@ -54,17 +65,27 @@ def export_summaries(store: Store, out: str | Path | IO[str] | None, *, format: 
     if format == "json-dir":
         if out is None or not isinstance(out, (str, Path)):
             raise ConfigError("--format json-dir needs a folder: --out DIR")
-        return _write_dir(documents, Path(out))
+        try:
+            return _write_dir(documents, Path(out))
+        except OSError as exc:
+            raise WriteError(str(exc.filename or out), exc) from None
     if out is None or not isinstance(out, (str, Path)):
         import sys
 
         stream = out or sys.stdout
         return sum(1 for doc in documents if stream.write(json.dumps(doc, ensure_ascii=False) + "\n") is not None)
     target = Path(out)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent, prefix=f".{target.name}.", delete=False) as tmp:
-        count = sum(1 for doc in documents if tmp.write(json.dumps(doc, ensure_ascii=False) + "\n") is not None)
-    os.replace(tmp.name, target)  # atomic: a reader never sees half a file
+    tmp = None
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent, prefix=f".{target.name}.", delete=False) as tmp:
+            count = sum(1 for doc in documents if tmp.write(json.dumps(doc, ensure_ascii=False) + "\n") is not None)
+        os.replace(tmp.name, target)  # atomic: a reader never sees half a file
+    except OSError as exc:
+        raise WriteError(str(target), exc) from None
+    finally:
+        if tmp is not None and os.path.exists(tmp.name):
+            os.unlink(tmp.name)  # a failed export leaves no half file behind
     return count
 
 
@@ -74,8 +95,12 @@ def _write_dir(documents: Iterable[dict], folder: Path) -> int:
     for doc in documents:
         name = file_name_for(doc["judgment_id"])
         tmp = folder / f".{name}.tmp"
-        tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-        os.replace(tmp, folder / name)
+        try:
+            tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+            os.replace(tmp, folder / name)
+        except OSError:
+            tmp.unlink(missing_ok=True)
+            raise
         count += 1
     return count
 
@@ -111,24 +136,55 @@ def _documents(paths: Iterable[str | Path], report: ImportReport) -> Iterator[tu
 
 def _parse(where: str, content: str, report: ImportReport) -> Iterator[tuple[str, object]]:
     try:
-        yield where, json.loads(content)
+        value = json.loads(content)
     except json.JSONDecodeError as exc:
         report.invalid.append(InvalidDocument(where=where, problem=f"not JSON: {exc}"))
+    except RecursionError:
+        report.invalid.append(InvalidDocument(where=where, problem="not readable: the JSON nests too deeply (a summary nests a few levels)"))
+    except ValueError as exc:  # e.g. an integer over Python's 4,300-digit limit
+        report.invalid.append(InvalidDocument(where=where, problem=f"not readable: {exc}"))
+    else:
+        yield where, value
 
 
-def import_summaries(store: Store, paths: Iterable[str | Path]) -> ImportReport:
-    """Validate and store every summary in `paths` (.jsonl/.ndjson: one per line; .json: one, or a list)."""
+def import_summaries(store: Store, paths: Iterable[str | Path], *, replace: bool = False) -> ImportReport:
+    """Validate and store every summary in `paths` (.jsonl/.ndjson: one per line; .json: one, or a list).
+    One bad document is reported and skipped; a stored summary of the same engine is only overwritten
+    with `replace=True`. A database that cannot be written (StoreError) stops the import: every further
+    write would fail; what was stored before is kept."""
     report = ImportReport()
     for where, document in _documents(paths, report):
-        if not isinstance(document, dict):
-            report.invalid.append(InvalidDocument(where=where, problem=f"expected a JSON object (a summary), found {type(document).__name__}"))
+        summary = _validated(where, document, report)
+        if summary is None:
             continue
-        try:
-            summary = validate_summary(document)
-        except SummaryValidationError as exc:
-            report.invalid.append(InvalidDocument(where=where, problem=str(exc)))
+        outcome = store.save_imported(summary, source=f"import:{where}", replace=replace)
+        if outcome == "refused":
+            report.refused.append(InvalidDocument(
+                where=where, problem=f"a different summary of {summary.judgment_id!r} by {summary.provenance.engine} is stored: "
+                                     "kept; import with --replace (replace=True) to overwrite it"))
             continue
-        if store.save_imported(summary, source=f"import:{where}"):
+        if outcome in ("replaced", "same"):
             report.replaced.append(summary.judgment_id)
         report.imported.append(summary.judgment_id)
     return report
+
+
+def _validated(where: str, document: object, report: ImportReport) -> StructuredSummary | None:
+    """The summary, or None with the problem recorded (whatever the document holds)."""
+    if not isinstance(document, dict):
+        report.invalid.append(InvalidDocument(where=where, problem=f"expected a JSON object (a summary), found {type(document).__name__}"))
+        return None
+    found = first_invalid(document)
+    if found is not None:
+        report.invalid.append(InvalidDocument(where=where, problem=f"a string holds an invalid character (lone surrogate U+{ord(found[1]):04X}): not valid Unicode text"))
+        return None
+    try:
+        return validate_summary(document)
+    except SummaryValidationError as exc:
+        problem = str(exc)
+    except RecursionError:
+        problem = "the document nests too deeply to validate (a summary nests a few levels)"
+    except ValueError as exc:  # pydantic's ValidationError: what the JSON Schema cannot express
+        problem = "summary rejected: " + "; ".join(f"{'/'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}" for e in exc.errors()) if hasattr(exc, "errors") else str(exc)
+    report.invalid.append(InvalidDocument(where=where, problem=problem))
+    return None

@@ -44,6 +44,7 @@ def main(
         return
     from rich.console import Console
 
+    from aqgr.console import styled
     from aqgr.errors import AqgrError
     from eval.harness import evaluate_path
     from eval.report import render_table
@@ -58,10 +59,10 @@ def main(
                                    measures=measure or None, depth=depth, cache_dir=cache_dir, progress=progress,
                                    command=_command_line())
     except AqgrError as exc:
-        err.print(f"[red]error:[/red] {exc}")
+        err.print(styled(("error:", "red"), f" {exc}"))
         raise typer.Exit(2) from None
     for warning in report.warnings:
-        err.print(f"[yellow]warning:[/yellow] {warning}")
+        err.print(styled(("warning:", "yellow"), f" {warning}"))
     render_table(report, err)
     if as_json:
         typer.echo(json.dumps({"protocol": report.protocol.name, "scored": len(report.scored), "mean": report.table(),

@@ -77,9 +77,12 @@ def recorded_backend(directory: str | Path) -> str:
     if not path.is_file():
         raise NoIndexError(str(directory))
     try:
-        return json.loads(path.read_text(encoding="utf-8")).get("backend", DEFAULT_BACKEND)
-    except ValueError as exc:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:  # ValueError: not JSON, not UTF-8
         raise IndexMismatchError(str(directory), [f"manifest.json is unreadable ({exc})"]) from None
+    if not isinstance(manifest, dict):
+        raise IndexMismatchError(str(directory), ["manifest.json is not a JSON object"])
+    return manifest.get("backend", DEFAULT_BACKEND)
 
 
 def load_index(directory: str | Path, expect: IndexSpec | None = None, **kwargs):

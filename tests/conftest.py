@@ -62,3 +62,16 @@ def home(tmp_path, monkeypatch):
     path = tmp_path / "aqgr-home"
     monkeypatch.setenv("AQGR_HOME", str(path))
     return path
+
+
+# Property-based tests (hypothesis): a bounded profile for CI by default; a larger one by hand:
+#   AQGR_HYPOTHESIS_PROFILE=thorough python -m pytest tests -k properties
+try:
+    from hypothesis import HealthCheck, settings as _hypothesis_settings
+except ImportError:  # the test extra not installed: the property tests skip themselves
+    pass
+else:
+    _slow_ok = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large]
+    _hypothesis_settings.register_profile("ci", max_examples=25, deadline=None, suppress_health_check=_slow_ok, derandomize=True)
+    _hypothesis_settings.register_profile("thorough", max_examples=500, deadline=None, suppress_health_check=_slow_ok)
+    _hypothesis_settings.load_profile(os.environ.get("AQGR_HYPOTHESIS_PROFILE", "ci"))

@@ -19,22 +19,27 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import aqgr
 from aqgr.archive import Archive
 from aqgr.config import SearchOptions
 from aqgr.errors import (
     AqgrError,
+    DatabaseDamagedError,
     EmptyArchiveError,
     FactsTooShortError,
     IndexMismatchError,
+    InvalidTextError,
     NoCitationGraphError,
     NoIndexError,
     ProviderError,
+    StoreError,
     UnknownJudgmentError,
     UnknownNameError,
 )
 from aqgr.server.config import ServeConfig
+from aqgr.server.limits import Busy, HostCheck, SearchGate, allowed_hosts
 from aqgr.server.models import (
     ErrorBody,
     Health,
@@ -54,7 +59,13 @@ from schemas.summary import SCHEMA_VERSION, StructuredSummary
 log = logging.getLogger("aqgr.server")
 
 # A judgment id is looked up in the database, never used as a path; still, refuse anything path-like.
-_ID = re.compile(r"^[^\x00-\x1f\\]{1,300}$")
+_ID = re.compile(r"^[^\x00-\x1f\\\ud800-\udfff]{1,300}$")
+# Starlette's own refusals, in the API's error shape
+_HTTP_KINDS = {
+    400: ("invalid_json", "the request body is not valid JSON (or nests too deeply, or holds a number too long to read): send a JSON object such as {\"facts\": \"...\"}"),
+    404: ("not_found", "no such page: the API lives under /api/ (see /openapi.json)"),
+    405: ("method_not_allowed", "this route does not take that method (see /openapi.json)"),
+}
 ERRORS = {status: {"model": ErrorBody} for status in (401, 404, 413, 422, 503)}
 
 
@@ -66,13 +77,16 @@ class RequestRefused(Exception):
         super().__init__(detail)
 
 
-def _error(status: int, error: str, detail: str) -> JSONResponse:
-    return JSONResponse(status_code=status, content={"error": error, "detail": detail})
+def _error(status: int, error: str, detail: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    # a message may quote the request (an id, a field name): never let its text break the answer
+    detail = detail.encode("utf-8", "backslashreplace").decode("utf-8")
+    return JSONResponse(status_code=status, content={"error": error, "detail": detail}, headers=headers)
 
 
 def _status_of(exc: AqgrError) -> tuple[int, str]:
     for kind, status, name in (
         (FactsTooShortError, 422, "facts_too_short"),
+        (InvalidTextError, 422, "invalid_text"),
         (UnknownNameError, 422, "unknown_name"),
         (NoStatutesError, 404, "no_statutes"),
         (UnknownJudgmentError, 404, "not_found"),
@@ -81,6 +95,8 @@ def _status_of(exc: AqgrError) -> tuple[int, str]:
         (IndexMismatchError, 503, "index_mismatch"),
         (EmptyArchiveError, 503, "empty_archive"),
         (ProviderError, 502, "provider_error"),
+        (DatabaseDamagedError, 503, "database_damaged"),
+        (StoreError, 503, "database_unavailable"),
     ):
         if isinstance(exc, kind):
             return status, name
@@ -99,18 +115,30 @@ class BodyLimit:
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.limit:
             return await self._refuse(scope, receive, send)
-        seen = 0
+        seen, refused, started = 0, False, False
 
         async def counting_receive():
-            nonlocal seen
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise RequestRefused(413, "body_too_large", self._message())
+                if seen > self.limit:  # streamed past the limit: answer 413 now; the app sees a client gone
+                    refused = True
+                    if not started:
+                        await _error(413, "body_too_large", self._message(), headers={"Connection": "close"})(scope, receive, send)
+                    return {"type": "http.disconnect"}
             return message
 
-        return await self.app(scope, counting_receive, send)
+        async def guarded_send(message):
+            nonlocal started
+            if refused:
+                return  # the 413 was the answer
+            started = True
+            await send(message)
+
+        return await self.app(scope, counting_receive, guarded_send)
 
     def _message(self) -> str:
         return f"the request body is over {self.limit:,} bytes, the most this server accepts: send shorter facts"
@@ -160,14 +188,30 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
             log.error("%s on %s: %s", kind, request.url.path, exc)
         return _error(status, kind, str(exc))
 
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException):
+        kind, detail = _HTTP_KINDS.get(exc.status_code, ("http_error", str(exc.detail)))
+        if exc.status_code == 404 and request.url.path.startswith("/api/"):
+            detail = f"no such route {request.url.path!r}: the routes are listed at /openapi.json"
+        return _error(exc.status_code, kind, detail, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(Busy)
+    async def _busy(request: Request, exc: Busy):
+        return _error(503, "busy", exc.detail, headers={"Retry-After": str(exc.retry_after)})
+
     @app.exception_handler(RequestRefused)
     async def _refused(request: Request, exc: RequestRefused):
         return _error(exc.status, exc.error, exc.detail)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
-        problems = ["/".join(str(p) for p in e.get("loc", ()) if p != "body") + ": " + e.get("msg", "") for e in exc.errors()]
-        return _error(422, "invalid_request", "; ".join(problems) or "the request is not valid")
+        errors = exc.errors()
+        problems = []
+        for e in errors:
+            where = "/".join(str(p) for p in e.get("loc", ()) if p != "body")
+            problems.append(f"{where}: {e.get('msg', '')}" if where else e.get("msg", ""))
+        kind = "invalid_text" if errors and all(e.get("type") == "invalid_text" for e in errors) else "invalid_request"
+        return _error(422, kind, "; ".join(problems) or "the request is not valid")
 
     @app.exception_handler(Exception)
     async def _internal(request: Request, exc: Exception):
@@ -175,6 +219,7 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
         return _error(500, "internal_error", "the server failed on this request; the error is in the server's log")
 
     app.add_middleware(BodyLimit, limit=config.max_body_bytes)
+    app.add_middleware(HostCheck, hosts=allowed_hosts(config))  # outermost: a foreign Host gets nothing else
     if config.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
 
@@ -213,6 +258,8 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
             raise RequestRefused(422, "invalid_id", "not a judgment id: ids are the archive's own (as in search hits), without '..', a leading '/', '\\' or control characters")
 
     api = [Depends(authorised)]
+    gate = SearchGate(config.max_searches, config.max_waiting_searches, config.search_wait_seconds)
+    app.state.search_gate = gate
 
     # ---------------------------------------------------------------- routes
     @app.get("/api/health", response_model=Health, tags=["meta"])
@@ -220,6 +267,8 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
         """Whether the server is up and the archive can search (no key needed)."""
         try:
             searcher = service.searcher()
+        except StoreError as exc:
+            return Health(status="database_error", version=aqgr.__version__, statutes=service.statutes.exists(), detail=str(exc))
         except AqgrError as exc:
             return Health(status="no_index", version=aqgr.__version__, statutes=service.statutes.exists(), detail=str(exc))
         return Health(status="ok", version=aqgr.__version__, judgments_indexed=len(searcher.index), statutes=service.statutes.exists())
@@ -234,22 +283,31 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
         return Version(aqgr=aqgr.__version__, schema_version=SCHEMA_VERSION, engines=engines)
 
     @app.post("/api/questions", response_model=QuestionsResponse, responses=ERRORS, dependencies=api, tags=["search"])
-    def questions(body: QuestionsRequest) -> QuestionsResponse:
-        """Candidate legal questions for the facts, best first, with the ones a search would use pre-selected."""
+    async def questions(body: QuestionsRequest) -> QuestionsResponse:
+        """Candidate legal questions for the facts, best first, with the ones a search would use pre-selected
+        (503 busy with Retry-After when every search slot is taken)."""
         check_facts(body.facts)
-        searcher = service.searcher()
-        found = searcher.candidate_questions(body.facts, n=body.n)
-        keep = min(searcher.options.n_questions, len(found))
-        return QuestionsResponse(facts=" ".join(body.facts.split()), candidates=found, preselected=list(range(keep)), engine=searcher.questions.name)
+
+        def run() -> QuestionsResponse:
+            searcher = service.searcher()
+            found = searcher.candidate_questions(body.facts, n=body.n)
+            keep = min(searcher.options.n_questions, len(found))
+            return QuestionsResponse(facts=" ".join(body.facts.split()), candidates=found, preselected=list(range(keep)), engine=searcher.questions.name)
+
+        return await gate.run(run)
 
     @app.post("/api/search", response_model=SearchResult, responses=ERRORS, dependencies=api, tags=["search"])
-    def search(body: SearchRequest) -> SearchResult:
+    async def search(body: SearchRequest) -> SearchResult:
         """Question-guided search: the questions used and the judgments of the archive that answer them, scored 1-10 and explained.
 
-        Every hit exists in the archive; `dropped_not_in_archive` counts what the grounding guard removed."""
+        Every hit exists in the archive; `dropped_not_in_archive` counts what the grounding guard removed.
+        503 busy with Retry-After when every search slot is taken."""
         check_facts(body.facts)
         check_questions(body.questions)
         check_k(body.k)
+        return await gate.run(lambda: run_search(body))
+
+    def run_search(body: SearchRequest) -> SearchResult:
         searcher = service.searcher()
         options = None
         if body.options is not None:
@@ -264,14 +322,14 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
         return searcher.search(body.facts, body.questions or None, k=body.k, options=options)
 
     @app.post("/api/statutes/search", response_model=StatuteResult, responses=ERRORS, dependencies=api, tags=["statutes"])
-    def statutes(body: StatuteSearchRequest) -> StatuteResult:
+    async def statutes(body: StatuteSearchRequest) -> StatuteResult:
         """Statutes for the facts and questions (404 with how to add statutes when the archive has none)."""
         check_facts(body.facts)
         check_questions(body.questions)
         check_k(body.k)
         if not service.statutes.exists():
             raise NoStatutesError(service.statutes.root)
-        return service.search_statutes(body.facts, body.questions or None, k=body.k)
+        return await gate.run(lambda: service.search_statutes(body.facts, body.questions or None, k=body.k))
 
     @app.get("/api/judgments/{judgment_id:path}/text", response_model=JudgmentText, responses=ERRORS, dependencies=api, tags=["judgments"])
     def judgment_text(judgment_id: str) -> JudgmentText:

@@ -24,6 +24,12 @@ class ServeConfig(BaseModel):
     max_k: int = Field(default=50, ge=1, le=1000, description="Most judgments (or statutes) one request may ask for.")
     cors_origins: tuple[str, ...] = Field(default=(), description="Origins allowed cross-origin requests; none by default (CORS closed).")
     reload_check_seconds: float = Field(default=1.0, ge=0, description="How often a request looks whether the index was rebuilt on disk.")
+    allowed_hosts: tuple[str, ...] = Field(default=(), description="Host names answered besides 127.0.0.1, localhost, ::1 and the bound address (this machine's name too when bound to 0.0.0.0); '*' answers any (DNS rebinding protection off).")
+    read_timeout_seconds: float = Field(default=10.0, gt=0, description="A request's headers and body must arrive within this (else 408, connection closed): slow clients cannot hold connections.")
+    max_connections: int | None = Field(default=512, ge=1, description="Open connections (and requests in progress) beyond which uvicorn answers 503 at once.")
+    max_searches: int = Field(default=8, ge=1, description="Searches (and question or statute searches) running at once; each uses a CPU core for ~0.1 s offline.")
+    max_waiting_searches: int = Field(default=64, ge=0, description="Searches queued for a free slot; beyond that, 503 with Retry-After at once.")
+    search_wait_seconds: float = Field(default=15.0, gt=0, description="Longest a queued search waits for a slot before 503 with Retry-After.")
 
 
 def is_loopback(host: str) -> bool:

@@ -8,13 +8,30 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
+from aqgr.inputs import first_invalid
 from schemas.results import CandidateQuestion, Engines
 
 
 class _Request(BaseModel):
+    """A request body: no unknown fields, and no text that is not valid Unicode (a lone surrogate
+    such as \\ud800 cannot be stored or sent back: 422 before any work is done)."""
+
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _valid_unicode(cls, data):
+        found = first_invalid(data)
+        if found is not None:
+            position, char = found
+            raise PydanticCustomError(
+                "invalid_text", "a string contains an invalid character (lone surrogate U+{code}) at position {position}: send UTF-8 text",
+                {"code": f"{ord(char):04X}", "position": position},
+            )
+        return data
 
 
 class SearchOptionsPatch(_Request):
@@ -59,7 +76,7 @@ class JudgmentText(BaseModel):
 
 
 class Health(BaseModel):
-    status: Literal["ok", "no_index"]
+    status: Literal["ok", "no_index", "database_error"] = Field(description="ok; no_index (run `aqgr index`); database_error (damaged or unavailable: see detail)")
     version: str
     judgments_indexed: int | None = None
     statutes: bool = False

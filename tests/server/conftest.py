@@ -14,6 +14,15 @@ import pytest
 from aqgr import Archive, IndexSpec, Settings
 
 FAST = IndexSpec(embedder="hashing.v1")
+
+
+def TestClient(app, **kwargs):
+    """Starlette's test client, addressing the server as a browser on this machine does (Host: 127.0.0.1):
+    the server answers only the hosts it was started for, and Starlette's default 'testserver' is not one."""
+    from fastapi.testclient import TestClient as _TestClient
+
+    kwargs.setdefault("base_url", "http://127.0.0.1")
+    return _TestClient(app, **kwargs)
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "datasets" / "sample"
 
@@ -55,7 +64,7 @@ def scenarios() -> list[dict]:
 class LiveServer:
     """uvicorn serving an app in a thread, on a socket bound to 127.0.0.1 on a free port."""
 
-    def __init__(self, app):
+    def __init__(self, app, **options):
         import uvicorn
 
         self.app = app
@@ -64,7 +73,7 @@ class LiveServer:
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, log_level="critical", lifespan="on", timeout_graceful_shutdown=2))
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="critical", lifespan="on", timeout_graceful_shutdown=2, **options))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
 
     def __enter__(self) -> "LiveServer":

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from fastapi.testclient import TestClient
+from tests.server.conftest import TestClient  # Host: 127.0.0.1
 
 from aqgr import Archive, Settings
 from aqgr.server import ServeConfig, create_app

@@ -1,0 +1,66 @@
+"""Checks on text that comes from outside (facts, questions, ids): one place for every interface.
+
+Python strings can hold lone surrogates (U+D800-U+DFFF): a JSON escape such as "\\ud800", or
+bytes that are not UTF-8 decoded with `surrogateescape` (a command-line argument). They cannot
+be encoded, stored or sent back, so they are refused with `InvalidTextError` (422 over HTTP, a
+tool error over MCP, a one-line error on the command line) before any work is done.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from aqgr.errors import InvalidTextError
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_text(value: str, what: str = "text") -> str:
+    """`value` unchanged, or InvalidTextError naming `what` and the position of the first lone surrogate."""
+    found = _SURROGATE.search(value) if isinstance(value, str) else None
+    if found is not None:
+        raise InvalidTextError(what, found.start(), found.group())
+    return value
+
+
+def check_texts(values: Iterable[str] | None, what: str = "questions") -> None:
+    for value in values or ():
+        check_text(value, what)
+
+
+def first_invalid(value: object) -> tuple[int, str] | None:
+    """(position, character) of the first lone surrogate in any string inside `value` (dicts, lists), else None."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found = _SURROGATE.search(item)
+            if found is not None:
+                return found.start(), found.group()
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return None
+
+
+def encodable(value: str) -> bool:
+    """Whether `value` can be encoded as UTF-8 (stored, sent, printed as it is)."""
+    try:
+        value.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
+def shown(value: str) -> str:
+    """`value` as it can be stored or printed: undecodable bytes of a file name (kept by Python as
+    \\udcXX) as \\xNN, any other lone surrogate as \\udXXX."""
+    if encodable(value):
+        return value
+    try:
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
