@@ -51,7 +51,7 @@ SETUP_FAILURES = {
     "config": "the model provider is not set up",
     "auth": "the provider refused the API key",
     "not_found": "the provider does not know the model",
-    "connection": "the model server cannot be reached",
+    "unreachable": "the model server cannot be reached",
 }
 
 
@@ -412,6 +412,7 @@ def _run_inline(items: list[WorkItem], store: Store, engine: SummarizerEngine, f
             run.record(process_one(item, store, engine, force))
         except StoreError as exc:
             run.report.aborted = str(exc)
+        if run.report.aborted is not None:
             return
 
 

@@ -118,8 +118,11 @@ class MissingDependencyError(AqgrError):
 
 
 class ProviderError(AqgrError):
-    """A model provider call failed. `kind`: 'rate_limited', 'server_error', 'timeout', 'connection',
-    'auth', 'bad_request', 'safety_block', 'empty_reply' or 'provider_error'. The message never
+    """A model provider call failed. `kind`: 'rate_limited', 'server_error', 'timeout', 'connection'
+    (a reply cut off), 'unreachable' (nothing listens at the endpoint), 'auth', 'not_found' (an
+    unknown model), 'bad_request', 'safety_block', 'empty_reply', 'truncated' (the reply stopped at
+    its output budget), 'input_truncated' (the server cut the prompt to its window),
+    'context_overflow' (the prompt cannot fit the window) or 'provider_error'. The message never
     carries an API key (aqgr.llm redacts it)."""
 
     def __init__(self, provider: str, kind: str, detail: str, *, status: int | None = None, retryable: bool = False, retry_after: float | None = None):

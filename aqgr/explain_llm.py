@@ -21,7 +21,6 @@ from typing import Any, Sequence
 from aqgr.citation_guard import CitationGuard
 from aqgr.errors import ConfigError, InvalidModelOutputError, ProviderError
 from aqgr.explain import Candidate, EvidenceExplainer, Explainer, Explanation, explainers
-from aqgr.llm.base import LLMRequest
 from aqgr.llm.client import LLMClient
 from aqgr.llm.prompts import load_prompt
 from aqgr.llm.structured import ask_json, schema_problems
@@ -144,16 +143,8 @@ class LLMExplainer:
         out: list[Explanation] = []
         for batch, blocks in batches:
             schema = reply_schema(len(batch), budget.output_tokens)
-            request = LLMRequest(
-                prompt=self._render(facts, questions, blocks, schema),
-                stage="explanations",
-                prompt_version=f"{self.system.version}+{self.prompt.version}",
-                system=self.system.text,
-                json_schema=schema,
-                max_output_tokens=budget.output_tokens,
-                output_ceiling=budget.output_ceiling,
-                **self.sampling,
-            )
+            prompt = self._render(facts, questions, blocks, schema)
+            request = budget.request(prompt, stage="explanations", prompt_version=f"{self.system.version}+{self.prompt.version}", system=self.system.text, json_schema=schema, **self.sampling)
             try:
                 answer = ask_json(self.client, request, lambda v: (v, schema_problems(REPLY_SCHEMA, v)), max_attempts=self.max_attempts)
             except (ProviderError, InvalidModelOutputError) as exc:

@@ -14,7 +14,6 @@ import json
 from typing import Any, Sequence
 
 from aqgr.errors import AqgrError, InvalidModelOutputError, ProviderError
-from aqgr.llm.base import LLMRequest
 from aqgr.llm.client import LLMClient
 from aqgr.llm.prompts import load_prompt
 from aqgr.llm.structured import ask_json, schema_problems
@@ -93,16 +92,7 @@ class LLMQuestionGenerator:
         while shown and self.client.count_tokens(prompt) + system_tokens > budget.input_tokens:  # fewer examples on a small window
             shown = shown[:-1]
             prompt = self._prompt(facts, shown, n_candidates, schema)
-        request = LLMRequest(
-            prompt=prompt,
-            stage="questions",
-            prompt_version=f"{self.system.version}+{self.prompt.version}",
-            system=self.system.text,
-            json_schema=schema,
-            max_output_tokens=budget.output_tokens,
-            output_ceiling=budget.output_ceiling,
-            **self.sampling,
-        )
+        request = budget.request(prompt, stage="questions", prompt_version=f"{self.system.version}+{self.prompt.version}", system=self.system.text, json_schema=schema, **self.sampling)
         try:
             answer = ask_json(self.client, request, lambda v: (v, schema_problems(REPLY_SCHEMA, v)), max_attempts=self.max_attempts)
         except (ProviderError, InvalidModelOutputError) as exc:

@@ -21,7 +21,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from typing import Any
+
 from aqgr.errors import ConfigError
+
+from .base import LLMRequest
 
 STUDY_INPUT_TOKENS = 30_720  # the study's model (Gemini-pro) took 30,720 input tokens
 STAGE_OUTPUT_TOKENS = {"summaries": 2048, "questions": 1024, "explanations": 2048}  # summaries: the study's 2,048
@@ -42,6 +46,19 @@ class Budget:
     output_tokens: int  # the reply budget each call starts with
     output_ceiling: int  # the most a cut reply's budget may be raised to
     exact_counts: bool = False  # prompt tokens are counted with the model's tokenizer, not estimated
+
+    def request(self, prompt: str, *, stage: str, prompt_version: str, system: str | None, json_schema: dict[str, Any] | None, **sampling) -> LLMRequest:
+        """A request whose reply starts at this budget and may grow to its ceiling."""
+        return LLMRequest(
+            prompt=prompt,
+            stage=stage,
+            prompt_version=prompt_version,
+            system=system,
+            json_schema=json_schema,
+            max_output_tokens=self.output_tokens,
+            output_ceiling=self.output_ceiling,
+            **sampling,
+        )
 
     def describe(self) -> str:
         return f"window {self.window:,} tokens: prompts up to {self.input_tokens:,}, replies up to {self.output_tokens:,}"

@@ -35,13 +35,13 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import threading
 from urllib.parse import urlparse
 
 from aqgr.errors import ConfigError, MissingDependencyError, ProviderError, SafetyBlockError
 
 from .base import LLMReply, LLMRequest, provider_schema, providers
 from .config import ProviderConfig
+from .forms import StructuredForms
 
 # Finish reasons that mean the reply was withheld, not finished.
 _BLOCKED = {"SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII", "RECITATION", "IMAGE_SAFETY"}
@@ -80,7 +80,7 @@ FORMS = ("json_schema", "json_object", "off")  # gemini.v1 negotiation order
 LEGACY_FORMS = ("json_object", "off")  # google-generativeai: JSON MIME type, then the prompt alone
 _FIXED = {"json_schema": "json_schema", "json_object_schema": "json_schema", "json_object": "json_object", "off": "off"}
 # A 400 that blames the structured-output request: it names the schema or the MIME type.
-_ABOUT_FORMAT = re.compile(r"schema|mime", re.IGNORECASE)
+_ABOUT_FORMAT = r"schema|mime"
 
 
 def gemini_schema(schema):
@@ -184,7 +184,9 @@ def _transport_error(name: str, exc: Exception, timeout_s: float) -> ProviderErr
     kinds = [t.__name__ for t in type(exc).__mro__]
     if any("Timeout" in k or k == "DeadlineExceeded" for k in kinds):
         return ProviderError(name, "timeout", f"no reply within {timeout_s:g} s", retryable=True)
-    if any(k in ("ConnectError", "ConnectionError", "TransportError", "RemoteProtocolError", "ServiceUnavailable") for k in kinds):
+    if "ConnectError" in kinds:  # nothing listens there: the set-up, not this judgment
+        return ProviderError(name, "unreachable", f"cannot connect ({exc}); check the network or --base-url", retryable=True)
+    if any(k in ("ConnectionError", "TransportError", "RemoteProtocolError", "ServiceUnavailable") for k in kinds):
         return ProviderError(name, "connection", f"{type(exc).__name__}: {exc}", retryable=True)
     return None
 
@@ -209,14 +211,13 @@ class _GeminiBase:
         self.model = config.model_name
         fixed = config.structured_output
         wanted = self.order if fixed == "auto" else (_FIXED[fixed],)
-        self._forms = tuple(f for f in wanted if f in self.order) or ("json_object",)
-        self._form = 0  # index into _forms: the form this server accepted (or is being tried)
-        self._form_lock = threading.Lock()
+        forms = tuple(f for f in wanted if f in self.order) or ("json_object",)
+        self._forms = StructuredForms(forms, statuses=(400,), about=_ABOUT_FORMAT)
 
     @property
     def structured_form(self) -> str:
         """The structured-output form in use ('json_schema', 'json_object' or 'off')."""
-        return self._forms[self._form]
+        return self._forms.current
 
     def check(self) -> None:
         """Configuration errors before any call: Google's endpoint needs a key; the SDK must be installed."""
@@ -239,25 +240,9 @@ class _GeminiBase:
         return self.config.secret() or NO_KEY
 
     def generate(self, request: LLMRequest, *, timeout_s: float) -> LLMReply:
-        """One reply; a structured-output form the server refuses is replaced by the next one, once each."""
-        while True:
-            index = self._form
-            try:
-                return self._generate(request, self._forms[index], timeout_s)
-            except ProviderError as exc:
-                if not self._refused_format(exc, request, index):
-                    raise
-                with self._form_lock:  # remember for the run: every later call uses the form that works
-                    self._form = max(self._form, index + 1)
-
-    def _refused_format(self, exc: ProviderError, request: LLMRequest, index: int) -> bool:
-        return (
-            request.json_schema is not None
-            and index + 1 < len(self._forms)
-            and exc.status == 400
-            and exc.kind == "bad_request"
-            and bool(_ABOUT_FORMAT.search(exc.detail or ""))
-        )
+        """One reply; a structured-output form the server refuses (HTTP 400 naming the schema or MIME type)
+        is replaced by the next one, once each."""
+        return self._forms.call(lambda form: self._generate(request, form, timeout_s), structured=request.json_schema is not None)
 
     def _generate(self, request: LLMRequest, form: str, timeout_s: float) -> LLMReply:
         raise NotImplementedError

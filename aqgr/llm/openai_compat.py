@@ -16,19 +16,18 @@ form (`json_schema`, `json_object_schema`, `json_object`, `off`) is never change
 
 from __future__ import annotations
 
-import re
-import threading
 from email.utils import parsedate_to_datetime
 
 from aqgr.errors import MissingDependencyError, ProviderError, SafetyBlockError
 
 from .base import LLMReply, LLMRequest, grammar_schema, provider_schema, providers
 from .config import ProviderConfig
+from .forms import StructuredForms
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 FORMS = ("json_schema", "json_object_schema", "json_object", "off")  # the negotiation order
 # An error that blames the structured-output request (not the prompt or the server's health).
-_ABOUT_FORMAT = re.compile(r"response_format|json_schema|json schema|schema|grammar|structured", re.IGNORECASE)
+_ABOUT_FORMAT = r"response_format|json_schema|json schema|schema|grammar|structured"
 
 
 def _retry_after(headers) -> float | None:
@@ -74,14 +73,12 @@ class OpenAICompatibleProvider:
         self.base_url = (config.base_url or DEFAULT_BASE_URL).rstrip("/")
         self._client = None
         fixed = config.structured_output
-        self._forms = FORMS if fixed == "auto" else (fixed,)
-        self._form = 0  # index into _forms: the form this server accepted (or is being tried)
-        self._form_lock = threading.Lock()
+        self._forms = StructuredForms(FORMS if fixed == "auto" else (fixed,), statuses=(400, 422, 500), about=_ABOUT_FORMAT)
 
     @property
     def structured_form(self) -> str:
         """The structured-output form in use ('json_schema', ..., 'off')."""
-        return self._forms[self._form]
+        return self._forms.current
 
     def check(self) -> None:
         """Configuration errors before any call: hosted OpenAI needs a key."""
@@ -124,23 +121,7 @@ class OpenAICompatibleProvider:
 
     def generate(self, request: LLMRequest, *, timeout_s: float) -> LLMReply:
         """One reply; a structured-output form the server refuses is replaced by the next one, once each."""
-        while True:
-            index = self._form
-            try:
-                return self._post(request, self._forms[index], timeout_s)
-            except ProviderError as exc:
-                if not self._refused_format(exc, request, index):
-                    raise
-                with self._form_lock:  # remember for the run: every later call uses the form that works
-                    self._form = max(self._form, index + 1)
-
-    def _refused_format(self, exc: ProviderError, request: LLMRequest, index: int) -> bool:
-        return (
-            request.json_schema is not None
-            and index + 1 < len(self._forms)
-            and exc.status in (400, 422, 500)
-            and bool(_ABOUT_FORMAT.search(exc.detail or ""))
-        )
+        return self._forms.call(lambda form: self._post(request, form, timeout_s), structured=request.json_schema is not None)
 
     def _post(self, request: LLMRequest, form: str, timeout_s: float) -> LLMReply:
         import httpx
@@ -149,7 +130,9 @@ class OpenAICompatibleProvider:
             response = self.client().post("/chat/completions", json=self._body(request, form), timeout=timeout_s)
         except httpx.TimeoutException:
             raise ProviderError(self.name, "timeout", f"no reply within {timeout_s:g} s", retryable=True) from None
-        except httpx.TransportError as exc:
+        except httpx.ConnectError as exc:  # nothing listens there: the set-up, not this judgment
+            raise ProviderError(self.name, "unreachable", f"cannot connect to {self.base_url} ({exc}); is the server running? check --base-url", retryable=True) from None
+        except httpx.TransportError as exc:  # a reply cut off mid-way
             raise ProviderError(self.name, "connection", f"{type(exc).__name__}: {exc}", retryable=True) from None
         status = response.status_code
         if status >= 400:

@@ -2,7 +2,7 @@
 
 `ask_json` never returns an invalid value: it returns what `check` accepted, or raises
 `InvalidModelOutputError` after `max_attempts` replies. Repairs are mechanical only
-(code fences, prose around the JSON, trailing commas); anything else goes back to the
+(code fences, prose around the JSON, trailing commas, raw control characters in strings); anything else goes back to the
 model with the list of problems.
 """
 
@@ -58,8 +58,8 @@ def parse_json(text: str) -> tuple[Any, bool]:
         if end > start:
             body = body[start : end + 1]
     for candidate in (body, _TRAILING_COMMA.sub(r"\1", body)):
-        try:
-            return json.loads(candidate), True
+        try:  # strict=False: raw control characters (a newline, a tab) inside strings, which llama.cpp's JSON grammar lets through
+            return json.loads(candidate, strict=False), True
         except ValueError:
             continue
     raise JSONParseError(f"not valid JSON ({first_error})")

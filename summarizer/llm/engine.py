@@ -159,18 +159,7 @@ class LLMSummarizer:
     # -- requests -----------------------------------------------------------
     def _request(self, prompt: str, version: str, schema: dict[str, Any], budget: Budget) -> LLMRequest:
         p = self.params
-        return LLMRequest(
-            prompt=prompt,
-            stage="summaries",
-            prompt_version=version,
-            system=self._system.text,
-            json_schema=schema,
-            temperature=p.temperature,
-            top_p=p.top_p,
-            top_k=p.top_k,
-            max_output_tokens=budget.output_tokens,
-            output_ceiling=budget.output_ceiling,
-        )
+        return budget.request(prompt, stage="summaries", prompt_version=version, system=self._system.text, json_schema=schema, temperature=p.temperature, top_p=p.top_p, top_k=p.top_k)
 
     def _ask(self, request: LLMRequest, keep: tuple[str, ...], tokens: list[int]) -> dict[str, Any]:
         answer = ask_json(self.client, request, lambda value: check_slots(value, keep), max_attempts=self.params.max_attempts)

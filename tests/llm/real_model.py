@@ -9,10 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -37,53 +33,6 @@ def require_real_model() -> Path:
 
 
 def long_judgment(min_chars: int = 100_000) -> str:
-    """A judgment of at least `min_chars` characters: one sample judgment's header, then the bodies of
-    the sample judgments as numbered paragraphs until long enough (real legal prose, no filler)."""
-    texts = [p.read_text(encoding="utf-8") for p in sorted(SAMPLE.glob("*.txt"))]
-    parts, n = [texts[0]], 0
-    while sum(map(len, parts)) < min_chars:
-        text = texts[n % len(texts)]
-        body = text[text.find("\n1. ") + 1 :] if "\n1. " in text else text  # from its first numbered paragraph
-        parts.append(body)
-        n += 1
-    return "\n\n".join(parts)
+    from eval.bench_llm import long_judgment as build
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class LlamaServer:
-    """`python -m llama_cpp.server` on 127.0.0.1, started and stopped by the test session."""
-
-    def __init__(self, model: Path, n_ctx: int = 8192):
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}/v1"
-        self.log = open(os.devnull, "wb")
-        cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", "smollm2", "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(n_ctx), "--n_threads", "2"]
-        self.process = subprocess.Popen(cmd, stdout=self.log, stderr=self.log)
-
-    def wait(self, timeout_s: float = 120) -> "LlamaServer":
-        import httpx
-
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"llama_cpp.server exited with {self.process.returncode}")
-            try:
-                if httpx.get(self.url + "/models", timeout=2).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.5)
-        raise RuntimeError(f"llama_cpp.server did not answer within {timeout_s} s")
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-        self.log.close()
+    return build(sorted(SAMPLE.glob("*.txt")), min_chars)

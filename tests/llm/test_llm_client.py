@@ -88,6 +88,7 @@ def test_parse_json_finds_json_in_prose():
     assert parse_json('Here you go: {"a": [1, 2,]} hope it helps') == ({"a": [1, 2]}, True)
     with pytest.raises(ValueError):
         parse_json("no braces here")
+    assert parse_json('{"facts": "line one\nline two\tend"}') == ({"facts": "line one\nline two\tend"}, True)  # raw control characters: a repair
 
 
 def test_unknown_provider_lists_the_known_ones():

@@ -25,7 +25,8 @@ from retrieval.index import IndexSpec
 from schemas.summary import missing_required
 from schemas.validation import schema_errors
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS
-from tests.llm.real_model import MODEL, SAMPLE, TEST_SETTINGS, LlamaServer, long_judgment, require_real_model
+from eval.llama_server import LlamaServer
+from tests.llm.real_model import MODEL, SAMPLE, TEST_SETTINGS, long_judgment, require_real_model
 
 pytestmark = pytest.mark.timeout(900)
 SPEC = IndexSpec(embedder="hashing.v1")
@@ -110,17 +111,17 @@ def test_a_long_judgment_goes_through_chunks_and_chain_of_thought_inside_the_win
 
 
 def test_a_reply_cut_at_its_budget_is_an_error_never_cached_nor_resent(gguf):
-    config = ProviderConfig(provider="llamacpp.v1", model=MODEL, max_output_tokens=8, timeout_s=120)
+    config = ProviderConfig(provider="llamacpp.v1", model=MODEL, max_output_tokens=16, timeout_s=120)
     cache = ResponseCache(":memory:")
     client = LLMClient.from_config(config)
     client.cache = cache
     schema = {"type": "object", "properties": {"facts": {"type": "string"}}, "required": ["facts"]}
-    request = LLMRequest(prompt="Summarise the facts of a murder appeal in detail.", stage="summaries", prompt_version="t", json_schema=schema, max_output_tokens=8)
+    request = LLMRequest(prompt="Summarise the facts of a murder appeal in detail.", stage="summaries", prompt_version="t", json_schema=schema, max_output_tokens=16)
     with pytest.raises(ProviderError) as info:
         client.complete(request)
     assert info.value.kind == "truncated" and "--max-output-tokens" in str(info.value)
     usage = client.ledger.snapshot()["summaries"]
-    assert usage["truncated"] == 1 and usage["calls"] == 1 and len(cache) == 0  # the ceiling (8) allows no larger retry
+    assert usage["truncated"] == 1 and usage["calls"] == 1 and len(cache) == 0  # the ceiling (16) allows no larger retry
 
 
 def _model_search(home, **provider) -> tuple:
