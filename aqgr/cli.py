@@ -396,14 +396,13 @@ def demo(
     sample: Path = typer.Option(None, "--sample", help="The sample archive folder (default: datasets/sample of this checkout)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Summarise the sample archive, build the index and answer a sample scenario, offline."""
-    from aqgr.archive import Archive
+    """Summarise the sample archive, build the index and answer a sample scenario (offline unless a provider is set)."""
     from aqgr.config import default_home
     sample = sample or sample_dir()
     scenarios_file = sample / "scenarios.json"
     if not scenarios_file.exists():
         _fail(FileNotFoundError(f"no sample archive at {sample}: pass --sample PATH (a folder with judgments/ and scenarios.json)"))
-    archive = Archive(home or default_home() / "demo")
+    archive = _archive(home or default_home() / "demo")  # the global provider options apply (--provider ... demo)
     console = _err()
     try:
         with console.status("summarising the sample archive"):

