@@ -72,7 +72,7 @@ def summarize_each(paths: list[Path], provider: dict, home: Path) -> dict:
             failure = report.failed[0] if report.failed else None
             row.update(valid=False, required=False, reason=failure.reason if failure else report.aborted, message=(failure.message if failure else report.aborted or "")[:300])
         rows.append(row)
-        print(f"[{n}/{len(paths)}] {path.name}: {row.get('reason') or 'summarised'} in {row['seconds']} s", file=sys.stderr)
+        print(f"[{n}/{len(paths)}] {path.name}: {row.get('reason') or 'summarised'} in {row['seconds']} s {json.dumps(row)}", file=sys.stderr, flush=True)
     reasons: dict[str, int] = {}
     for row in rows:
         if row.get("reason"):

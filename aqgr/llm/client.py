@@ -48,11 +48,6 @@ INPUT_CUT_RATIO = 0.5  # a server that reports fewer than this share of the prom
 MAX_GROWTHS = 2  # a cut reply is asked again with a doubled budget at most this often
 
 
-def documented_window(provider_name: str) -> int | None:
-    """The window a provider documents for its default models (None: unknown)."""
-    return {"gemini.v1": 1_048_576, "gemini-legacy.v1": 1_048_576, "fake.v1": 1_048_576}.get(provider_name)
-
-
 class LLMClient:
     def __init__(
         self,
@@ -93,12 +88,13 @@ class LLMClient:
 
     # -- budgets -------------------------------------------------------------
     def context_window(self) -> int:
-        """The model's window in tokens: what the provider reads from the model, else the configured
-        one, else the provider's documented one, else UNKNOWN_WINDOW."""
+        """The model's window in tokens: what the provider reads from the model or documents for it
+        (`context_window()`, which honours the configured one), else the configured one, else the
+        provider's `default_window`, else UNKNOWN_WINDOW."""
         if self._window is None:
             read = getattr(self.provider, "context_window", None)
             found = read() if callable(read) else None
-            self._window = int(found or self.config.context_window or documented_window(self.provider.name) or UNKNOWN_WINDOW)
+            self._window = int(found or self.config.context_window or getattr(self.provider, "default_window", None) or UNKNOWN_WINDOW)
         return self._window
 
     def budget(self, stage: str) -> Budget:

@@ -80,6 +80,7 @@ def _needs_content(schema: dict[str, Any]) -> bool:
 
 class FakeProvider:
     name = "fake.v1"
+    default_window = 1_048_576  # it stands in for Gemini (whose window this is) unless a test configures one
 
     def __init__(self, script: Iterable[Any] = (), *, model: str = "scripted", responder: Callable[[LLMRequest], Any] | None = None):
         self.model = model

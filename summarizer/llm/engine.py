@@ -40,7 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from aqgr.errors import ConfigError, InvalidModelOutputError, ProviderError, SafetyBlockError, SummarizeError
 from aqgr.llm.base import LLMRequest
-from aqgr.llm.budget import Budget
+from aqgr.llm.budget import Budget, template_reserve
 from aqgr.llm.client import LLMClient
 from aqgr.llm.prompts import load_prompt
 from aqgr.llm.structured import ask_json
@@ -107,7 +107,7 @@ class LLMSummarizer:
         try:
             budget = self.budget()
             slots = None
-            if self.fits(text, budget) and budget.output_tokens >= min_reply_tokens(_ALL_SLOTS):
+            if budget.output_tokens >= min_reply_tokens(_ALL_SLOTS) and self.fits(text, budget):
                 try:
                     slots = self._single_request(judgment.judgment_id, text, budget, tokens)
                 except ProviderError as exc:
@@ -140,7 +140,8 @@ class LLMSummarizer:
         if p.input_tokens is None and p.output_tokens is None:
             return budget
         output = p.output_tokens or budget.output_tokens
-        return Budget(budget.window, min(p.input_tokens or budget.input_tokens, budget.window - output - 64), output, max(output, budget.output_ceiling), budget.exact_counts)
+        room = budget.window - output - template_reserve(budget.window)
+        return Budget(budget.window, min(p.input_tokens or budget.input_tokens, room), output, max(output, budget.output_ceiling), budget.exact_counts)
 
     def prompt_tokens(self, prompt: str) -> int:
         return self.client.count_tokens(prompt) + self.client.count_tokens(self._system.text)
@@ -184,7 +185,8 @@ class LLMSummarizer:
         """Chunk size for `text`: the study's 20,000 characters where k chunks fit one prompt of the
         budget, else the size at which they do (measured with this judgment's characters per token)."""
         budget = budget or self.budget()
-        overhead = max(self.prompt_tokens(self._group_prompt(group, "X", [], 1, "x" * _MAX_CONTEXT_CHARS, budget)) for group in SLOT_GROUPS)
+        context = text[:_MAX_CONTEXT_CHARS]  # the longest context, in this judgment's own words (tokenised alike)
+        overhead = max(self.prompt_tokens(self._group_prompt(group, "X", [], 1, context, budget)) for group in SLOT_GROUPS)
         sample = text[:20_000]
         chars_per_token = len(sample) / max(1, self.client.count_tokens(sample))
         room = budget.input_tokens - overhead
