@@ -1,7 +1,7 @@
 import subprocess
 import sys
 
-HEAVY = ("torch", "faiss", "sentence_transformers", "llama_index", "unstructured", "google.genai", "google.generativeai", "openai", "transformers")
+HEAVY = ("torch", "faiss", "sentence_transformers", "llama_index", "llama_cpp", "unstructured", "google.genai", "google.generativeai", "openai", "transformers")
 
 
 def _loaded_after(code: str) -> set[str]:
@@ -25,3 +25,8 @@ def test_public_api_is_explicit():
     assert "Archive" in aqgr.__all__ and "SearchResult" in aqgr.__all__
     for name in aqgr.__all__:
         assert hasattr(aqgr, name), name
+
+
+def test_looking_up_every_provider_imports_no_sdk():
+    loaded = _loaded_after("from aqgr.llm.base import providers\nfor name in providers.names():\n    providers.get(name)")
+    assert not [m for m in HEAVY if m in loaded]
