@@ -6,6 +6,9 @@ from aqgr.llm.cache import ResponseCache
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig
 from aqgr.llm.fake import FakeProvider
+from aqgr.archive import Archive
+from retrieval.index import IndexSpec
+from tests.aqgr.helpers import write_judgments
 
 
 @pytest.fixture
@@ -27,3 +30,14 @@ def memory_cache():
     cache = ResponseCache(":memory:")
     yield cache
     cache.close()
+
+
+@pytest.fixture(scope="module")
+def archive_dir(tmp_path_factory):
+    """The test judgments summarised offline and indexed (hashing embedder): the home of a search archive."""
+    root = tmp_path_factory.mktemp("llm-search")
+    folder = write_judgments(root / "in")
+    archive = Archive(root / "home", index=IndexSpec(embedder="hashing.v1"))
+    archive.summarize([folder])
+    archive.build_index()
+    return root / "home"

@@ -12,7 +12,7 @@ from aqgr.llm.config import ProviderConfig
 from aqgr.llm.fake import FakeProvider
 from retrieval.index import IndexSpec
 from schemas.summary import Parties, PrecedentRef, Provenance, StructuredSummary, SummarySlots
-from tests.aqgr.helpers import DYING_DECLARATION_FACTS, write_judgments
+from tests.aqgr.helpers import DYING_DECLARATION_FACTS
 
 
 def _summary(judgment_id: str, appellants, respondents, *, precedents=(), reasoning="", case_number=None) -> StructuredSummary:
@@ -153,17 +153,7 @@ def test_a_known_name_with_an_invented_citation_is_dropped(guard):
 # ---------------------------------------------------------------- through a search
 
 
-@pytest.fixture(scope="module")
-def archive_home(tmp_path_factory):
-    root = tmp_path_factory.mktemp("guard-search")
-    folder = write_judgments(root / "in")
-    archive = Archive(root / "home", index=IndexSpec(embedder="hashing.v1"))
-    archive.summarize([folder])
-    archive.build_index()
-    return root / "home"
-
-
-def test_dropped_citations_reach_the_search_result(archive_home):
+def test_dropped_citations_reach_the_search_result(archive_dir):
     questions = {"questions": [{"question": "Whether a dying declaration needs corroboration?", "relevance": 9, "source": None}]}
     reason = ("It holds that a dying declaration needs no corroboration. It follows Ram Kumar v. State of Punjab. "
               "It relies on (2020) 1 SCC 1. So does in re special courts bill. The Kesavananda Bharati case is cited. "
@@ -174,7 +164,7 @@ def test_dropped_citations_reach_the_search_result(archive_home):
     ]}
     provider = FakeProvider([questions, explanation])
     client = LLMClient(provider, config=ProviderConfig(provider="fake.v1", model="scripted"), sleep=lambda s: None)
-    archive = Archive(archive_home, llm=client, summarizer="extractive.v1", question_generator="llm.v1", explainer="llm.v1", index=IndexSpec(embedder="hashing.v1"))
+    archive = Archive(archive_dir, llm=client, summarizer="extractive.v1", question_generator="llm.v1", explainer="llm.v1", index=IndexSpec(embedder="hashing.v1"))
     result = archive.search(DYING_DECLARATION_FACTS)
     assert [h.judgment_id for h in result.hits] == ["A3", "A1"]
     a3, a1 = result.hits

@@ -22,7 +22,7 @@ from summarizer.base import JudgmentText
 from summarizer.llm.engine import LLMSummarizer, LLMSummaryParams
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS, JUDGMENTS, write_judgments
 from tests.llm.servers import FakeModelServer, Step, openai_text
-from tests.llm.test_llm_search import QUESTIONS, _explanation, archive_dir  # noqa: F401 (fixture)
+from tests.llm.test_llm_search import QUESTIONS, _explanation
 from tests.llm.test_llm_summarizer import SLOTS
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
@@ -110,7 +110,7 @@ def test_a_long_judgment_on_a_small_window_reads_smaller_chunks_and_every_prompt
         assert request.max_output_tokens == budget.output_tokens
 
 
-def test_explanations_are_split_over_calls_that_fit_the_budget(archive_dir):  # noqa: F811
+def test_explanations_are_split_over_calls_that_fit_the_budget(archive_dir):
     explained = []
 
     def responder(request):

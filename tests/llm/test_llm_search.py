@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 
 from aqgr.archive import Archive
 from aqgr.errors import ProviderError
@@ -12,7 +11,7 @@ from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig
 from aqgr.llm.fake import FakeProvider
 from retrieval.index import IndexSpec
-from tests.aqgr.helpers import DYING_DECLARATION_FACTS, write_judgments
+from tests.aqgr.helpers import DYING_DECLARATION_FACTS
 
 QUESTIONS = {"questions": [
     {"question": "Whether a dying declaration made to a doctor can be the sole basis of conviction?", "relevance": 9, "source": "A3"},
@@ -26,16 +25,6 @@ def _explanation(ids_scores, extra_reason=""):
         {"id": jid, "parties": "x", "score": score, "legal_issue": "Sole basis of conviction on a dying declaration.", "reason": "It holds that a dying declaration needs no corroboration." + extra_reason}
         for jid, score in ids_scores
     ]}
-
-
-@pytest.fixture(scope="module")
-def archive_dir(tmp_path_factory):
-    root = tmp_path_factory.mktemp("llm-search")
-    folder = write_judgments(root / "in")
-    archive = Archive(root / "home", index=IndexSpec(embedder="hashing.v1"))
-    archive.summarize([folder])
-    archive.build_index()
-    return root / "home"
 
 
 def _archive(home, script, **config):
