@@ -27,6 +27,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import Field, Session, SQLModel, create_engine, delete, func, select
 
 from aqgr.errors import DatabaseDamagedError, InvalidTextError, StoreError
+from aqgr.inputs import encodable
 from schemas.summary import StructuredSummary
 
 
@@ -315,7 +316,7 @@ class Store:
 
     # judgments -----------------------------------------------------------
     def judgment(self, judgment_id: str) -> JudgmentRow | None:
-        if not _storable(judgment_id):
+        if not encodable(judgment_id):
             return None
         with self.session() as s:
             return s.get(JudgmentRow, judgment_id)
@@ -330,7 +331,7 @@ class Store:
 
     # summaries -----------------------------------------------------------
     def summary_row(self, judgment_id: str, engine: str) -> SummaryRow | None:
-        if not _storable(judgment_id):
+        if not encodable(judgment_id):
             return None
         with self.session() as s:
             return s.get(SummaryRow, (judgment_id, engine))
@@ -397,7 +398,7 @@ class Store:
         with self.session() as s:
             query = select(SummaryRow).where(SummaryRow.engine == engine).order_by(SummaryRow.judgment_id)
             if ids is not None:
-                query = query.where(SummaryRow.judgment_id.in_([i for i in ids if _storable(i)]))
+                query = query.where(SummaryRow.judgment_id.in_([i for i in ids if encodable(i)]))
             rows = s.exec(query).all()
         return [StructuredSummary.model_validate(r.data) for r in rows]
 
@@ -447,15 +448,6 @@ class Store:
     def count_judgments(self) -> int:
         with self.session() as s:
             return s.exec(select(func.count()).select_from(JudgmentRow)).one()
-
-
-def _storable(key: str) -> bool:
-    """False for an id no row can have: text that cannot be encoded (a lone surrogate)."""
-    try:
-        key.encode("utf-8")
-        return True
-    except UnicodeEncodeError:
-        return False
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
