@@ -25,10 +25,10 @@ from aqgr.explain import explainers
 from aqgr.questions import question_generators
 from aqgr.search import Searcher
 from aqgr.store import Store
-from retrieval.index import IndexSpec, SummaryIndex
-from schemas.results import CandidateQuestion, SearchResult
-from schemas.summary import StructuredSummary
-from summarizer.base import SummarizerEngine, summarizers
+from aqgr.retrieval.index import IndexSpec, SummaryIndex
+from aqgr.schemas.results import CandidateQuestion, SearchResult
+from aqgr.schemas.summary import StructuredSummary
+from aqgr.summarizer.base import SummarizerEngine, summarizers
 
 
 class Archive:
@@ -181,7 +181,7 @@ class Archive:
         database = {"where": where, "ok": not problems, "problems": problems}
         index = {"where": str(self.settings.index_dir), "ok": True, "state": "ok", "detail": None}
         try:
-            from retrieval.backends import load_index
+            from aqgr.retrieval.backends import load_index
 
             index["detail"] = f"{len(load_index(self.settings.index_dir))} judgments indexed"
         except NoIndexError as exc:
@@ -235,7 +235,7 @@ class Archive:
             raise WriteError(str(self.settings.cache_dir / "embeddings.sqlite"), OSError(code, str(exc))) from None
 
     def _build_index(self, *, spec: IndexSpec | None, progress, backend: str, uri: str | None) -> dict:
-        from retrieval.embed_cache import EmbeddingCache
+        from aqgr.retrieval.embed_cache import EmbeddingCache
 
         summaries = self.summaries()
         if not summaries:
@@ -248,7 +248,7 @@ class Archive:
             index = SummaryIndex.build(summaries, spec, cache=cache, progress=progress,
                                        full_texts={s.judgment_id: self.text(s.judgment_id) or "" for s in summaries})
         else:
-            from retrieval.backends import build_index
+            from aqgr.retrieval.backends import build_index
 
             index = build_index(summaries, spec, backend=backend, uri=uri, cache=cache, progress=progress)
         # the citations first: a server reloads when the index's manifest changes, and finds them
@@ -292,8 +292,8 @@ class Archive:
         """Find which summarised judgments cite which (retrieval/citations) and save it in
         `<home>/citations.json`, for the search's precedents referred; returns the
         CitationGraph. `progress(stage, done, total)` is called with stage "citations"."""
-        from retrieval.citations import CitationGraph
-        from retrieval.citations.graph import FILE_NAME
+        from aqgr.retrieval.citations import CitationGraph
+        from aqgr.retrieval.citations.graph import FILE_NAME
 
         summaries = self.summaries() if summaries is None else summaries
         total = len(summaries)
@@ -307,8 +307,8 @@ class Archive:
     def citations(self, judgments: Iterable[str] | None = None):
         """The saved CitationGraph, or None when none was saved or it was found among other
         judgments than `judgments` (default: those summarised now): `aqgr index` makes it anew."""
-        from retrieval.citations import CitationGraph
-        from retrieval.citations.graph import FILE_NAME
+        from aqgr.retrieval.citations import CitationGraph
+        from aqgr.retrieval.citations.graph import FILE_NAME
 
         ids = [s.judgment_id for s in self.summaries()] if judgments is None else judgments
         return CitationGraph.load(self.home / FILE_NAME, ids)
@@ -348,7 +348,7 @@ class Archive:
         """The loaded index and summaries (loaded once, reused by every search)."""
         with self._lock:
             if self._searcher is None:
-                from retrieval.backends import load_index
+                from aqgr.retrieval.backends import load_index
 
                 index = load_index(self.settings.index_dir, expect=self.settings.index)
                 # An index searches the summaries it was built from (its manifest names their

@@ -38,10 +38,10 @@ from pydantic import BaseModel, Field
 from aqgr.errors import BatchInterrupted, ConfigError, LeaseLostError, ReadError, StoreError, SummarizeError, SummaryValidationError
 from aqgr.inputs import encodable, shown
 from aqgr.store import JudgmentRow, Store
-from schemas.summary import SCHEMA_VERSION, Provenance, StructuredSummary
-from schemas.validation import validate_summary
-from summarizer.base import JudgmentText, SummarizerEngine
-from summarizer.readers import read_judgment, supported_extensions
+from aqgr.schemas.summary import SCHEMA_VERSION, Provenance, StructuredSummary
+from aqgr.schemas.validation import validate_summary
+from aqgr.summarizer.base import JudgmentText, SummarizerEngine
+from aqgr.summarizer.readers import read_judgment, supported_extensions
 
 Progress = Callable[[int, int, str], None]
 ID_RULES = ("stem", "relpath", "regex:PATTERN")

@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from itertools import takewhile
 from typing import Iterable, Iterator, NamedTuple
 
-from retrieval.citations.normalize import STATE_ABBREVIATIONS, citations, party_key
-from retrieval.text import STOPWORDS
-from schemas.summary import StructuredSummary
-from summarizer.sentences import split_sentences
+from aqgr.retrieval.citations.normalize import STATE_ABBREVIATIONS, citations, party_key
+from aqgr.retrieval.text import STOPWORDS
+from aqgr.schemas.summary import StructuredSummary
+from aqgr.summarizer.sentences import split_sentences
 
 _LOOKALIKES = str.maketrans(
     {

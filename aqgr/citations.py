@@ -11,9 +11,9 @@ from typing import Callable
 
 from aqgr.errors import NoCitationGraphError, UnknownJudgmentError
 from aqgr.search import parties_line
-from retrieval.citations.graph import Mention
-from schemas.results import CitedJudgment, JudgmentCitations
-from schemas.summary import StructuredSummary
+from aqgr.retrieval.citations.graph import Mention
+from aqgr.schemas.results import CitedJudgment, JudgmentCitations
+from aqgr.schemas.summary import StructuredSummary
 
 
 def judgment_citations(judgment_id: str, graph, summary_of: Callable[[str], StructuredSummary | None]) -> JudgmentCitations:

@@ -12,6 +12,7 @@ import typer
 
 from aqgr.console import console, styled  # light: rich is imported when something is printed
 from aqgr.errors import AqgrError
+from aqgr.paths import SAMPLE
 
 app = typer.Typer(
     name="aqgr",
@@ -197,7 +198,7 @@ def index(
     uri: Optional[str] = typer.Option(None, "--uri", help="Milvus URI for --backend milvus: http://127.0.0.1:19530, or a milvus-lite path (default: milvus.db in the home)."),
 ) -> None:
     """Build (or rebuild) the BM25 + dense index over the archive's summaries."""
-    from retrieval.index import IndexSpec
+    from aqgr.retrieval.index import IndexSpec
 
     archive = _archive(home)
     fields = {}
@@ -308,7 +309,7 @@ def citations(
 @app.command()
 def schema(slots_only: bool = typer.Option(False, "--slots-only", help="Only the slots (what a model is asked to fill).")) -> None:
     """Print the JSON Schema of the structured summary."""
-    from schemas.validation import summary_json_schema
+    from aqgr.schemas.validation import summary_json_schema
 
     typer.echo(json.dumps(summary_json_schema(slots_only), indent=2))
 
@@ -387,7 +388,7 @@ def import_(
 
 
 def sample_dir() -> Path:
-    return Path(__file__).resolve().parent.parent / "datasets" / "sample"
+    return SAMPLE
 
 
 @app.command()
@@ -422,9 +423,9 @@ def demo(
 
 
 def _register_eval() -> None:
-    """`aqgr eval`: the very command of `python -m eval` (eval/__main__.py), options and all."""
+    """`aqgr eval`: the very command of `python -m aqgr.eval` (eval/__main__.py), options and all."""
     try:
-        from eval.__main__ import app as eval_app
+        from aqgr.eval.__main__ import app as eval_app
     except ImportError:  # the eval package is not installed beside aqgr
         return
     app.add_typer(

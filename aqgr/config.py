@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from aqgr.llm.config import ProviderConfig
-from retrieval.index import IndexSpec
+from aqgr.retrieval.index import IndexSpec
 
 ENV_HOME = "AQGR_HOME"
 ENV_DATABASE_URL = "AQGR_DATABASE_URL"

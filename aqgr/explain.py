@@ -19,8 +19,8 @@ from typing import Protocol, Sequence
 
 from aqgr.registry import Registry
 from aqgr.relevance import RelevanceScorer
-from schemas.summary import StructuredSummary
-from summarizer.sentences import split_sentences
+from aqgr.schemas.summary import StructuredSummary
+from aqgr.summarizer.sentences import split_sentences
 
 explainers: Registry["Explainer"] = Registry("explainer", ("aqgr.explain_llm",))
 

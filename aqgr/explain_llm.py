@@ -25,7 +25,7 @@ from aqgr.llm.client import LLMClient
 from aqgr.llm.prompts import load_prompt
 from aqgr.llm.structured import ask_json, schema_problems
 from aqgr.relevance import RelevanceScorer
-from schemas.summary import StructuredSummary
+from aqgr.schemas.summary import StructuredSummary
 
 REPLY_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -116,9 +116,9 @@ def build_server(home: str | Path | None = None, *, archive=None):
     import aqgr
     from aqgr.archive import Archive
     from aqgr.server.service import ArchiveService
-    from schemas.results import CandidateQuestion, JudgmentCitations, SearchResult
-    from schemas.statutes import StatuteResult
-    from schemas.summary import StructuredSummary
+    from aqgr.schemas.results import CandidateQuestion, JudgmentCitations, SearchResult
+    from aqgr.schemas.statutes import StatuteResult
+    from aqgr.schemas.summary import StructuredSummary
 
     service = ArchiveService(archive or Archive(home))
     server = MCPServer("aqgr", instructions=INSTRUCTIONS, version=aqgr.__version__, log_level="WARNING")

@@ -17,8 +17,8 @@ from typing import Protocol, Sequence
 
 from aqgr.registry import Registry
 from aqgr.relevance import RelevanceScorer
-from schemas.results import CandidateQuestion
-from schemas.summary import StructuredSummary
+from aqgr.schemas.results import CandidateQuestion
+from aqgr.schemas.summary import StructuredSummary
 
 question_generators: Registry["QuestionGenerator"] = Registry("question generator", ("aqgr.questions_llm",))
 

@@ -19,8 +19,8 @@ from aqgr.llm.prompts import load_prompt
 from aqgr.llm.structured import ask_json, schema_problems
 from aqgr.questions import HarvestQuestionGenerator, QuestionGenerator, question_generators
 from aqgr.relevance import RelevanceScorer
-from schemas.results import CandidateQuestion
-from schemas.summary import StructuredSummary
+from aqgr.schemas.results import CandidateQuestion
+from aqgr.schemas.summary import StructuredSummary
 
 REPLY_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -31,12 +31,12 @@ from aqgr.explain import Candidate, Explainer
 from aqgr.inputs import check_text, check_texts
 from aqgr.questions import QuestionGenerator
 from aqgr.relevance import RelevanceScorer
-from retrieval.fusion import fusers
-from retrieval.index import SummaryIndex
-from retrieval.text import strip_masks
-from retrieval.types import ScoredDoc, id_hash, ranked
-from schemas.results import CandidateQuestion, Engines, Evidence, Hit, SearchResult
-from schemas.summary import StructuredSummary
+from aqgr.retrieval.fusion import fusers
+from aqgr.retrieval.index import SummaryIndex
+from aqgr.retrieval.text import strip_masks
+from aqgr.retrieval.types import ScoredDoc, id_hash, ranked
+from aqgr.schemas.results import CandidateQuestion, Engines, Evidence, Hit, SearchResult
+from aqgr.schemas.summary import StructuredSummary
 
 
 def parties_line(summary: StructuredSummary) -> str:
@@ -288,7 +288,7 @@ def _freeze_heap() -> None:
     A loaded archive is hundreds of thousands of long-lived objects (670,000 for AILA's
     2,914 judgments); a full collection walks them all, and one landing inside a search
     cost ~200 ms: search p95 on 50 AILA queries 438-477 ms without, 259-282 ms with (p50
-    unchanged, ~200 ms; `python -m eval.bench_search`, three runs each). Called when the Searcher is made
+    unchanged, ~200 ms; `python -m aqgr.eval.bench_search`, three runs each). Called when the Searcher is made
     and after its first search (the embedding model loads then). No collection first (it
     costs ~360 ms there): what is garbage at that moment stays allocated, once."""
     import gc

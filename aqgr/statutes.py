@@ -22,7 +22,7 @@ direct (text) score divided by the top one, so the text match orders the statute
 precedent quotes and breaks ties. Each hit lists the precedents that quote it
 (`quoted_by`). Measured (issue 6, docs/ARCHITECTURE.md): AILA dev statutes MAP 0.119 ->
 0.229, and on a 183-query statute benchmark built from the corpus's own quotations
-(`python -m eval build-citation-benchmark --statutes ...`) 0.243 -> 0.522.
+(`python -m aqgr.eval build-citation-benchmark --statutes ...`) 0.243 -> 0.522.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from typing import Iterable, Mapping, Sequence
 
 from aqgr.config import Settings
 from aqgr.errors import AqgrError, ReadError
-from retrieval.types import ScoredDoc, ranked
-from schemas.statutes import StatuteHit, StatuteResult
+from aqgr.retrieval.types import ScoredDoc, ranked
+from aqgr.schemas.statutes import StatuteHit, StatuteResult
 
 STATUTES_DIR = "statutes"
 EXCERPT_CHARS = 1000  # a statute hit carries at most this much of its text
@@ -182,7 +182,7 @@ class StatuteCollection:
     def link(self, judgments: Iterable[tuple[str, str]]) -> int:
         """Find which of `judgments` ((id, text) pairs) quote which statutes and save it
         (`links.json`, replacing the old one); returns how many judgments quote any."""
-        from retrieval.quotes import QuoteFinder
+        from aqgr.retrieval.quotes import QuoteFinder
 
         statutes = self.statutes()
         if not statutes:
@@ -223,8 +223,8 @@ class StatuteCollection:
     def add(self, paths: Iterable[str | Path], judgments: Iterable[tuple[str, str]] | None = None) -> int:
         """Add (or replace, by id) the statute files under `paths` and rebuild the statute index;
         with `judgments` ((id, text) pairs: the archive's), also link them (`link`). Returns the count."""
-        from retrieval.embed_cache import EmbeddingCache
-        from retrieval.index import IndexSpec, SummaryIndex
+        from aqgr.retrieval.embed_cache import EmbeddingCache
+        from aqgr.retrieval.index import IndexSpec, SummaryIndex
 
         statutes = self.statutes()
         for path in _statute_files(paths):
@@ -248,7 +248,7 @@ class StatuteCollection:
         return len(statutes)
 
     def _load(self):
-        from retrieval.index import SummaryIndex
+        from aqgr.retrieval.index import SummaryIndex
 
         manifest = self.index_dir / "manifest.json"
         if not self.exists():
@@ -264,7 +264,7 @@ class StatuteCollection:
         """Statutes for the facts and the questions (each question is asked together with the
         facts); with `precedents` (the case archive's ranking for the same facts, judgment ids
         best first), also through the statutes those judgments quote (`rank_with_precedents`)."""
-        from retrieval.fusion import fusers
+        from aqgr.retrieval.fusion import fusers
 
         index, statutes = self._load()
         facts = " ".join((facts or "").split())

@@ -28,7 +28,7 @@ from sqlmodel import Field, Session, SQLModel, create_engine, delete, func, sele
 
 from aqgr.errors import DatabaseDamagedError, InvalidTextError, StoreError
 from aqgr.inputs import encodable
-from schemas.summary import StructuredSummary
+from aqgr.schemas.summary import StructuredSummary
 
 
 def _now() -> datetime:

@@ -33,8 +33,8 @@ from pydantic import BaseModel, Field
 from aqgr.errors import ConfigError, SummaryValidationError, WriteError
 from aqgr.inputs import first_invalid
 from aqgr.store import Store
-from schemas.summary import StructuredSummary
-from schemas.validation import validate_summary
+from aqgr.schemas.summary import StructuredSummary
+from aqgr.schemas.validation import validate_summary
 
 EXPORT_FORMATS = ("jsonl", "json-dir")
 IMPORT_SUFFIXES = (".json", ".jsonl", ".ndjson")

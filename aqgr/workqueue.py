@@ -67,7 +67,7 @@ class Claim(NamedTuple):
 
 def fingerprint(path: str, engine_version: str) -> str:
     """What makes a done item pending again when it changes: size, mtime, engine and schema version."""
-    from schemas.summary import SCHEMA_VERSION
+    from aqgr.schemas.summary import SCHEMA_VERSION
 
     try:
         st = os.stat(path)

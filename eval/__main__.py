@@ -1,4 +1,4 @@
-"""`python -m eval`: the evaluation command (the same function `aqgr eval` wraps).
+"""`python -m aqgr.eval`: the evaluation command (the same function `aqgr eval` wraps).
 
 Data on stdout (the results as JSON with --json), the table and messages on stderr.
 """
@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
+from aqgr.paths import shared_datasets
 
 app = typer.Typer(add_completion=False, help="FIRE-style evaluation of aqgr systems on AILA-format data.")
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "aila2019"
+DEFAULT_DATA = shared_datasets() / "aila2019"
 
 
 @app.callback(invoke_without_command=True)
@@ -46,8 +47,8 @@ def main(
 
     from aqgr.console import styled
     from aqgr.errors import AqgrError
-    from eval.harness import evaluate_path
-    from eval.report import render_table
+    from aqgr.eval.harness import evaluate_path
+    from aqgr.eval.report import render_table
 
     err = Console(stderr=True)
     out = out or default_out_dir()
@@ -87,9 +88,9 @@ def system_list(names: Optional[List[str]], csv: Optional[str], **pipeline_optio
     fails before anything runs.
 
     Options given (summarizer, embedder, bm25_idf, milvus_uri) go to the summary-based systems only."""
-    from eval.backends import split_name
-    from eval.pipeline_systems import PIPELINE_CONFIGS
-    from eval.systems import get_system, systems
+    from aqgr.eval.backends import split_name
+    from aqgr.eval.pipeline_systems import PIPELINE_CONFIGS
+    from aqgr.eval.systems import get_system, systems
 
     wanted = list(names or [])
     for part in (csv or "").split(","):
@@ -127,7 +128,7 @@ class progress_bar:
 
 
 def _register_subcommands() -> None:
-    from eval.citebench.cli import build_citation_benchmark_cli
+    from aqgr.eval.citebench.cli import build_citation_benchmark_cli
 
     app.command("build-citation-benchmark", help="Build a citation benchmark (queries, qrels, exclusions) from an archive's own citations.")(build_citation_benchmark_cli)
 

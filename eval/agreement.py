@@ -47,7 +47,7 @@ TOLERANCE = Tolerance()
 
 def pairs(names: Sequence[str]) -> list[tuple[str, str]]:
     """(base, variant) for every `base@backend` whose `base` is in `names` too, in `names` order."""
-    from eval.backends import split_name
+    from aqgr.eval.backends import split_name
 
     present = set(names)
     out = []

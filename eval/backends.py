@@ -3,7 +3,7 @@
 A pipeline system name may end in `@<backend>` (`aqgr-no-fulltext@milvus`): the same
 configuration, summaries and IndexSpec, served by another index backend
 (`retrieval.backends`: `embedded` = `embedded.v1`, the default; `milvus` = `milvus.v1`).
-So one `python -m eval --systems aqgr-no-fulltext,aqgr-no-fulltext@milvus` run lists
+So one `python -m aqgr.eval --systems aqgr-no-fulltext,aqgr-no-fulltext@milvus` run lists
 both backends side by side, and the report adds their agreement (`eval.agreement`).
 
 What a backend lacks is refused, never dropped silently: a configuration that names a
@@ -53,7 +53,7 @@ def resolve(backend: str | None) -> str:
     """The canonical backend name of a name or alias (None: the default)."""
     if backend is None:
         return DEFAULT_BACKEND
-    from retrieval.backends import ALIASES
+    from aqgr.retrieval.backends import ALIASES
 
     name = ALIASES.get(backend, backend)
     if name not in RETRIEVERS:
@@ -96,7 +96,7 @@ def default_uri(home: Path) -> str:
 
 def index_dir(base: Path, uri: str) -> Path:
     """Where the manifest of a Milvus index at `uri` is kept, beside the embedded index `base`."""
-    from retrieval.milvus import normalise_uri
+    from aqgr.retrieval.milvus import normalise_uri
 
     tag = hashlib.sha256(normalise_uri(uri).encode()).hexdigest()[:8]
     return base.with_name(f"{base.name}.milvus-{tag}")
@@ -105,7 +105,7 @@ def index_dir(base: Path, uri: str) -> Path:
 def milvus_index(directory: Path, spec, uri: str, doc_ids, build: Callable[[], Any]):
     """The Milvus index recorded in `directory` if it holds exactly `doc_ids` under `spec`
     at `uri`; else `build()` (a new collection), recorded there (the old one dropped)."""
-    from retrieval.milvus import MilvusIndex, normalise_uri
+    from aqgr.retrieval.milvus import MilvusIndex, normalise_uri
 
     key = ("milvus", str(directory))
     with _LOCK:
@@ -127,8 +127,8 @@ def milvus_index(directory: Path, spec, uri: str, doc_ids, build: Callable[[], A
 
 def milvus_case_index(archive, spec, directory: Path, uri: str, progress=None):
     """`archive`'s summaries under `spec` in Milvus at `uri` (window vectors from the home's cache)."""
-    from retrieval.embed_cache import EmbeddingCache
-    from retrieval.milvus import MilvusIndex
+    from aqgr.retrieval.embed_cache import EmbeddingCache
+    from aqgr.retrieval.milvus import MilvusIndex
 
     summaries = archive.summaries()
 
@@ -141,8 +141,8 @@ def milvus_case_index(archive, spec, directory: Path, uri: str, progress=None):
 
 def milvus_text_index(doc_ids, texts: dict[str, dict[str, str]], spec, directory: Path, uri: str, cache_path: Path, progress=None):
     """Plain-text documents (statutes) under `spec` in Milvus at `uri` (embeddings cached at `cache_path`)."""
-    from retrieval.embed_cache import EmbeddingCache
-    from retrieval.milvus import MilvusIndex
+    from aqgr.retrieval.embed_cache import EmbeddingCache
+    from aqgr.retrieval.milvus import MilvusIndex
 
     def build():
         with EmbeddingCache(cache_path) as cache:

@@ -1,14 +1,14 @@
 """Does the Milvus backend give the embedded backend's numbers? Same documents, same slots.
 
-    python -m eval.bench_backends sample [--systems aqgr-no-fulltext,ensemble-summary] [--embedder minilm-l6.v1]
-    python -m eval.bench_backends aila [--protocol aila-cases|study-subset] [--queries Q1-Q10] [--systems ...]
+    python -m aqgr.eval.bench_backends sample [--systems aqgr-no-fulltext,ensemble-summary] [--embedder minilm-l6.v1]
+    python -m aqgr.eval.bench_backends aila [--protocol aila-cases|study-subset] [--queries Q1-Q10] [--systems ...]
 
 Each named system runs through the eval harness twice, as `NAME` (embedded backend) and
 `NAME@milvus` (the same summaries, IndexSpec and search options served by Milvus;
 eval/backends.py), and eval/agreement.py compares the two: the difference of every mean
 measure, the mean top-10 overlap of the rankings, the Jaccard overlap of the returned
 sets, and whether they lie within its stated tolerance. The same comparison appears in
-any `python -m eval` report that lists `NAME` and `NAME@milvus`.
+any `python -m aqgr.eval` report that lists `NAME` and `NAME@milvus`.
 
 `sample`: datasets/sample (16 judgments, 6 scenarios with their relevant judgments) as an
 eval dataset (queries and qrels written from scenarios.json); adds hit@3, the share of
@@ -28,11 +28,11 @@ Both backends use Lucene's idf (IndexSpec's default, the one Milvus computes; Mi
 Measured (issue 8; milvus-lite 3.2.2, MiniLM, extractive.v1; tolerance of eval/agreement.py:
 every reported mean within 0.02 absolute, mean top-10 overlap at least 0.8):
 
-    python -m eval.bench_backends sample                       # hit@3 1.0 / 1.0, all deltas 0,
+    python -m aqgr.eval.bench_backends sample                       # hit@3 1.0 / 1.0, all deltas 0,
                                                                # overlap 0.98 (aqgr-no-fulltext), 0.97 (ensemble)
-    python -m eval.bench_backends aila --queries Q1-Q10 --cache-dir /tmp/aqgr-eval-cache --bm25-idf lucene
+    python -m aqgr.eval.bench_backends aila --queries Q1-Q10 --cache-dir /tmp/aqgr-eval-cache --bm25-idf lucene
         # overlap 0.96 (bm25-summary) to 1.00 (dense-summary), max delta 0.0001: within
-    python -m eval.bench_backends aila --protocol study-subset --cache-dir /tmp/aqgr-eval-cache --bm25-idf lucene
+    python -m aqgr.eval.bench_backends aila --protocol study-subset --cache-dir /tmp/aqgr-eval-cache --bm25-idf lucene
         # overlap 0.96 to 1.00, max delta 0.0067 (AP, aqgr-no-fulltext); SetP/SetR equal: within
     (when the embedded default was rank-bm25's okapi idf: overlap 0.70-0.82 on the dev split,
      0.77-0.87 on the study subset, deltas up to 0.05 / 0.13: outside; dense-summary identical)
@@ -46,9 +46,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from aqgr.paths import SAMPLE, shared_datasets
 
-SAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "sample"
-AILA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "aila2019"
+SAMPLE = SAMPLE
+AILA = shared_datasets() / "aila2019"
 SAMPLE_MEASURES = ("AP", "P@3", "R@3", "RR", "P@10", "SetP", "SetR")
 AILA_MEASURES = ("AP", "P@10", "RR", "R@100", "nDCG@10", "SetP", "SetR")
 
@@ -68,9 +69,9 @@ def sample_dataset(directory: Path) -> Path:
 def compare(dataset, names, protocol, *, queries=None, measures, cache_dir, embedder=None, bm25_idf=None, milvus_uri=None,
             out_dir=None) -> dict:
     """Run each name and name@milvus through the harness; the means and their agreement."""
-    from eval.agreement import report_agreement
-    from eval.harness import evaluate
-    from eval.systems import get_system
+    from aqgr.eval.agreement import report_agreement
+    from aqgr.eval.harness import evaluate
+    from aqgr.eval.systems import get_system
 
     options = {k: v for k, v in {"embedder": embedder, "bm25_idf": bm25_idf}.items() if v}
     where = {"milvus_uri": milvus_uri} if milvus_uri else {}
@@ -86,7 +87,7 @@ def compare(dataset, names, protocol, *, queries=None, measures, cache_dir, embe
 
 
 def sample_report(names, embedder: str | None, cache_dir: Path, out_dir: Path | None = None, bm25_idf: str | None = None) -> dict:
-    from eval.datasets import load_dataset
+    from aqgr.eval.datasets import load_dataset
 
     dataset = load_dataset(sample_dataset(cache_dir / "sample-dataset"), docs=SAMPLE / "judgments")
     result = compare(dataset, names, "aila-cases", queries="all", measures=SAMPLE_MEASURES, cache_dir=cache_dir,
@@ -107,7 +108,7 @@ def _hit_at(system, qrels, k: int) -> float:
 
 def aila_report(names, protocol: str, queries: str | None, data: Path, cache_dir: Path | None, embedder: str | None,
                 milvus_uri: str | None = None, out_dir: Path | None = None, bm25_idf: str | None = None) -> dict:
-    from eval.datasets import load_dataset
+    from aqgr.eval.datasets import load_dataset
 
     dataset = load_dataset(data)
     result = compare(dataset, names, protocol, queries=queries, measures=AILA_MEASURES, cache_dir=cache_dir,
@@ -117,7 +118,7 @@ def aila_report(names, protocol: str, queries: str | None, data: Path, cache_dir
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m eval.bench_backends", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_backends", description=__doc__.split("\n")[0])
     parser.add_argument("what", choices=["sample", "aila"])
     parser.add_argument("--systems", default=None,
                         help="comma-separated systems without fulltext (sample default: aqgr-no-fulltext,ensemble-summary; "

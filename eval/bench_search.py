@@ -1,6 +1,6 @@
 """Benchmark question-guided search over an AILA-format archive: build costs and warm latency.
 
-    python -m eval.bench_search [--data ../shared/datasets/aila2019] [--cache-dir DIR]
+    python -m aqgr.eval.bench_search [--data ../shared/datasets/aila2019] [--cache-dir DIR]
                                 [--summarizer extractive.v1] [--embedder minilm-l6.v1] [--cold-embeddings]
 
 1. summaries: the eval cache's archive (`eval.pipeline_systems.case_archive`; summarised
@@ -31,12 +31,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from eval.bench_common import print_result
-from eval.datasets import load_dataset
-from eval.pipeline_systems import DEFAULT_SUMMARIZER, PIPELINE_CONFIGS, ArchiveSystem, case_archive
-from eval.systems import default_cache_dir
+from aqgr.eval.bench_common import print_result
+from aqgr.eval.datasets import load_dataset
+from aqgr.eval.pipeline_systems import DEFAULT_SUMMARIZER, PIPELINE_CONFIGS, ArchiveSystem, case_archive
+from aqgr.eval.systems import default_cache_dir
+from aqgr.paths import shared_datasets
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "aila2019"
+DEFAULT_DATA = shared_datasets() / "aila2019"
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -55,8 +56,8 @@ def _size(directory: Path, names) -> int:
 
 
 def bench(data: Path, cache_dir: Path, summarizer: str, embedder: str | None, cold_embeddings: bool) -> dict:
-    from retrieval.embed_cache import EmbeddingCache
-    from retrieval.index import SummaryIndex
+    from aqgr.retrieval.embed_cache import EmbeddingCache
+    from aqgr.retrieval.index import SummaryIndex
 
     def say(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
@@ -135,7 +136,7 @@ def _bench_statutes(data: Path, archive, searcher, spec, queries) -> dict | None
     from aqgr.config import Settings
     from aqgr.errors import DatasetError
     from aqgr.statutes import StatuteCollection, statutes_for
-    from eval.datasets import find_documents
+    from aqgr.eval.datasets import find_documents
 
     try:
         folder = find_documents(data, "statutes")
@@ -161,7 +162,7 @@ def _bench_statutes(data: Path, archive, searcher, spec, queries) -> dict | None
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m eval.bench_search", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_search", description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--cache-dir", type=Path, default=None, help="eval cache (default $AQGR_HOME/cache/eval)")
     parser.add_argument("--summarizer", default=DEFAULT_SUMMARIZER)

@@ -1,6 +1,6 @@
 """Benchmark the summarizer over an AILA-format archive: speed, validity, slot fill.
 
-    python -m eval.bench_summarize --data ../shared/datasets/aila2019 [--limit N] [--engine extractive.v1]
+    python -m aqgr.eval.bench_summarize --data ../shared/datasets/aila2019 [--limit N] [--engine extractive.v1]
 
 Runs the engine over every judgment in `Object_casedocs`, validates every summary
 against the JSON Schema, and prints one JSON object to stdout: wall time, documents
@@ -18,11 +18,11 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-import summarizer.extractive.engine  # noqa: F401  (registers extractive.v1 before summarizer.base is used)
-from schemas.summary import Provenance, StructuredSummary
-from schemas.validation import validate_summary
-from summarizer.base import JudgmentText, summarizers
-from summarizer.readers import read_judgment
+import aqgr.summarizer.extractive.engine  # noqa: F401  (registers extractive.v1 before summarizer.base is used)
+from aqgr.schemas.summary import Provenance, StructuredSummary
+from aqgr.schemas.validation import validate_summary
+from aqgr.summarizer.base import JudgmentText, summarizers
+from aqgr.summarizer.readers import read_judgment
 
 SLOTS = (
     "court", "case_number", "judgment_kind", "appellants", "respondents", "date", "bench", "facts",
@@ -102,7 +102,7 @@ def run(data: Path, *, limit: int | None = None, engine: str = "extractive.v1", 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m eval.bench_summarize", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_summarize", description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path("../shared/datasets/aila2019"), help="AILA-format dataset folder")
     parser.add_argument("--limit", type=int, default=None, help="only the first N judgments (C1, C2, ...)")
     parser.add_argument("--engine", default="extractive.v1")

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from typing import Iterable, Mapping
 
-from eval.measures import SetMeasure, parse_measure
+from aqgr.eval.measures import SetMeasure, parse_measure
 
 
 def query_chance(measure: str, judged: Mapping[str, int], candidates: int, relevant_candidates: Mapping[str, int],

@@ -1,6 +1,6 @@
 """Can a query's relevance judgments be found from its own text at all?
 
-    python -m eval.findability [--data PATH] [--protocol aila-cases] [--system bm25-fulltext]
+    python -m aqgr.eval.findability [--data PATH] [--protocol aila-cases] [--system bm25-fulltext]
 
 Ranks the corpus once with every query's text (one system, default `bm25-fulltext`), then
 scores each judged query's relevant set against every one of those rankings. Where the
@@ -20,19 +20,19 @@ from typing import Optional
 
 import typer
 
-from eval.bench_common import print_result
+from aqgr.eval.bench_common import print_result
 
 
 def findability(data: Path, *, protocol: str = "aila-cases", system: str = "bm25-fulltext", qrels: Path | None = None,
                 docs: Path | None = None, queries: str | None = None, cache_dir: Path | None = None,
                 depth: int = 1000) -> dict:
     """The report described in the module; `queries`: which judged queries to score (a
-    selection as `python -m eval --queries` takes; default: the protocol's)."""
-    from eval.chance import chance_per_query
-    from eval.datasets import load_dataset
-    from eval.measures import compute
-    from eval.protocols import get_protocol
-    from eval.systems import get_system
+    selection as `python -m aqgr.eval --queries` takes; default: the protocol's)."""
+    from aqgr.eval.chance import chance_per_query
+    from aqgr.eval.datasets import load_dataset
+    from aqgr.eval.measures import compute
+    from aqgr.eval.protocols import get_protocol
+    from aqgr.eval.systems import get_system
 
     proto = get_protocol(protocol)
     dataset = load_dataset(data, qrels, proto.kind, docs=docs)

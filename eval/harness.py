@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Sequence
 
 from aqgr.errors import ConfigError
-from eval.chance import chance
-from eval.datasets import Dataset, Kind, load_dataset
-from eval.measures import DEFAULT_RETURNED, MeasureResults, compute, parse_measure
-from eval.protocols import EvalProtocol, get_protocol
-from eval.runs import MAX_DEPTH, write_run
-from eval.systems import Progress, System, get_system
+from aqgr.eval.chance import chance
+from aqgr.eval.datasets import Dataset, Kind, load_dataset
+from aqgr.eval.measures import DEFAULT_RETURNED, MeasureResults, compute, parse_measure
+from aqgr.eval.protocols import EvalProtocol, get_protocol
+from aqgr.eval.runs import MAX_DEPTH, write_run
+from aqgr.eval.systems import Progress, System, get_system
 
 
 @dataclass
@@ -95,7 +95,7 @@ def evaluate(
     level = chance(names, qrels, selected, dataset.doc_ids, depth=depth, restrict=restrict, exclude=dataset.exclude)
     report = EvalReport(protocol, dataset, selected, scored, names, results, depth, out, started, warnings, level)
     if out is not None:
-        from eval.report import write_report
+        from aqgr.eval.report import write_report
 
         write_report(report, out, command=command)
     return report

@@ -32,7 +32,7 @@ from typing import Iterable, Mapping, Sequence, Union
 import ir_measures
 
 from aqgr.errors import ConfigError
-from eval.runs import strict_ranking
+from aqgr.eval.runs import strict_ranking
 
 RANKED_MEASURES: tuple[str, ...] = ("AP", "P@10", "Bpref", "RR", "R@100", "nDCG@10")
 SET_MEASURES: tuple[str, ...] = ("SetP", "SetR", "SetP@5", "SetR@5", "SetP@10", "SetR@10")

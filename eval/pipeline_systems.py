@@ -54,10 +54,10 @@ from pathlib import Path
 from typing import Any
 
 from aqgr.errors import ConfigError, DatasetError, NoIndexError, IndexMismatchError
-from eval import backends
-from eval.datasets import Dataset, find_documents, list_documents
-from eval.systems import Progress, default_cache_dir, systems
-from retrieval.text import strip_masks
+from aqgr.eval import backends
+from aqgr.eval.datasets import Dataset, find_documents, list_documents
+from aqgr.eval.systems import Progress, default_cache_dir, systems
+from aqgr.retrieval.text import strip_masks
 
 ARCHIVE_FORMAT = 1  # bump when what an eval archive home holds changes
 DEFAULT_SUMMARIZER = "extractive.v1"
@@ -188,8 +188,8 @@ def _marker_ok(marker: Path, archive) -> bool:
     """The corpus was summarised completely before (the home is keyed by the files' sizes and mtimes)."""
     if not marker.is_file():
         return False
-    from schemas.summary import SCHEMA_VERSION
-    from summarizer.base import summarizers
+    from aqgr.schemas.summary import SCHEMA_VERSION
+    from aqgr.summarizer.base import summarizers
 
     engine = summarizers.create(archive.settings.summarizer)
     recorded = json.loads(marker.read_text())
@@ -201,8 +201,8 @@ def _marker_ok(marker: Path, archive) -> bool:
 
 def case_index(archive, spec, progress: Progress | None = None):
     """The saved index of `archive`'s summaries under `spec` (built on first use)."""
-    from retrieval.embed_cache import EmbeddingCache
-    from retrieval.index import SummaryIndex
+    from aqgr.retrieval.embed_cache import EmbeddingCache
+    from aqgr.retrieval.index import SummaryIndex
 
     directory = archive.home / "indexes" / spec_hash(spec)
     key = ("index", str(directory))
@@ -230,8 +230,8 @@ def case_index(archive, spec, progress: Progress | None = None):
 
 def text_index(dataset: Dataset, spec, cache_path: Path, progress: Progress | None = None):
     """An in-memory index of the dataset's documents as plain text (statutes); embeddings cached."""
-    from retrieval.embed_cache import EmbeddingCache
-    from retrieval.index import SummaryIndex
+    from aqgr.retrieval.embed_cache import EmbeddingCache
+    from aqgr.retrieval.index import SummaryIndex
 
     key = ("texts", str(dataset.docs_dir.resolve()), corpus_fingerprint(dataset.docs_dir, dataset.doc_ids), spec_hash(spec))
     with _LOCK:
@@ -249,7 +249,7 @@ def quote_links(dataset: Dataset, archive) -> dict[str, list[str]]:
     """Judgment id -> the dataset's statutes it quotes (retrieval/quotes.py), as the product
     links an archive to its statute collection; made once per process."""
     from aqgr.statutes import split_statute
-    from retrieval.quotes import QuoteFinder
+    from aqgr.retrieval.quotes import QuoteFinder
 
     key = ("quotes", str(dataset.docs_dir.resolve()), corpus_fingerprint(dataset.docs_dir, dataset.doc_ids), str(archive.home))
     with _LOCK:
@@ -319,14 +319,14 @@ class ArchiveSystem:
 
     # -- configuration ---------------------------------------------------------------------
     def index_spec(self):
-        from retrieval.documents import DEFAULT_SLOTS
-        from retrieval.index import IndexSpec
+        from aqgr.retrieval.documents import DEFAULT_SLOTS
+        from aqgr.retrieval.index import IndexSpec
 
         fields: dict[str, Any] = {}
         if self.pipeline.precedents_slot:
             fields["slots"] = tuple(DEFAULT_SLOTS) + ("precedents",)
         if self.pipeline.dense_legal_slots:
-            from retrieval.documents import DENSE_SLOTS
+            from aqgr.retrieval.documents import DENSE_SLOTS
 
             fields["dense_slots"] = DENSE_SLOTS
         if self.embedder:
@@ -472,7 +472,7 @@ class ArchiveSystem:
         return [(d.doc_id, d.score) for d in allowed][:depth]
 
     def _fused(self, queries, depth, restrict, exclude, options):
-        from retrieval.fusion import fusers
+        from aqgr.retrieval.fusion import fusers
 
         # The statute index has no full texts: the configured retrievers it has; a statute's
         # indexed text is its whole text, so "fulltext" alone reads it through "bm25".

@@ -22,12 +22,12 @@ from typing import Literal
 
 from aqgr.errors import DatasetError
 from aqgr.registry import Registry
-from eval.datasets import Dataset, select_queries
-from eval.measures import DEFAULT_MEASURES
+from aqgr.eval.datasets import Dataset, select_queries
+from aqgr.eval.measures import DEFAULT_MEASURES
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
-protocols: Registry["EvalProtocol"] = Registry("protocol", modules=("eval.protocols",))
+protocols: Registry["EvalProtocol"] = Registry("protocol", modules=("aqgr.eval.protocols",))
 
 
 @lru_cache(maxsize=None)

@@ -21,12 +21,12 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from eval.protocols import data_file
+from aqgr.eval.protocols import data_file
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from eval.harness import EvalReport
+    from aqgr.eval.harness import EvalReport
 
 PACKAGES = ("aqgr", "ir-measures", "pytrec-eval-terrier", "rank-bm25", "numpy", "scipy", "nltk",
             "pydantic", "rich", "typer", "faiss-cpu", "sentence-transformers", "torch", "llama-index-core")
@@ -83,7 +83,7 @@ def render_table(report: "EvalReport", console: "Console | None" = None) -> None
 
 
 def _agreement(report: "EvalReport") -> list[dict]:
-    from eval.agreement import report_agreement
+    from aqgr.eval.agreement import report_agreement
 
     return report_agreement(report)
 

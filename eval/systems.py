@@ -9,7 +9,7 @@ Registered here: `bm25-fulltext` (BM25 over whole judgment texts, raw facts as t
 the FIRE-style baseline), and the same over other BM25 implementations
 (`retrieval.bm25.bm25_implementations`) to compare libraries on the same tokens:
 `bm25s-fulltext` (bm25s, its default `lucene` variant) and `bm25s-fulltext-<method>` for
-`robertson`, `atire`, `bm25l`, `bm25plus` (bm25s' `bm25+`); `python -m eval.bench_bm25`
+`robertson`, `atire`, `bm25l`, `bm25plus` (bm25s' `bm25+`); `python -m aqgr.eval.bench_bm25`
 measures their costs. The summary-based systems (`bm25-summary`, `dense-summary`,
 `ensemble-summary`, `aqgr` and their ablations) go through the Archive API and register
 in `eval/pipeline_systems.py` (see `PIPELINE_SYSTEMS_MODULE`).
@@ -27,10 +27,10 @@ from typing import Callable, Protocol, Sequence, runtime_checkable
 
 from aqgr.errors import ConfigError
 from aqgr.registry import Registry
-from eval.datasets import Dataset
+from aqgr.eval.datasets import Dataset
 
 # Where the summary-based systems register (they need the Archive API of aqgr/).
-PIPELINE_SYSTEMS_MODULE = "eval.pipeline_systems"
+PIPELINE_SYSTEMS_MODULE = "aqgr.eval.pipeline_systems"
 
 Progress = Callable[[str, int, int], None]  # (what, done, total)
 
@@ -56,7 +56,7 @@ class System(Protocol):
         ...
 
 
-systems: Registry[System] = Registry("system", modules=("eval.systems", PIPELINE_SYSTEMS_MODULE))
+systems: Registry[System] = Registry("system", modules=("aqgr.eval.systems", PIPELINE_SYSTEMS_MODULE))
 
 
 def get_system(name: str | System, **options) -> System:
@@ -66,7 +66,7 @@ def get_system(name: str | System, **options) -> System:
     factory that serves index backends (the summary-based systems: eval/backends.py)."""
     if not isinstance(name, str):
         return name
-    from eval.backends import SEPARATOR, split_name
+    from aqgr.eval.backends import SEPARATOR, split_name
 
     base, backend = split_name(name)
     if backend is None:
@@ -108,7 +108,7 @@ class BM25FullText:
 
     def __init__(self, *, name: str = "bm25-fulltext", k1: float | None = None, b: float | None = None, tokenizer: str = "words.v1",
                  implementation: str | None = None, **params):
-        from retrieval import bm25
+        from aqgr.retrieval import bm25
 
         self.name = name
         self.k1 = bm25.BM25_K1 if k1 is None else float(k1)
@@ -123,7 +123,7 @@ class BM25FullText:
         self.cache_hit: bool | None = None
 
     def _default_implementation(self) -> bool:
-        from retrieval import bm25
+        from aqgr.retrieval import bm25
 
         return self.implementation == bm25.DEFAULT_BM25 and self._bm25.params() == bm25.RankBM25(k1=self.k1, b=self.b).params()
 
@@ -135,7 +135,7 @@ class BM25FullText:
         return config
 
     def prepare(self, dataset: Dataset, *, cache_dir: Path | None = None, progress: Progress | None = None) -> None:
-        from retrieval.text import tokenizers
+        from aqgr.retrieval.text import tokenizers
 
         self._tokenize = tokenizers.create(self.tokenizer_name)
         key = self._fingerprint(dataset)
@@ -191,7 +191,7 @@ class BM25FullText:
             raise
 
     def rank(self, query_id, text, *, depth, restrict=None, exclude=None) -> list[tuple[str, float]]:
-        from retrieval.types import ranked
+        from aqgr.retrieval.types import ranked
 
         if self._matrix is None:
             raise RuntimeError(f"{self.name}: call prepare(dataset) before rank()")

@@ -206,7 +206,7 @@ class BM25Implementation(Protocol):
 
 
 # Where the other implementations register (imported on the first registry lookup).
-BM25S_MODULE = "retrieval.bm25s_scorer"
+BM25S_MODULE = "aqgr.retrieval.bm25s_scorer"
 DEFAULT_BM25 = "rank-bm25.v1"
 
 bm25_implementations: Registry[BM25Implementation] = Registry("BM25 implementation", modules=(BM25S_MODULE,))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Mapping
 
 from aqgr.errors import UnknownNameError
-from schemas.summary import SummarySlots
+from aqgr.schemas.summary import SummarySlots
 
 # Every slot usable for retrieval (date, bench and disposed_in_favour_of carry nothing a
 # legal question would match on).

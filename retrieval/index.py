@@ -38,7 +38,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 from aqgr.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
-from schemas.summary import SCHEMA_VERSION, StructuredSummary
+from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
 from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, IDF_KINDS, QUERY_TF_KINDS, BM25Matrix
 from .dense import (SENTENCES_FILE, WINDOW_CHARS, DenseIndex, QueryVectors, document_windows, embed_sentences,

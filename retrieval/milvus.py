@@ -64,7 +64,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from aqgr.errors import EmptyArchiveError, IndexMismatchError, MissingDependencyError, NoIndexError, UnknownNameError
-from schemas.summary import SCHEMA_VERSION, StructuredSummary
+from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
 from .dense import (SENTENCES_FILE, QueryVectors, Sentences, document_windows, embed_sentences, flatten_windows,
                     load_sentences, save_sentences)

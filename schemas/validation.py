@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import Any
 
 from aqgr.errors import SummaryValidationError
-from schemas.summary import SCHEMA_VERSION, StructuredSummary, SummarySlots
+from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary, SummarySlots
 
 SCHEMA_ID = f"https://aqgr.invalid/schemas/structured-summary/{SCHEMA_VERSION}.json"
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from aqgr.registry import Registry
-from schemas.summary import SummarySlots
+from aqgr.schemas.summary import SummarySlots
 
 
 @dataclass(frozen=True)
@@ -35,4 +35,4 @@ class SummarizerEngine(Protocol):
     def summarize(self, judgment: JudgmentText) -> SummarySlots: ...
 
 
-summarizers: Registry[SummarizerEngine] = Registry("summarizer", ("summarizer.extractive.engine", "summarizer.llm.engine"))
+summarizers: Registry[SummarizerEngine] = Registry("summarizer", ("aqgr.summarizer.extractive.engine", "aqgr.summarizer.llm.engine"))

@@ -30,6 +30,6 @@ class Prompt:
 
 @lru_cache(maxsize=None)
 def load_prompt(package: str, name: str) -> Prompt:
-    """The template `<package>/prompts/<name>.txt` (e.g. load_prompt('summarizer.llm', 'summary.v1'))."""
+    """The template `<package>/prompts/<name>.txt` (e.g. load_prompt('aqgr.summarizer.llm', 'summary.v1'))."""
     text = resources.files(package).joinpath("prompts", f"{name}.txt").read_text(encoding="utf-8")
     return Prompt(name, text)

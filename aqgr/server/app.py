@@ -52,9 +52,9 @@ from aqgr.server.models import (
 )
 from aqgr.server.service import ArchiveService
 from aqgr.statutes import NoStatutesError
-from schemas.results import JudgmentCitations, SearchResult
-from schemas.statutes import StatuteResult
-from schemas.summary import SCHEMA_VERSION, StructuredSummary
+from aqgr.schemas.results import JudgmentCitations, SearchResult
+from aqgr.schemas.statutes import StatuteResult
+from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
 log = logging.getLogger("aqgr.server")
 

@@ -18,6 +18,7 @@ import threading
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
+from aqgr.paths import SAMPLE
 
 FALLBACK_FACTS = (
     "An elderly shopkeeper was attacked with an axe by his neighbour during a dispute over a boundary wall. "
@@ -27,7 +28,7 @@ FALLBACK_FACTS = (
 
 
 def sample_facts() -> list[str]:
-    path = Path(__file__).resolve().parents[2] / "datasets" / "sample" / "scenarios.json"
+    path = SAMPLE / "scenarios.json"
     if path.exists():
         return [s["facts"] for s in json.loads(path.read_text(encoding="utf-8"))]
     return [FALLBACK_FACTS]

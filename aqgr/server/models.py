@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from aqgr.inputs import first_invalid
-from schemas.results import CandidateQuestion, Engines
+from aqgr.schemas.results import CandidateQuestion, Engines
 
 
 class _Request(BaseModel):

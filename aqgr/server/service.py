@@ -19,9 +19,9 @@ from aqgr.archive import Archive
 from aqgr.errors import AqgrError
 from aqgr.search import Searcher
 from aqgr.statutes import StatuteCollection, file_stamp, statutes_for
-from schemas.results import JudgmentCitations
-from schemas.statutes import StatuteResult
-from schemas.summary import StructuredSummary
+from aqgr.schemas.results import JudgmentCitations
+from aqgr.schemas.statutes import StatuteResult
+from aqgr.schemas.summary import StructuredSummary
 
 
 class ArchiveService:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from eval.citebench.build import Benchmark, CitebenchSettings, build_benchmark, write_benchmark
+from aqgr.eval.citebench.build import Benchmark, CitebenchSettings, build_benchmark, write_benchmark
 
 __all__ = ["Benchmark", "CitebenchSettings", "build_benchmark", "build_citation_benchmark", "write_benchmark"]
 
@@ -21,7 +21,7 @@ def build_citation_benchmark(archive: str | Path, out_dir: str | Path,
     of .txt judgments; ids are file stems) and write to `out_dir`. `statutes`: a folder of
     statute files (or a dataset folder holding Object_statutes/): adds the statute qrels."""
     from aqgr.statutes import read_statute
-    from eval.datasets import find_documents, list_documents
+    from aqgr.eval.datasets import find_documents, list_documents
 
     archive = Path(archive).expanduser()
     docs_dir = find_documents(archive, "cases", docs=archive)

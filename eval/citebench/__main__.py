@@ -1,6 +1,6 @@
-"""`python -m eval.citebench ARCHIVE --out DIR`: the same command outside the eval CLI."""
+"""`python -m aqgr.eval.citebench ARCHIVE --out DIR`: the same command outside the eval CLI."""
 
-from eval.citebench.cli import main
+from aqgr.eval.citebench.cli import main
 
 if __name__ == "__main__":
     main()

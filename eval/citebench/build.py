@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from aqgr.errors import DatasetError
-from retrieval.citations.judgments import Judgment, read_archive
-from retrieval.citations.links import Link, find_links
-from eval.citebench.mask import mask
-from retrieval.citations.normalize import citations
+from aqgr.retrieval.citations.judgments import Judgment, read_archive
+from aqgr.retrieval.citations.links import Link, find_links
+from aqgr.eval.citebench.mask import mask
+from aqgr.retrieval.citations.normalize import citations
 
 FORMAT_VERSION = "citebench.v1"
 STATUTE_QRELS = "qrels_statutes.txt"  # eval/datasets.py QRELS_FILES["statutes"] looks for it
@@ -69,7 +69,7 @@ def build_benchmark(docs_dir: Path, doc_ids, settings: CitebenchSettings = Citeb
                     progress: Callable[[str, int, int], None] | None = None,
                     statutes: Mapping[str, str] | None = None) -> Benchmark:
     """`statutes` (id -> text) adds statute qrels: the statutes each citing judgment quotes."""
-    from retrieval.quotes import QuoteFinder
+    from aqgr.retrieval.quotes import QuoteFinder
 
     judgments = read_archive(docs_dir, doc_ids)
     finder = QuoteFinder(statutes) if statutes else None
@@ -233,7 +233,7 @@ Links found: {stats['links_before_cap']} ({stats['links_by_title']} by case titl
 Popularity cap {s['popularity_cap']}: a link counts only when the cited judgment is cited by at most
 {s['popularity_cap']} archive judgments ({stats['links_after_cap']} links left). Facts under {s['min_words']} words: {stats['dropped_facts_too_short']} queries dropped.
 
-Use it with `python -m eval --data <this folder> --docs <the archive>`.
+Use it with `python -m aqgr.eval --data <this folder> --docs <the archive>`.
 {_statute_readme(stats)}"""
 
 
@@ -243,7 +243,7 @@ def _statute_readme(stats: dict) -> str:
     return f"""
 Statutes ({stats['statutes']}): `qrels_statutes.txt` lists, for {stats['statute_queries']} queries, the statutes the citing
 judgment quotes word for word ({stats['statute_links']} links; sentences of the facts quoting a statute were dropped).
-Use it with `python -m eval --protocol aila-statutes --data <this folder> --docs <the folder holding Object_statutes/>`;
+Use it with `python -m aqgr.eval --protocol aila-statutes --data <this folder> --docs <the folder holding Object_statutes/>`;
 the citing judgment is then excluded from the case ranking that supplies questions and precedents.
 """
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from eval.citebench.build import CitebenchSettings
+from aqgr.eval.citebench.build import CitebenchSettings
 
 _DEFAULTS = CitebenchSettings()
 
@@ -27,7 +27,7 @@ def build_citation_benchmark_cli(
     import sys
 
     from aqgr.errors import AqgrError
-    from eval.citebench import build_citation_benchmark
+    from aqgr.eval.citebench import build_citation_benchmark
 
     settings = CitebenchSettings(popularity_cap=popularity_cap, min_words=min_words, max_words=max_words, query_prefix=query_prefix)
     try:

@@ -6,6 +6,6 @@ keeps the distinct pairs, is saved beside the index, and gives the search its
 "precedents referred" signal (aqgr/search.py).
 """
 
-from retrieval.citations.graph import CitationGraph, Mention, Referral
+from aqgr.retrieval.citations.graph import CitationGraph, Mention, Referral
 
 __all__ = ["CitationGraph", "Mention", "Referral"]

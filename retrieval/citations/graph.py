@@ -78,8 +78,8 @@ class CitationGraph:
     @classmethod
     def from_texts(cls, texts: Iterable[tuple[str, str]], progress: Callable[[int], None] | None = None) -> "CitationGraph":
         """The citations among `texts` ((judgment id, source text) pairs); `progress(n)` after each parsed."""
-        from retrieval.citations.judgments import parse_judgment
-        from retrieval.citations.links import find_links
+        from aqgr.retrieval.citations.judgments import parse_judgment
+        from aqgr.retrieval.citations.links import find_links
 
         judgments = {}
         for n, (doc_id, text) in enumerate(texts, 1):

@@ -21,8 +21,8 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from retrieval.citations.judgments import Judgment
-from retrieval.citations.normalize import Token, citations, expand, party_variants, tokens, year_fits
+from aqgr.retrieval.citations.judgments import Judgment
+from aqgr.retrieval.citations.normalize import Token, citations, expand, party_variants, tokens, year_fits
 
 _MARKER = re.compile(r"\s(?:v|vs|versus|v/s)\.?\s", re.I)
 _ANY_YEAR = re.compile(r"\b((?:18|19|20)\d{2})\b")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from summarizer.extractive.document import Document, Sentence, clip, normalise
+from aqgr.summarizer.extractive.document import Document, Sentence, clip, normalise
 
 # ---- statutes ------------------------------------------------------------------------
 

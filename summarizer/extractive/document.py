@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterable, Sequence
 
-from summarizer.sentences import paragraph_spans, sentence_spans
+from aqgr.summarizer.sentences import paragraph_spans, sentence_spans
 
 QUOTE_OPENERS = "\"'\u201c\u2018"
 PASSAGE_SEPARATOR = "\n"  # joins the verbatim passages of a multi-passage slot

@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from aqgr.errors import SummarizeError
-from schemas.summary import Arguments, NewPrinciple, Parties, PrecedentRef, StatuteRef, SummarySlots
-from summarizer.base import JudgmentText, summarizers
-from summarizer.extractive import citations, issues, keyphrases, principles, sections
-from summarizer.extractive.document import Document
-from summarizer.extractive.header import parse_header
+from aqgr.schemas.summary import Arguments, NewPrinciple, Parties, PrecedentRef, StatuteRef, SummarySlots
+from aqgr.summarizer.base import JudgmentText, summarizers
+from aqgr.summarizer.extractive import citations, issues, keyphrases, principles, sections
+from aqgr.summarizer.extractive.document import Document
+from aqgr.summarizer.extractive.header import parse_header
 
 
 @dataclass(frozen=True)

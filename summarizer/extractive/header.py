@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from summarizer.extractive.document import clip, normalise
+from aqgr.summarizer.extractive.document import clip, normalise
 
 MAX_HEADER_LINES = 16
 MAX_HEADER_LINE = 400

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from summarizer.extractive.document import Cue, CueSet, Document, Sentence, clip
+from aqgr.summarizer.extractive.document import Cue, CueSet, Document, Sentence, clip
 
 _ENUMERATOR = re.compile(r"^\s*(?:\(?[0-9ivxab]{1,4}[.)]\s*)?[\"'\u201c\u2018]?(?=\S)")
 _WHETHER_OPENS = re.compile(r"^\s*(?:\(?[0-9ivxab]{1,4}[.)]\s*)?[\"'\u201c\u2018]?whether\b", re.IGNORECASE)

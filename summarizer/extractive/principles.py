@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from summarizer.extractive.document import Cue, CueSet, Document, clip
+from aqgr.summarizer.extractive.document import Cue, CueSet, Document, clip
 
 PRINCIPLE_CUES = CueSet(
     [

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from summarizer.extractive.document import Cue, CueSet, Document, Sentence, clip
+from aqgr.summarizer.extractive.document import Cue, CueSet, Document, Sentence, clip
 
 _APPELLANT_SIDE = r"(?:appellants?|petitioners?|accused|plaintiffs?|applicants?|assessees?|writ petitioners?)"
 _RESPONDENT_SIDE = (

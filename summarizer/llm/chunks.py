@@ -85,7 +85,7 @@ class ChunkIndex:
     """The chunks of one judgment in FAISS, embedded in windows; `top(query, k)` -> chunks."""
 
     def __init__(self, chunks: Sequence[Chunk], embedder, *, window_chars: int = 1000):
-        from retrieval.dense import DenseIndex, split_windows
+        from aqgr.retrieval.dense import DenseIndex, split_windows
 
         self.chunks = list(chunks)
         self.embedder = embedder
@@ -95,7 +95,7 @@ class ChunkIndex:
 
     def top(self, query: str, k: int) -> list[Chunk]:
         """The `k` chunks most similar to `query`, in reading order (ties: earlier chunk first)."""
-        from retrieval.dense import embed_query
+        from aqgr.retrieval.dense import embed_query
 
         scores = self.dense.scores(embed_query(query, self.embedder, self.window_chars))
         ranked = sorted(range(len(self.chunks)), key=lambda i: (-scores[i], i))[:k]

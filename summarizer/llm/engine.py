@@ -44,15 +44,15 @@ from aqgr.llm.budget import Budget, template_reserve
 from aqgr.llm.client import LLMClient
 from aqgr.llm.prompts import load_prompt
 from aqgr.llm.structured import ask_json
-from schemas.summary import SummarySlots, missing_required
-from schemas.validation import schema_errors
-from summarizer.base import JudgmentText, summarizers
+from aqgr.schemas.summary import SummarySlots, missing_required
+from aqgr.schemas.validation import schema_errors
+from aqgr.summarizer.base import JudgmentText, summarizers
 
 from .chunks import CHUNK_CHARS, CHUNK_OVERLAP, Chunk, ChunkIndex, split_chunks
 from .slots import SLOT_GROUPS, SlotGroup, check_slots, min_reply_tokens, reply_schema
 
 ENGINE_VERSION = "1.1"  # 1.1: budgets from the model's window, bounded reply schemas, required slots
-_PROMPTS = "summarizer.llm"
+_PROMPTS = "aqgr.summarizer.llm"
 _ALL_SLOTS = tuple(SummarySlots.model_fields)
 _MAX_CONTEXT_CHARS = 4000  # the longest "already extracted" context a group prompt carries (_context)
 _EXCERPT_HEADER_CHARS = 40  # "Excerpt (part i of n):" and the fences around each excerpt
@@ -176,7 +176,7 @@ class LLMSummarizer:
 
     def embedder(self):
         if self._embedder is None or isinstance(self._embedder, str):
-            from retrieval.embedders import embedders
+            from aqgr.retrieval.embedders import embedders
 
             self._embedder = embedders.create(self._embedder or self.params.embedder)
         return self._embedder

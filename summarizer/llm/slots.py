@@ -6,8 +6,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from schemas.summary import REQUIRED_SLOTS, SummarySlots, missing_required
-from schemas.validation import schema_errors, summary_json_schema
+from aqgr.schemas.summary import REQUIRED_SLOTS, SummarySlots, missing_required
+from aqgr.schemas.validation import schema_errors, summary_json_schema
 
 
 @dataclass(frozen=True)

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Callable
 
 from aqgr.errors import ReadError
-from summarizer.readers.common import decode_text, looks_binary, normalise_text, sha256_bytes
-from summarizer.readers.office import read_docx, read_html
-from summarizer.readers.pdf import read_pdf
-from summarizer.readers.text import read_txt
+from aqgr.summarizer.readers.common import decode_text, looks_binary, normalise_text, sha256_bytes
+from aqgr.summarizer.readers.office import read_docx, read_html
+from aqgr.summarizer.readers.pdf import read_pdf
+from aqgr.summarizer.readers.text import read_txt
 
 Reader = Callable[[Path], tuple[str, str]]
 

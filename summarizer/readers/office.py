@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from aqgr.errors import MissingDependencyError, ReadError
-from summarizer.readers.common import decode_text, read_bytes, require_text, sha256_bytes
+from aqgr.summarizer.readers.common import decode_text, read_bytes, require_text, sha256_bytes
 
 INSTALL_EXTRA = "ingest"
 _lock = threading.Lock()

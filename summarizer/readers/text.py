@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from summarizer.readers.common import decode_text, read_bytes, require_text, sha256_bytes
+from aqgr.summarizer.readers.common import decode_text, read_bytes, require_text, sha256_bytes
 
 
 def read_txt(path: Path) -> tuple[str, str]:

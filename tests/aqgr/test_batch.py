@@ -91,7 +91,7 @@ def test_duplicate_ids_are_failures_and_nothing_stored_is_lost(archive, tmp_path
 
 
 def test_an_engine_crash_on_one_judgment_is_recorded(archive, tmp_path, monkeypatch):
-    from summarizer.extractive.engine import ExtractiveSummarizer as ExtractiveEngine
+    from aqgr.summarizer.extractive.engine import ExtractiveSummarizer as ExtractiveEngine
 
     real = ExtractiveEngine.summarize
 

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from aqgr import Archive
 from aqgr.cli import app
 from aqgr.store import Store
-from schemas.validation import validate_summary
+from aqgr.schemas.validation import validate_summary
 from tests.aqgr.docgen import html_text, pdf_bytes, write_docx
 from tests.aqgr.helpers import JUDGMENTS, write_judgments
 
@@ -205,8 +205,8 @@ def test_kill_9_midway_then_rerun_finishes_without_duplicates(database_url, home
 # -- concurrent writers ------------------------------------------------------------
 def _writer(url: str, worker: int, ids: list[str], barrier) -> None:
     from aqgr.store import JudgmentRow
-    from schemas.summary import Provenance, StructuredSummary
-    from summarizer.extractive.engine import summarize_text
+    from aqgr.schemas.summary import Provenance, StructuredSummary
+    from aqgr.summarizer.extractive.engine import summarize_text
 
     store = Store(url, create=False)
     made = []
@@ -242,7 +242,7 @@ def test_thread_parallelism_for_io_bound_engines(archive, tmp_path, monkeypatch)
     """Provider engines declare parallelism = 'thread': N threads share the engine and the store."""
     import threading
 
-    from summarizer.extractive.engine import ExtractiveSummarizer
+    from aqgr.summarizer.extractive.engine import ExtractiveSummarizer
 
     seen: set[str] = set()
     real = ExtractiveSummarizer.summarize

@@ -252,7 +252,7 @@ def test_export_on_a_full_disk_keeps_the_previous_export(archive_home, tmp_path,
 
 
 def test_index_on_a_full_disk_keeps_the_old_index(archive_home, monkeypatch):
-    from retrieval.index import SummaryIndex
+    from aqgr.retrieval.index import SummaryIndex
 
     before = {p.name: p.read_bytes() for p in (archive_home / "index").iterdir()}
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from aqgr.errors import ReadError
-from summarizer.readers import READERS, read_judgment, supported_extensions
+from aqgr.summarizer.readers import READERS, read_judgment, supported_extensions
 from tests.aqgr.docgen import encrypted_pdf_bytes, html_text, pdf_bytes, scanned_pdf_bytes, write_docx
 from tests.aqgr.helpers import JUDGMENTS
 
@@ -56,7 +56,7 @@ def test_unstructured_is_configured_offline(tmp_path):
         "def refuse(*a, **k): raise OSError('network used')\n"
         "socket.socket.connect = refuse\n"
         "from pathlib import Path\n"
-        "from summarizer.readers import read_judgment\n"
+        "from aqgr.summarizer.readers import read_judgment\n"
         "assert 'unstructured' not in sys.modules\n"
         f"text, _ = read_judgment(Path({str(tmp_path / 'x.html')!r}))\n"
         "assert 'unstructured' in sys.modules and os.environ['DO_NOT_TRACK'] == '1'\n"
@@ -110,7 +110,7 @@ def test_missing_and_unsupported(tmp_path):
 
 
 def test_missing_unstructured_says_how_to_install(tmp_path, monkeypatch):
-    import summarizer.readers.office as office
+    import aqgr.summarizer.readers.office as office
 
     office._unstructured_offline.cache_clear()
     monkeypatch.setitem(sys.modules, "unstructured.nlp.tokenize", None)

@@ -3,8 +3,8 @@ import json
 import pytest
 
 from aqgr.errors import SummaryValidationError
-from schemas.summary import Provenance, StructuredSummary, SummarySlots
-from schemas.validation import summary_json_schema, validate_summary
+from aqgr.schemas.summary import Provenance, StructuredSummary, SummarySlots
+from aqgr.schemas.validation import summary_json_schema, validate_summary
 
 
 def _summary(**slots):

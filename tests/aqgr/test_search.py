@@ -174,8 +174,8 @@ def test_renumbering_the_judgments_changes_no_score(citing_archive):
     from aqgr.config import SearchOptions
     from aqgr.questions import question_generators
     from aqgr.search import Searcher
-    from retrieval.citations import CitationGraph
-    from retrieval.index import SummaryIndex
+    from aqgr.retrieval.citations import CitationGraph
+    from aqgr.retrieval.index import SummaryIndex
 
     summaries = archive.summaries()
     texts = {s.judgment_id: archive.text(s.judgment_id) or "" for s in summaries}

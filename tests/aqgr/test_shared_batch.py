@@ -96,7 +96,7 @@ def test_shared_batch_in_process_and_status(database_url, home, tmp_path):
 DRIVER = """
 import json, os, sys, time
 from aqgr import Archive
-from summarizer.extractive.engine import ExtractiveSummarizer
+from aqgr.summarizer.extractive.engine import ExtractiveSummarizer
 
 home, folder, name, log_path, lease, victim, gate = sys.argv[1:8]
 while victim != "victim" and not os.path.exists(gate):  # survivors start once the victims are at work

@@ -16,10 +16,10 @@ pytest.importorskip("pymilvus", reason="pymilvus not installed: pip install 'aqg
 pytest.importorskip("milvus_lite", reason="milvus-lite not installed: pip install 'aqgr[milvus]'")
 
 from aqgr.errors import ConfigError  # noqa: E402
-from eval.agreement import TOLERANCE, agreement, pairs  # noqa: E402
-from eval.datasets import load_dataset  # noqa: E402
-from eval.harness import evaluate_path  # noqa: E402
-from eval.systems import get_system  # noqa: E402
+from aqgr.eval.agreement import TOLERANCE, agreement, pairs  # noqa: E402
+from aqgr.eval.datasets import load_dataset  # noqa: E402
+from aqgr.eval.harness import evaluate_path  # noqa: E402
+from aqgr.eval.systems import get_system  # noqa: E402
 
 # judgment id -> (facts, question of law)
 CASES = {
@@ -107,8 +107,8 @@ def test_a_pipeline_system_runs_on_milvus_and_agrees_with_the_embedded_backend(d
 
 
 def test_the_milvus_index_is_cached_beside_the_embedded_one(data, tmp_path):
-    import eval.backends as backends
-    import eval.pipeline_systems as ps
+    import aqgr.eval.backends as backends
+    import aqgr.eval.pipeline_systems as ps
 
     dataset = load_dataset(data)
     first = get_system("ensemble-summary@milvus", embedder="hashing.v1")
@@ -180,7 +180,7 @@ def test_eval_cli_lists_both_backends_side_by_side(data, tmp_path):
 
 
 def test_sample_archive_as_an_eval_dataset(tmp_path):
-    from eval.bench_backends import SAMPLE, sample_dataset
+    from aqgr.eval.bench_backends import SAMPLE, sample_dataset
 
     dataset = load_dataset(sample_dataset(tmp_path / "sample"), docs=SAMPLE / "judgments")
     scenarios = json.loads((SAMPLE / "scenarios.json").read_text())

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from eval.datasets import load_dataset
-from eval.harness import evaluate, evaluate_path
-from eval.systems import BM25FullText, systems
+from aqgr.eval.datasets import load_dataset
+from aqgr.eval.harness import evaluate, evaluate_path
+from aqgr.eval.systems import BM25FullText, systems
 
 BM25S_SYSTEMS = ["bm25s-fulltext", "bm25s-fulltext-robertson", "bm25s-fulltext-atire", "bm25s-fulltext-bm25l",
                  "bm25s-fulltext-bm25plus"]
@@ -50,7 +50,7 @@ def test_bm25s_fulltext_end_to_end(tiny, tmp_path):
 
 def test_bench_bm25_on_a_tiny_dataset(tiny, capsys):
     pytest.importorskip("bm25s")
-    from eval.bench_bm25 import main
+    from aqgr.eval.bench_bm25 import main
 
     assert main(["--data", str(tiny), "--impl", "rank-bm25.v1", "--impl", "bm25s.v1:method=atire",
                  "--rounds", "1", "--builds", "1"]) == 0
@@ -66,7 +66,7 @@ def test_bench_bm25_on_a_tiny_dataset(tiny, capsys):
 
 
 def test_bench_bm25_rejects_a_bad_implementation(tiny, capsys):
-    from eval.bench_bm25 import main
+    from aqgr.eval.bench_bm25 import main
 
     assert main(["--data", str(tiny), "--impl", "bm25.v9", "--no-memory"]) == 2
     assert "unknown BM25 implementation 'bm25.v9'" in capsys.readouterr().err

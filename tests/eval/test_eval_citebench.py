@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from eval.citebench import CitebenchSettings, build_citation_benchmark
-from eval.citebench.mask import mask
-from retrieval.citations.normalize import citations, party_key
-from eval.datasets import load_dataset
+from aqgr.eval.citebench import CitebenchSettings, build_citation_benchmark
+from aqgr.eval.citebench.mask import mask
+from aqgr.retrieval.citations.normalize import citations, party_key
+from aqgr.eval.datasets import load_dataset
 
 FILLER = ("The appellant was employed in the district office and the dispute concerned the payment of his "
           "salary for the years in question, which the department had withheld after an inquiry was held. "

@@ -1,4 +1,4 @@
-"""eval.findability: whether judgments follow from the query texts (tiny data written here)."""
+"""aqgr.eval.findability: whether judgments follow from the query texts (tiny data written here)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from aila_tiny import write_dataset
-from eval.findability import findability
+from aqgr.eval.findability import findability
 
 # Each query's relevant case is the one its words describe.
 MATCHED = "AILA_Q1 Q0 C2 1\nAILA_Q2 Q0 C1 1\nAILA_Q3 Q0 C5 1\n"
@@ -37,7 +37,7 @@ def test_judgments_handed_to_the_wrong_queries(tmp_path):
 
 def test_command_prints_json_and_fails_cleanly(tmp_path):
     root = write_dataset(tmp_path / "aila", qrels=MATCHED)
-    cmd = [sys.executable, "-m", "eval.findability", "--data", str(root), "--cache-dir", str(tmp_path / "cache"),
+    cmd = [sys.executable, "-m", "aqgr.eval.findability", "--data", str(root), "--cache-dir", str(tmp_path / "cache"),
            "--queries", "Q1-Q2"]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr

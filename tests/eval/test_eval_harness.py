@@ -8,11 +8,11 @@ import math
 import pytest
 
 from aqgr.errors import ConfigError, DatasetError, UnknownNameError
-from eval.datasets import load_dataset
-from eval.harness import evaluate, evaluate_path
-from eval.protocols import EvalProtocol, get_protocol, protocols
-from eval.runs import read_run
-from eval.systems import systems
+from aqgr.eval.datasets import load_dataset
+from aqgr.eval.harness import evaluate, evaluate_path
+from aqgr.eval.protocols import EvalProtocol, get_protocol, protocols
+from aqgr.eval.runs import read_run
+from aqgr.eval.systems import systems
 
 # Hand check of the tiny data (tests/eval/aila_tiny.py):
 # Q1 "wife died after dowry harassment by her husband": C2 (dowry, harassment, wife,
@@ -55,7 +55,7 @@ def test_end_to_end_bm25_fulltext(tiny, tmp_path):
     assert [d for d, _ in run["AILA_Q1"]] == ["C2", "C3"]
 
     # rerun: the full-text index comes from the cache
-    from eval.systems import BM25FullText
+    from aqgr.eval.systems import BM25FullText
 
     system = BM25FullText()
     again = evaluate(load_dataset(tiny), [system], "aila-cases", cache_dir=tmp_path / "cache")

@@ -10,12 +10,12 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from eval.datasets import load_dataset
-from eval.harness import evaluate, evaluate_path
-from eval.pipeline_systems import PIPELINE_CONFIGS, ArchiveSystem
-from eval.protocols import EvalProtocol
-from eval.runs import read_run
-from eval.systems import get_system
+from aqgr.eval.datasets import load_dataset
+from aqgr.eval.harness import evaluate, evaluate_path
+from aqgr.eval.pipeline_systems import PIPELINE_CONFIGS, ArchiveSystem
+from aqgr.eval.protocols import EvalProtocol
+from aqgr.eval.runs import read_run
+from aqgr.eval.systems import get_system
 
 NAMES = list(PIPELINE_CONFIGS)
 
@@ -83,7 +83,7 @@ def test_summaries_and_indexes_are_cached(tiny, tmp_path):
     assert (home / "cache" / "embeddings.sqlite").is_file()
     assert sorted(s.judgment_id for s in first._searcher.summaries.values()) == ["C1", "C2", "C3", "C4", "C5"]
 
-    import eval.pipeline_systems as ps
+    import aqgr.eval.pipeline_systems as ps
 
     ps._LOADED.clear()  # as a new process would
     again = get_system("ensemble-summary", embedder="hashing.v1")

@@ -14,16 +14,16 @@ from pathlib import Path
 import pytest
 import pytrec_eval
 
-from eval.harness import evaluate_path
-from eval.protocols import data_file
+from aqgr.eval.harness import evaluate_path
+from aqgr.eval.protocols import data_file
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 EXPECTED = data_file("expected_scores.json")
 
 
 def _cache_dir(system: str, tmp_path: Path) -> Path:
-    from eval.pipeline_systems import PIPELINE_CONFIGS
-    from eval.systems import default_cache_dir
+    from aqgr.eval.pipeline_systems import PIPELINE_CONFIGS
+    from aqgr.eval.systems import default_cache_dir
 
     if system not in PIPELINE_CONFIGS:
         return tmp_path / "cache"  # bm25-fulltext: cheap to rebuild

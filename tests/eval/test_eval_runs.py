@@ -5,7 +5,7 @@ from __future__ import annotations
 import ir_measures
 import pytrec_eval
 
-from eval.runs import read_run, strict_scores, write_run
+from aqgr.eval.runs import read_run, strict_scores, write_run
 
 
 def test_strict_scores_keep_order_and_decrease():

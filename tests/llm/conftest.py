@@ -7,7 +7,7 @@ from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig
 from aqgr.llm.fake import FakeProvider
 from aqgr.archive import Archive
-from retrieval.index import IndexSpec
+from aqgr.retrieval.index import IndexSpec
 from tests.aqgr.helpers import write_judgments
 
 

@@ -10,8 +10,8 @@ from aqgr.citation_guard import CitationGuard, mentions
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig
 from aqgr.llm.fake import FakeProvider
-from retrieval.index import IndexSpec
-from schemas.summary import Parties, PrecedentRef, Provenance, StructuredSummary, SummarySlots
+from aqgr.retrieval.index import IndexSpec
+from aqgr.schemas.summary import Parties, PrecedentRef, Provenance, StructuredSummary, SummarySlots
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS
 
 

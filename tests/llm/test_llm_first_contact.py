@@ -17,9 +17,9 @@ from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig
 from aqgr.llm.fake import FakeProvider, FakeReply
 from aqgr.llm.structured import ask_json
-from retrieval.index import IndexSpec
-from summarizer.base import JudgmentText
-from summarizer.llm.engine import LLMSummarizer, LLMSummaryParams
+from aqgr.retrieval.index import IndexSpec
+from aqgr.summarizer.base import JudgmentText
+from aqgr.summarizer.llm.engine import LLMSummarizer, LLMSummaryParams
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS, JUDGMENTS, write_judgments
 from tests.llm.servers import FakeModelServer, Step, openai_text
 from tests.llm.test_llm_search import QUESTIONS, _explanation

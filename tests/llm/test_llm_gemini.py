@@ -201,8 +201,8 @@ def test_schema_keeps_only_the_documented_keywords_at_every_level():
 
 
 def test_the_summary_schema_is_sent_trimmed():
-    from summarizer.llm import engine
-    from summarizer.llm.slots import reply_schema
+    from aqgr.summarizer.llm import engine
+    from aqgr.summarizer.llm.slots import reply_schema
 
     from aqgr.llm.gemini import gemini_schema
 

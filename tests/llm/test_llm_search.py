@@ -10,7 +10,7 @@ from aqgr.errors import ProviderError
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig
 from aqgr.llm.fake import FakeProvider
-from retrieval.index import IndexSpec
+from aqgr.retrieval.index import IndexSpec
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS
 
 QUESTIONS = {"questions": [

@@ -12,10 +12,10 @@ from aqgr.errors import ProviderError, SafetyBlockError, SummarizeError
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig
 from aqgr.llm.fake import FakeProvider, FakeReply
-from retrieval.index import IndexSpec
-from summarizer.base import JudgmentText, summarizers
-from summarizer.llm.chunks import split_chunks
-from summarizer.llm.engine import LLMSummarizer, LLMSummaryParams
+from aqgr.retrieval.index import IndexSpec
+from aqgr.summarizer.base import JudgmentText, summarizers
+from aqgr.summarizer.llm.chunks import split_chunks
+from aqgr.summarizer.llm.engine import LLMSummarizer, LLMSummaryParams
 from tests.aqgr.helpers import JUDGMENTS, write_judgments
 
 SLOTS = {

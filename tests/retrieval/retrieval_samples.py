@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from schemas.summary import (
+from aqgr.schemas.summary import (
     NewPrinciple,
     Parties,
     PrecedentRef,

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from retrieval.citations import CitationGraph
+from aqgr.retrieval.citations import CitationGraph
 
 
 def _judgment(title: str, date: str, body: str) -> str:

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from aqgr.errors import UnknownNameError
-from retrieval.dense import DenseIndex, document_windows, embed_query, split_windows
-from retrieval.embed_cache import EmbeddingCache, embed_with_cache
-from retrieval.embedders import Embedder, embedders
+from aqgr.retrieval.dense import DenseIndex, document_windows, embed_query, split_windows
+from aqgr.retrieval.embed_cache import EmbeddingCache, embed_with_cache
+from aqgr.retrieval.embedders import Embedder, embedders
 from retrieval_samples import Counting
 
 

@@ -7,8 +7,8 @@ import copy
 import pytest
 
 from aqgr.errors import UnknownNameError
-from retrieval.fusion import fusers, reciprocal_rank_fusion, score_fusion
-from retrieval.types import ScoredDoc, id_hash, ranked
+from aqgr.retrieval.fusion import fusers, reciprocal_rank_fusion, score_fusion
+from aqgr.retrieval.types import ScoredDoc, id_hash, ranked
 
 
 def test_rrf_golden_values():

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from retrieval_samples import Counting, summary
 
-import retrieval.index as index_module
+import aqgr.retrieval.index as index_module
 from aqgr.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
-from retrieval.embed_cache import EmbeddingCache
-from retrieval.embedders import embedders
-from retrieval.documents import DENSE_SLOTS
-from retrieval.index import FORMAT_VERSION, IndexSpec, SummaryIndex
-from schemas.summary import SCHEMA_VERSION
+from aqgr.retrieval.embed_cache import EmbeddingCache
+from aqgr.retrieval.embedders import embedders
+from aqgr.retrieval.documents import DENSE_SLOTS
+from aqgr.retrieval.index import FORMAT_VERSION, IndexSpec, SummaryIndex
+from aqgr.schemas.summary import SCHEMA_VERSION
 
 REPO = Path(__file__).resolve().parents[2]
 # A legal question with its facts: the dense retriever embeds the legal slots (issues,
@@ -202,8 +202,8 @@ def test_build_rejects_empty_and_duplicates(hashing_spec, corpus):
 
 def test_import_is_light():
     code = (
-        "import sys, retrieval, retrieval.index, retrieval.fusion, retrieval.dense, retrieval.embedders;"
-        "retrieval.embedders.embedders.create('minilm-l6.v1').fingerprint;"  # load() checks it
+        "import sys, aqgr.retrieval, aqgr.retrieval.index, aqgr.retrieval.fusion, aqgr.retrieval.dense, aqgr.retrieval.embedders;"
+        "aqgr.retrieval.embedders.embedders.create('minilm-l6.v1').fingerprint;"  # load() checks it
         "heavy = [m for m in ('torch', 'faiss', 'sentence_transformers', 'llama_index', 'transformers')"
         " if m in sys.modules]; print(heavy); sys.exit(1 if heavy else 0)"
     )

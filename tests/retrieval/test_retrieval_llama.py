@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from retrieval.fusion import reciprocal_rank_fusion
+from aqgr.retrieval.fusion import reciprocal_rank_fusion
 
 
 def test_adapter_returns_nodes(index):
     from llama_index.core.schema import NodeWithScore
 
-    from retrieval.llama import SummaryIndexRetriever
+    from aqgr.retrieval.llama import SummaryIndexRetriever
 
     query = "dowry death of the wife"
     nodes = SummaryIndexRetriever(index, k=3).retrieve(query)

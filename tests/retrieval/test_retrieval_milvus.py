@@ -15,9 +15,9 @@ import pytest
 pytest.importorskip("pymilvus", reason="pymilvus not installed: pip install 'aqgr[milvus]'")
 pytest.importorskip("milvus_lite", reason="milvus-lite not installed: pip install 'aqgr[milvus]'")
 
-from retrieval.backends import backend_class, load_index, recorded_backend  # noqa: E402
-from retrieval.index import IndexSpec, SummaryIndex  # noqa: E402
-from retrieval.milvus import MilvusIndex, filter_expr  # noqa: E402
+from aqgr.retrieval.backends import backend_class, load_index, recorded_backend  # noqa: E402
+from aqgr.retrieval.index import IndexSpec, SummaryIndex  # noqa: E402
+from aqgr.retrieval.milvus import MilvusIndex, filter_expr  # noqa: E402
 
 SAMPLE = Path(__file__).resolve().parents[2] / "datasets" / "sample"
 SCENARIOS = json.loads((SAMPLE / "scenarios.json").read_text(encoding="utf-8"))
@@ -91,7 +91,7 @@ def test_the_collection_scores_bm25_with_the_spec_parameters(milvus, hashing_spe
 
 def test_issue_sentences_are_embedded_once_and_kept_beside_the_manifest(tmp_path, corpus, hashing_spec):
     """As on the embedded backend: ranking a harvested question (an issue) costs no model call."""
-    from retrieval.embedders import embedders
+    from aqgr.retrieval.embedders import embedders
     from retrieval_samples import Counting
 
     counting = Counting(embedders.create("hashing.v1"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval.quotes import QuoteFinder
+from aqgr.retrieval.quotes import QuoteFinder
 
 STATUTES = {
     "S304B": "Where the death of a woman is caused by any burns or bodily injury or occurs otherwise than under normal "

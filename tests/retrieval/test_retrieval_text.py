@@ -2,7 +2,7 @@
 
 import pytest
 
-from retrieval.text import tokenizers, with_pairs
+from aqgr.retrieval.text import tokenizers, with_pairs
 
 
 def test_with_pairs_adds_adjacent_pairs_that_never_collide_with_terms():

@@ -6,9 +6,9 @@ import pytest
 from retrieval_samples import CORPUS, summary
 
 from aqgr.errors import UnknownNameError
-from retrieval.documents import DEFAULT_SLOTS, SLOT_NAMES, document_text, slot_texts
-from retrieval.text import tokenizers
-from schemas.summary import SummarySlots
+from aqgr.retrieval.documents import DEFAULT_SLOTS, SLOT_NAMES, document_text, slot_texts
+from aqgr.retrieval.text import tokenizers
+from aqgr.schemas.summary import SummarySlots
 
 
 def test_words_v1_section_numbers_stopwords_stems():

@@ -7,9 +7,9 @@ import time
 import pytest
 
 from aqgr.errors import SummarizeError
-from schemas.summary import Provenance, StructuredSummary
-from schemas.validation import validate_summary
-from summarizer.base import JudgmentText, summarizers
+from aqgr.schemas.summary import Provenance, StructuredSummary
+from aqgr.schemas.validation import validate_summary
+from aqgr.summarizer.base import JudgmentText, summarizers
 
 JUDGMENT = """Ram Kumar and Others v State of Rajasthan
 Supreme Court of India

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from summarizer.sentences import sentence_spans, split_paragraphs, split_sentences
+from aqgr.summarizer.sentences import sentence_spans, split_paragraphs, split_sentences
 
 
 @pytest.mark.parametrize(
