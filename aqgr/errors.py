@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 class AqgrError(Exception):
     """Base class of every aqgr error."""
@@ -96,6 +98,13 @@ class FactsTooShortError(AqgrError):
             f"the facts have {found} content word(s); at least {needed} are needed to search: "
             "describe who did what, what happened and what is disputed"
         )
+
+
+class NoStatutesError(AqgrError):
+    """The archive has no statute collection."""
+
+    def __init__(self, where: Path | str):
+        super().__init__(f"the archive has no statutes at {where}: add them with `aqgr statutes PATH...` (plain-text files, one statute each)")
 
 
 class InvalidTextError(AqgrError, ValueError):

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from aqgr.config import Settings
-from aqgr.errors import AqgrError, ReadError
+from aqgr.errors import NoStatutesError, ReadError
 from aqgr.retrieval.types import ScoredDoc, ranked
 from aqgr.schemas.statutes import StatuteHit, StatuteResult
 
@@ -50,13 +50,6 @@ PRECEDENT_DEPTH = 100
 TEXT_WEIGHT = 0.05
 QUOTED_BY_SHOWN = 5  # precedents listed per statute hit
 QUESTION_WEIGHT = 0.5  # a question's share of its dense query (SearchOptions.question_weight's default)
-
-
-class NoStatutesError(AqgrError):
-    """The archive has no statute collection."""
-
-    def __init__(self, where: Path):
-        super().__init__(f"the archive has no statutes at {where}: add them with `aqgr statutes PATH...` (plain-text files, one statute each)")
 
 
 def read_statute(path: Path) -> tuple[str, str]:

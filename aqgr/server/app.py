@@ -32,6 +32,7 @@ from aqgr.errors import (
     IndexMismatchError,
     InvalidTextError,
     NoCitationGraphError,
+    NoStatutesError,
     NoIndexError,
     ProviderError,
     StoreError,
@@ -51,7 +52,7 @@ from aqgr.server.models import (
     Version,
 )
 from aqgr.server.service import ArchiveService
-from aqgr.statutes import NoStatutesError
+
 from aqgr.schemas.results import JudgmentCitations, SearchResult
 from aqgr.schemas.statutes import StatuteResult
 from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
