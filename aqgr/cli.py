@@ -394,7 +394,7 @@ def sample_dir() -> Path:
 @app.command()
 def demo(
     home: Optional[Path] = typer.Option(None, "--home", help="Where to build the demo archive (default: a 'demo' folder in the user's data directory)."),
-    sample: Path = typer.Option(None, "--sample", help="The sample archive folder (default: datasets/sample of this checkout)."),
+    sample: Path = typer.Option(None, "--sample", help="The sample archive folder (default: the one aqgr ships, datasets/sample in a checkout)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Summarise the sample archive, build the index and answer a sample scenario (offline unless a provider is set)."""

@@ -26,7 +26,7 @@ from sqlalchemy import JSON, Column, Index, Text, event, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import Field, Session, SQLModel, create_engine, delete, func, select
 
-from aqgr.errors import DatabaseDamagedError, InvalidTextError, StoreError
+from aqgr.errors import DatabaseDamagedError, InvalidTextError, MissingDependencyError, StoreError
 from aqgr.inputs import encodable
 from aqgr.schemas.summary import StructuredSummary
 
@@ -186,7 +186,11 @@ class Store:
             self.engine = create_engine(url, connect_args={"timeout": 60})
             event.listen(self.engine, "connect", _sqlite_pragmas)
         else:
-            self.engine = create_engine(url, pool_pre_ping=True)
+            try:
+                self.engine = create_engine(url, pool_pre_ping=True)
+            except ModuleNotFoundError as exc:  # the database driver: PostgreSQL's is the extra [postgres]
+                extra = "postgres" if self.dialect == "postgresql" else self.dialect
+                raise MissingDependencyError(exc.name or self.dialect, extra) from None
         event.listen(self.engine, "handle_error", self._on_error)
         if create:
             self._create_tables()

@@ -1,6 +1,6 @@
 """A llama-index retriever over a SummaryIndex (for llama-index pipelines).
 
-llama-index is imported by this module, so nothing imports it at `import retrieval`
+llama-index is imported by this module, so nothing imports it at `import aqgr.retrieval`
 time. No global `Settings`, no LLM, no embedding model from llama-index: the index does
 the retrieval, a registered fuser merges the runs.
 """
@@ -9,9 +9,14 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from llama_index.core.base.base_retriever import BaseRetriever
-from llama_index.core.callbacks import CallbackManager
-from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+from aqgr.errors import MissingDependencyError
+
+try:
+    from llama_index.core.base.base_retriever import BaseRetriever
+    from llama_index.core.callbacks import CallbackManager
+    from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+except ModuleNotFoundError:
+    raise MissingDependencyError("llama-index-core", "llama-index") from None
 
 from .fusion import fusers
 from .index import SummaryIndex

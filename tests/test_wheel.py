@@ -1,0 +1,61 @@
+"""The built wheel: one top-level package, the data it needs inside, and `aqgr demo` working from
+an empty folder with the same answer as the checkout gives."""
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+DEMO = "import sys; from aqgr.cli import main; sys.argv = ['aqgr', 'demo', '--json', '--home', sys.argv[1]]; main()"
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)],
+                   check=True, capture_output=True, timeout=300)
+    return next(out.glob("aqgr-*.whl"))
+
+
+def test_the_wheel_installs_only_aqgr_with_its_data(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    assert {name.split("/")[0] for name in names if ".dist-info/" not in name} == {"aqgr"}
+    top_level = [name for name in names if name.endswith(".dist-info/top_level.txt")]
+    if top_level:
+        assert zipfile.ZipFile(wheel).read(top_level[0]).decode().split() == ["aqgr"]
+    for needed in ("aqgr/summarizer/base.py", "aqgr/retrieval/index.py", "aqgr/schemas/summary.py",
+                   "aqgr/eval/harness.py", "aqgr/sample/scenarios.json", "aqgr/sample/judgments/SC001.txt",
+                   "aqgr/summarizer/llm/prompts/summary.v1.txt", "aqgr/eval/data/expected_scores.json",
+                   "aqgr/prompts/questions.v1.txt", "aqgr/server/static/index.html"):
+        assert needed in names, needed
+
+
+def _demo(python_path: str, cwd: Path, home: Path) -> dict:
+    env = {**os.environ, "PYTHONPATH": python_path, "HF_HUB_OFFLINE": "1"}
+    env.pop("AQGR_HOME", None)
+    done = subprocess.run([sys.executable, "-c", "import aqgr; print(aqgr.__file__)"], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=60)
+    where = done.stdout.strip()
+    done = subprocess.run([sys.executable, "-c", DEMO, str(home)], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    answer = json.loads(done.stdout)
+    answer.pop("timings_ms")
+    return where, answer
+
+
+def test_demo_from_the_installed_wheel_matches_the_checkout(wheel, tmp_path):
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
+                   check=True, capture_output=True, timeout=300)
+    assert sorted(p.name for p in target.iterdir() if not p.name.endswith(".dist-info") and p.name != "bin") == ["aqgr"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    where, installed = _demo(str(target), empty, tmp_path / "home-wheel")
+    assert Path(where).is_relative_to(target)  # the wheel's copy ran, not the checkout
+    _, checkout = _demo(str(REPO), REPO, tmp_path / "home-checkout")
+    assert installed["hits"] and installed == checkout
