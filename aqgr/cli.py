@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Optional
+from dataclasses import dataclass, field
+from typing import Any, Optional
 
 import typer
 
@@ -38,10 +39,25 @@ def _out():
 DatabaseOption = typer.Option(None, "--database-url", envvar="AQGR_DATABASE_URL", help="SQLAlchemy database URL, e.g. postgresql+psycopg://user@127.0.0.1/aqgr. Default: SQLite aqgr.db in the home.")
 
 
-# Model provider and engine choices from the global options (`aqgr --provider gemini.v1 search ...`),
-# reset on every invocation; unset ones fall back to the environment (AQGR_PROVIDER, ...).
-_MODEL_OPTIONS: dict[str, Optional[str]] = {}
-_OPENED: list = []
+@dataclass
+class Invocation:
+    """One `aqgr` invocation's state, kept on the root click context (never in module globals):
+    the global model options (`aqgr --provider gemini.v1 search ...`; unset ones fall back to the
+    environment, AQGR_PROVIDER, ...) and the archives the command opened."""
+
+    model_options: dict[str, Any] = field(default_factory=dict)
+    opened: list = field(default_factory=list)
+
+    def report_model_usage(self) -> None:
+        """On stderr after a command: what the model calls cost (nothing when no model was called)."""
+        for archive in self.opened:
+            for stage, usage in archive.model_usage().items():
+                cost = f", cost {usage['cost']:g}" if "cost" in usage else ""
+                _err().print(
+                    f"model usage ({stage}): {usage['calls']} call(s), {usage['cache_hits']} cached, {usage['retries']} retried, "
+                    f"{usage['failures']} failed, {usage['truncated']} cut at the budget; tokens in {usage['input_tokens']}, out {usage['output_tokens']}"
+                    + (f", thinking {usage['thinking_tokens']}" if usage["thinking_tokens"] else "") + cost
+                )
 
 
 @app.callback()
@@ -59,35 +75,27 @@ def _global_options(
     thinking_budget: Optional[int] = typer.Option(None, "--thinking-budget", min=0, help="Gemini 2.5 thinking tokens per call, on top of the reply budget (env AQGR_THINKING_BUDGET; default 512; 0: off where the model allows)."),
     structured_output: Optional[str] = typer.Option(None, "--structured-output", help="auto (default: negotiated per server), json_schema, json_object_schema, json_object or off (env AQGR_STRUCTURED_OUTPUT)."),
 ) -> None:
-    _MODEL_OPTIONS.clear()
-    _MODEL_OPTIONS.update(
+    ctx.obj = Invocation(dict(
         provider=provider, model=model, base_url=base_url, summarizer=summarizer, question_generator=question_generator, explainer=explainer,
         context_window=context_window, max_input_tokens=max_input_tokens, max_output_tokens=max_output_tokens, thinking_budget=thinking_budget, structured_output=structured_output,
-    )
-    _OPENED.clear()
-    ctx.call_on_close(_report_model_usage)
+    ))
+    ctx.call_on_close(ctx.obj.report_model_usage)
 
 
-def _report_model_usage() -> None:
-    """On stderr after a command: what the model calls cost (nothing when no model was called)."""
-    for archive in _OPENED:
-        for stage, usage in archive.model_usage().items():
-            cost = f", cost {usage['cost']:g}" if "cost" in usage else ""
-            _err().print(
-                f"model usage ({stage}): {usage['calls']} call(s), {usage['cache_hits']} cached, {usage['retries']} retried, "
-                f"{usage['failures']} failed, {usage['truncated']} cut at the budget; tokens in {usage['input_tokens']}, out {usage['output_tokens']}"
-                + (f", thinking {usage['thinking_tokens']}" if usage["thinking_tokens"] else "") + cost
-            )
+def open_archive(home: Optional[Path], database_url: Optional[str] = None):
+    """The archive a command works on, with this invocation's global options applied."""
+    import click
 
-
-def _archive(home: Optional[Path], database_url: Optional[str] = None):
     from aqgr.archive import Archive
 
-    overrides = {k: v for k, v in _MODEL_OPTIONS.items() if v is not None}
+    context = click.get_current_context(silent=True)
+    invocation = context.find_root().obj if context is not None else None
+    invocation = invocation if isinstance(invocation, Invocation) else Invocation()
+    overrides = {k: v for k, v in invocation.model_options.items() if v is not None}
     if database_url:
         overrides["database_url"] = database_url
     archive = Archive(home, **overrides)
-    _OPENED.append(archive)
+    invocation.opened.append(archive)
     return archive
 
 
@@ -132,7 +140,7 @@ def summarize(
 
     if not paths and not retry_failed and not worker_id:
         _fail(typer.BadParameter("give judgment files or folders, --retry-failed, or --worker-id to join a shared batch"))
-    archive = _archive(home, database_url)
+    archive = open_archive(home, database_url)
     console = _err()
     counts = {"summarised": 0, "unchanged": 0, "failed": 0}
     columns = (TextColumn("summarising"), BarColumn(), MofNCompleteColumn(), RateColumn(), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), CountsColumn())
@@ -200,7 +208,7 @@ def index(
     """Build (or rebuild) the BM25 + dense index over the archive's summaries."""
     from aqgr.retrieval.index import IndexSpec
 
-    archive = _archive(home)
+    archive = open_archive(home)
     fields = {}
     if slots:
         fields["slots"] = tuple(s.strip() for s in slots.split(",") if s.strip())
@@ -260,7 +268,7 @@ def search(
     """Question-guided search: the legal questions the facts raise, and the judgments that answer them."""
     if facts == "-":
         facts = sys.stdin.read()
-    archive = _archive(home)
+    archive = open_archive(home)
     try:
         if candidates:
             found = archive.candidate_questions(facts)
@@ -289,7 +297,7 @@ def citations(
     """The judgments of the archive that a judgment cites, and those that cite it (found by `aqgr index`),
     each with the citing judgment's words that name it."""
     try:
-        found = _archive(home, database_url).citations_of(judgment_id)
+        found = open_archive(home, database_url).citations_of(judgment_id)
     except AqgrError as exc:
         _fail(exc)
     if as_json:
@@ -319,7 +327,7 @@ def status(home: Optional[Path] = HomeOption, database_url: Optional[str] = Data
     """The archive: judgments, summaries by engine and schema version, failures by reason, the index, and the
     work ledger of shared batches (items pending/claimed/done/failed per engine, expired leases, active workers)."""
     try:
-        info = _archive(home, database_url).status()
+        info = open_archive(home, database_url).status()
     except AqgrError as exc:
         _fail(exc)
     if info["index"]:
@@ -331,7 +339,7 @@ def status(home: Optional[Path] = HomeOption, database_url: Optional[str] = Data
 def check(home: Optional[Path] = HomeOption, database_url: Optional[str] = DatabaseOption) -> None:
     """Check the archive: the database's integrity (SQLite's integrity check of every page) and whether the
     saved index loads. JSON on stdout; exit code 1 when something is damaged, with how to recover on stderr."""
-    info = _archive(home, database_url).check()
+    info = open_archive(home, database_url).check()
     typer.echo(json.dumps(info, indent=2))
     if not info["database"]["ok"]:
         _err().print(styled(("damaged:", "red"), f" the database {info['database']['where']}: restore a backup of it, or move it aside and "
@@ -352,7 +360,7 @@ def export_(
 ) -> None:
     """Export the stored summaries as JSON."""
     try:
-        count = _archive(home, database_url).export_summaries(out, format=format, engine=engine)
+        count = open_archive(home, database_url).export_summaries(out, format=format, engine=engine)
     except AqgrError as exc:
         _fail(exc)
     _err().print(f"exported {count} summaries" + (f" -> {out}" if out else ""))
@@ -370,7 +378,7 @@ def import_(
     A judgment that already has a different summary from the same engine keeps it unless --replace;
     imported summaries are counted as such by `aqgr status`."""
     try:
-        report = _archive(home, database_url).import_summaries(paths, replace=replace)
+        report = open_archive(home, database_url).import_summaries(paths, replace=replace)
     except AqgrError as exc:
         _fail(exc)
     if as_json:
@@ -403,7 +411,7 @@ def demo(
     scenarios_file = sample / "scenarios.json"
     if not scenarios_file.exists():
         _fail(FileNotFoundError(f"no sample archive at {sample}: pass --sample PATH (a folder with judgments/ and scenarios.json)"))
-    archive = _archive(home or default_home() / "demo")  # the global provider options apply (--provider ... demo)
+    archive = open_archive(home or default_home() / "demo")  # the global provider options apply (--provider ... demo)
     console = _err()
     try:
         with console.status("summarising the sample archive"):

@@ -31,7 +31,7 @@ def _open(home: Optional[Path]):
     """The archive as every other command opens it (global options: provider, model, engines)."""
     from aqgr import cli
 
-    return cli._archive(home)
+    return cli.open_archive(home)
 
 
 def register(app: typer.Typer, home_option) -> None:
