@@ -16,12 +16,13 @@ import errno
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence, Unpack
 
 from aqgr.batch import BatchReport, Outcome, Progress, summarize_files
 from aqgr.config import SearchOptions, Settings
 from aqgr.errors import DatabaseDamagedError, EmptyArchiveError, IndexMismatchError, NoCitationGraphError, StoreError
 from aqgr.explain import explainers
+from aqgr.llm.config import ProviderOptions
 from aqgr.questions import question_generators
 from aqgr.search import Searcher
 from aqgr.store import Store
@@ -30,12 +31,35 @@ from aqgr.schemas.results import CandidateQuestion, SearchResult
 from aqgr.schemas.summary import StructuredSummary
 from aqgr.summarizer.base import SummarizerEngine, summarizers
 
+if TYPE_CHECKING:
+    from aqgr.llm.client import LLMClient
+
 
 class Archive:
     """Judgments, summaries, index and question-guided search under one home directory."""
 
-    def __init__(self, home: str | Path | None = None, *, settings: Settings | None = None, llm=None, **overrides):
-        self.settings = settings or Settings.resolve(home, **overrides)
+    def __init__(
+        self,
+        home: str | Path | None = None,
+        *,
+        settings: Settings | None = None,
+        database_url: str | None = None,
+        summarizer: str | None = None,
+        question_generator: str | None = None,
+        explainer: str | None = None,
+        index: IndexSpec | None = None,
+        search: SearchOptions | None = None,
+        llm: LLMClient | None = None,
+        **provider: Unpack[ProviderOptions],
+    ):
+        """`settings` (a Settings) replaces every other option. Otherwise: the database (default:
+        SQLite in the home), the engines by name (default: the offline ones, llm.v1 when a provider is
+        set), how to build the index, how to search, and the model provider as keywords
+        (ProviderOptions: provider="openai.v1", model=..., base_url=..., max_output_tokens=..., ...).
+        `llm`: a ready LLMClient to use instead of one built from the provider settings."""
+        self.settings = settings or Settings.resolve(
+            home, database_url=database_url, summarizer=summarizer, question_generator=question_generator,
+            explainer=explainer, index=index, search=search, **provider)
         self._store: Store | None = None
         self._searcher: Searcher | None = None
         self._lock = threading.Lock()

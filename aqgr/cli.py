@@ -82,14 +82,11 @@ def _global_options(
     ctx.call_on_close(ctx.obj.report_model_usage)
 
 
-def open_archive(home: Optional[Path], database_url: Optional[str] = None):
+def open_archive(ctx: typer.Context, home: Optional[Path], database_url: Optional[str] = None):
     """The archive a command works on, with this invocation's global options applied."""
-    import click
-
     from aqgr.archive import Archive
 
-    context = click.get_current_context(silent=True)
-    invocation = context.find_root().obj if context is not None else None
+    invocation = ctx.find_root().obj
     invocation = invocation if isinstance(invocation, Invocation) else Invocation()
     overrides = {k: v for k, v in invocation.model_options.items() if v is not None}
     if database_url:
@@ -106,6 +103,7 @@ def _fail(exc: Exception, code: int = 2) -> None:
 
 @app.command()
 def summarize(
+    ctx: typer.Context,
     paths: Optional[list[Path]] = typer.Argument(None, help="Judgment files or folders (walked recursively): .txt, .pdf, .docx, .html/.htm."),
     home: Optional[Path] = HomeOption,
     database_url: Optional[str] = DatabaseOption,
@@ -140,7 +138,7 @@ def summarize(
 
     if not paths and not retry_failed and not worker_id:
         _fail(typer.BadParameter("give judgment files or folders, --retry-failed, or --worker-id to join a shared batch"))
-    archive = open_archive(home, database_url)
+    archive = open_archive(ctx, home, database_url)
     console = _err()
     counts = {"summarised": 0, "unchanged": 0, "failed": 0}
     columns = (TextColumn("summarising"), BarColumn(), MofNCompleteColumn(), RateColumn(), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), CountsColumn())
@@ -198,6 +196,7 @@ def _print_batch(report, console, archive) -> None:
 
 @app.command()
 def index(
+    ctx: typer.Context,
     home: Optional[Path] = HomeOption,
     precedents: bool = typer.Option(False, "--precedents/--no-precedents", help="Index the precedents slot too (the study: better for lawyers, lower on the FIRE gold standard)."),
     slots: Optional[str] = typer.Option(None, help="Comma-separated slots to index (default: parties,case_number,facts,issues,reasoning,new_principles)."),
@@ -208,7 +207,7 @@ def index(
     """Build (or rebuild) the BM25 + dense index over the archive's summaries."""
     from aqgr.retrieval.index import IndexSpec
 
-    archive = open_archive(home)
+    archive = open_archive(ctx, home)
     fields = {}
     if slots:
         fields["slots"] = tuple(s.strip() for s in slots.split(",") if s.strip())
@@ -258,6 +257,7 @@ def _print_result(result, console) -> None:
 
 @app.command()
 def search(
+    ctx: typer.Context,
     facts: str = typer.Argument(..., help="The facts, in plain words ('-' reads them from stdin)."),
     home: Optional[Path] = HomeOption,
     question: Optional[list[str]] = typer.Option(None, "--question", "-q", help="A legal question to search with (repeat); replaces the generated ones."),
@@ -268,7 +268,7 @@ def search(
     """Question-guided search: the legal questions the facts raise, and the judgments that answer them."""
     if facts == "-":
         facts = sys.stdin.read()
-    archive = open_archive(home)
+    archive = open_archive(ctx, home)
     try:
         if candidates:
             found = archive.candidate_questions(facts)
@@ -289,6 +289,7 @@ def search(
 
 @app.command()
 def citations(
+    ctx: typer.Context,
     judgment_id: str = typer.Argument(..., help="A judgment id, as in search hits (e.g. C12)."),
     home: Optional[Path] = HomeOption,
     database_url: Optional[str] = DatabaseOption,
@@ -297,7 +298,7 @@ def citations(
     """The judgments of the archive that a judgment cites, and those that cite it (found by `aqgr index`),
     each with the citing judgment's words that name it."""
     try:
-        found = open_archive(home, database_url).citations_of(judgment_id)
+        found = open_archive(ctx, home, database_url).citations_of(judgment_id)
     except AqgrError as exc:
         _fail(exc)
     if as_json:
@@ -323,11 +324,11 @@ def schema(slots_only: bool = typer.Option(False, "--slots-only", help="Only the
 
 
 @app.command()
-def status(home: Optional[Path] = HomeOption, database_url: Optional[str] = DatabaseOption) -> None:
+def status(ctx: typer.Context, home: Optional[Path] = HomeOption, database_url: Optional[str] = DatabaseOption) -> None:
     """The archive: judgments, summaries by engine and schema version, failures by reason, the index, and the
     work ledger of shared batches (items pending/claimed/done/failed per engine, expired leases, active workers)."""
     try:
-        info = open_archive(home, database_url).status()
+        info = open_archive(ctx, home, database_url).status()
     except AqgrError as exc:
         _fail(exc)
     if info["index"]:
@@ -336,10 +337,10 @@ def status(home: Optional[Path] = HomeOption, database_url: Optional[str] = Data
 
 
 @app.command()
-def check(home: Optional[Path] = HomeOption, database_url: Optional[str] = DatabaseOption) -> None:
+def check(ctx: typer.Context, home: Optional[Path] = HomeOption, database_url: Optional[str] = DatabaseOption) -> None:
     """Check the archive: the database's integrity (SQLite's integrity check of every page) and whether the
     saved index loads. JSON on stdout; exit code 1 when something is damaged, with how to recover on stderr."""
-    info = open_archive(home, database_url).check()
+    info = open_archive(ctx, home, database_url).check()
     typer.echo(json.dumps(info, indent=2))
     if not info["database"]["ok"]:
         _err().print(styled(("damaged:", "red"), f" the database {info['database']['where']}: restore a backup of it, or move it aside and "
@@ -352,6 +353,7 @@ def check(home: Optional[Path] = HomeOption, database_url: Optional[str] = Datab
 
 @app.command("export")
 def export_(
+    ctx: typer.Context,
     home: Optional[Path] = HomeOption,
     database_url: Optional[str] = DatabaseOption,
     format: str = typer.Option("jsonl", "--format", "-f", help="jsonl (one summary per line) or json-dir (one JSON file per judgment, like C1.json)."),
@@ -360,7 +362,7 @@ def export_(
 ) -> None:
     """Export the stored summaries as JSON."""
     try:
-        count = open_archive(home, database_url).export_summaries(out, format=format, engine=engine)
+        count = open_archive(ctx, home, database_url).export_summaries(out, format=format, engine=engine)
     except AqgrError as exc:
         _fail(exc)
     _err().print(f"exported {count} summaries" + (f" -> {out}" if out else ""))
@@ -368,6 +370,7 @@ def export_(
 
 @app.command("import")
 def import_(
+    ctx: typer.Context,
     paths: list[Path] = typer.Argument(..., help=".jsonl/.ndjson files (one summary per line), .json files (one summary, or a list) or folders of them."),
     home: Optional[Path] = HomeOption,
     database_url: Optional[str] = DatabaseOption,
@@ -378,7 +381,7 @@ def import_(
     A judgment that already has a different summary from the same engine keeps it unless --replace;
     imported summaries are counted as such by `aqgr status`."""
     try:
-        report = open_archive(home, database_url).import_summaries(paths, replace=replace)
+        report = open_archive(ctx, home, database_url).import_summaries(paths, replace=replace)
     except AqgrError as exc:
         _fail(exc)
     if as_json:
@@ -401,6 +404,7 @@ def sample_dir() -> Path:
 
 @app.command()
 def demo(
+    ctx: typer.Context,
     home: Optional[Path] = typer.Option(None, "--home", help="Where to build the demo archive (default: a 'demo' folder in the user's data directory)."),
     sample: Path = typer.Option(None, "--sample", help="The sample archive folder (default: the one aqgr ships, datasets/sample in a checkout)."),
     as_json: bool = typer.Option(False, "--json"),
@@ -411,7 +415,7 @@ def demo(
     scenarios_file = sample / "scenarios.json"
     if not scenarios_file.exists():
         _fail(FileNotFoundError(f"no sample archive at {sample}: pass --sample PATH (a folder with judgments/ and scenarios.json)"))
-    archive = open_archive(home or default_home() / "demo")  # the global provider options apply (--provider ... demo)
+    archive = open_archive(ctx, home or default_home() / "demo")  # the global provider options apply (--provider ... demo)
     console = _err()
     try:
         with console.status("summarising the sample archive"):

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Unpack
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from aqgr.llm.config import ProviderConfig
+from aqgr.llm.config import ProviderConfig, ProviderOptions
 from aqgr.retrieval.index import IndexSpec
 
 ENV_HOME = "AQGR_HOME"
@@ -78,20 +78,37 @@ class Settings(BaseModel):
         return value.expanduser().resolve()
 
     @classmethod
-    def resolve(cls, home: str | Path | None = None, **overrides) -> "Settings":
-        """Home: the argument, else $AQGR_HOME, else the user's data directory."""
+    def resolve(
+        cls,
+        home: str | Path | None = None,
+        *,
+        database_url: str | None = None,
+        summarizer: str | None = None,
+        question_generator: str | None = None,
+        explainer: str | None = None,
+        index: IndexSpec | None = None,
+        search: SearchOptions | None = None,
+        llm: ProviderConfig | None = None,
+        **provider: Unpack[ProviderOptions],
+    ) -> "Settings":
+        """Home: the argument, else $AQGR_HOME, else the user's data directory. Unset values come
+        from the environment (AQGR_DATABASE_URL, AQGR_SUMMARIZER, ...); `llm` (a ProviderConfig) or
+        the provider's fields as keywords (ProviderOptions: provider=, model=, max_output_tokens=, ...)."""
+        unknown = set(provider) - set(ProviderConfig.model_fields)
+        if unknown:
+            raise TypeError(f"unknown setting(s) {sorted(unknown)}: see help(aqgr.Settings.resolve)")
         if home is None:
             home = os.environ.get(ENV_HOME) or default_home()
-        url = overrides.pop("database_url", None) or os.environ.get(ENV_DATABASE_URL)
-        provider_fields = {k: overrides.pop(k) for k in ProviderConfig.model_fields if k in overrides}  # provider=, model=, max_output_tokens=, ...
-        llm = overrides.pop("llm", None) or ProviderConfig.resolve(**provider_fields)
-        for field, var in ENV_ENGINES.items():
-            if overrides.get(field) is None:
-                overrides.pop(field, None)
-                chosen = os.environ.get(var) or (MODEL_ENGINE if llm.configured else None)
-                if chosen:
-                    overrides[field] = chosen
-        return cls(home=Path(home), database_url=url, llm=llm, **overrides)
+        url = database_url or os.environ.get(ENV_DATABASE_URL)
+        llm = llm or ProviderConfig.resolve(**provider)
+        fields: dict = {"index": index} if index is not None else {}
+        if search is not None:
+            fields["search"] = search
+        for field, chosen in (("summarizer", summarizer), ("question_generator", question_generator), ("explainer", explainer)):
+            chosen = chosen or os.environ.get(ENV_ENGINES[field]) or (MODEL_ENGINE if llm.configured else None)
+            if chosen:
+                fields[field] = chosen
+        return cls(home=Path(home), database_url=url, llm=llm, **fields)
 
     @property
     def db_url(self) -> str:

@@ -27,16 +27,17 @@ def _fail(exc: Exception) -> None:
     raise typer.Exit(2)
 
 
-def _open(home: Optional[Path]):
+def _open(ctx: typer.Context, home: Optional[Path]):
     """The archive as every other command opens it (global options: provider, model, engines)."""
     from aqgr import cli
 
-    return cli.open_archive(home)
+    return cli.open_archive(ctx, home)
 
 
 def register(app: typer.Typer, home_option) -> None:
     @app.command()
     def serve(
+        ctx: typer.Context,
         home: Optional[Path] = home_option,
         host: str = typer.Option("127.0.0.1", help="Address to bind. Loopback by default; another address needs --api-key (or --allow-unauthenticated)."),
         port: int = typer.Option(8765, help="Port to listen on."),
@@ -73,10 +74,10 @@ def register(app: typer.Typer, home_option) -> None:
         except ValueError as exc:  # pydantic's ValidationError: a limit out of range
             _fail(exc)
         typer.echo(f"aqgr serving {home or 'the default archive'} on http://{host}:{port}/ (OpenAPI: /openapi.json)", err=True)
-        uvicorn.run(create_app(config=config, archive=_open(home)), host=host, port=port, log_level="info", **uvicorn_options(config))
+        uvicorn.run(create_app(config=config, archive=_open(ctx, home)), host=host, port=port, log_level="info", **uvicorn_options(config))
 
     @app.command()
-    def mcp(home: Optional[Path] = home_option) -> None:
+    def mcp(ctx: typer.Context, home: Optional[Path] = home_option) -> None:
         """Run the MCP server over stdio (tools: search precedents, candidate questions, judgment summaries, statutes)."""
         try:
             _need("mcp")
@@ -84,10 +85,11 @@ def register(app: typer.Typer, home_option) -> None:
             _fail(exc)
         from aqgr.mcp_server import run
 
-        run(archive=_open(home))
+        run(archive=_open(ctx, home))
 
     @app.command()
     def statutes(
+        ctx: typer.Context,
         paths: list[Path] = typer.Argument(..., help="Statute files or folders of .txt files: 'Title: ...' then 'Desc: ...', or a title line then the text."),
         home: Optional[Path] = home_option,
     ) -> None:
@@ -95,7 +97,7 @@ def register(app: typer.Typer, home_option) -> None:
         through the archive's judgments that quote them)."""
         from aqgr.statutes import StatuteCollection
 
-        archive = _open(home)
+        archive = _open(ctx, home)
         collection = StatuteCollection(archive.settings)
         try:
             count = collection.add(paths, judgments=archive.judgment_texts())

@@ -32,7 +32,7 @@ Environment (each also a keyword of `ProviderConfig.resolve`):
 from __future__ import annotations
 
 import os
-from typing import Literal
+from typing import Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
@@ -59,6 +59,33 @@ KEY_ENV = {
     "openai": ("AQGR_API_KEY", "OPENAI_API_KEY"),
 }
 StructuredOutput = Literal["auto", "json_schema", "json_object_schema", "json_object", "off"]
+
+
+class ProviderOptions(TypedDict, total=False):
+    """The model provider's settings as keyword arguments (`Archive(home, provider="openai.v1",
+    base_url=..., max_output_tokens=512)`): ProviderConfig's fields, each described there.
+    Unset ones come from the environment (AQGR_PROVIDER, AQGR_MODEL, ...)."""
+
+    provider: str
+    model: str
+    api_key: str
+    base_url: str
+    timeout_s: float
+    max_retries: int
+    backoff_initial_s: float
+    backoff_max_s: float
+    concurrency: int
+    structured_output: StructuredOutput
+    context_window: int
+    max_input_tokens: int
+    max_output_tokens: int
+    thinking_budget: int
+    n_threads: int
+    requests_per_minute: float
+    tokens_per_minute: float
+    cache: bool
+    input_price_per_mtok: float
+    output_price_per_mtok: float
 _STRUCTURED_ALIASES = {"schema": "json_schema", "json": "json_object"}  # the names before negotiation existed
 DEFAULT_MODELS = {"gemini.v1": "gemini-2.5-flash", "gemini-legacy.v1": "gemini-2.5-flash", "fake.v1": "scripted"}
 
