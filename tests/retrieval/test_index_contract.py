@@ -51,13 +51,15 @@ def _build(backend: str, full: bool, where, summaries=CORPUS, spec=SPEC):
 
 @pytest.fixture(scope="module", params=list(BACKENDS))
 def built(request, tmp_path_factory):
-    """(backend, the index as built, its directory after save, the index loaded back)."""
+    """(backend, the index as built, its directory after save, the index loaded back); the
+    optional full-text retriever is there when the build was given full texts and the backend takes them."""
     backend, full = BACKENDS[request.param]
     _needs(backend)
     where = tmp_path_factory.mktemp(request.param.replace("+", "-"))
     index = _build(backend, full, where)
     directory = index.save(where / "index")
     loaded = load_index(directory, expect=SPEC)
+    assert ("fulltext" in loaded.retrievers) == (full and backend_class(backend).takes_full_texts)
     yield backend, index, directory, loaded
     if hasattr(index, "drop"):  # a server backend: the collection outlives the process otherwise
         index.drop()
@@ -165,3 +167,18 @@ def test_no_index_and_mismatch_refused(built, tmp_path):
     (copy / "manifest.json").write_text("{not json")
     with pytest.raises(IndexMismatchError, match="unreadable"):
         cls.load(copy)
+
+
+def test_build_index_checks_where_before_reading_full_texts(tmp_path):
+    """A backend keeping its index in the directory refuses a URI, a server backend needs one;
+    the full texts are read only for a backend that takes them, after those checks."""
+    def unread():
+        raise AssertionError("full texts read")
+
+    with pytest.raises(ValueError, match="drop --uri"):
+        build_index(CORPUS, SPEC, backend="embedded", uri=str(tmp_path / "m.db"), full_texts=unread)
+    with pytest.raises(ValueError, match="needs a URI"):
+        build_index(CORPUS, SPEC, backend="milvus", full_texts=unread)
+    index = build_index(CORPUS[:2], SPEC, backend="embedded", full_texts=lambda: FULL_TEXTS)
+    assert index.retrievers == ("bm25", "dense", "fulltext")
+    assert build_index(CORPUS[:2], SPEC).retrievers == ("bm25", "dense")
