@@ -26,7 +26,7 @@ from aqgr.llm.config import ProviderOptions
 from aqgr.questions import question_generators
 from aqgr.search import Searcher
 from aqgr.store import Store
-from aqgr.retrieval.index import IndexSpec, SummaryIndex
+from aqgr.retrieval.index import IndexSpec
 from aqgr.schemas.results import CandidateQuestion, SearchResult
 from aqgr.schemas.summary import StructuredSummary
 from aqgr.summarizer.base import SummarizerEngine, summarizers
@@ -267,14 +267,11 @@ class Archive:
         spec = spec or self.index_spec()
         self.settings.cache_dir.mkdir(parents=True, exist_ok=True)
         cache = EmbeddingCache(self.settings.cache_dir / "embeddings.sqlite")
-        if backend in ("embedded", "embedded.v1") and uri is None:
-            # the "fulltext" retriever; passed inline so the texts are freed before the citations are found
-            index = SummaryIndex.build(summaries, spec, cache=cache, progress=progress,
-                                       full_texts={s.judgment_id: self.text(s.judgment_id) or "" for s in summaries})
-        else:
-            from aqgr.retrieval.backends import build_index
+        from aqgr.retrieval.backends import build_index
 
-            index = build_index(summaries, spec, backend=backend, uri=uri, cache=cache, progress=progress)
+        # the full texts (for a backend that takes them) are read inside, and freed before the citations are found
+        index = build_index(summaries, spec, backend=backend, uri=uri, cache=cache, progress=progress,
+                            full_texts=lambda: {s.judgment_id: self.text(s.judgment_id) or "" for s in summaries})
         # the citations first: a server reloads when the index's manifest changes, and finds them
         self.link_citations(progress, summaries=summaries)
         index.save(self.settings.index_dir)

@@ -32,7 +32,8 @@ from aqgr.inputs import check_text, check_texts
 from aqgr.questions import QuestionGenerator
 from aqgr.relevance import RelevanceScorer
 from aqgr.retrieval.fusion import fusers
-from aqgr.retrieval.index import SummaryIndex
+from aqgr.retrieval.protocol import Index
+from aqgr.retrieval.retrievers import optional_retrievers
 from aqgr.retrieval.text import strip_masks
 from aqgr.retrieval.types import ScoredDoc, id_hash, ranked
 from aqgr.schemas.results import CandidateQuestion, Engines, Evidence, Hit, SearchResult
@@ -54,7 +55,7 @@ class Searcher:
 
     def __init__(
         self,
-        index: SummaryIndex,
+        index: Index,
         summaries: Mapping[str, StructuredSummary],
         question_generator: QuestionGenerator,
         explainer: Explainer,
@@ -89,9 +90,10 @@ class Searcher:
         return facts
 
     def _retrievers(self, options: SearchOptions) -> list[str]:
-        """The configured retrievers this index has ("fulltext" needs an index built with full texts)."""
-        have = self.index.retrievers
-        return [name for name in options.retrievers if name in have or name not in ("fulltext",)]
+        """The configured retrievers, less the optional ones this index lacks (retrieval/retrievers.py:
+        "fulltext" needs an index built with full texts)."""
+        have, optional = self.index.retrievers, optional_retrievers()
+        return [name for name in options.retrievers if name in have or name not in optional]
 
     @staticmethod
     def _query(facts: str, options: SearchOptions) -> str:

@@ -35,6 +35,7 @@ from typing import Iterable, Mapping, Sequence
 
 from aqgr.config import Settings
 from aqgr.errors import NoStatutesError, ReadError
+from aqgr.retrieval.protocol import Index
 from aqgr.retrieval.types import ScoredDoc, ranked
 from aqgr.schemas.statutes import StatuteHit, StatuteResult
 
@@ -122,7 +123,7 @@ def rank_with_precedents(
     return ranked(scores.items()), quoted_by
 
 
-def statute_queries(index, facts: str, questions: Sequence[str], question_weight: float) -> list[tuple[int | None, str, object]]:
+def statute_queries(index: Index, facts: str, questions: Sequence[str], question_weight: float) -> list[tuple[int | None, str, object]]:
     """(question number or None, lexical text, dense vector) of each statute query: the facts,
     then each question with the facts. A question's dense query combines the facts' vector
     and the question's (normalise(v(facts) + question_weight * v(question))), as the case
@@ -240,7 +241,7 @@ class StatuteCollection:
             self.link(judgments)
         return len(statutes)
 
-    def _load(self):
+    def _load(self) -> tuple[Index, dict]:
         from aqgr.retrieval.index import SummaryIndex
 
         manifest = self.index_dir / "manifest.json"

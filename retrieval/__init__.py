@@ -8,6 +8,9 @@ Modules (import them directly; this package imports nothing heavy):
   embed_cache SQLite cache of vectors by (embedder fingerprint, text sha256)
   dense       windowed embeddings in FAISS, max-over-windows scoring
   fusion      rrf.v1 / score.v1 over runs keyed by doc id
+  retrievers  the retrievers of an embedded index (bm25, dense, fulltext), registry `retriever_kinds`
   index       IndexSpec, SummaryIndex (build / save / load / retrieve)
+  protocol    Index, what both backends offer (SummaryIndex, milvus.MilvusIndex)
+  backends    the index backends by name (embedded.v1, milvus.v1), build_index / load_index
   llama       SummaryIndexRetriever, a llama-index BaseRetriever (imports llama-index)
 """

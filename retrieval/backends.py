@@ -7,8 +7,10 @@
 
 `embedded` and `milvus` are aliases of the current versions (what `aqgr index --backend`
 takes). Both classes offer `build(summaries, spec, ...)`, `save(dir)`, `load(dir, expect=)`
-and the reading side the Searcher uses: `retrieve`, `tokenizer`, `idf()`, `embed_query`,
-`doc_ids`, `spec`, `len()`, `manifest`.
+and the reading side the Searcher uses, retrieval/protocol.py `Index` (one contract test
+suite, tests/retrieval/test_index_contract.py, runs against both). Each class says what its
+build needs: `needs_uri` (where a server keeps the index) and `takes_full_texts` (the
+judgments' full texts, for the optional "fulltext" retriever).
 
 `load_index(directory)` reads the manifest's `backend` (absent: an embedded index written
 before backends existed) and opens the index with the backend that wrote it.
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Mapping, Sequence
 
 from aqgr.errors import IndexMismatchError, NoIndexError
 from aqgr.registry import Registry
@@ -58,17 +60,22 @@ def canonical(name: str) -> str:
 
 
 def build_index(summaries: Sequence, spec: IndexSpec | None = None, *, backend: str = DEFAULT_BACKEND,
-                uri: str | None = None, cache=None, progress: Progress | None = None):
-    """Build an index with `backend`; `uri` is where a server backend keeps it (required for milvus)."""
+                uri: str | None = None, cache=None, progress: Progress | None = None,
+                full_texts: Callable[[], Mapping[str, str]] | None = None):
+    """Build an index with `backend`; `uri` is where a server backend keeps it (required for milvus).
+
+    `full_texts` (called only when the backend takes them, after the arguments are checked)
+    gives judgment id -> full text, for a backend's full-text retriever."""
     name = canonical(backend)
     cls = backend_class(name)
-    if name == DEFAULT_BACKEND:
-        if uri is not None:
-            raise ValueError("the embedded backend keeps its index in the archive's index directory: drop --uri")
-        return cls.build(summaries, spec, cache=cache, progress=progress)
-    if not uri:
+    if not cls.needs_uri and uri is not None:
+        raise ValueError(f"the {name} backend keeps its index in the archive's index directory: drop --uri")
+    if cls.needs_uri and not uri:
         raise ValueError(f"backend {name} needs a URI: a Milvus server (http://127.0.0.1:19530) or a milvus-lite path (.db)")
-    return cls.build(summaries, spec, uri=uri, cache=cache, progress=progress)
+    extra = {"uri": uri} if cls.needs_uri else {}
+    if full_texts is not None and cls.takes_full_texts:
+        extra["full_texts"] = full_texts()
+    return cls.build(summaries, spec, cache=cache, progress=progress, **extra)
 
 
 def recorded_backend(directory: str | Path) -> str:

@@ -10,6 +10,10 @@ A saved index is a directory:
     dense.faiss, dense.windows.npz   retrieval/dense.py
     fulltext.npz, fulltext.vocab.json  optional: BM25 over the judgments' full texts
                                      (`build(..., full_texts=...)`; retriever "fulltext")
+
+Each retriever (bm25, dense, fulltext) is a class in retrieval/retrievers.py that builds,
+saves, loads and scores its own part; SummaryIndex loops over them. The reading side it
+shares with the Milvus backend is retrieval/protocol.py `Index`.
     sentences.npz                    optional: short texts embedded at build time (the
                                      summaries' issue sentences, which question generation
                                      compares with the facts): `embed_query` finds them here
@@ -32,7 +36,7 @@ import time
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, ClassVar, Iterable, Mapping, Sequence
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
@@ -40,13 +44,14 @@ from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 from aqgr.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
 from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
-from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, IDF_KINDS, QUERY_TF_KINDS, BM25Matrix
-from .dense import (SENTENCES_FILE, WINDOW_CHARS, DenseIndex, QueryVectors, document_windows, embed_sentences,
-                    flatten_windows, load_sentences, save_sentences)
-from .documents import DEFAULT_SLOTS, check_slots, dense_texts, slot_texts
-from .embed_cache import EmbeddingCache, embed_with_cache
+from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, IDF_KINDS, QUERY_TF_KINDS
+from .dense import SENTENCES_FILE, WINDOW_CHARS, QueryVectors, embed_sentences, load_sentences, save_sentences
+from .documents import DEFAULT_SLOTS, check_slots, slot_texts
+from .embed_cache import EmbeddingCache
 from .embedders import DEFAULT_EMBEDDER, Embedder, embedders
-from .text import tokenizers, with_pairs
+from .protocol import select_retrievers
+from .retrievers import RETRIEVERS, BuildContext, Query, Retriever, retriever_kinds
+from .text import tokenizers
 from .types import ScoredDoc, ranked
 
 # Bump on any change to the files or their meaning; an index of another version is refused.
@@ -56,7 +61,6 @@ from .types import ScoredDoc, ranked
 FORMAT_VERSION = 3
 MANIFEST = "manifest.json"
 DOCUMENTS = "documents.json"
-RETRIEVERS = ("bm25", "dense", "fulltext")
 DEFAULT_TOKENIZER = "words.v1"
 # Terms and adjacent pairs for the full texts (citation benchmark, full-text BM25 alone:
 # MAP 0.120 -> 0.140); terms alone for the summaries until pairs are measured there.
@@ -222,7 +226,12 @@ def _resolve_embedder(spec: IndexSpec, embedder: Embedder | None) -> Embedder:
 
 
 class SummaryIndex:
-    """BM25 and dense retrievers over the same documents (one per summary)."""
+    """The retrievers of retrieval/retrievers.py (bm25, dense, fulltext when built with full
+    texts) over the same documents (one per summary)."""
+
+    backend: ClassVar[str] = "embedded.v1"
+    needs_uri: ClassVar[bool] = False  # the index lives in its directory (retrieval/backends.py)
+    takes_full_texts: ClassVar[bool] = True  # `build(..., full_texts=)` adds the optional "fulltext" retriever
 
     def __init__(
         self,
@@ -230,23 +239,20 @@ class SummaryIndex:
         spec: IndexSpec,
         doc_ids: Sequence[str],
         texts: dict[str, dict[str, str]],
-        bm25: BM25Matrix,
-        dense: DenseIndex,
+        parts: Mapping[str, Retriever],
         embedder: Embedder,
         manifest: dict,
-        fulltext: BM25Matrix | None = None,
         sentences: tuple[list[str], np.ndarray] | None = None,
     ):
         self.spec = spec
-        self._fulltext = fulltext
+        # name -> retriever, in RETRIEVERS order (the order `retrievers` and `retrieve` use)
+        self._parts = {name: parts[name] for name in RETRIEVERS if name in parts}
         self._sentences = sentences
         self._sentence_vectors: dict[str, np.ndarray] = (
             {t: v for t, v in zip(sentences[0], sentences[1])} if sentences is not None else {}
         )
         self._doc_ids = tuple(doc_ids)
         self._texts = texts
-        self._bm25 = bm25
-        self._dense = dense
         self._embedder = embedder
         self._queries = QueryVectors(embedder, spec.window_chars, self._sentence_vectors)
         self._tokenizer = tokenizers.create(spec.tokenizer)
@@ -319,47 +325,14 @@ class SummaryIndex:
             dupes = sorted({d for d in doc_ids if doc_ids.count(d) > 1})
             raise ValueError(f"judgment ids must be unique; repeated: {', '.join(dupes[:10])}")
         embedder = _resolve_embedder(spec, embedder)
-        tokenizer = tokenizers.create(spec.tokenizer)
-        seconds: dict[str, float] = {}
-
-        start = time.perf_counter()
-        corpus = []
-        for i, doc_id in enumerate(doc_ids, start=1):
-            corpus.append(with_pairs(tokenizer("\n\n".join(t for t in texts[doc_id].values() if t)), spec.bm25_ngrams))
-            if i % 200 == 0 or i == len(doc_ids):
-                report("tokenize", i, len(doc_ids))
-        seconds["tokenize"] = time.perf_counter() - start
-
-        start = time.perf_counter()
-        report("bm25", 0, 1)
-        bm25 = BM25Matrix.build(corpus, k1=spec.bm25_k1, b=spec.bm25_b, epsilon=spec.bm25_epsilon, idf_kind=spec.bm25_idf)
-        report("bm25", 1, 1)
-        seconds["bm25"] = time.perf_counter() - start
-
-        start = time.perf_counter()
-        windows, window_doc = flatten_windows([document_windows(dense_texts(texts[d], spec.dense_slots), spec.window_chars)
-                                                      for d in doc_ids])
-        vectors, n_embedded = embed_with_cache(
-            embedder, windows, cache, progress=lambda done, total: report("embed", done, total)
-        )
-        seconds["embed"] = time.perf_counter() - start
-
-        start = time.perf_counter()
-        report("faiss", 0, 1)
-        dense = DenseIndex.from_vectors(vectors, window_doc, len(doc_ids), embedder.dim)
-        report("faiss", 1, 1)
-        seconds["faiss"] = time.perf_counter() - start
-
-        fulltext = None
-        if full_texts is not None:
-            start = time.perf_counter()
-            report("fulltext", 0, len(doc_ids))
-            # A document without a full text is represented by its indexed fields.
-            full_corpus = [with_pairs(tokenizer(full_texts.get(d) or ""), spec.fulltext_ngrams) or corpus[i] for i, d in enumerate(doc_ids)]
-            fulltext = BM25Matrix.build(full_corpus, k1=spec.fulltext_k1, b=spec.bm25_b, epsilon=spec.bm25_epsilon,
-                                        idf_kind=spec.bm25_idf, query_tf=spec.fulltext_query_tf)
-            report("fulltext", len(doc_ids), len(doc_ids))
-            seconds["fulltext"] = time.perf_counter() - start
+        context = BuildContext(doc_ids=doc_ids, texts=texts, spec=spec, tokenizer=tokenizers.create(spec.tokenizer),
+                               embedder=embedder, cache=cache, full_texts=full_texts, report=report)
+        parts = {}
+        for name in RETRIEVERS:
+            part = retriever_kinds.get(name).build(context)
+            if part is not None:
+                parts[name] = part
+        seconds = context.seconds
 
         stored, n_sentences_embedded = None, 0
         if sentences:
@@ -368,30 +341,25 @@ class SummaryIndex:
                                                            lambda done, total: report("sentences", done, total))
             seconds["sentences"] = time.perf_counter() - start
 
-        retrievers = {"bm25": ["bm25.npz", "bm25.vocab.json"], "dense": ["dense.faiss", "dense.windows.npz"]}
-        if fulltext is not None:
-            retrievers["fulltext"] = ["fulltext.npz", "fulltext.vocab.json"]
         manifest = {
             "format_version": FORMAT_VERSION,
             "schema_version": SCHEMA_VERSION,
             **spec.describe(),
             "embedder": {"name": embedder.name, "fingerprint": embedder.fingerprint, "dim": embedder.dim},
-            "retrievers": retrievers,
+            "retrievers": {name: list(part.files) for name, part in parts.items()},
             "sentences": [SENTENCES_FILE] if stored is not None else [],
             "n_sentences": len(stored[0]) if stored is not None else 0,
             "embedded_sentences": n_sentences_embedded,
             "documents": DOCUMENTS,
             **({"summarizer": summarizer} if summarizer else {}),
             "n_docs": len(doc_ids),
-            "n_terms": len(bm25.terms),
-            "n_windows": len(windows),
-            "embedded_windows": n_embedded,
+            **context.facts,
             "created_at": datetime.now(timezone.utc).isoformat(),
             "build_seconds": {part: round(s, 4) for part, s in seconds.items()},
             "doc_ids": doc_ids,
         }
-        return cls(spec=spec, doc_ids=doc_ids, texts=texts, bm25=bm25, dense=dense, embedder=embedder, manifest=manifest,
-                   fulltext=fulltext, sentences=stored)
+        return cls(spec=spec, doc_ids=doc_ids, texts=texts, parts=parts, embedder=embedder, manifest=manifest,
+                   sentences=stored)
 
     # --- saving and loading -------------------------------------------------------------
 
@@ -423,9 +391,7 @@ class SummaryIndex:
         return target
 
     def _write(self, directory: Path) -> None:
-        names = [*self._bm25.save(directory, "bm25"), *self._dense.save(directory, "dense")]
-        if self._fulltext is not None:
-            names += self._fulltext.save(directory, "fulltext")
+        names = [name for part in self._parts.values() for name in part.save(directory)]
         if self._sentences is not None:
             names.append(save_sentences(directory, self._sentences))
         (directory / DOCUMENTS).write_text(
@@ -465,22 +431,21 @@ class SummaryIndex:
         if differences:
             raise IndexMismatchError(str(path), differences)
 
+        # Every retriever a build always makes, and the optional ones the manifest lists.
+        recorded = manifest.get("retrievers", {})
         try:
-            bm25 = BM25Matrix.load(path, "bm25")
-            dense = DenseIndex.load(path, "dense")
-            fulltext = BM25Matrix.load(path, "fulltext") if "fulltext" in manifest.get("retrievers", {}) else None
+            parts = {name: retriever_kinds.get(name).load(path, spec) for name in RETRIEVERS
+                     if not retriever_kinds.get(name).optional or name in recorded}
             sentences = load_sentences(path) if manifest.get("sentences") else None
             texts = json.loads((path / DOCUMENTS).read_text(encoding="utf-8"))
         except Exception as exc:
             raise IndexMismatchError(str(path), [f"index files unreadable ({type(exc).__name__}: {exc})"]) from None
         doc_ids = list(manifest["doc_ids"])
-        sizes = {"manifest": len(doc_ids), "documents": len(texts), "bm25": bm25.n_docs, "dense": dense.n_docs}
-        if fulltext is not None:
-            sizes["fulltext"] = fulltext.n_docs
+        sizes = {"manifest": len(doc_ids), "documents": len(texts), **{name: part.n_docs for name, part in parts.items()}}
         if len(set(sizes.values())) != 1 or set(texts) != set(doc_ids) or manifest.get("n_docs") != len(doc_ids):
             raise IndexMismatchError(str(path), [f"index parts disagree on the documents ({sizes})"])
-        return cls(spec=spec, doc_ids=doc_ids, texts=texts, bm25=bm25, dense=dense, embedder=embedder, manifest=manifest,
-                   fulltext=fulltext, sentences=sentences)
+        return cls(spec=spec, doc_ids=doc_ids, texts=texts, parts=parts, embedder=embedder, manifest=manifest,
+                   sentences=sentences)
 
     # --- reading ------------------------------------------------------------------------
 
@@ -506,8 +471,8 @@ class SummaryIndex:
 
     @property
     def retrievers(self) -> tuple[str, ...]:
-        """The retrievers this index has ("fulltext" only when built with full texts)."""
-        return tuple(r for r in RETRIEVERS if r != "fulltext" or self._fulltext is not None)
+        """The retrievers this index has (an optional one, "fulltext", only when it was built)."""
+        return tuple(self._parts)
 
     @property
     def tokenizer(self):
@@ -519,10 +484,11 @@ class SummaryIndex:
 
         (BM25's own idf is floored and can be 0 for a term in half the documents; this
         one orders terms by rarity everywhere, which is what term weighting outside
-        BM25 scoring needs.)"""
-        n = self._bm25.n_docs
-        values = np.log1p((n - self._bm25.df + 0.5) / (self._bm25.df + 0.5))
-        return dict(zip(self._bm25.terms, values.tolist()))
+        BM25 scoring needs.) The terms and document frequencies are the summary BM25's."""
+        bm25 = self._parts["bm25"].matrix
+        n = bm25.n_docs
+        values = np.log1p((n - bm25.df + 0.5) / (bm25.df + 0.5))
+        return dict(zip(bm25.terms, values.tolist()))
 
     def __len__(self) -> int:
         return len(self._doc_ids)
@@ -555,14 +521,9 @@ class SummaryIndex:
         term); dense returns documents by their best window's cosine similarity to the
         query, or to `vector` when given (a query vector made by the caller).
         """
-        names = list(self.retrievers if retrievers is None else retrievers)
-        for name in names:
-            if name not in self.retrievers:
-                if name == "fulltext" and name in RETRIEVERS:
-                    raise ValueError("this index has no full-text retriever: rebuild it with the judgments' full texts")
-                raise UnknownNameError("retriever", name, list(self.retrievers))
-        if k < 0:
-            raise ValueError(f"k must be zero or more, got {k}")
+        absent = {name: retriever_kinds.get(name).absent for name in RETRIEVERS
+                  if name not in self._parts and retriever_kinds.get(name).optional}
+        names = select_retrievers(self.retrievers, retrievers, k, absent)
         allowed = np.ones(len(self._doc_ids), dtype=bool)
         if restrict is not None:
             keep = set(restrict)
@@ -570,20 +531,12 @@ class SummaryIndex:
         if exclude:
             drop = set(exclude)
             allowed &= np.fromiter((d not in drop for d in self._doc_ids), dtype=bool, count=len(self._doc_ids))
+        asked = Query(query, self._tokenizer, lambda: self.embed_query(query) if allowed.any() and k else None, vector)
         runs: dict[str, list[ScoredDoc]] = {}
-        tokens = self._tokenizer(query) if {"bm25", "fulltext"} & set(names) else []
         for name in names:
-            if name in ("bm25", "fulltext"):
-                if name == "bm25":
-                    scores = self._bm25.scores(with_pairs(tokens, self.spec.bm25_ngrams))
-                else:
-                    scores = self._fulltext.scores(with_pairs(tokens, self.spec.fulltext_ngrams))
-                runs[name] = _top_k(scores, allowed & (scores != 0), self._doc_ids, k)
-            else:
-                if vector is None:
-                    vector = self.embed_query(query) if allowed.any() and k else None
-                scores = self._dense.scores(vector)
-                runs[name] = _top_k(scores, allowed & np.isfinite(scores), self._doc_ids, k)
+            part = self._parts[name]
+            scores = part.scores(asked)
+            runs[name] = _top_k(scores, allowed & part.candidates(scores), self._doc_ids, k)
         return runs
 
 

@@ -1,4 +1,4 @@
-"""The Milvus index backend (`milvus.v1`): the same retriever interface as SummaryIndex.
+"""The Milvus index backend (`milvus.v1`): the same interface as SummaryIndex (retrieval/protocol.py `Index`).
 
 One collection per archive (per build: `aqgr_<tag>`, swapped in atomically by the local
 manifest), one row per dense *window* of a document (retrieval/dense.py):
@@ -59,7 +59,7 @@ import time
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import ClassVar, Iterable, Sequence
 
 import numpy as np
 
@@ -75,7 +75,6 @@ from .index import (
     combine_vectors,
     summarizer_of,
     MANIFEST,
-    RETRIEVERS,
     IndexSpec,
     Progress,
     _check_files,
@@ -84,6 +83,7 @@ from .index import (
     _resolve_embedder,
     _sha256_file,
 )
+from .protocol import select_retrievers
 from .text import tokenizers, with_pairs
 from .types import ScoredDoc, ranked
 
@@ -148,7 +148,9 @@ def filter_expr(restrict: set[str] | None, exclude: set[str] | None) -> str:
 class MilvusIndex:
     """BM25 and dense retrieval served by Milvus; documents addressed by judgment id."""
 
-    backend = BACKEND
+    backend: ClassVar[str] = BACKEND
+    needs_uri: ClassVar[bool] = True  # the collection lives at a URI; the index directory keeps the manifest
+    takes_full_texts: ClassVar[bool] = False  # no full-text retriever
 
     def __init__(self, *, spec: IndexSpec, client, collection: str, uri: str, doc_ids: Sequence[str],
                  terms: list[str], df: Sequence[int], embedder: Embedder, manifest: dict,
@@ -166,6 +168,8 @@ class MilvusIndex:
         self._queries = QueryVectors(embedder, spec.window_chars, dict(zip(*sentences)) if sentences is not None else None)
         self._tokenizer = tokenizers.create(spec.tokenizer)
         self._manifest = manifest
+        # retriever name -> its search, in the default order (`retrievers`)
+        self._searches = {"bm25": self._search_bm25, "dense": self._search_dense}
 
     # --- building -----------------------------------------------------------------------
 
@@ -403,21 +407,16 @@ class MilvusIndex:
     @property
     def retrievers(self) -> tuple[str, ...]:
         """The retrievers of a Milvus collection (no full-text retriever)."""
-        return ("bm25", "dense")
+        return tuple(self._searches)
 
     @staticmethod
     def combined_vector(base, extra, weight: float):
         return combine_vectors(base, extra, weight)
 
-    def retrieve(self, query: str, k: int, retrievers: Iterable[str] = ("bm25", "dense"),
+    def retrieve(self, query: str, k: int, retrievers: Iterable[str] | None = None,
                  restrict: set[str] | None = None, exclude: set[str] | None = None, *, vector=None) -> dict[str, list[ScoredDoc]]:
         """Top-k documents per retriever, as SummaryIndex.retrieve (filters applied in Milvus)."""
-        names = list(retrievers)
-        for name in names:
-            if name not in self.retrievers:
-                raise UnknownNameError("retriever", name, list(self.retrievers))
-        if k < 0:
-            raise ValueError(f"k must be zero or more, got {k}")
+        names = select_retrievers(self.retrievers, retrievers, k)
         if restrict is not None:
             restrict = set(restrict) & self._doc_set
         expr = filter_expr(restrict, set(exclude) if exclude else None)
@@ -425,10 +424,8 @@ class MilvusIndex:
         for name in names:
             if k == 0 or (restrict is not None and not restrict):
                 runs[name] = []
-            elif name == "bm25":
-                runs[name] = self._search_bm25(query, k, expr)
             else:
-                runs[name] = self._search_dense(query, k, expr, vector)
+                runs[name] = self._searches[name](query, k, expr, vector)
         return runs
 
     def _limit(self, k: int) -> int:
@@ -443,7 +440,8 @@ class MilvusIndex:
             self._vocab_set = frozenset(self._terms)
         return self._vocab_set
 
-    def _search_bm25(self, query: str, k: int, expr: str) -> list[ScoredDoc]:
+    def _search_bm25(self, query: str, k: int, expr: str, vector=None) -> list[ScoredDoc]:
+        """BM25 served by Milvus over the query's terms (`vector` is the dense retriever's)."""
         text = self._bm25_query(query)
         if text is None:
             return []

@@ -153,7 +153,7 @@ def test_atomic_save_keeps_old_index_when_writing_fails(index, corpus, tmp_path,
         (Path(directory) / "dense.faiss").write_bytes(b"half written")
         raise OSError("disk full")
 
-    monkeypatch.setattr(smaller._dense, "save", broken_write)
+    monkeypatch.setattr(smaller._parts["dense"].index, "save", broken_write)
     with pytest.raises(OSError, match="disk full"):
         smaller.save(path)
     assert {p.name: p.read_bytes() for p in path.iterdir()} == before
@@ -246,8 +246,9 @@ def test_fulltext_index_scores_with_its_own_parameters(hashing_spec, tmp_path):
     built = SummaryIndex.build(docs, hashing_spec, full_texts=full)
     loaded = SummaryIndex.load(built.save(tmp_path / "i"), expect=hashing_spec)
     for index in (built, loaded):
-        assert (index._fulltext.k1, index._fulltext.query_tf) == (hashing_spec.fulltext_k1, hashing_spec.fulltext_query_tf)
-        assert index._bm25.k1 == hashing_spec.bm25_k1 and index._bm25.query_tf == "raw"
+        fulltext, bm25 = index._parts["fulltext"].matrix, index._parts["bm25"].matrix
+        assert (fulltext.k1, fulltext.query_tf) == (hashing_spec.fulltext_k1, hashing_spec.fulltext_query_tf)
+        assert bm25.k1 == hashing_spec.bm25_k1 and bm25.query_tf == "raw"
 
 
 def test_fulltext_pairs_rank_the_phrase_first(hashing_spec, tmp_path):

@@ -1,0 +1,126 @@
+"""`Index`: what every index backend offers once built or loaded (retrieval/backends.py).
+
+Both backends implement it: retrieval/index.py `SummaryIndex` (embedded.v1) and
+retrieval/milvus.py `MilvusIndex` (milvus.v1); tests/retrieval/test_index_contract.py runs
+one suite of assertions against both. Users (aqgr/search.py `Searcher`, aqgr/statutes.py,
+aqgr/archive.py) are typed against `Index`, never against a backend's class.
+
+The classes also offer `build(summaries, spec, ...)`, `from_texts(doc_ids, texts, spec, ...)`
+and `load(directory, expect=...)` (classmethods, so not part of this instance protocol):
+`load` raises NoIndexError when a directory holds no index and IndexMismatchError (listing
+every difference, asking to rebuild) when it was built differently; `build` raises
+EmptyArchiveError for no documents.
+
+`retrieve(..., retrievers=None)` means every retriever the index has, in its `retrievers`
+order; `select_retrievers` is that rule, and the checks of the names and of k, for both.
+
+Importing this module loads nothing heavy.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Protocol, Sequence, runtime_checkable
+
+from aqgr.errors import UnknownNameError
+
+from .types import ScoredDoc
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .index import IndexSpec
+
+
+@runtime_checkable
+class Index(Protocol):
+    """A built or loaded index: judgments addressed by id, retrieved per retriever.
+
+    Runs are ordered by retrieval/types.py `rank_key` (-score, then the id's hash) and hold
+    only indexed documents; `len(index)` is the number of documents, `doc_id in index` tells
+    whether one is indexed."""
+
+    spec: IndexSpec
+
+    @property
+    def doc_ids(self) -> tuple[str, ...]:
+        """The indexed judgment ids, in build order."""
+        ...
+
+    @property
+    def manifest(self) -> dict:
+        """A copy of the saved (or to-be-saved) manifest: spec, embedder, doc ids, timings."""
+        ...
+
+    @property
+    def retrievers(self) -> tuple[str, ...]:
+        """The retrievers this index has (what `retrieve` accepts), in their default order."""
+        ...
+
+    @property
+    def tokenizer(self) -> Callable[[str], list[str]]:
+        """The BM25 tokenizer (`spec.tokenizer`): text -> terms."""
+        ...
+
+    def __len__(self) -> int: ...
+
+    def __contains__(self, doc_id: object) -> bool: ...
+
+    def texts(self, doc_id: str) -> dict[str, str]:
+        """The indexed slot texts of one document (KeyError when it is not indexed)."""
+        ...
+
+    def document_text(self, doc_id: str) -> str:
+        """The non-empty slot texts of one document joined by blank lines."""
+        ...
+
+    def idf(self) -> dict[str, float]:
+        """A smooth, non-negative idf of every indexed summary term."""
+        ...
+
+    def embed_query(self, text: str) -> np.ndarray | None:
+        """A query's normalised vector (memoised); None when it has nothing to embed."""
+        ...
+
+    def embed_queries(self, texts: Sequence[str]) -> list[np.ndarray | None]:
+        """`embed_query` of each text, in one model call."""
+        ...
+
+    def combined_vector(self, base: np.ndarray | None, extra: np.ndarray | None, weight: float) -> np.ndarray | None:
+        """normalise(base + weight * extra) (retrieval/index.py `combine_vectors`)."""
+        ...
+
+    def retrieve(
+        self,
+        query: str,
+        k: int,
+        retrievers: Iterable[str] | None = None,
+        restrict: set[str] | None = None,
+        exclude: set[str] | None = None,
+        *,
+        vector: np.ndarray | None = None,
+    ) -> dict[str, list[ScoredDoc]]:
+        """Top-k documents per retriever (None: every one, see `select_retrievers`), keeping only
+        `restrict` and dropping `exclude`; the dense retriever reads `vector` when given."""
+        ...
+
+    def save(self, directory: str | Path) -> Path:
+        """Record the index in `directory`, atomically; `load` reopens it."""
+        ...
+
+
+def select_retrievers(have: Sequence[str], wanted: Iterable[str] | None, k: int,
+                      absent: Mapping[str, str] | None = None) -> list[str]:
+    """The retrievers a `retrieve` call runs: `wanted`, or every one the index has (`have`) when None.
+
+    A name the index lacks raises ValueError with `absent[name]` (why it lacks it and what to do)
+    when given, else UnknownNameError listing `have`; a negative k raises ValueError."""
+    names = list(have if wanted is None else wanted)
+    for name in names:
+        if name not in have:
+            if absent and name in absent:
+                raise ValueError(absent[name])
+            raise UnknownNameError("retriever", name, list(have))
+    if k < 0:
+        raise ValueError(f"k must be zero or more, got {k}")
+    return names
