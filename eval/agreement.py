@@ -6,7 +6,7 @@ search options), `agreement` gives the difference of every mean measure (variant
 base), the mean top-10 overlap of the two rankings and the mean Jaccard overlap of the
 returned sets, and whether they lie within `TOLERANCE`.
 
-The tolerance (issue 8): every held mean within 0.02 absolute and a mean top-10 overlap
+The tolerance: every held mean within 0.02 absolute and a mean top-10 overlap
 of the rankings of at least 0.8. Held are the measures the protocols report (SPEC.md:
 trec_eval's MAP, P@10, Bpref, RR, recall, plus nDCG@10, and the study's SetP/SetR of the
 returned set); SetP@k/SetR@k are shown, not held: they are P@k/R@k again, and on the

@@ -25,7 +25,7 @@ milvus-lite stands in for a Milvus server. Prints a JSON report on stdout.
 Both backends use Lucene's idf (IndexSpec's default, the one Milvus computes; Milvus refuses
 `--bm25-idf okapi`, rank-bm25's floored idf, which only the embedded backend has).
 
-Measured (issue 8; milvus-lite 3.2.2, MiniLM, extractive.v1; tolerance of eval/agreement.py:
+Measured (milvus-lite 3.2.2, MiniLM, extractive.v1; tolerance of eval/agreement.py:
 every reported mean within 0.02 absolute, mean top-10 overlap at least 0.8):
 
     python -m aqgr.eval.bench_backends sample                       # hit@3 1.0 / 1.0, all deltas 0,
@@ -37,7 +37,7 @@ every reported mean within 0.02 absolute, mean top-10 overlap at least 0.8):
     (when the embedded default was rank-bm25's okapi idf: overlap 0.70-0.82 on the dev split,
      0.77-0.87 on the study subset, deltas up to 0.05 / 0.13: outside; dense-summary identical)
 
-Full table and causes: docs/ARCHITECTURE.md, "Index backends in the evaluation".
+Full table and causes: docs/experiments/2026-11-30-milvus-backend-agreement.md.
 """
 
 from __future__ import annotations

@@ -91,13 +91,13 @@ class PipelineConfig:
     citation_norm: str | None = None  # precedents referred: mean, cosine or sum (SearchOptions.citation_norm; None: its default)
 
 
-# The default `aqgr` configuration, measured on the citation benchmark (issue 6): full-text
+# The default `aqgr` configuration, measured on the citation benchmark (438 queries): full-text
 # BM25 beside the summary BM25 and dense retrievers, score fusion weighted by the
 # retrievers' standalone quality order (full text 0.112 > summary BM25 0.108 > dense
 # 0.057 MAP: weights 3, 2, 1), queries without the anonymisation placeholders, a
 # question's dense query weighing it half as much as the facts (0.5 measured above 1.0);
 # statutes also through the precedents that quote them, as the product ranks them
-# (aqgr/statutes.py; statute benchmark 0.243 -> 0.522 MAP, AILA dev statutes 0.119 -> 0.229);
+# (aqgr/statutes.py; statute benchmark 0.243 -> 0.523 MAP, AILA dev statutes 0.119 -> 0.231);
 # precedents referred at SearchOptions' default weight 0.3 (citation benchmark 0.1454 -> 0.1637).
 AQGR = PipelineConfig(retrievers=("fulltext", "bm25", "dense"), weights=(3.0, 2.0, 1.0), fuser="score.v1",
                       drop_masks=True, questions=True, explain=True, question_weight=0.5, statutes_via_precedents=True)

@@ -51,7 +51,8 @@ BM25_IDF = "lucene"
 # Query-side term frequency: "raw" counts each query token once per occurrence (as rank-bm25
 # does); "log" weighs a term occurring n times in the query 1 + ln(n) (SMART's sublinear tf):
 # long queries (a judgment's facts) repeat their main words many times, and "raw" lets those
-# few words swamp the rest. "unique" (each term once) was measured worse than both (issue 6).
+# few words swamp the rest. "unique" (each term once) was measured worse than both (citation
+# benchmark, docs/experiments/2026-11-30-fulltext-bm25-settings.md).
 QUERY_TF_KINDS = ("raw", "log")
 
 

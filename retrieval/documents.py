@@ -38,10 +38,10 @@ DEFAULT_SLOTS: tuple[str, ...] = ("parties", "case_number", "facts", "issues", "
 # The slots that carry legal meaning (the issue's direction for dense retrieval): the lexical
 # retrievers already match the facts and parties word for word. `IndexSpec.dense_slots`
 # can restrict the dense retriever to them; it is not the default (None: every indexed
-# slot). Citation benchmark, the whole aqgr system: 0.1454 -> 0.1459 MAP, better on 212
+# slot). Citation benchmark, aqgr before precedents referred: 0.1454 -> 0.1459 MAP, better on 212
 # queries, worse on 134 (p = 0.003): a tie by MAP, and on the Milvus backend it pushed the
 # backends' agreement outside its tolerance (AILA study subset AP 0.047 apart, one
-# judgment of one query; docs/ARCHITECTURE.md, issue 6).
+# judgment of one query; docs/experiments/2026-11-30-dense-retriever-text.md).
 DENSE_SLOTS: tuple[str, ...] = ("issues", "reasoning", "new_principles")
 
 

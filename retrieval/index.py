@@ -72,7 +72,7 @@ FULLTEXT_NGRAMS = 2
 # Robertson and Zaragoza's usual 1.2-2.0 range: judgments are long and, with word pairs,
 # each repeated phrase counts twice over, so term frequency saturates later. Citation
 # benchmark, full-text BM25 alone (terms + pairs, Lucene idf, b = 0.75): raw / k1 1.2
-# 0.1398, log / 1.2 0.1445, log / 2.0 0.1452 MAP (docs/ARCHITECTURE.md, issue 6).
+# 0.1398, log / 1.2 0.1445, log / 2.0 0.1452 MAP (docs/experiments/2026-11-30-fulltext-bm25-settings.md).
 FULLTEXT_K1 = 2.0
 FULLTEXT_QUERY_TF = "log"
 

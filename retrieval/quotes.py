@@ -10,7 +10,7 @@ which may extend to") are not evidence for any of them and are dropped.
 
 Measured on the AILA corpus (2,914 judgments, 197 statutes): 852 judgments quote at least
 one statute, 1,554 links, 165 statutes quoted at least once; 37 of the 44 statutes relevant
-to the dev queries are among them (docs/ARCHITECTURE.md, issue 6).
+to the dev queries are among them (docs/experiments/2026-11-30-statutes-through-precedents.md).
 """
 
 from __future__ import annotations

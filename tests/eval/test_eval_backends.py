@@ -1,4 +1,4 @@
-"""Pipeline systems on the Milvus backend through the eval harness (`NAME@milvus`, issue 8).
+"""Pipeline systems on the Milvus backend (`NAME@milvus`) through the eval harness, and the agreement report.
 
 milvus-lite serves the collection from a folder in the eval cache (over gRPC on
 127.0.0.1); embeddings come from `hashing.v1` (no torch), summaries from the offline

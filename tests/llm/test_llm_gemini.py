@@ -1,4 +1,4 @@
-"""Gemini's first-contact defects (issue 16), over real HTTP to a fake server on 127.0.0.1:
+"""What broke on first contact with the real Gemini API, over real HTTP to a fake server on 127.0.0.1:
 finish reason MAX_TOKENS, thinking budget and thought tokens, 429 retry delays, the schema trimmed
 to the documented keywords with its fallback, configuration errors before any call, the window."""
 
