@@ -122,8 +122,9 @@ class InvalidTextError(AqgrError, ValueError):
 class MissingDependencyError(AqgrError):
     """An optional dependency is not installed."""
 
-    def __init__(self, module: str, extra: str):
-        super().__init__(f"{module} is not installed: pip install 'aqgr[{extra}]'")
+    def __init__(self, module: str, extra: str | None):
+        hint = f"pip install 'aqgr[{extra}]'" if extra else "reinstall aqgr (it is a core dependency)"
+        super().__init__(f"{module} is not installed: {hint}")
 
 
 class ProviderError(AqgrError):

@@ -63,8 +63,8 @@ def _section_join(parts: list[str]) -> str | None:
 def _load_stemmer() -> Callable[[str], str]:
     try:
         from nltk.stem.snowball import EnglishStemmer
-    except ImportError:  # pragma: no cover - nltk ships with llama-index-core
-        raise MissingDependencyError("nltk", "retrieval") from None
+    except ImportError:  # pragma: no cover - nltk is a core dependency
+        raise MissingDependencyError("nltk", None) from None
     return EnglishStemmer(ignore_stopwords=False).stem
 
 
