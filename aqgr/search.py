@@ -1,28 +1,37 @@
 """Augmented Question-guided Retrieval over one loaded index (SPEC.md, stage 3).
 
-1. Questions: the summaries most similar to the facts are the in-context examples;
-   the question generator proposes candidates, the top `n_questions` are used (or the
-   user's chosen questions are).
-2. Retrieval: each question together with the facts queries every retriever (up to
-   `per_retriever_k` each); all runs are fused into one candidate list. Lexical
-   retrievers read the question followed by the facts; the dense retriever reads
+A search is four explicit steps, each run once per request; `search`, `rank`, the statute
+search (aqgr/statutes.py) and the evaluation compose them, never repeat one:
+
+1. `plan`: the questions. The summaries most similar to the facts are the in-context
+   examples; the question generator proposes candidates, the top `n_questions` are used.
+   When the user chose the questions, nothing is generated (no model call) and the facts
+   are retrieved only if the facts-alone query takes part (`include_facts_query`).
+2. `retrieve`: each question together with the facts queries every retriever (runs read
+   to `Plan.depth`, at least `fusion_depth`); with the facts-alone runs of step 1, reused.
+   Lexical retrievers read the question followed by the facts; the dense retriever reads
    normalise(v(facts) + question_weight * v(question)), so the long facts are embedded
    once per search (memoised) and a question costs one short embedding.
    The facts are queried without anonymisation placeholders (`drop_masks`).
-   Precedents referred (when the archive's citation graph is loaded and
-   `citation_weight` > 0): the judgments the best `citation_depth` fused ones cite gain
-   citation_weight x the best fused score x their votes (retrieval/citations/graph.py:
-   1/rank summed over the judgments citing them, divided as `citation_norm` says, by
-   default their number: the mean); a hit lists those citing judgments (`cited_by`).
-3. Explanation: the explainer scores (1-10) and explains the best `explain_top` fused
+3. `fuse`: all runs fused into one candidate list, and the precedents referred (when the
+   archive's citation graph is loaded and `citation_weight` > 0): the judgments the best
+   `citation_depth` fused ones cite gain citation_weight x the best fused score x their
+   votes (retrieval/citations/graph.py: 1/rank summed over the judgments citing them,
+   divided as `citation_norm` says, by default their number: the mean); a hit lists those
+   citing judgments (`cited_by`).
+4. `explain`: the explainer scores (1-10) and explains the best `explain_top` fused
    candidates, from a closed list. The grounding guard drops anything not in that list
    or not in the archive; hits below `min_score` are not returned.
+
+Process-wide settings are not the Searcher's: a long-running process calls `freeze_heap`
+once, at its start-up (the server does).
 """
 
 from __future__ import annotations
 
 import time
 from collections import defaultdict
+from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
 
 from aqgr.config import SearchOptions
@@ -48,6 +57,41 @@ def parties_line(summary: StructuredSummary) -> str:
 
 NO_CITATIONS_NOTE = ("precedents referred were not used: the archive has no citation graph for this index "
                      "(made by `aqgr index`; rebuild the index to add it)")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One request, settled by step 1: the facts, the questions, how it retrieves.
+
+    `facts_runs`: the facts-alone runs (retriever, run) when step 1 retrieved them (for the
+    in-context examples, or for the facts-alone query), reused by `retrieve`."""
+
+    facts: str  # as checked: whitespace collapsed
+    questions: tuple[str, ...]  # the questions the search uses
+    chosen_by_user: bool
+    candidates: tuple[CandidateQuestion, ...]  # generated candidates, best first; none when the user chose
+    options: SearchOptions
+    depth: int  # how deep each run is read
+    restrict: frozenset[str] | None = None
+    exclude: frozenset[str] | None = None
+    facts_runs: tuple[tuple[str, list[ScoredDoc]], ...] | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """Step 2: every run (retriever, run) of one request, and which questions retrieved a judgment
+    within their first `per_retriever_k` (judgment id -> question numbers)."""
+
+    runs: tuple[tuple[str, list[ScoredDoc]], ...]
+    retrieved_for: Mapping[str, frozenset[int]]
+
+
+@dataclass(frozen=True)
+class Fused:
+    """Step 3: the fused ranking with the precedents referred raised, and judgment id -> Referral."""
+
+    ranking: list[ScoredDoc]
+    referred: Mapping[str, object]
 
 
 class Searcher:
@@ -78,10 +122,181 @@ class Searcher:
         self.summarizer_name = summarizer_name
         self.citations = citations  # retrieval.citations.CitationGraph of the archive, or None
         self.scorer = RelevanceScorer(index.tokenizer, index.idf(), len(index), embed=index.embed_query, embed_many=index.embed_queries)
-        _freeze_heap()
-        self._settled = False  # frozen again after the first search, once the models are loaded
 
-    # -- stage 3.1 ---------------------------------------------------------
+    # -- step 1: the questions ---------------------------------------------
+    def plan(
+        self,
+        facts: str,
+        questions: Sequence[str] | None = None,
+        *,
+        restrict=None,
+        exclude=None,
+        options: SearchOptions | None = None,
+        depth: int | None = None,
+        n_candidates: int | None = None,
+    ) -> Plan:
+        """The request's questions: `questions` (the user's pick) as given, else the top generated
+        ones. `depth`: how deep each run is read (default and at least: the options'
+        `fusion_depth` and `per_retriever_k`). `n_candidates`: candidates generated (default
+        the options' `n_candidate_questions`)."""
+        options = options or self.options
+        facts = self._check_facts(facts, options)
+        check_texts(questions, "questions")
+        chosen = tuple(" ".join(q.split()) for q in questions or () if q and q.strip())
+        restrict = frozenset(restrict) if restrict is not None else None
+        exclude = frozenset(exclude) if exclude else None
+        depth = max(options.per_retriever_k, options.fusion_depth, depth or 0)
+        plan = Plan(facts, chosen, bool(chosen), (), options, depth, restrict, exclude)
+        if chosen and not options.include_facts_query:
+            return plan
+        facts_runs = tuple(self._retrieve(plan))
+        if chosen:
+            return replace(plan, facts_runs=facts_runs)
+        examples = [self.summaries[d.doc_id] for d in self._fuse(facts_runs, options)[: options.per_retriever_k]]
+        candidates = tuple(self.questions.generate(self._query(facts, options), examples, n_candidates or options.n_candidate_questions, self.scorer))
+        return replace(plan, questions=tuple(_top_questions(candidates, options)), candidates=candidates, facts_runs=facts_runs)
+
+    def candidate_questions(self, facts: str, *, n: int | None = None, restrict=None, exclude=None, options: SearchOptions | None = None) -> list[CandidateQuestion]:
+        """The candidate legal questions for the facts, best first (for the user to pick from)."""
+        return list(self.plan(facts, restrict=restrict, exclude=exclude, options=options, n_candidates=n).candidates)
+
+    # -- step 2: retrieval -------------------------------------------------
+    def retrieve(self, plan: Plan) -> Retrieval:
+        """Every run of the plan, each retriever read once per query: the facts alone (reused
+        from `plan` when it has them) and each question with the facts."""
+        options = plan.options
+        runs: list[tuple[str, list[ScoredDoc]]] = []
+        if options.include_facts_query or not plan.questions:
+            runs += plan.facts_runs if plan.facts_runs is not None else self._retrieve(plan)
+        retrieved_for: dict[str, set[int]] = defaultdict(set)
+        if plan.questions and "dense" in self._retrievers(options):
+            self.index.embed_queries(list(plan.questions))  # the questions not embedded yet, in one model call
+        for number, question in enumerate(plan.questions):
+            for name, run in self._retrieve(plan, question):
+                runs.append((name, run))
+                for doc in run[: options.per_retriever_k]:
+                    retrieved_for[doc.doc_id].add(number)
+        return Retrieval(tuple(runs), {d: frozenset(n) for d, n in retrieved_for.items()})
+
+    # -- step 3: fusion and precedents referred ----------------------------
+    def fuse(self, plan: Plan, retrieval: Retrieval) -> Fused:
+        """The runs fused into one ranking, the precedents its best judgments cite raised."""
+        return Fused(*self._refer(self._fuse(retrieval.runs, plan.options), plan.options, plan.exclude))
+
+    # -- step 4: explanation -----------------------------------------------
+    def explain(self, plan: Plan, fused: Fused, retrieval: Retrieval, *, k: int | None = None) -> SearchResult:
+        """The best `explain_top` (at least `k`) fused candidates explained; the returned hits:
+        grounded, at or above `min_score`, at most `k` (default the options' `k`)."""
+        options = plan.options
+        k = k or options.k
+        best = fused.ranking[0].score if fused.ranking and fused.ranking[0].score > 0 else 1.0
+        handed = [
+            Candidate(self.summaries[d.doc_id], d.score, d.score / best, tuple(sorted(retrieval.retrieved_for.get(d.doc_id, ()))))
+            for d in fused.ranking[: max(k, options.explain_top)]
+            if d.doc_id in self.summaries
+        ]
+        used = list(plan.questions)
+        explained = self.explainer.explain(plan.facts, used, handed, self.scorer)
+        by_id = {c.summary.judgment_id: c for c in handed}
+        grounded = [e for e in explained if e.judgment_id in by_id and e.judgment_id in self.summaries]
+        dropped = len(explained) - len(grounded)
+        grounded.sort(key=lambda e: (-e.score, -by_id[e.judgment_id].retrieval_score, id_hash(e.judgment_id)))
+        kept = [e for e in grounded if e.score >= options.min_score]
+        referred = fused.referred
+        hits = []
+        for rank, e in enumerate(kept[:k], 1):
+            summary = self.summaries[e.judgment_id]
+            hits.append(
+                Hit(
+                    rank=rank,
+                    judgment_id=e.judgment_id,
+                    parties=parties_line(summary),
+                    case_number=summary.case_number,
+                    court=summary.court,
+                    date=summary.date,
+                    score=e.score,
+                    legal_issue=e.legal_issue,
+                    reason=e.reason,
+                    questions=list(by_id[e.judgment_id].questions),
+                    retrieval_score=round(by_id[e.judgment_id].retrieval_score, 6),
+                    cited_by=[d for d in referred[e.judgment_id].cited_by if d in self.summaries] if e.judgment_id in referred else [],
+                    evidence=[Evidence(slot=s, text=t) for s, t in e.evidence],
+                )
+            )
+        notes = [q.note for q in plan.candidates if q.note] + [e.note for e in explained if e.note]
+        if self.citations is None and options.citation_weight:
+            notes.append(NO_CITATIONS_NOTE)
+        return SearchResult(
+            facts=plan.facts,
+            questions=used,
+            questions_chosen_by_user=plan.chosen_by_user,
+            candidate_questions=list(plan.candidates),
+            hits=hits,
+            engines=self.engines(options),
+            dropped_not_in_archive=dropped,
+            below_threshold=len(grounded) - len(kept),
+            dropped_citations=sum(e.dropped_citations for e in grounded),
+            notes=list(dict.fromkeys(notes)),
+        )
+
+    # -- the steps composed ------------------------------------------------
+    def search(
+        self,
+        facts: str,
+        questions: Sequence[str] | None = None,
+        *,
+        k: int | None = None,
+        restrict: set[str] | None = None,
+        exclude: set[str] | None = None,
+        options: SearchOptions | None = None,
+    ) -> SearchResult:
+        """Question-guided search: plan, retrieve, fuse and refer, explain; each once."""
+        timings: dict[str, float] = {}
+        started = time.perf_counter()
+        plan = self.plan(facts, questions, restrict=restrict, exclude=exclude, options=options)
+        timings["questions"] = _ms(started)
+        t = time.perf_counter()
+        retrieval = self.retrieve(plan)
+        fused = self.fuse(plan, retrieval)
+        timings["retrieval"] = _ms(t)
+        t = time.perf_counter()
+        result = self.explain(plan, fused, retrieval, k=k)
+        timings["explanation"] = _ms(t)
+        timings["total"] = _ms(started)
+        return result.model_copy(update={"timings_ms": timings})
+
+    def rank(self, facts: str, questions: Sequence[str] | None = None, *, depth: int = 1000, restrict=None, exclude=None, options: SearchOptions | None = None) -> tuple[SearchResult, list[ScoredDoc]]:
+        """The search result plus a deep ranking for evaluation: the explained candidates (the
+        best `explain_top` fused ones, by explanation score, whatever their score) first, then
+        every other fused judgment by fused score, down to `depth`. The result's hits are the
+        returned set a search gives (`min_score`, `k`). One plan, one retrieval (runs read to
+        `depth`, at least `fusion_depth`), one fusion, one explanation."""
+        options = options or self.options
+        every = options.model_copy(update={"min_score": 1})
+        plan = self.plan(facts, questions, restrict=restrict, exclude=exclude, options=every, depth=depth)
+        retrieval = self.retrieve(plan)
+        fused = self.fuse(plan, retrieval)
+        result = self.explain(plan, fused, retrieval, k=min(depth, options.explain_top))
+        head = [ScoredDoc(h.judgment_id, float(h.score)) for h in result.hits]
+        kept = [h for h in result.hits if h.score >= options.min_score][: options.k]
+        result = result.model_copy(update={
+            "hits": [h.model_copy(update={"rank": rank}) for rank, h in enumerate(kept, 1)],
+            "below_threshold": sum(h.score < options.min_score for h in result.hits),
+        })
+        seen = {d.doc_id for d in head}
+        return result, (head + [d for d in fused.ranking if d.doc_id not in seen])[:depth]
+
+    def engines(self, options: SearchOptions | None = None) -> Engines:
+        options = options or self.options
+        return Engines(
+            questions=self.questions.name,
+            explainer=self.explainer.name,
+            summarizer=self.summarizer_name,
+            embedder=self.index.spec.embedder,
+            fuser=options.fuser,
+        )
+
+    # -- helpers of the steps ----------------------------------------------
     def _check_facts(self, facts: str, options: SearchOptions) -> str:
         facts = " ".join(check_text(facts or "", "facts").split())
         found = self.scorer.content_words(facts)
@@ -100,15 +315,16 @@ class Searcher:
         """The facts as a query: without anonymisation placeholders when `options.drop_masks`."""
         return (strip_masks(facts) or facts) if options.drop_masks else facts
 
-    def _retrieve(self, query: str, options: SearchOptions, k: int, restrict, exclude, question: str | None = None) -> list[tuple[str, list[ScoredDoc]]]:
-        """(retriever, run) for the facts (`query`), or for `question` + facts when a question is given."""
-        query = self._query(query, options)
+    def _retrieve(self, plan: Plan, question: str | None = None) -> list[tuple[str, list[ScoredDoc]]]:
+        """(retriever, run) for the plan's facts, or for `question` + facts when a question is given."""
+        options = plan.options
+        query = self._query(plan.facts, options)
         names = self._retrievers(options)
         vector = None
         if question is not None and "dense" in names:
             vector = self.index.combined_vector(self.index.embed_query(query), self.index.embed_query(question), options.question_weight)
         text = query if question is None else question if options.question_alone else f"{question}\n{query}"
-        runs = self.index.retrieve(text, k, retrievers=names, restrict=restrict, exclude=exclude, vector=vector)
+        runs = self.index.retrieve(text, plan.depth, retrievers=names, restrict=plan.restrict, exclude=plan.exclude, vector=vector)
         return [(name, runs[name]) for name in names]
 
     def _fuse(self, runs: Sequence[tuple[str, Sequence[ScoredDoc]]], options: SearchOptions) -> list[ScoredDoc]:
@@ -130,151 +346,6 @@ class Searcher:
         lift = options.citation_weight * (fused[0].score if fused[0].score > 0 else 1.0)
         return ranked((d.doc_id, d.score + lift * referred[d.doc_id].votes if d.doc_id in referred else d.score) for d in fused), referred
 
-    def candidate_questions(self, facts: str, *, n: int | None = None, restrict=None, exclude=None, options: SearchOptions | None = None) -> list[CandidateQuestion]:
-        options = options or self.options
-        facts = self._check_facts(facts, options)
-        return self._candidates(facts, n or options.n_candidate_questions, options, restrict, exclude)[0]
-
-    def questions_for(self, facts: str, *, restrict=None, exclude=None, options: SearchOptions | None = None) -> list[str]:
-        """The questions a search on `facts` would use (the top generated ones), without searching.
-
-        For querying another collection with the archive's questions (e.g. statutes)."""
-        options = options or self.options
-        facts = self._check_facts(facts, options)
-        return _top_questions(self._candidates(facts, options.n_candidate_questions, options, restrict, exclude)[0], options)
-
-    def _candidates(self, facts: str, n: int, options: SearchOptions, restrict, exclude) -> tuple[list[CandidateQuestion], list[tuple[str, list[ScoredDoc]]]]:
-        query = self._query(facts, options)
-        facts_runs = self._retrieve(query, options, max(options.per_retriever_k, options.fusion_depth), restrict, exclude)
-        examples = [self.summaries[d.doc_id] for d in self._fuse(facts_runs, options)[: options.per_retriever_k]]
-        return self.questions.generate(query, examples, n, self.scorer), facts_runs
-
-    # -- the whole search --------------------------------------------------
-    def search(
-        self,
-        facts: str,
-        questions: Sequence[str] | None = None,
-        *,
-        k: int | None = None,
-        restrict: set[str] | None = None,
-        exclude: set[str] | None = None,
-        options: SearchOptions | None = None,
-    ) -> SearchResult:
-        options = options or self.options
-        k = k or options.k
-        timings: dict[str, float] = {}
-        started = time.perf_counter()
-        facts = self._check_facts(facts, options)
-        check_texts(questions, "questions")
-
-        candidates, facts_runs = self._candidates(facts, options.n_candidate_questions, options, restrict, exclude)
-        chosen = [" ".join(q.split()) for q in questions or [] if q and q.strip()]
-        used = chosen or _top_questions(candidates, options)
-        timings["questions"] = _ms(started)
-
-        t = time.perf_counter()
-        runs: list[tuple[str, list[ScoredDoc]]] = list(facts_runs) if options.include_facts_query or not used else []
-        retrieved_for: dict[str, set[int]] = defaultdict(set)
-        if used and "dense" in self._retrievers(options):
-            self.index.embed_queries(used)  # the questions not embedded yet, in one model call
-        for number, question in enumerate(used):
-            for name, run in self._retrieve(facts, options, max(options.per_retriever_k, options.fusion_depth), restrict, exclude, question=question):
-                runs.append((name, run))
-                for doc in run[: options.per_retriever_k]:
-                    retrieved_for[doc.doc_id].add(number)
-        fused, referred = self._refer(self._fuse(runs, options), options, exclude)
-        timings["retrieval"] = _ms(t)
-
-        t = time.perf_counter()
-        result = self._explain(facts, used, fused, retrieved_for, k, options, referred)
-        timings["explanation"] = _ms(t)
-        timings["total"] = _ms(started)
-        notes = list(dict.fromkeys(q.note for q in candidates if q.note)) + result.notes
-        if self.citations is None and options.citation_weight:
-            notes.append(NO_CITATIONS_NOTE)
-        if not self._settled:
-            self._settled = True
-            _freeze_heap()
-        return result.model_copy(update={"candidate_questions": candidates, "questions_chosen_by_user": bool(chosen), "timings_ms": timings, "notes": notes})
-
-    def _explain(self, facts: str, used: list[str], fused: list[ScoredDoc], retrieved_for, k: int, options: SearchOptions, referred) -> SearchResult:
-        best = fused[0].score if fused and fused[0].score > 0 else 1.0
-        handed = [
-            Candidate(self.summaries[d.doc_id], d.score, d.score / best, tuple(sorted(retrieved_for.get(d.doc_id, ()))))
-            for d in fused[: max(k, options.explain_top)]
-            if d.doc_id in self.summaries
-        ]
-        explained = self.explainer.explain(facts, used, handed, self.scorer)
-        by_id = {c.summary.judgment_id: c for c in handed}
-        grounded = [e for e in explained if e.judgment_id in by_id and e.judgment_id in self.summaries]
-        dropped = len(explained) - len(grounded)
-        grounded.sort(key=lambda e: (-e.score, -by_id[e.judgment_id].retrieval_score, id_hash(e.judgment_id)))
-        kept = [e for e in grounded if e.score >= options.min_score]
-        hits = []
-        for rank, e in enumerate(kept[:k], 1):
-            summary = self.summaries[e.judgment_id]
-            hits.append(
-                Hit(
-                    rank=rank,
-                    judgment_id=e.judgment_id,
-                    parties=parties_line(summary),
-                    case_number=summary.case_number,
-                    court=summary.court,
-                    date=summary.date,
-                    score=e.score,
-                    legal_issue=e.legal_issue,
-                    reason=e.reason,
-                    questions=list(by_id[e.judgment_id].questions),
-                    retrieval_score=round(by_id[e.judgment_id].retrieval_score, 6),
-                    cited_by=[d for d in referred[e.judgment_id].cited_by if d in self.summaries] if e.judgment_id in referred else [],
-                    evidence=[Evidence(slot=s, text=t) for s, t in e.evidence],
-                )
-            )
-        return SearchResult(
-            facts=facts,
-            questions=used,
-            hits=hits,
-            engines=self.engines(options),
-            dropped_not_in_archive=dropped,
-            below_threshold=len(grounded) - len(kept),
-            dropped_citations=sum(e.dropped_citations for e in grounded),
-            notes=list(dict.fromkeys(e.note for e in explained if e.note)),
-        )
-
-    def engines(self, options: SearchOptions | None = None) -> Engines:
-        options = options or self.options
-        return Engines(
-            questions=self.questions.name,
-            explainer=self.explainer.name,
-            summarizer=self.summarizer_name,
-            embedder=self.index.spec.embedder,
-            fuser=options.fuser,
-        )
-
-    def rank(self, facts: str, questions: Sequence[str] | None = None, *, depth: int = 1000, restrict=None, exclude=None, options: SearchOptions | None = None) -> tuple[SearchResult, list[ScoredDoc]]:
-        """The search result plus a deep ranking for evaluation: the explained candidates (the
-        best `explain_top` fused ones, by explanation score, whatever their score) first, then
-        every other retrieved judgment by fused score, down to `depth`. The result's hits are
-        the returned set a search gives (`min_score`, `k`)."""
-        options = options or self.options
-        every = options.model_copy(update={"min_score": 1})
-        result = self.search(facts, questions, k=min(depth, options.explain_top), restrict=restrict, exclude=exclude, options=every)
-        head = [ScoredDoc(h.judgment_id, float(h.score)) for h in result.hits]
-        kept = [h for h in result.hits if h.score >= options.min_score][: options.k]
-        result = result.model_copy(update={
-            "hits": [h.model_copy(update={"rank": rank}) for rank, h in enumerate(kept, 1)],
-            "below_threshold": sum(h.score < options.min_score for h in result.hits),
-        })
-        facts_clean = result.facts
-        runs: list[tuple[str, list[ScoredDoc]]] = []
-        if options.include_facts_query or not result.questions:
-            runs += self._retrieve(facts_clean, options, depth, restrict, exclude)
-        for question in result.questions:
-            runs += self._retrieve(facts_clean, options, depth, restrict, exclude, question=question)
-        seen = {d.doc_id for d in head}
-        tail = [d for d in self._refer(self._fuse(runs, options), options, exclude)[0] if d.doc_id not in seen]
-        return result, (head + tail)[:depth]
-
 
 def _top_questions(candidates: Sequence[CandidateQuestion], options: SearchOptions) -> list[str]:
     """The best `n_questions` generated questions, without those far below the best one."""
@@ -284,15 +355,17 @@ def _top_questions(candidates: Sequence[CandidateQuestion], options: SearchOptio
     return [c.text for c in candidates[: options.n_questions] if c.score >= floor]
 
 
-def _freeze_heap() -> None:
-    """Keep the loaded index and summaries out of the garbage collector's full passes.
+def freeze_heap() -> None:
+    """Keep what is loaded now (the index, the summaries, the models) out of the garbage
+    collector's full passes: a process-wide setting, for a long-running process to call
+    once at its start-up, after loading (the server does: aqgr/server/app.py).
 
     A loaded archive is hundreds of thousands of long-lived objects (670,000 for AILA's
     2,914 judgments); a full collection walks them all, and one landing inside a search
     cost ~200 ms: search p95 on 50 AILA queries 438-477 ms without, 259-282 ms with (p50
-    unchanged, ~200 ms; `python -m aqgr.eval.bench_search`, three runs each). Called when the Searcher is made
-    and after its first search (the embedding model loads then). No collection first (it
-    costs ~360 ms there): what is garbage at that moment stays allocated, once."""
+    unchanged, ~200 ms; `python -m aqgr.eval.bench_search`, three runs each). No
+    collection first (it costs ~360 ms there): what is garbage at that moment stays
+    allocated, once."""
     import gc
 
     gc.freeze()

@@ -162,10 +162,12 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
 
         @asynccontextmanager
         async def run(app):
-            try:  # load once, up front; a missing index is answered per request (503 with the fix)
-                service.searcher()
+            try:  # load once, up front, and freeze the heap; a missing index is answered per request (503 with the fix)
+                service.start()
             except AqgrError as exc:
                 log.warning("%s", exc)
+            except Exception as exc:  # noqa: BLE001 - a model that fails to load: each search answers with its own error
+                log.warning("the first load failed: %s", exc)
             yield
 
         return run(app)

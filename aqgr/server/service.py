@@ -6,6 +6,9 @@ When the index's manifest changes on disk (`aqgr index` in another process, or
 `Archive.build_index()` here) one request loads the new index while the others go on
 with the old snapshot; a failed reload (the index half-written, or refused) keeps the
 old snapshot and is retried on a later request.
+
+Process-wide settings belong to the start-up (`start`), not to loading a searcher: the heap
+is frozen once, after the first load, never again on a reload.
 """
 
 from __future__ import annotations
@@ -17,11 +20,14 @@ from typing import Sequence
 
 from aqgr.archive import Archive
 from aqgr.errors import AqgrError
-from aqgr.search import Searcher
+from aqgr.search import Searcher, freeze_heap
 from aqgr.statutes import StatuteCollection, file_stamp, statutes_for
 from aqgr.schemas.results import JudgmentCitations
 from aqgr.schemas.statutes import StatuteResult
 from aqgr.schemas.summary import StructuredSummary
+
+
+WARM_UP = "warm-up"  # a query embedded at start-up: the embedding model loads then, before the heap is frozen
 
 
 class ArchiveService:
@@ -35,6 +41,15 @@ class ArchiveService:
         self._current: tuple[tuple[int, int, int] | None, Searcher] | None = None
         self._checked_at = 0.0
         self.reloads = 0
+
+    def start(self) -> None:
+        """The server's start-up: load the index and summaries and the query embedder (as the
+        first search would), then freeze the heap (`aqgr.search.freeze_heap`), once. A missing
+        index raises (NoIndexError & co.); the heap is frozen all the same."""
+        try:
+            self.searcher().index.embed_query(WARM_UP)
+        finally:
+            freeze_heap()
 
     @property
     def manifest_path(self) -> Path:

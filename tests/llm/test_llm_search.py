@@ -52,6 +52,14 @@ def test_search_makes_two_model_calls_and_drops_an_invented_judgment(archive_dir
     assert "[id: A1]" in listed and "Candidate judgments (a closed list" in listed
 
 
+def test_questions_chosen_by_the_user_cost_no_question_call(archive_dir):
+    archive, provider = _archive(archive_dir, [_explanation([("A3", 9)])])
+    result = archive.search(DYING_DECLARATION_FACTS, ["Whether a dying declaration needs corroboration?"])
+    assert [r.stage for r in provider.requests] == ["explanations"]  # no candidates generated
+    assert "questions" not in result.model_usage and result.questions_chosen_by_user
+    assert [h.judgment_id for h in result.hits] == ["A3"]
+
+
 def test_a_reason_citing_an_unknown_case_is_cut_and_counted(archive_dir):
     archive, _ = _archive(archive_dir, [QUESTIONS, _explanation([("A3", 9)], " It follows Imaginary Person v. Fictional State of Nowhere.")])
     result = archive.search(DYING_DECLARATION_FACTS)

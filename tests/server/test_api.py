@@ -194,3 +194,21 @@ def test_serve_refuses_a_public_bind_without_a_key():
 
     result = CliRunner().invoke(app, ["serve", "--host", "0.0.0.0"], env={"AQGR_SERVE_API_KEY": ""})
     assert result.exit_code == 2 and "API key" in result.output
+
+
+def test_the_heap_is_frozen_once_at_start_up_not_on_a_reload(tmp_path, monkeypatch):
+    import gc
+
+    from tests.server.conftest import build_sample
+
+    archive = build_sample(tmp_path / "home")
+    frozen = []
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(1))
+    app = create_app(archive=archive, config=ServeConfig(reload_check_seconds=0))
+    assert not frozen  # making the app (and its searcher) touches no process-wide state
+    with TestClient(app) as client:
+        assert len(frozen) == 1
+        archive.build_index()  # a rebuild: the next request loads a new searcher
+        assert client.get("/api/health").status_code == 200
+        assert app.state.service.reloads == 1
+    assert len(frozen) == 1

@@ -1,0 +1,106 @@
+"""Search as explicit steps (plan, retrieve, fuse and refer, explain): no step runs twice for
+one request, and the Searcher touches no process-wide state (the hashing embedder, no torch)."""
+
+from __future__ import annotations
+
+import pytest
+
+from aqgr import Archive, IndexSpec, Settings
+from aqgr.statutes import StatuteCollection, statutes_for
+from tests.aqgr.helpers import DYING_DECLARATION_FACTS, JUDGMENTS, write_judgments
+
+FAST = IndexSpec(embedder="hashing.v1")
+QUESTION = "Whether a dying declaration can be the sole basis of conviction without corroboration?"
+
+
+@pytest.fixture
+def archive(home, tmp_path):
+    archive = Archive(settings=Settings.resolve(home, index=FAST))
+    archive.summarize([write_judgments(tmp_path / "in", JUDGMENTS)])
+    archive.build_index()
+    return archive
+
+
+class Calls:
+    """Counts the calls of one method of an object, passing them through."""
+
+    def __init__(self, monkeypatch, target, name):
+        self.count = 0
+        real = getattr(target, name)
+
+        def counting(*args, **kwargs):
+            self.count += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(target, name, counting)
+
+
+def test_questions_given_by_the_user_are_not_generated(archive, monkeypatch):
+    searcher = archive.searcher()
+    generate = Calls(monkeypatch, searcher.questions, "generate")
+    retrieve = Calls(monkeypatch, searcher.index, "retrieve")
+    result = searcher.search(DYING_DECLARATION_FACTS, [QUESTION])
+    assert generate.count == 0
+    assert retrieve.count == 2  # the facts alone, the question with the facts
+    assert result.questions == [QUESTION] and result.questions_chosen_by_user and result.candidate_questions == []
+    alone = searcher.options.model_copy(update={"include_facts_query": False})
+    searcher.search(DYING_DECLARATION_FACTS, [QUESTION], options=alone)
+    assert generate.count == 0 and retrieve.count == 3  # the question only: no facts-alone query at all
+
+
+def test_a_search_generates_and_retrieves_each_query_once(archive, monkeypatch):
+    searcher = archive.searcher()
+    generate = Calls(monkeypatch, searcher.questions, "generate")
+    retrieve = Calls(monkeypatch, searcher.index, "retrieve")
+    result = searcher.search(DYING_DECLARATION_FACTS)
+    assert generate.count == 1 and result.questions
+    assert retrieve.count == 1 + len(result.questions)  # the facts (also the examples), then each question
+
+
+def test_rank_plans_retrieves_and_explains_once(archive, monkeypatch):
+    searcher = archive.searcher()
+    generate = Calls(monkeypatch, searcher.questions, "generate")
+    retrieve = Calls(monkeypatch, searcher.index, "retrieve")
+    explain = Calls(monkeypatch, searcher.explainer, "explain")
+    result, ranking = searcher.rank(DYING_DECLARATION_FACTS, depth=50)
+    assert (generate.count, explain.count) == (1, 1)
+    assert retrieve.count == 1 + len(result.questions)
+    # the deep ranking is the explained head, then the same fusion's other judgments
+    head = [h.judgment_id for h in searcher.rank(DYING_DECLARATION_FACTS, depth=50, options=searcher.options.model_copy(update={"min_score": 1}))[0].hits]
+    assert [d.doc_id for d in ranking][: len(head)] == head
+    assert sorted(d.doc_id for d in ranking) == sorted(JUDGMENTS)
+
+
+def test_the_steps_compose_to_the_search(archive):
+    searcher = archive.searcher()
+    plan = searcher.plan(DYING_DECLARATION_FACTS)
+    retrieval = searcher.retrieve(plan)
+    fused = searcher.fuse(plan, retrieval)
+    stepwise = searcher.explain(plan, fused, retrieval)
+    whole = searcher.search(DYING_DECLARATION_FACTS)
+    assert stepwise.model_dump(exclude={"timings_ms"}) == whole.model_dump(exclude={"timings_ms"})
+    assert list(plan.questions) == whole.questions and plan.candidates
+
+
+def test_statute_search_generates_the_questions_once(archive, tmp_path, monkeypatch):
+    folder = tmp_path / "statutes"
+    folder.mkdir()
+    (folder / "S1.txt").write_text("Title: Dying declarations\nDesc: A statement of a person who is dead as to the cause of his death.", encoding="utf-8")
+    collection = StatuteCollection(archive.settings)
+    collection.add([folder], judgments=archive.judgment_texts())
+    searcher = archive.searcher()
+    generate = Calls(monkeypatch, searcher.questions, "generate")
+    explain = Calls(monkeypatch, searcher.explainer, "explain")
+    result = statutes_for(searcher, collection, DYING_DECLARATION_FACTS)
+    assert (generate.count, explain.count) == (1, 1) and result.questions and result.hits
+    statutes_for(searcher, collection, DYING_DECLARATION_FACTS, [QUESTION])
+    assert generate.count == 1  # the user's questions: none generated
+
+
+def test_making_a_searcher_leaves_the_garbage_collector_alone(archive, monkeypatch):
+    import gc
+
+    frozen = Calls(monkeypatch, gc, "freeze")
+    archive.searcher().search(DYING_DECLARATION_FACTS)
+    Archive(settings=archive.settings).searcher().search(DYING_DECLARATION_FACTS)
+    assert frozen.count == 0
