@@ -371,21 +371,26 @@ class Archive:
             if self._searcher is None:
                 from aqgr.retrieval.backends import load_index
 
-                index = load_index(self.settings.index_dir, expect=self.settings.index)
-                # An index searches the summaries it was built from (its manifest names their
-                # engine), whatever summarizer is configured now (a provider set up later).
-                engine = index.manifest.get("summarizer") or self.settings.summarizer
-                summaries = {s.judgment_id: s for s in self.store.summaries(engine, ids=None)}
-                self._searcher = Searcher(
-                    index,
-                    summaries,
-                    self._create(question_generators, self.settings.question_generator),
-                    self._create(explainers, self.settings.explainer),
-                    self.settings.search,
-                    engine,
-                    citations=self.citations(index.doc_ids),
-                )
+                self._searcher = self.searcher_over(load_index(self.settings.index_dir, expect=self.settings.index))
             return self._searcher
+
+    def searcher_over(self, index) -> Searcher:
+        """A Searcher over `index`, an index of this archive's summaries (the saved one, or one
+        built elsewhere, as the evaluation does per configuration), with the archive's engines,
+        search options and citation graph. `searcher()` is this over the saved index."""
+        # An index searches the summaries it was built from (its manifest names their
+        # engine), whatever summarizer is configured now (a provider set up later).
+        engine = index.manifest.get("summarizer") or self.settings.summarizer
+        summaries = {s.judgment_id: s for s in self.store.summaries(engine, ids=None)}
+        return Searcher(
+            index,
+            summaries,
+            self._create(question_generators, self.settings.question_generator),
+            self._create(explainers, self.settings.explainer),
+            self.settings.search,
+            engine,
+            citations=self.citations(index.doc_ids),
+        )
 
     def search(self, facts: str, questions: Sequence[str] | None = None, *, k: int | None = None, options: SearchOptions | None = None, **filters) -> SearchResult:
         """Question-guided search. `questions` replaces the generated ones (the user's pick)."""

@@ -10,7 +10,8 @@
    from the archive's embedding cache unless --cold-embeddings), saved to a temporary
    directory to measure its size on disk per part;
 3. search: `Searcher.search(facts)` (generated questions, ensemble, explanations, k=10)
-   for every query of the dataset, after one warm-up search; median and p95 latency, and
+   for every query of the dataset, after one warm-up search and the heap frozen as the
+   server's start-up freezes it (`aqgr.search.freeze_heap`); median and p95 latency, and
    the median of each stage;
 4. statutes, when the dataset has them: a statute collection added (index + which
    judgments quote which statute, timed), then the product's statute search
@@ -36,6 +37,7 @@ from aqgr.eval.datasets import load_dataset
 from aqgr.eval.pipeline_systems import DEFAULT_SUMMARIZER, PIPELINE_CONFIGS, ArchiveSystem, case_archive
 from aqgr.eval.systems import default_cache_dir
 from aqgr.paths import shared_datasets
+from aqgr.search import freeze_heap
 
 DEFAULT_DATA = shared_datasets() / "aila2019"
 
@@ -106,6 +108,7 @@ def bench(data: Path, cache_dir: Path, summarizer: str, embedder: str | None, co
     options = system.search_options().model_copy(update={"min_content_words": 1})
     queries = list(dataset.queries.items())
     searcher.search(queries[0][1], options=options)  # warm-up: models loaded, caches primed
+    freeze_heap()  # as the server's start-up does, once (aqgr/server/service.py)
     latencies: list[float] = []
     stages: dict[str, list[float]] = {}
     for qid, facts in queries:

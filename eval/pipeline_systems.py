@@ -31,13 +31,18 @@ Milvus backend instead of the embedded one (eval/backends.py: its index is cache
 the embedded one, from the same embedding cache); a configuration naming a retriever the
 backend lacks (`fulltext`) is refused.
 
-Statutes (`aila-statutes`): statutes have no structured summary; each is indexed as one
-document (title + description, `SummaryIndex.from_texts`, embeddings cached in the same
-cache). The summary systems query it with the facts. The `aqgr` systems generate their
-questions from the *case* archive (the Searcher over the case summaries of the same
-release, exactly as for case retrieval), then query the statute index with each
-question + facts (and the facts alone), fused as configured; there is no explainer for
-statutes, so the returned set is the top 10 of that ranking (the harness default).
+Statutes (`aila-statutes`): statutes have no structured summary. The summary systems
+index each as one document (title + description, `SummaryIndex.from_texts`, embeddings
+cached in the same cache) and query it with the facts. The `aqgr` systems run the
+product's statute search, as the server and the MCP tool do: the dataset's statutes are
+added to a statute collection beside the case archive (`aqgr.statutes.StatuteCollection`,
+linked to the judgments that quote them, as `aqgr statutes` does; built once, in
+`<cache>/statutes/collections/`), then `aqgr.statutes.statutes_for` with the case
+archive's Searcher (its questions, the question-guided case ranking as the precedents,
+`rrf.v1` over 12 statutes per query and retriever) returns the top `depth` statutes: the
+product's ranking, cut where the product cuts it (a statute it does not return counts
+as not found). `aqgr-statutes-text-only` and the other systems without
+`statutes_via_precedents` call the collection's search without the precedents.
 
 Restrict (the study's pool) and exclude (citebench's citing judgment) are applied inside
 retrieval (`SummaryIndex.retrieve`, `Searcher.rank`), so they shape the candidates, the
@@ -245,21 +250,28 @@ def text_index(dataset: Dataset, spec, cache_path: Path, progress: Progress | No
     return index
 
 
-def quote_links(dataset: Dataset, archive) -> dict[str, list[str]]:
-    """Judgment id -> the dataset's statutes it quotes (retrieval/quotes.py), as the product
-    links an archive to its statute collection; made once per process."""
-    from aqgr.statutes import split_statute
-    from aqgr.retrieval.quotes import QuoteFinder
+def statute_collection(dataset: Dataset, archive, spec, root: Path, progress: Progress | None = None):
+    """The dataset's statutes as the product keeps them beside the case `archive`: a
+    StatuteCollection (index under `spec`, links to the judgments quoting them), added once
+    under `<root>/statutes/collections/` and reused."""
+    from aqgr.config import Settings
+    from aqgr.statutes import LINKS_FILE, StatuteCollection
 
-    key = ("quotes", str(dataset.docs_dir.resolve()), corpus_fingerprint(dataset.docs_dir, dataset.doc_ids), str(archive.home))
+    name = f"{corpus_fingerprint(dataset.docs_dir, dataset.doc_ids)}-{spec_hash(spec)}-{archive.home.name}"
+    key = ("statutes", name, str(root))
     with _LOCK:
         if key in _LOADED:
             return _LOADED[key]
-    finder = QuoteFinder({doc_id: split_statute(text)[1] for doc_id, text in dataset.documents()})
-    links = finder.links(archive.judgment_texts())
+    collection = StatuteCollection(Settings(home=Path(root) / "statutes" / "collections" / name, index=spec))
+    if not collection.exists():
+        if progress:
+            progress("statute collection", 0, len(dataset.doc_ids))
+        collection.add([Path(dataset.docs_dir) / f"{d}.txt" for d in dataset.doc_ids], judgments=archive.judgment_texts())
+    elif not (collection.root / LINKS_FILE).exists():
+        collection.link(archive.judgment_texts())
     with _LOCK:
-        _LOADED[key] = links
-    return links
+        _LOADED[key] = collection
+    return collection
 
 
 def citation_graph(archive, progress: Progress | None = None):
@@ -310,7 +322,7 @@ class ArchiveSystem:
         self.explainer = explainer or pipeline.explainer
         self._index = None  # what is ranked (case summaries, or statute texts)
         self._searcher = None  # question-guided search over the case summaries
-        self._links = None  # judgment id -> quoted statute ids (statutes_via_precedents), made in prepare
+        self._statutes = None  # the product's statute collection beside the case archive (aqgr systems), made in prepare
         self._returned: dict[str, list[str]] = {}
         self._questions: dict[str, list[str]] = {}
         self.home: Path | None = None
@@ -364,7 +376,9 @@ class ArchiveSystem:
             "index_spec": self.index_spec().describe(),
             "search_options": self.search_options().model_dump(mode="json"),
             "question_generator": self.question_generator if self.pipeline.questions else None,
-            "explainer": self.explainer if self.pipeline.explain and self.kind == "cases" else None,
+            "explainer": self.explainer if self.pipeline.explain else None,  # statutes: it orders the case ranking's head
+            **({"statute_search": "aqgr.statutes.statutes_for" if self.pipeline.statutes_via_precedents else "aqgr.statutes.StatuteCollection.search",
+                "statute_collection": str(self._statutes.root)} if self._statutes is not None else {}),
             "archive_home": str(self.home) if self.home else None,
             "documents": "structured summaries" if self.kind != "statutes" else "statute title + description",
             "questions_used": self._questions or None,
@@ -374,7 +388,7 @@ class ArchiveSystem:
     def prepare(self, dataset: Dataset, *, cache_dir: Path | None = None, progress: Progress | None = None) -> None:
         root = Path(cache_dir) if cache_dir is not None else default_cache_dir()
         self.kind = dataset.kind
-        self._returned, self._questions, self._uris, self._links = {}, {}, {}, None
+        self._returned, self._questions, self._uris, self._statutes = {}, {}, {}, None
         spec = self.index_spec()
         if dataset.kind == "cases":
             archive = case_archive(dataset.docs_dir, dataset.doc_ids, root, self.summarizer, progress)
@@ -383,22 +397,23 @@ class ArchiveSystem:
             if self.pipeline.explain:
                 self._searcher = self.searcher_for(archive, self._index)
             return
-        # statutes: the statute texts are the documents
-        self._index = self._text_index(dataset, spec, root, progress)
-        if self.pipeline.questions:
+        if not self.pipeline.explain:  # the summary systems: the statute texts are the documents
+            self._index = self._text_index(dataset, spec, root, progress)
+            return
+        # the aqgr systems: the product's statute search, with the case archive's Searcher
+        try:
             try:
-                try:
-                    cases_dir = find_documents(dataset.root, "cases")
-                except DatasetError:  # a benchmark folder: the judgments beside the statutes
-                    cases_dir = find_documents(dataset.root, "cases", docs=dataset.docs_dir.parent)
-            except DatasetError as exc:
-                raise ConfigError(f"system {self.name!r} generates its questions from the case archive: {exc}") from None
-            case_ids = list_documents(cases_dir, "cases")
-            archive = case_archive(cases_dir, case_ids, root, self.summarizer, progress)
-            self.home = archive.home
-            self._searcher = self.searcher_for(archive, self._case_index(archive, spec, progress))
-            if self.pipeline.statutes_via_precedents:
-                self._links = quote_links(dataset, archive)
+                cases_dir = find_documents(dataset.root, "cases")
+            except DatasetError:  # a benchmark folder: the judgments beside the statutes
+                cases_dir = find_documents(dataset.root, "cases", docs=dataset.docs_dir.parent)
+        except DatasetError as exc:
+            raise ConfigError(f"system {self.name!r} ranks statutes with the case archive: {exc}") from None
+        case_ids = list_documents(cases_dir, "cases")
+        archive = case_archive(cases_dir, case_ids, root, self.summarizer, progress)
+        self.home = archive.home
+        self._index = self._case_index(archive, spec, progress)
+        self._searcher = self.searcher_for(archive, self._index)
+        self._statutes = statute_collection(dataset, archive, spec, root, progress)
 
     def _case_index(self, archive, spec, progress):
         """The case summaries' index on this system's backend (eval/backends.py for Milvus)."""
@@ -420,18 +435,18 @@ class ArchiveSystem:
                                           cache_path, _stages(progress, "statute milvus index"))
 
     def searcher_for(self, archive, index):
-        from aqgr.explain import explainers
-        from aqgr.questions import question_generators
-        from aqgr.search import Searcher
+        """The product's Searcher over `index` (`Archive.searcher_over`): this system's engines
+        and search options, the archive's citation graph (found now if not yet)."""
+        from aqgr.archive import Archive
 
         key = ("searcher", str(archive.home), spec_hash(index.spec), self.backend, self.summarizer, self.question_generator, self.explainer)
         with _LOCK:
             if key in _LOADED:
                 return _LOADED[key]
-        summaries = {s.judgment_id: s for s in archive.summaries()}
-        searcher = Searcher(index, summaries, question_generators.create(self.question_generator),
-                            explainers.create(self.explainer), self.search_options(), self.summarizer,
-                            citations=citation_graph(archive))
+        citation_graph(archive)  # saved in the home, where the searcher reads it
+        settings = archive.settings.model_copy(update={"question_generator": self.question_generator, "explainer": self.explainer,
+                                                       "search": self.search_options(), "index": index.spec})
+        searcher = Archive(settings=settings).searcher_over(index)
         with _LOCK:
             _LOADED[key] = searcher
         return searcher
@@ -446,49 +461,37 @@ class ArchiveSystem:
             self._questions[query_id] = list(result.questions)
             self._returned[query_id] = [h.judgment_id for h in result.hits[: options.k]]
             return [(d.doc_id, d.score) for d in ranking]
-        queries = [strip_masks(text) or text] if self.pipeline.drop_masks else [text]
-        if self.pipeline.questions:  # statutes: the case archive's questions, then the statute index
-            facts = " ".join(queries[0].split())
-            # `exclude` also keeps a query's own (citing) judgment out of the case ranking
-            questions = self._searcher.questions_for(facts, exclude=exclude, options=options)
-            self._questions[query_id] = questions
-            from aqgr.statutes import statute_queries
+        if self._statutes is not None:
+            return self._rank_statutes(query_id, text, depth, exclude, options)
+        query = (strip_masks(text) or text) if self.pipeline.drop_masks else text
+        return [(d.doc_id, d.score) for d in self._fused(query, depth, restrict, exclude, options)]
 
-            queries = [(query, vector) for _, query, vector in statute_queries(self._index, facts, questions, options.question_weight)]
-            if self.pipeline.statutes_via_precedents:
-                return self._via_precedents(text, questions, self._fused(queries, depth, restrict, exclude, options), depth,
-                                            restrict, exclude, options)
-        return [(d.doc_id, d.score) for d in self._fused(queries, depth, restrict, exclude, options)]
+    def _rank_statutes(self, query_id, text, depth, exclude, options) -> list[tuple[str, float]]:
+        """The product's statute search (`aqgr.statutes.statutes_for`), its top `depth`; without
+        `statutes_via_precedents`, the collection's search on the Searcher's questions alone.
+        `exclude` keeps a query's own (citing) judgment out of the case ranking."""
+        from aqgr.statutes import statutes_for
 
-    def _via_precedents(self, text, questions, direct, depth, restrict, exclude, options) -> list[tuple[str, float]]:
-        """The product's statute ranking through the precedents (aqgr/statutes.py
-        `rank_with_precedents`): the question-guided case ranking's first PRECEDENT_DEPTH
-        judgments vote for the statutes they quote, the direct ranking orders the rest."""
-        from aqgr.statutes import PRECEDENT_DEPTH, rank_with_precedents
+        if self.pipeline.statutes_via_precedents:
+            result = statutes_for(self._searcher, self._statutes, text, k=depth, exclude=exclude, options=options)
+        else:
+            questions = self._searcher.plan(text, exclude=exclude, options=options).questions
+            result = self._statutes.search(text, questions, k=depth, question_weight=options.question_weight)
+        self._questions[query_id] = list(result.questions)
+        return [(h.statute_id, h.score) for h in result.hits]
 
-        _, cases = self._searcher.rank(text, questions, depth=PRECEDENT_DEPTH, exclude=exclude, options=options)
-        ranking, _ = rank_with_precedents(direct, [d.doc_id for d in cases], self._links)
-        allowed = [d for d in ranking if (restrict is None or d.doc_id in restrict) and not (exclude and d.doc_id in exclude)]
-        return [(d.doc_id, d.score) for d in allowed][:depth]
-
-    def _fused(self, queries, depth, restrict, exclude, options):
+    def _fused(self, query, depth, restrict, exclude, options):
+        """The summary systems' ranking of the statute texts for the facts."""
         from aqgr.retrieval.fusion import fusers
 
-        # The statute index has no full texts: the configured retrievers it has; a statute's
-        # indexed text is its whole text, so "fulltext" alone reads it through "bm25".
         names = [name for name in options.retrievers if name in self._index.retrievers]
-        if not names and "fulltext" in options.retrievers:
-            names = ["bm25"]
-        runs, weights = [], []
-        by_name = dict(zip(options.retrievers, options.weights or ()))
-        for query in queries:  # a text, or (text, dense vector)
-            query, vector = query if isinstance(query, tuple) else (query, None)
-            found = self._index.retrieve(query, depth, retrievers=names, restrict=restrict, exclude=exclude, vector=vector)
-            runs += [found[name] for name in names]
-            weights += [by_name.get(name, 1.0) for name in names]
+        found = self._index.retrieve(query, depth, retrievers=names, restrict=restrict, exclude=exclude)
+        runs = [found[name] for name in names]
         if len(runs) == 1:
             return runs[0][:depth]
-        return fusers.create(options.fuser)(runs, weights if options.weights is not None else None)[:depth]
+        by_name = dict(zip(options.retrievers, options.weights or ()))
+        weights = [by_name.get(name, 1.0) for name in names] if options.weights is not None else None
+        return fusers.create(options.fuser)(runs, weights)[:depth]
 
     def returned(self, query_id: str) -> list[str] | None:
         """The system's own returned set (aqgr's explained hits); None: the harness default (top 10)."""

@@ -200,3 +200,25 @@ def test_cli_default_report_directory_is_timestamped(tiny, tmp_path, monkeypatch
     assert result.exit_code == 0, result.output
     (out,) = (tmp_path / "reports").iterdir()
     assert (out / "report.md").is_file() and (out / "runs" / "bm25-fulltext.aila-cases.run").is_file()
+
+
+def test_the_aqgr_statute_figures_come_from_the_products_statute_search(tiny, tmp_path, monkeypatch):
+    """The `aqgr` systems rank statutes with `aqgr.statutes.statutes_for` (the server's and the
+    MCP tool's path: rrf.v1 over 12 per query), not with an assembly of their own."""
+    import aqgr.statutes as statutes
+
+    answers = []
+    real = statutes.statutes_for
+
+    def spy(*args, **kwargs):
+        answers.append(real(*args, **kwargs))
+        return answers[-1]
+
+    monkeypatch.setattr(statutes, "statutes_for", spy)
+    report = evaluate_path(tiny, _systems(["aqgr"]), "aila-statutes", cache_dir=tmp_path / "cache")
+    result = report.systems[0]
+    assert len(answers) == len(result.run) >= 2
+    for qid, answer in zip(result.run, answers):
+        assert result.run[qid] == [(h.statute_id, h.score) for h in answer.hits]
+        assert result.config["questions_used"][qid] == answer.questions
+    assert result.config["statute_search"] == "aqgr.statutes.statutes_for"
