@@ -27,7 +27,9 @@ from aqgr.questions import question_generators
 from aqgr.search import Searcher
 from aqgr.store import Store
 from aqgr.retrieval.index import IndexSpec
+from aqgr.retrieval.protocol import Index
 from aqgr.schemas.results import CandidateQuestion, SearchResult
+from aqgr.schemas.statutes import StatuteResult
 from aqgr.schemas.summary import StructuredSummary
 from aqgr.summarizer.base import SummarizerEngine, summarizers
 
@@ -60,8 +62,8 @@ class Archive:
         self.settings = settings or Settings.resolve(
             home, database_url=database_url, summarizer=summarizer, question_generator=question_generator,
             explainer=explainer, index=index, search=search, **provider)
-        self._store: Store | None = None
-        self._searcher: Searcher | None = None
+        self._db: Store | None = None
+        self._loaded: Searcher | None = None
         self._lock = threading.Lock()
         self._llm = llm
         self._llm_lock = threading.Lock()
@@ -71,22 +73,34 @@ class Archive:
     def home(self) -> Path:
         return self.settings.home
 
+    def close(self) -> None:
+        """Release the database connections (the archive opens them again if used later)."""
+        if self._db is not None:
+            self._db.close()
+
+    def __enter__(self) -> "Archive":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
     @property
-    def store(self) -> Store:
-        if self._store is None:
+    def _store(self) -> Store:
+        """The archive database (opened on first use)."""
+        if self._db is None:
             if self.settings.database_url is None:  # the SQLite file lives in the home
                 try:
                     self.home.mkdir(parents=True, exist_ok=True)
                 except OSError as exc:
                     raise StoreError("read_only" if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM) else "unavailable", f"cannot create the archive home {self.home}: {exc.strerror or exc}") from None
-            self._store = Store(self.settings.db_url)
-        return self._store
+            self._db = Store(self.settings.db_url)
+        return self._db
 
-    def summarizer(self) -> SummarizerEngine:
+    def _summarizer(self) -> SummarizerEngine:
         return self._create(summarizers, self.settings.summarizer)
 
     # -- model provider ----------------------------------------------------
-    def llm(self):
+    def _llm_client(self):
         """The model client of the llm.v1 engines (aqgr.llm.client.LLMClient): the configured
         provider, the reply cache in the home, one token ledger for this archive object.
         Raises ConfigError when no provider is configured."""
@@ -109,7 +123,7 @@ class Archive:
         from aqgr.quota import SharedQuota
 
         key = f"{config.provider}:{config.model_name}"
-        return SharedQuota(self.store, key, requests_per_minute=config.requests_per_minute, tokens_per_minute=config.tokens_per_minute)
+        return SharedQuota(self._store, key, requests_per_minute=config.requests_per_minute, tokens_per_minute=config.tokens_per_minute)
 
     def model_usage(self) -> dict[str, dict]:
         """Model calls, cache hits, retries and tokens so far, per stage (empty when no model was used)."""
@@ -123,9 +137,9 @@ class Archive:
         wanted = inspect.signature(registry.get(name)).parameters
         kwargs = {}
         if "llm" in wanted:
-            kwargs["llm"] = self.llm()
+            kwargs["llm"] = self._llm_client()
         if "embedder" in wanted:
-            kwargs["embedder"] = self.index_spec().embedder
+            kwargs["embedder"] = self._index_spec().embedder
         return registry.create(name, **kwargs)
 
     # -- stage 1 -----------------------------------------------------------
@@ -144,33 +158,33 @@ class Archive:
         """Summarise every judgment file under `paths`; failures are recorded per file, never raised.
         Resumable: rerunning skips what is done. See `aqgr.batch.summarize_files` for the options
         (and `ledger`, `worker_id`, `lease_seconds`, `on_claim` for batches shared by many workers)."""
-        report = summarize_files(paths, self.store, self.summarizer(), force=force, progress=progress, workers=workers, id_from=id_from, retry_failed=retry_failed, on_result=on_result, **shared)
+        report = summarize_files(paths, self._store, self._summarizer(), force=force, progress=progress, workers=workers, id_from=id_from, retry_failed=retry_failed, on_result=on_result, **shared)
         if report.summarised:
-            self._searcher = None  # the index no longer reflects the archive
+            self._loaded = None  # the index no longer reflects the archive
         return report
 
     def summaries(self) -> list[StructuredSummary]:
-        return self.store.summaries(self.settings.summarizer)
+        return self._store.summaries(self.settings.summarizer)
 
     def summary(self, judgment_id: str) -> StructuredSummary | None:
-        found = self.store.summaries(self.settings.summarizer, ids=[judgment_id])
+        found = self._store.summaries(self.settings.summarizer, ids=[judgment_id])
         return found[0] if found else None
 
     def text(self, judgment_id: str) -> str | None:
-        return self.store.text(judgment_id)
+        return self._store.text(judgment_id)
 
     def status(self) -> dict:
         from aqgr.store import redact_url
         from aqgr.workqueue import ledger_status
 
-        store = self.store
+        store = self._store
         by_reason: dict[str, int] = {}
         by_engine: dict[str, dict[str, int]] = {}
         for (engine, reason), n in sorted(store.count_failures().items()):
             by_reason[reason] = by_reason.get(reason, 0) + n
             by_engine.setdefault(engine, {})[reason] = n
         try:
-            manifest = self.index_manifest()
+            manifest = self._index_manifest()
         except IndexMismatchError as exc:  # status still reports the rest
             manifest = {"error": str(exc)}
         imported = store.count_imported()
@@ -195,7 +209,7 @@ class Archive:
         from aqgr.store import redact_url
 
         try:
-            store = self.store
+            store = self._store
             where = store.where
             problems = store.integrity()
         except DatabaseDamagedError as exc:
@@ -221,7 +235,7 @@ class Archive:
         stdout when `out` is None) or as one JSON file per judgment in a folder; returns how many."""
         from aqgr.transfer import export_summaries
 
-        return export_summaries(self.store, out, format=format, engine=engine or self.settings.summarizer)
+        return export_summaries(self._store, out, format=format, engine=engine or self.settings.summarizer)
 
     def import_summaries(self, paths: Iterable[str | Path], *, replace: bool = False):
         """Read summaries back (.jsonl, .json, folders of them), validating each against the JSON
@@ -230,13 +244,13 @@ class Archive:
         `aqgr.transfer.ImportReport`."""
         from aqgr.transfer import import_summaries
 
-        report = import_summaries(self.store, paths, replace=replace)
+        report = import_summaries(self._store, paths, replace=replace)
         if report.imported:
-            self._searcher = None
+            self._loaded = None
         return report
 
     # -- stage 2 -----------------------------------------------------------
-    def index_spec(self) -> IndexSpec:
+    def _index_spec(self) -> IndexSpec:
         return self.settings.index or IndexSpec()
 
     def build_index(self, *, spec: IndexSpec | None = None, progress: Callable[[str, int, int], None] | None = None, backend: str = "embedded", uri: str | None = None) -> dict:
@@ -244,7 +258,7 @@ class Archive:
 
         `backend`: "embedded" (default: BM25 + FAISS files in the index directory) or "milvus"
         (a collection at `uri`: a Milvus server URL or a milvus-lite path; retrieval/milvus.py).
-        The manifest records the backend and URI, so `searcher()` opens the right one."""
+        The manifest records the backend and URI, so a search opens the right one."""
         try:
             return self._build_index(spec=spec, progress=progress, backend=backend, uri=uri)
         except OSError as exc:  # a full disk, a read-only home: the old index stays (saved atomically)
@@ -264,7 +278,7 @@ class Archive:
         summaries = self.summaries()
         if not summaries:
             raise EmptyArchiveError("index")
-        spec = spec or self.index_spec()
+        spec = spec or self._index_spec()
         self.settings.cache_dir.mkdir(parents=True, exist_ok=True)
         cache = EmbeddingCache(self.settings.cache_dir / "embeddings.sqlite")
         from aqgr.retrieval.backends import build_index
@@ -276,14 +290,32 @@ class Archive:
         self.link_citations(progress, summaries=summaries)
         index.save(self.settings.index_dir)
         with self._lock:
-            self._searcher = None
+            self._loaded = None
         self.link_statutes(progress, summaries=summaries)
         return index.manifest
 
-    def judgment_texts(self, summaries: Sequence[StructuredSummary] | None = None) -> Iterator[tuple[str, str]]:
-        """(judgment id, source text) of every summarised judgment (of `summaries` when given), one at a time."""
+    def texts(self) -> Iterator[tuple[str, str]]:
+        """(judgment id, source text) of every summarised judgment, one at a time."""
+        return self._texts_of(self.summaries())
+
+    def _texts_of(self, summaries: Sequence[StructuredSummary] | None = None) -> Iterator[tuple[str, str]]:
         for summary in self.summaries() if summaries is None else summaries:
             yield summary.judgment_id, self.text(summary.judgment_id) or ""
+
+    def add_statutes(self, paths: Iterable[str | Path]) -> int:
+        """Add (or replace, by id) the statute files under `paths` to the archive's statute
+        collection, index them and record which judgments quote them; returns the count."""
+        from aqgr.statutes import StatuteCollection
+
+        return StatuteCollection(self.settings).add(paths, judgments=self.texts())
+
+    def search_statutes(self, facts: str, questions: Sequence[str] | None = None, *, k: int = 10) -> StatuteResult:
+        """The statutes for the facts: searched with the same legal questions (the given ones,
+        or the archive's top generated ones) and through the precedents that quote them.
+        Raises NoStatutesError when the archive has none (`add_statutes`)."""
+        from aqgr.statutes import StatuteCollection, statutes_for
+
+        return statutes_for(self._searcher(), StatuteCollection(self.settings), facts, questions, k=k)
 
     def link_statutes(self, progress: Callable[[str, int, int], None] | None = None, *,
                       summaries: Sequence[StructuredSummary] | None = None) -> int | None:
@@ -299,7 +331,7 @@ class Archive:
         total = len(summaries)
 
         def judgments() -> Iterator[tuple[str, str]]:
-            for done, item in enumerate(self.judgment_texts(summaries)):
+            for done, item in enumerate(self._texts_of(summaries)):
                 if progress is not None and done % 100 == 0:
                     progress("statute links", done, total)
                 yield item
@@ -319,10 +351,10 @@ class Archive:
         summaries = self.summaries() if summaries is None else summaries
         total = len(summaries)
         report = (lambda n: progress("citations", n, total) if n % 100 == 0 or n == total else None) if progress else None
-        graph = CitationGraph.from_texts(self.judgment_texts(summaries), progress=report)
+        graph = CitationGraph.from_texts(self._texts_of(summaries), progress=report)
         graph.save(self.home / FILE_NAME, [s.judgment_id for s in summaries])
         with self._lock:
-            self._searcher = None
+            self._loaded = None
         return graph
 
     def citations(self, judgments: Iterable[str] | None = None):
@@ -340,14 +372,14 @@ class Archive:
         NoCitationGraphError before `aqgr index` has found the citations."""
         from aqgr.citations import judgment_citations
 
-        manifest = self.index_manifest()
+        manifest = self._index_manifest()
         indexed = manifest.get("doc_ids") if manifest else None
         graph = self.citations(indexed) if indexed is not None else None
         if graph is not None and judgment_id not in indexed and self.summary(judgment_id) is not None:
             raise NoCitationGraphError(judgment_id)  # the graph cannot know its citations yet
         return judgment_citations(judgment_id, graph, self.summary)
 
-    def index_manifest(self) -> dict | None:
+    def _index_manifest(self) -> dict | None:
         """The saved index's manifest; None without an index. An unreadable one raises IndexMismatchError (rebuild)."""
         import json
 
@@ -365,23 +397,26 @@ class Archive:
         return found
 
     # -- stage 3 -----------------------------------------------------------
-    def searcher(self) -> Searcher:
-        """The loaded index and summaries (loaded once, reused by every search)."""
+    def _searcher(self) -> Searcher:
+        """The saved index and summaries, loaded once and reused by every search."""
         with self._lock:
-            if self._searcher is None:
-                from aqgr.retrieval.backends import load_index
+            if self._loaded is None:
+                self._loaded = self.open_searcher()
+            return self._loaded
 
-                self._searcher = self.searcher_over(load_index(self.settings.index_dir, expect=self.settings.index))
-            return self._searcher
+    def open_searcher(self, index: Index | None = None) -> Searcher:
+        """A fresh search snapshot: `index` (an index of this archive's summaries built elsewhere,
+        as the evaluation does per configuration), else the saved index loaded now, with the
+        archive's engines, search options and citation graph. For callers that hold one and swap
+        it when the index changes (the server); `search()` keeps one of its own."""
+        if index is None:
+            from aqgr.retrieval.backends import load_index
 
-    def searcher_over(self, index) -> Searcher:
-        """A Searcher over `index`, an index of this archive's summaries (the saved one, or one
-        built elsewhere, as the evaluation does per configuration), with the archive's engines,
-        search options and citation graph. `searcher()` is this over the saved index."""
+            index = load_index(self.settings.index_dir, expect=self.settings.index)
         # An index searches the summaries it was built from (its manifest names their
         # engine), whatever summarizer is configured now (a provider set up later).
         engine = index.manifest.get("summarizer") or self.settings.summarizer
-        summaries = {s.judgment_id: s for s in self.store.summaries(engine, ids=None)}
+        summaries = {s.judgment_id: s for s in self._store.summaries(engine, ids=None)}
         return Searcher(
             index,
             summaries,
@@ -392,15 +427,17 @@ class Archive:
             citations=self.citations(index.doc_ids),
         )
 
-    def search(self, facts: str, questions: Sequence[str] | None = None, *, k: int | None = None, options: SearchOptions | None = None, **filters) -> SearchResult:
-        """Question-guided search. `questions` replaces the generated ones (the user's pick)."""
-        searcher = self.searcher()
+    def search(self, facts: str, questions: Sequence[str] | None = None, *, k: int | None = None, options: SearchOptions | None = None,
+               restrict: set[str] | None = None, exclude: set[str] | None = None) -> SearchResult:
+        """Question-guided search. `questions` replaces the generated ones (the user's pick);
+        `restrict` keeps only those judgment ids, `exclude` drops those."""
+        searcher = self._searcher()
         if self._llm is None:
-            return searcher.search(facts, questions, k=k, options=options, **filters)
+            return searcher.search(facts, questions, k=k, options=options, restrict=restrict, exclude=exclude)
         before = self._llm.ledger.snapshot()  # per-search usage (approximate under concurrent searches)
-        result = searcher.search(facts, questions, k=k, options=options, **filters)
+        result = searcher.search(facts, questions, k=k, options=options, restrict=restrict, exclude=exclude)
         return result.model_copy(update={"model_usage": self._llm.ledger.difference(self._llm.ledger.snapshot(), before)})
 
     def candidate_questions(self, facts: str, *, n: int | None = None) -> list[CandidateQuestion]:
         """The candidate legal questions for the facts, best first (for the user to pick from)."""
-        return self.searcher().candidate_questions(facts, n=n)
+        return self._searcher().candidate_questions(facts, n=n)

@@ -100,7 +100,7 @@ def register(app: typer.Typer, home_option) -> None:
         archive = _open(ctx, home)
         collection = StatuteCollection(archive.settings)
         try:
-            count = collection.add(paths, judgments=archive.judgment_texts())
+            count = archive.add_statutes(paths)
         except AqgrError as exc:
             _fail(exc)
         quoting = len(collection.links())

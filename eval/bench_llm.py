@@ -52,11 +52,12 @@ def _median(values: list[float]) -> float | None:
 def summarize_each(paths: list[Path], provider: dict, home: Path) -> dict:
     """Summarise the files one by one (each timed) into a fresh archive; the run's figures."""
     from aqgr.archive import Archive
+    from aqgr.llm.client import LLMClient
     from aqgr.schemas.summary import missing_required
     from aqgr.schemas.validation import schema_errors
 
     archive = Archive(home, summarizer="llm.v1", **provider)
-    window = archive.llm().context_window()
+    window = LLMClient.from_config(archive.settings.llm).context_window()  # the window the engine budgets against
     rows = []
     for n, path in enumerate(paths, 1):
         before = archive.model_usage().get("summaries", {})

@@ -151,7 +151,7 @@ def _bench_statutes(data: Path, archive, searcher, spec, queries) -> dict | None
         count = collection.add([folder])
         add_s = time.perf_counter() - t
         t = time.perf_counter()
-        quoting = collection.link(archive.judgment_texts())
+        quoting = collection.link(archive.texts())
         link_s = time.perf_counter() - t
         statutes_for(searcher, collection, queries[0][1])  # warm-up
         latencies = []

@@ -184,7 +184,9 @@ def case_archive(docs_dir: Path, doc_ids, cache_dir: Path, summarizer: str, prog
         if not report.processed:
             raise DatasetError(f"no judgment of {docs_dir} could be summarised with {summarizer}: "
                                f"{report.failures_by_reason or 'nothing to read'}")
-        done.write_text(json.dumps({"engine": summarizer, "version": archive.summarizer().version, "processed": report.processed,
+        from aqgr.summarizer.base import summarizers
+
+        done.write_text(json.dumps({"engine": summarizer, "version": summarizers.create(summarizer).version, "processed": report.processed,
                                     "failed": {f.judgment_id or f.path: f.reason for f in report.failed}}, indent=1))
     return archive
 
@@ -200,7 +202,7 @@ def _marker_ok(marker: Path, archive) -> bool:
     recorded = json.loads(marker.read_text())
     if recorded.get("version") != engine.version:  # a new engine version: summarise again (unchanged rows are kept)
         return False
-    counts = archive.store.count_summaries()
+    counts = {(row["engine"], row["schema_version"]): row["count"] for row in archive.status()["summaries"]}
     return counts.get((engine.name, SCHEMA_VERSION), 0) == recorded["processed"]
 
 
@@ -266,9 +268,9 @@ def statute_collection(dataset: Dataset, archive, spec, root: Path, progress: Pr
     if not collection.exists():
         if progress:
             progress("statute collection", 0, len(dataset.doc_ids))
-        collection.add([Path(dataset.docs_dir) / f"{d}.txt" for d in dataset.doc_ids], judgments=archive.judgment_texts())
+        collection.add([Path(dataset.docs_dir) / f"{d}.txt" for d in dataset.doc_ids], judgments=archive.texts())
     elif not (collection.root / LINKS_FILE).exists():
-        collection.link(archive.judgment_texts())
+        collection.link(archive.texts())
     with _LOCK:
         _LOADED[key] = collection
     return collection
@@ -435,7 +437,7 @@ class ArchiveSystem:
                                           cache_path, _stages(progress, "statute milvus index"))
 
     def searcher_for(self, archive, index):
-        """The product's Searcher over `index` (`Archive.searcher_over`): this system's engines
+        """The product's Searcher over `index` (`Archive.open_searcher`): this system's engines
         and search options, the archive's citation graph (found now if not yet)."""
         from aqgr.archive import Archive
 
@@ -446,7 +448,7 @@ class ArchiveSystem:
         citation_graph(archive)  # saved in the home, where the searcher reads it
         settings = archive.settings.model_copy(update={"question_generator": self.question_generator, "explainer": self.explainer,
                                                        "search": self.search_options(), "index": index.spec})
-        searcher = Archive(settings=settings).searcher_over(index)
+        searcher = Archive(settings=settings).open_searcher(index)
         with _LOCK:
             _LOADED[key] = searcher
         return searcher

@@ -73,8 +73,7 @@ class ArchiveService:
             if current is not None and current[0] == stamp:
                 return current[1]
             try:
-                self.archive._searcher = None  # force a fresh load from disk
-                searcher = self.archive.searcher()
+                searcher = self.archive.open_searcher()  # a fresh load from disk
             except AqgrError:
                 if current is None:
                     raise

@@ -80,7 +80,7 @@ def test_read_only_home_is_a_clear_error_and_loses_nothing(tmp_path, monkeypatch
     try:
         archive = Archive(home)
         archive.summarize([write_judgments(tmp_path / "in", {"A1": JUDGMENTS["A1"]})])
-        archive.store.close()
+        archive.close()
         _make_read_only(home)
         more = write_judgments(tmp_path / "more", {"A2": JUDGMENTS["A2"]})
         result = runner.invoke(app, ["summarize", str(more), "--home", str(home)])

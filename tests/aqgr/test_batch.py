@@ -46,7 +46,7 @@ def test_bad_files_are_recorded_and_the_batch_goes_on(archive, tmp_path):
     assert reasons["empty.txt"] == "empty" and reasons["blank.txt"] == "empty" and reasons["binary.txt"] == "binary"
     assert reasons["does-not-exist"] == "missing"
     assert any(p.endswith("notes.xyz") for p in report.skipped_unsupported)
-    recorded = {f.source_path.rsplit("/", 1)[-1]: f.reason for f in archive.store.failures()}
+    recorded = {f.source_path.rsplit("/", 1)[-1]: f.reason for f in archive._store.failures()}
     assert recorded["binary.txt"] == "binary" and recorded["empty.txt"] == "empty"
     assert archive.status()["failures_by_reason"]["empty"] == 2
 

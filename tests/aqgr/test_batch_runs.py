@@ -86,7 +86,7 @@ def test_parallel_workers_store_the_same_summaries(database_url, home, tmp_path)
     parallel = Archive(home)
     report = parallel.summarize([folder], workers=3)
     assert len(report.summarised) == 12 and not report.failed and report.workers == 3
-    assert _data(parallel.store) == _data(serial.store)
+    assert _data(parallel._store) == _data(serial._store)
     again = parallel.summarize([folder], workers=3)
     assert len(again.unchanged) == 12 and not again.summarised
 
@@ -126,7 +126,7 @@ def test_export_and_import_round_trip(archive, database_url, tmp_path):
     fresh = Archive(tmp_path / "fresh-home", database_url=f"sqlite:///{tmp_path / 'fresh.db'}")
     report = fresh.import_summaries([jsonl])
     assert sorted(report.imported) == ["A1", "A2", "A3", "A4"] and not report.invalid
-    assert _data(fresh.store) == _data(archive.store)
+    assert _data(fresh._store) == _data(archive._store)
     # invalid documents are reported, never stored
     bad = json.loads((folder / "A2.json").read_text())
     bad["judgment_id"], bad["parties"] = "BAD", "not an object"

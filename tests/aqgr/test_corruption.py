@@ -35,7 +35,7 @@ def built(tmp_path_factory) -> Path:
     archive.summarize([write_judgments(root / "in")])
     archive.build_index()
     archive.export_summaries(root / "all.jsonl")
-    archive.store.close()
+    archive.close()
     with sqlite3.connect(root / "home" / "aqgr.db") as conn:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return root
@@ -159,7 +159,7 @@ def test_a_server_started_before_the_damage_keeps_searching_its_snapshot(archive
     app_ = create_app(archive=Archive(settings=Settings.resolve(archive_home, index=FAST)))
     with TestClient(app_, raise_server_exceptions=False) as client:
         assert client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS}).status_code == 200
-        app_.state.service.archive.store.close()
+        app_.state.service.archive.close()
         overwrite_pages(archive_home / "aqgr.db")
         assert client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS}).status_code == 200  # in memory
         text = client.get("/api/judgments/A1/text")

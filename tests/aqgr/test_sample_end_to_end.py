@@ -32,7 +32,7 @@ def test_relevant_judgments_rank_in_the_top_3(archive, scenario):
 
 
 def test_hits_are_grounded_and_explained(archive):
-    ids = archive.store.judgment_ids()
+    ids = archive._store.judgment_ids()
     for scenario in SCENARIOS:
         result = archive.search(scenario["facts"])
         assert result.questions and result.hits

@@ -75,16 +75,16 @@ def test_every_hit_exists_in_the_archive_even_if_the_explainer_invents_one(archi
             made_up = Explanation("C999999", 10, "Whether anything goes?", "Because.", ())
             return [made_up, *real.explain(facts, questions, candidates, scorer)]
 
-    searcher = archive.searcher()
+    searcher = archive._searcher()
     monkeypatch.setattr(searcher, "explainer", Inventive())
     result = archive.search(DYING_DECLARATION_FACTS)
     assert result.dropped_not_in_archive == 1
-    ids = archive.store.judgment_ids()
+    ids = archive._store.judgment_ids()
     assert result.hits and all(h.judgment_id in ids for h in result.hits)
 
 
 def test_threshold_and_k_bound_the_returned_set(archive):
-    strict = archive.searcher().options.model_copy(update={"min_score": 10})
+    strict = archive._searcher().options.model_copy(update={"min_score": 10})
     result = archive.search(DYING_DECLARATION_FACTS, options=strict)
     assert all(h.score == 10 for h in result.hits)
     assert result.below_threshold >= 1
@@ -98,7 +98,7 @@ def test_restrict_and_exclude(archive):
 
 def test_an_index_searches_the_summaries_it_was_built_from(archive):
     """A provider configured after indexing (another summarizer) does not orphan the index."""
-    assert archive.index_manifest()["summarizer"] == "extractive.v1"
+    assert archive.status()["index"]["summarizer"] == "extractive.v1"
     later = Archive(settings=archive.settings.model_copy(update={"summarizer": "llm.v1"}))
     result = later.search(DYING_DECLARATION_FACTS)
     assert {h.judgment_id for h in result.hits[:2]} == {"A1", "A3"}
@@ -116,10 +116,10 @@ def citing_archive(home, tmp_path):
 def test_precedents_cited_by_the_best_ranked_judgments_rise(citing_archive):
     archive = citing_archive
     assert archive.citations().pairs() == [("A5", "A1"), ("A5", "A2")]
-    off = archive.searcher().options.model_copy(update={"citation_weight": 0.0, "min_score": 1})
+    off = archive._searcher().options.model_copy(update={"citation_weight": 0.0, "min_score": 1})
     on = off.model_copy(update={"citation_weight": 1.0})
-    _, plain = archive.searcher().rank(DYING_DECLARATION_FACTS, options=off)
-    _, lifted = archive.searcher().rank(DYING_DECLARATION_FACTS, options=on)
+    _, plain = archive._searcher().rank(DYING_DECLARATION_FACTS, options=off)
+    _, lifted = archive._searcher().rank(DYING_DECLARATION_FACTS, options=on)
 
     def position(ranking, doc_id):
         return [d.doc_id for d in ranking].index(doc_id)
@@ -141,7 +141,7 @@ def test_citations_of_a_judgment_summarised_after_indexing_ask_for_a_new_index(c
 
 
 def test_an_excluded_judgment_refers_to_no_precedent(citing_archive):
-    on = citing_archive.searcher().options.model_copy(update={"citation_weight": 1.0, "min_score": 1})
+    on = citing_archive._searcher().options.model_copy(update={"citation_weight": 1.0, "min_score": 1})
     hits = citing_archive.search(DYING_DECLARATION_FACTS, options=on, exclude={"A5"}).hits
     assert "A5" not in {h.judgment_id for h in hits} and not any(h.cited_by for h in hits)
 
@@ -155,7 +155,7 @@ def test_an_index_without_citation_graph_still_searches_and_says_so(citing_archi
     result = fresh.search(DYING_DECLARATION_FACTS)
     assert result.hits and not any(h.cited_by for h in result.hits)
     assert NO_CITATIONS_NOTE in result.notes
-    off = fresh.searcher().options.model_copy(update={"citation_weight": 0.0})
+    off = fresh._searcher().options.model_copy(update={"citation_weight": 0.0})
     assert NO_CITATIONS_NOTE not in fresh.search(DYING_DECLARATION_FACTS, options=off).notes
 
 

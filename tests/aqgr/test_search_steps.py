@@ -36,7 +36,7 @@ class Calls:
 
 
 def test_questions_given_by_the_user_are_not_generated(archive, monkeypatch):
-    searcher = archive.searcher()
+    searcher = archive._searcher()
     generate = Calls(monkeypatch, searcher.questions, "generate")
     retrieve = Calls(monkeypatch, searcher.index, "retrieve")
     result = searcher.search(DYING_DECLARATION_FACTS, [QUESTION])
@@ -49,7 +49,7 @@ def test_questions_given_by_the_user_are_not_generated(archive, monkeypatch):
 
 
 def test_a_search_generates_and_retrieves_each_query_once(archive, monkeypatch):
-    searcher = archive.searcher()
+    searcher = archive._searcher()
     generate = Calls(monkeypatch, searcher.questions, "generate")
     retrieve = Calls(monkeypatch, searcher.index, "retrieve")
     result = searcher.search(DYING_DECLARATION_FACTS)
@@ -58,7 +58,7 @@ def test_a_search_generates_and_retrieves_each_query_once(archive, monkeypatch):
 
 
 def test_rank_plans_retrieves_and_explains_once(archive, monkeypatch):
-    searcher = archive.searcher()
+    searcher = archive._searcher()
     generate = Calls(monkeypatch, searcher.questions, "generate")
     retrieve = Calls(monkeypatch, searcher.index, "retrieve")
     explain = Calls(monkeypatch, searcher.explainer, "explain")
@@ -72,7 +72,7 @@ def test_rank_plans_retrieves_and_explains_once(archive, monkeypatch):
 
 
 def test_the_steps_compose_to_the_search(archive):
-    searcher = archive.searcher()
+    searcher = archive._searcher()
     plan = searcher.plan(DYING_DECLARATION_FACTS)
     retrieval = searcher.retrieve(plan)
     fused = searcher.fuse(plan, retrieval)
@@ -87,8 +87,8 @@ def test_statute_search_generates_the_questions_once(archive, tmp_path, monkeypa
     folder.mkdir()
     (folder / "S1.txt").write_text("Title: Dying declarations\nDesc: A statement of a person who is dead as to the cause of his death.", encoding="utf-8")
     collection = StatuteCollection(archive.settings)
-    collection.add([folder], judgments=archive.judgment_texts())
-    searcher = archive.searcher()
+    collection.add([folder], judgments=archive.texts())
+    searcher = archive._searcher()
     generate = Calls(monkeypatch, searcher.questions, "generate")
     explain = Calls(monkeypatch, searcher.explainer, "explain")
     result = statutes_for(searcher, collection, DYING_DECLARATION_FACTS)
@@ -101,6 +101,6 @@ def test_making_a_searcher_leaves_the_garbage_collector_alone(archive, monkeypat
     import gc
 
     frozen = Calls(monkeypatch, gc, "freeze")
-    archive.searcher().search(DYING_DECLARATION_FACTS)
-    Archive(settings=archive.settings).searcher().search(DYING_DECLARATION_FACTS)
+    archive._searcher().search(DYING_DECLARATION_FACTS)
+    Archive(settings=archive.settings)._searcher().search(DYING_DECLARATION_FACTS)
     assert frozen.count == 0

@@ -82,7 +82,7 @@ def test_shared_batch_in_process_and_status(database_url, home, tmp_path):
     report = archive.summarize([folder], ledger=True, worker_id="solo", workers=2, on_claim=claimed.append)
     assert sorted(report.summarised) == ["A1", "A2", "A3", "A4"] and [f.reason for f in report.failed] == ["binary"]
     assert report.worker == "solo" and len(claimed) == 5
-    rows = _rows(archive.store)
+    rows = _rows(archive._store)
     assert {k: r.status for k, r in rows.items()} == {"A1": "done", "A2": "done", "A3": "done", "A4": "done", "broken": "failed"}
     assert all(r.claimed_by == "solo" and r.claim_token is None for r in rows.values())
     again = archive.summarize([folder], ledger=True)

@@ -78,7 +78,7 @@ def test_token_quota_charges_the_real_usage(database_url, home):
 def test_archive_client_uses_the_shared_quota(database_url, home, monkeypatch):
     monkeypatch.setenv("AQGR_PROVIDER", "fake.v1")
     monkeypatch.setenv("AQGR_REQUESTS_PER_MINUTE", "120")
-    client = Archive(home).llm()
+    client = Archive(home)._llm_client()
     assert isinstance(client.limiter, SharedQuota) and client.limiter.key == "fake.v1:scripted"
     monkeypatch.delenv("AQGR_REQUESTS_PER_MINUTE")
-    assert Archive(home).llm().limiter is None
+    assert Archive(home)._llm_client().limiter is None

@@ -43,7 +43,7 @@ def archive(tmp_path) -> Archive:
     folder.mkdir()
     for name, text in STATUTES.items():
         (folder / f"{name}.txt").write_text(text, encoding="utf-8")
-    StatuteCollection(archive.settings).add([folder], judgments=archive.judgment_texts())
+    archive.add_statutes([folder])
     return archive
 
 

@@ -260,4 +260,4 @@ def test_a_gguf_path_that_is_missing_or_not_a_model_is_one_clear_error(tmp_path,
         path.write_bytes(content)
     archive = Archive(tmp_path / "home", provider="llamacpp.v1", model=str(path), summarizer="llm.v1")
     with pytest.raises(ConfigError, match=needle):
-        archive.llm()
+        archive._llm_client()

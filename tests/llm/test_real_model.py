@@ -79,7 +79,7 @@ def test_in_process_summaries_are_valid_with_every_required_slot_inside_the_budg
     report = archive.summarize([SAMPLE / "SC001.txt", SAMPLE / "SC004.txt"])
     _stored_summaries_hold(archive, report)
     assert report.summarised, [f.message for f in report.failed]  # the grammar makes a valid reply reachable
-    client = archive.llm()
+    client = archive._llm_client()
     budget = client.budget("summaries")
     usage = archive.model_usage()["summaries"]
     assert client.context_window() == 8192 and budget.output_tokens == 384  # read from the model file; the setting
@@ -94,7 +94,7 @@ def test_a_long_judgment_goes_through_chunks_and_chain_of_thought_inside_the_win
     folder.mkdir()
     (folder / "LONG1.txt").write_text(text, encoding="utf-8")
     archive = Archive(tmp_path / "home", provider="llamacpp.v1", model=MODEL, summarizer="llm.v1", index=SPEC, **TEST_SETTINGS)
-    engine = archive.summarizer()
+    engine = archive._summarizer()
     budget = engine.budget()
     assert not engine.fits(text, budget)
     chunk_chars = engine.chunk_chars(text, budget)
@@ -153,7 +153,7 @@ def test_over_http_structured_output_is_negotiated_and_the_pipeline_runs(server,
     report = archive.summarize([SAMPLE / "SC002.txt"])
     _stored_summaries_hold(archive, report)
     assert report.summarised == ["SC002"], [f.message for f in report.failed]
-    provider = archive.llm().provider
+    provider = archive._llm_client().provider
     assert provider.structured_form == "json_object_schema"  # json_schema refused (HTTP 500), remembered for the run
     assert archive.model_usage()["summaries"]["retries"] == 0  # the refusal is not retried as a server error
     _cached_replies_were_whole(archive.home)

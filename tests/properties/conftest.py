@@ -18,7 +18,7 @@ def built_home(tmp_path_factory) -> Path:
     home = tmp_path_factory.mktemp("prop") / "home"
     archive = build_sample(home, statutes_dir=home.parent / "statutes")
     archive.export_summaries(home.parent / "all.jsonl")
-    archive.store.close()
+    archive.close()
     return home
 
 

@@ -27,7 +27,7 @@ def client(built_home):
     archive = Archive(settings=Settings.resolve(built_home, index=FAST))
     with TestClient(create_app(archive=archive), raise_server_exceptions=False) as client:
         yield client
-    archive.store.close()
+    archive.close()
     assert snapshot(built_home) == before  # nothing any request did changed the archive
 
 

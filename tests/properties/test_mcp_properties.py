@@ -32,7 +32,7 @@ def server(built_home):
     before = snapshot(built_home)
     archive = Archive(settings=Settings.resolve(built_home, index=FAST))
     yield build_server(archive=archive)
-    archive.store.close()
+    archive.close()
     assert snapshot(built_home) == before
 
 

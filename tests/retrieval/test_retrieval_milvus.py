@@ -138,7 +138,7 @@ def test_sample_archive_agreement_and_searcher_unchanged(sample_archive, tmp_pat
     embedded = SummaryIndex.build(summaries, spec)
     manifest = sample_archive.build_index(spec=spec, backend="milvus", uri=str(tmp_path / "milvus.db"))
     assert manifest["backend"] == "milvus.v1" and manifest["milvus"]["uri"] == str(tmp_path / "milvus.db")
-    searcher = sample_archive.searcher()
+    searcher = sample_archive._searcher()
     assert isinstance(searcher.index, MilvusIndex)
 
     overlaps = {"bm25": [], "dense": []}
