@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal, Unpack
+from typing import Literal, Sequence, Unpack
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -36,7 +36,7 @@ class SearchOptions(BaseModel):
     k: int = Field(default=10, ge=1, le=1000, description="Most hits returned.")
     retrievers: tuple[str, ...] = Field(default=("fulltext", "bm25", "dense"), description="Full-text BM25 (used when the index was built with the judgments' texts), summary BM25, dense.")
     fuser: str = Field(default="score.v1", description="Fusion of the retrievers' runs: min-max score fusion (measured above RRF on the citation benchmark).")
-    weights: tuple[float, ...] | None = Field(default=(3.0, 2.0, 1.0), description="Per-retriever fusion weights, in `retrievers` order (equal when None): the retrievers' standalone quality order on the citation benchmark, full text > summary BM25 > dense.")
+    weights: dict[str, float] | None = Field(default_factory=lambda: {"fulltext": 3.0, "bm25": 2.0, "dense": 1.0}, description="Fusion weight by retriever name (one not named weighs 1; None: all equal): the retrievers' standalone quality order on the citation benchmark, full text > summary BM25 > dense.")
     question_weight: float = Field(default=0.5, ge=0, description="Dense query of a question: normalise(v(facts) + question_weight * v(question)): the question counts half as much as the facts (0.5 measured above 1.0 on the citation benchmark).")
     drop_masks: bool = Field(default=True, description="Query without anonymisation placeholders (P1, Act A1, Section S): measured to help on the citation benchmark.")
     include_facts_query: bool = Field(default=True, description="Also query with the facts alone, beside each question + facts.")
@@ -51,11 +51,16 @@ class SearchOptions(BaseModel):
 
     @model_validator(mode="after")
     def _weights_per_retriever(self) -> "SearchOptions":
-        if self.weights is not None and len(self.weights) != len(self.retrievers):
-            raise ValueError(
-                f"weights {self.weights} must give one number per retriever {self.retrievers} (or be None: equal weights)"
-            )
+        from aqgr.retrieval.retrievers import RETRIEVERS
+
+        unknown = sorted(set(self.weights or ()) - set(RETRIEVERS))
+        if unknown:
+            raise ValueError(f"weights for unknown retrievers {unknown}: known {list(RETRIEVERS)} (a weight of one not in `retrievers` is unused)")
         return self
+
+    def fusion_weights(self, names: Sequence[str]) -> list[float] | None:
+        """The weights of the runs of the retrievers `names`, in that order (None: equal)."""
+        return None if self.weights is None else [self.weights.get(name, 1.0) for name in names]
 
 
 class Settings(BaseModel):

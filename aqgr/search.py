@@ -328,11 +328,7 @@ class Searcher:
         return [(name, runs[name]) for name in names]
 
     def _fuse(self, runs: Sequence[tuple[str, Sequence[ScoredDoc]]], options: SearchOptions) -> list[ScoredDoc]:
-        weights = None
-        if options.weights is not None:
-            by_name = dict(zip(options.retrievers, options.weights))
-            weights = [by_name.get(name, 1.0) for name, _ in runs]
-        return fusers.create(options.fuser)([run for _, run in runs], weights)
+        return fusers.create(options.fuser)([run for _, run in runs], options.fusion_weights([name for name, _ in runs]))
 
     def _refer(self, fused: list[ScoredDoc], options: SearchOptions, exclude) -> tuple[list[ScoredDoc], dict]:
         """The fused ranking with the precedents its best judgments cite raised (see the module),

@@ -78,7 +78,7 @@ class PipelineConfig:
     questions: bool = False  # question-guided (AQgR) search vs the facts alone
     precedents_slot: bool = False  # index the precedents slot too (the study: off scores higher on FIRE)
     fuser: str = "rrf.v1"
-    weights: tuple[float, ...] | None = None  # fusion weights in `retrievers` order; None = equal
+    weights: dict[str, float] | None = None  # fusion weight by retriever name; None = equal
     explain: bool = False  # Searcher.rank (questions, explanations); returned set = the explained hits
     drop_masks: bool = False  # query without the anonymisation placeholders (P1, Act A1, Section S)
     question_weight: float = 0.5  # dense query of a question: normalise(v(facts) + w * v(question))
@@ -104,7 +104,7 @@ class PipelineConfig:
 # statutes also through the precedents that quote them, as the product ranks them
 # (aqgr/statutes.py; statute benchmark 0.243 -> 0.523 MAP, AILA dev statutes 0.083 -> 0.210 through the product's statute search);
 # precedents referred at SearchOptions' default weight 0.3 (citation benchmark 0.1454 -> 0.1637).
-AQGR = PipelineConfig(retrievers=("fulltext", "bm25", "dense"), weights=(3.0, 2.0, 1.0), fuser="score.v1",
+AQGR = PipelineConfig(retrievers=("fulltext", "bm25", "dense"), weights={"fulltext": 3.0, "bm25": 2.0, "dense": 1.0}, fuser="score.v1",
                       drop_masks=True, questions=True, explain=True, question_weight=0.5, statutes_via_precedents=True)
 
 # name -> configuration. Ablations of `aqgr`, each changing one thing of the default.
@@ -117,9 +117,9 @@ PIPELINE_CONFIGS: dict[str, PipelineConfig] = {
     "aqgr-facts-only": replace(AQGR, questions=False),
     "aqgr-question-weight-1": replace(AQGR, question_weight=1.0),
     "aqgr-keep-masks": replace(AQGR, drop_masks=False),
-    "aqgr-no-fulltext": replace(AQGR, retrievers=("bm25", "dense"), weights=(2.0, 1.0)),
-    "aqgr-lexical-only": replace(AQGR, retrievers=("fulltext", "bm25"), weights=(2.0, 1.0)),
-    "aqgr-equal-weights": replace(AQGR, weights=(1.0, 1.0, 1.0)),
+    "aqgr-no-fulltext": replace(AQGR, retrievers=("bm25", "dense"), weights={"bm25": 2.0, "dense": 1.0}),
+    "aqgr-lexical-only": replace(AQGR, retrievers=("fulltext", "bm25"), weights={"fulltext": 2.0, "bm25": 1.0}),
+    "aqgr-equal-weights": replace(AQGR, weights=None),
     "aqgr-rrf": replace(AQGR, fuser="rrf.v1"),
     "aqgr-explain-top-10": replace(AQGR, explain_top=10),
     "aqgr-evidence-v1": replace(AQGR, explainer="evidence.v1"),  # scores add the questions' lexical coverage
@@ -491,9 +491,7 @@ class ArchiveSystem:
         runs = [found[name] for name in names]
         if len(runs) == 1:
             return runs[0][:depth]
-        by_name = dict(zip(options.retrievers, options.weights or ()))
-        weights = [by_name.get(name, 1.0) for name in names] if options.weights is not None else None
-        return fusers.create(options.fuser)(runs, weights)[:depth]
+        return fusers.create(options.fuser)(runs, options.fusion_weights(names))[:depth]
 
     def returned(self, query_id: str) -> list[str] | None:
         """The system's own returned set (aqgr's explained hits); None: the harness default (top 10)."""

@@ -58,7 +58,7 @@ def test_search_options_are_applied_and_checked(client, scenarios):
     bad = client.post("/api/search", json={"facts": facts, "options": {"fuser": "nope.v1"}})
     assert bad.status_code == 422 and "rrf.v1" in bad.json()["detail"]
     assert client.post("/api/search", json={"facts": facts, "options": {"retrievers": ["milvus"]}}).status_code == 422
-    mismatched = client.post("/api/search", json={"facts": facts, "options": {"retrievers": ["bm25"], "weights": [1.0, 2.0]}})
+    mismatched = client.post("/api/search", json={"facts": facts, "options": {"retrievers": ["bm25"], "weights": {"bm52": 2.0}}})
     assert mismatched.status_code == 422 and mismatched.json()["error"].startswith("invalid_")
 
 
