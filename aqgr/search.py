@@ -42,7 +42,7 @@ from aqgr.questions import QuestionGenerator
 from aqgr.relevance import RelevanceScorer
 from aqgr.retrieval.fusion import fusers
 from aqgr.retrieval.protocol import Index
-from aqgr.retrieval.retrievers import optional_retrievers
+from aqgr.retrieval.retrievers import optional_retrievers, vector_retrievers
 from aqgr.retrieval.text import strip_masks
 from aqgr.retrieval.types import ScoredDoc, id_hash, ranked
 from aqgr.schemas.results import CandidateQuestion, Engines, Evidence, Hit, SearchResult
@@ -169,7 +169,7 @@ class Searcher:
         if options.include_facts_query or not plan.questions:
             runs += plan.facts_runs if plan.facts_runs is not None else self._retrieve(plan)
         retrieved_for: dict[str, set[int]] = defaultdict(set)
-        if plan.questions and "dense" in self._retrievers(options):
+        if plan.questions and vector_retrievers().intersection(self._retrievers(options)):
             self.index.embed_queries(list(plan.questions))  # the questions not embedded yet, in one model call
         for number, question in enumerate(plan.questions):
             for name, run in self._retrieve(plan, question):
@@ -321,7 +321,7 @@ class Searcher:
         query = self._query(plan.facts, options)
         names = self._retrievers(options)
         vector = None
-        if question is not None and "dense" in names:
+        if question is not None and vector_retrievers().intersection(names):
             vector = self.index.combined_vector(self.index.embed_query(query), self.index.embed_query(question), options.question_weight)
         text = query if question is None else question if options.question_alone else f"{question}\n{query}"
         runs = self.index.retrieve(text, plan.depth, retrievers=names, restrict=plan.restrict, exclude=plan.exclude, vector=vector)

@@ -94,6 +94,7 @@ class Retriever:
     files: ClassVar[tuple[str, ...]]  # what `save` writes, recorded in the manifest's "retrievers"
     optional: ClassVar[bool] = False  # built only from inputs a build may lack; loaded when the manifest lists it
     absent: ClassVar[str] = ""  # why an index lacks an optional retriever, and what to do
+    reads_vector: ClassVar[bool] = False  # scores a query's embedding (the search then embeds each question)
 
     @property
     def n_docs(self) -> int:
@@ -204,6 +205,7 @@ class Dense(Retriever):
 
     name = "dense"
     files = ("dense.faiss", "dense.windows.npz")
+    reads_vector = True
 
     def __init__(self, index: DenseIndex):
         self.index = index
@@ -247,6 +249,11 @@ def optional_retrievers() -> frozenset[str]:
     """The retrievers an index may lack (built only from inputs a build may not have): a search
     configured with one skips it on an index without it."""
     return frozenset(name for name in retriever_kinds.names() if retriever_kinds.get(name).optional)
+
+
+def vector_retrievers() -> frozenset[str]:
+    """The retrievers that score a query's embedding: a search embeds its questions only for them."""
+    return frozenset(name for name in retriever_kinds.names() if retriever_kinds.get(name).reads_vector)
 
 
 RETRIEVERS: tuple[str, ...] = tuple(retriever_kinds.names())
