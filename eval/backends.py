@@ -30,9 +30,6 @@ from aqgr.errors import ConfigError, IndexMismatchError, MissingDependencyError,
 
 SEPARATOR = "@"
 DEFAULT_BACKEND = "embedded.v1"
-# The retrievers each backend serves (retrieval/index.py SummaryIndex with full texts;
-# retrieval/milvus.py MilvusIndex.retrievers).
-RETRIEVERS: dict[str, tuple[str, ...]] = {"embedded.v1": ("fulltext", "bm25", "dense"), "milvus.v1": ("bm25", "dense")}
 # The short name a system name carries (aqgr@milvus), per backend.
 SHORT: dict[str, str] = {"embedded.v1": "embedded", "milvus.v1": "milvus"}
 MILVUS_LITE_DIR = "milvus.db"  # milvus-lite keeps a local URI as a folder of this name
@@ -56,7 +53,7 @@ def resolve(backend: str | None) -> str:
     from aqgr.retrieval.backends import ALIASES
 
     name = ALIASES.get(backend, backend)
-    if name not in RETRIEVERS:
+    if name not in SHORT:
         known = ", ".join(f"{alias} ({full})" for alias, full in ALIASES.items())
         raise ConfigError(f"unknown index backend {backend!r}; known backends: {known}")
     return name
@@ -67,13 +64,20 @@ def system_name(base: str, backend: str) -> str:
     return base if backend == DEFAULT_BACKEND else f"{base}{SEPARATOR}{SHORT[backend]}"
 
 
+def served(backend: str) -> tuple[str, ...]:
+    """The retrievers a backend's index can have (its class's `serves`)."""
+    from aqgr.retrieval.backends import backend_class
+
+    return backend_class(backend).serves
+
+
 def check(name: str, retrievers: tuple[str, ...], backend: str, fitting: Callable[[], list[str]]) -> None:
     """Refuse a configuration naming a retriever `backend` lacks; `fitting()` lists those that fit."""
-    missing = [r for r in retrievers if r not in RETRIEVERS[backend]]
+    missing = [r for r in retrievers if r not in served(backend)]
     if missing:
         raise ConfigError(
             f"system {name!r}: the {backend} backend has no {', '.join(repr(m) for m in missing)} retriever "
-            f"(it serves {', '.join(RETRIEVERS[backend])}) but the configuration names it; comparing it would "
+            f"(it serves {', '.join(served(backend))}) but the configuration names it; comparing it would "
             f"compare different things. Configurations that fit: {', '.join(fitting())}"
         )
     if backend == "milvus.v1":

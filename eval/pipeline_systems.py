@@ -310,7 +310,7 @@ class ArchiveSystem:
         self.backend = backends.resolve(backend)
         self.name = backends.system_name(name, self.backend)
         backends.check(self.name, pipeline.retrievers, self.backend, lambda: [
-            n for n, c in PIPELINE_CONFIGS.items() if set(c.retrievers) <= set(backends.RETRIEVERS[self.backend])])
+            n for n, c in PIPELINE_CONFIGS.items() if set(c.retrievers) <= set(backends.served(self.backend))])
         self.milvus_uri = milvus_uri if self.backend == "milvus.v1" else None
         self.pipeline = replace(pipeline, bm25_idf=bm25_idf) if bm25_idf else pipeline  # `--bm25-idf` overrides
         self.summarizer = summarizer

@@ -232,6 +232,7 @@ class SummaryIndex:
     backend: ClassVar[str] = "embedded.v1"
     needs_uri: ClassVar[bool] = False  # the index lives in its directory (retrieval/backends.py)
     takes_full_texts: ClassVar[bool] = True  # `build(..., full_texts=)` adds the optional "fulltext" retriever
+    serves: ClassVar[tuple[str, ...]] = RETRIEVERS  # every registered retriever (an index has those it was built with)
 
     def __init__(
         self,

@@ -151,6 +151,7 @@ class MilvusIndex:
     backend: ClassVar[str] = BACKEND
     needs_uri: ClassVar[bool] = True  # the collection lives at a URI; the index directory keeps the manifest
     takes_full_texts: ClassVar[bool] = False  # no full-text retriever
+    serves: ClassVar[tuple[str, ...]] = ("bm25", "dense")  # the retrievers a collection can have
 
     def __init__(self, *, spec: IndexSpec, client, collection: str, uri: str, doc_ids: Sequence[str],
                  terms: list[str], df: Sequence[int], embedder: Embedder, manifest: dict,
@@ -169,7 +170,7 @@ class MilvusIndex:
         self._tokenizer = tokenizers.create(spec.tokenizer)
         self._manifest = manifest
         # retriever name -> its search, in the default order (`retrievers`)
-        self._searches = {"bm25": self._search_bm25, "dense": self._search_dense}
+        self._searches = {"bm25": self._search_bm25, "dense": self._search_dense}  # = serves
 
     # --- building -----------------------------------------------------------------------
 

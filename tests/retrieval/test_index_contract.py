@@ -70,6 +70,7 @@ def test_both_are_an_index(built):
     assert isinstance(index, Index) and isinstance(loaded, Index)
     assert type(loaded) is type(index) is backend_class(backend)
     assert index.backend == canonical(backend)
+    assert set(loaded.retrievers) <= set(type(index).serves)  # what the evaluation plans with
 
 
 def test_build_save_load_round_trip(built):
