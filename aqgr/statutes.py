@@ -20,7 +20,7 @@ whenever the case index is built. Given the case archive's ranking for the same 
 quotes; a statute's score is its votes divided by the top vote, plus TEXT_WEIGHT times its
 direct (text) score divided by the top one, so the text match orders the statutes no
 precedent quotes and breaks ties. Each hit lists the precedents that quote it
-(`quoted_by`). Measured: AILA dev statutes MAP 0.083 -> 0.210 (this search, issue 18), and on a 183-query statute
+(`quoted_by`). Measured: AILA dev statutes MAP 0.083 -> 0.210 (this search, as shipped), and on a 183-query statute
 benchmark built from the corpus's own quotations (`python -m aqgr.eval
 build-citation-benchmark --statutes ...`) 0.243 -> 0.523 (measured with the evaluation's former statute fusion)
 (docs/experiments/2026-11-30-statutes-through-precedents.md).
