@@ -3,6 +3,7 @@ an empty folder with the same answer as the checkout gives."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -16,8 +17,21 @@ DEMO = "import sys; from aqgr.cli import main; sys.argv = ['aqgr', 'demo', '--js
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)],
+    """The wheel of the working tree, built from a copy of its files (an in-tree build reuses
+    build/, where a module deleted since an earlier build would linger)."""
+    source, out = tmp_path_factory.mktemp("source"), tmp_path_factory.mktemp("wheel")
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=REPO, check=True,
+                            capture_output=True, text=True).stdout
+    for name in filter(None, listed.split("\0")):
+        path, copy = REPO / name, source / name
+        if not path.exists() and not path.is_symlink():
+            continue  # deleted in the working tree, not yet in git
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_symlink():
+            copy.symlink_to(os.readlink(path))
+        else:
+            shutil.copy2(path, copy)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)],
                    check=True, capture_output=True, timeout=300)
     return next(out.glob("aqgr-*.whl"))
 
@@ -28,7 +42,7 @@ def test_the_wheel_installs_only_aqgr_with_its_data(wheel):
     top_level = [name for name in names if name.endswith(".dist-info/top_level.txt")]
     if top_level:
         assert zipfile.ZipFile(wheel).read(top_level[0]).decode().split() == ["aqgr"]
-    for needed in ("aqgr/summarizer/base.py", "aqgr/retrieval/index.py", "aqgr/schemas/summary.py",
+    for needed in ("aqgr/py.typed", "aqgr/summarizer/base.py", "aqgr/retrieval/index.py", "aqgr/schemas/summary.py",
                    "aqgr/eval/harness.py", "aqgr/sample/scenarios.json", "aqgr/sample/judgments/SC001.txt",
                    "aqgr/summarizer/llm/prompts/summary.v1.txt", "aqgr/eval/data/expected_scores.json",
                    "aqgr/prompts/questions.v1.txt", "aqgr/server/static/index.html"):
@@ -79,3 +93,21 @@ def _differences(a, b, path="") -> list[str]:
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         return [d for i, (x, y) in enumerate(zip(a, b)) for d in _differences(x, y, f"{path}[{i}]")]
     return [] if a == b else [f"{path}: {a!r} != {b!r}"]
+
+
+def test_an_editable_install_is_a_plain_path_holding_only_aqgr(tmp_path):
+    """`pip install -e .` (the README's commands) adds src/ to sys.path: no import hook, so type
+    checkers follow it, and from any folder `aqgr.summarizer` imports while `summarizer` does not."""
+    import importlib.metadata as metadata
+
+    pth = [f for dist in metadata.distributions(name="aqgr") for f in dist.files or []
+           if f.name.startswith("__editable__") and f.suffix == ".pth"]
+    if not pth:
+        pytest.skip("aqgr is not installed in editable mode here")
+    lines = [line for line in pth[0].locate().read_text().splitlines() if line.strip()]
+    assert len(lines) == 1 and not lines[0].startswith("import"), lines
+    assert (Path(lines[0]) / "aqgr").resolve() == (REPO / "aqgr").resolve()
+    code = "import importlib.util as u; print(u.find_spec('aqgr.summarizer') is not None, u.find_spec('summarizer') is None)"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["True", "True"], done.stdout + done.stderr
