@@ -6,7 +6,6 @@ stays instant; a missing one fails with the install command (`pip install 'aqgr[
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Optional
 

@@ -77,6 +77,17 @@ def write_judgments(folder: Path, items: dict[str, str] | None = None) -> Path:
     return folder
 
 
+def indexed_archive(home: Path, folder: Path, items: dict[str, str] | None = None):
+    """An archive of `items` (default JUDGMENTS) summarised and indexed with the hashing embedder
+    (fast: no torch)."""
+    from aqgr import Archive, IndexSpec, Settings
+
+    archive = Archive(settings=Settings.resolve(home, index=IndexSpec(embedder="hashing.v1")))
+    archive.summarize([write_judgments(folder, items)])
+    archive.build_index()
+    return archive
+
+
 DYING_DECLARATION_FACTS = (
     "An elderly shopkeeper was attacked with an axe by his neighbour during a dispute over a boundary wall. "
     "Before dying in the hospital he gave a statement to the treating doctor naming the neighbour as the attacker. "

@@ -2,20 +2,17 @@
 
 import pytest
 
-from aqgr import Archive, FactsTooShortError, IndexMismatchError, IndexSpec, NoIndexError, Settings
+from aqgr import Archive, FactsTooShortError, IndexMismatchError, IndexSpec, NoIndexError
 from aqgr.errors import EmptyArchiveError
 from aqgr.explain import Explanation, explainers
-from tests.aqgr.helpers import CITING_JUDGMENTS, DYING_DECLARATION_FACTS, JUDGMENTS, write_judgments
+from tests.aqgr.helpers import CITING_JUDGMENTS, DYING_DECLARATION_FACTS, JUDGMENTS, indexed_archive, write_judgments
 
 FAST = IndexSpec(embedder="hashing.v1")
 
 
 @pytest.fixture
 def archive(home, tmp_path):
-    archive = Archive(settings=Settings.resolve(home, index=FAST))
-    archive.summarize([write_judgments(tmp_path / "in")])
-    archive.build_index()
-    return archive
+    return indexed_archive(home, tmp_path / "in")
 
 
 def test_search_before_any_index_says_to_build_one(home, tmp_path):
@@ -107,10 +104,7 @@ def test_an_index_searches_the_summaries_it_was_built_from(archive):
 
 @pytest.fixture
 def citing_archive(home, tmp_path):
-    archive = Archive(settings=Settings.resolve(home, index=FAST))
-    archive.summarize([write_judgments(tmp_path / "in", CITING_JUDGMENTS)])
-    archive.build_index()
-    return archive
+    return indexed_archive(home, tmp_path / "in", CITING_JUDGMENTS)
 
 
 def test_precedents_cited_by_the_best_ranked_judgments_rise(citing_archive):

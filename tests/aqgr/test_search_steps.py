@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from aqgr import Archive, IndexSpec, Settings
+from aqgr import Archive, IndexSpec
 from aqgr.statutes import StatuteCollection, statutes_for
-from tests.aqgr.helpers import DYING_DECLARATION_FACTS, JUDGMENTS, write_judgments
+from tests.aqgr.helpers import DYING_DECLARATION_FACTS, JUDGMENTS, indexed_archive
 
 FAST = IndexSpec(embedder="hashing.v1")
 QUESTION = "Whether a dying declaration can be the sole basis of conviction without corroboration?"
@@ -15,10 +15,7 @@ QUESTION = "Whether a dying declaration can be the sole basis of conviction with
 
 @pytest.fixture
 def archive(home, tmp_path):
-    archive = Archive(settings=Settings.resolve(home, index=FAST))
-    archive.summarize([write_judgments(tmp_path / "in", JUDGMENTS)])
-    archive.build_index()
-    return archive
+    return indexed_archive(home, tmp_path / "in", JUDGMENTS)
 
 
 class Calls:
