@@ -22,7 +22,7 @@ direct (text) score divided by the top one, so the text match orders the statute
 precedent quotes and breaks ties. Each hit lists the precedents that quote it
 (`quoted_by`). Measured: AILA dev statutes MAP 0.083 -> 0.210 (this search, as shipped), and on a 183-query statute
 benchmark built from the corpus's own quotations (`python -m aqgr.eval
-build-citation-benchmark --statutes ...`) 0.243 -> 0.523 (measured with the evaluation's former statute fusion)
+build-citation-benchmark --statutes ...`) 0.213 -> 0.523 (this search, as shipped)
 (docs/experiments/2026-11-30-statutes-through-precedents.md).
 """
 

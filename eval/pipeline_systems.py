@@ -102,7 +102,7 @@ class PipelineConfig:
 # 0.057 MAP: weights 3, 2, 1), queries without the anonymisation placeholders, a
 # question's dense query weighing it half as much as the facts (0.5 measured above 1.0);
 # statutes also through the precedents that quote them, as the product ranks them
-# (aqgr/statutes.py; statute benchmark 0.243 -> 0.523 MAP, AILA dev statutes 0.083 -> 0.210 through the product's statute search);
+# (aqgr/statutes.py; through the product's statute search: statute benchmark 0.213 -> 0.523 MAP, AILA dev statutes 0.083 -> 0.210);
 # precedents referred at SearchOptions' default weight 0.3 (citation benchmark 0.1454 -> 0.1637).
 AQGR = PipelineConfig(retrievers=("fulltext", "bm25", "dense"), weights={"fulltext": 3.0, "bm25": 2.0, "dense": 1.0}, fuser="score.v1",
                       drop_masks=True, questions=True, explain=True, question_weight=0.5, statutes_via_precedents=True)
