@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence, Unpack
 
 from aqgr.batch import BatchReport, Outcome, Progress, summarize_files
 from aqgr.config import SearchOptions, Settings
-from aqgr.errors import DatabaseDamagedError, EmptyArchiveError, IndexMismatchError, NoCitationGraphError, StoreError
+from aqgr.errors import DatabaseDamagedError, EmptyArchiveError, IndexMismatchError, NoCitationGraphError, NoStatutesError, StoreError
 from aqgr.explain import explainers
 from aqgr.llm.config import ProviderOptions
 from aqgr.questions import question_generators
@@ -64,6 +64,7 @@ class Archive:
             explainer=explainer, index=index, search=search, **provider)
         self._db: Store | None = None
         self._loaded: Searcher | None = None
+        self._statutes = None  # the statute collection, kept so its loaded index is reused
         self._lock = threading.Lock()
         self._llm = llm
         self._llm_lock = threading.Lock()
@@ -315,7 +316,11 @@ class Archive:
         Raises NoStatutesError when the archive has none (`add_statutes`)."""
         from aqgr.statutes import StatuteCollection, statutes_for
 
-        return statutes_for(self._searcher(), StatuteCollection(self.settings), facts, questions, k=k)
+        if self._statutes is None:
+            self._statutes = StatuteCollection(self.settings)
+        if not self._statutes.exists():  # said before the case index is loaded
+            raise NoStatutesError(self._statutes.root)
+        return statutes_for(self._searcher(), self._statutes, facts, questions, k=k)
 
     def link_statutes(self, progress: Callable[[str, int, int], None] | None = None, *,
                       summaries: Sequence[StructuredSummary] | None = None) -> int | None:

@@ -112,3 +112,13 @@ def test_statutes_command_links_the_archive(tmp_path):
     assert result.exit_code == 0, result.output
     assert "3 statutes indexed" in result.output and "4 judgments of the archive quote them" in result.output
     assert json.loads((home / "statutes" / "links.json").read_text(encoding="utf-8"))["links"]["A2"] == ["S_SERVICE"]
+
+
+def test_the_archive_searches_its_statutes_as_the_server_does(archive, tmp_path):
+    mine = archive.search_statutes(DYING_DECLARATION_FACTS, k=3)
+    assert mine.hits[0].statute_id == "S_EVID"
+    assert mine == ArchiveService(archive).search_statutes(DYING_DECLARATION_FACTS, k=3)
+    from aqgr import NoStatutesError
+
+    with pytest.raises(NoStatutesError):
+        Archive(settings=archive.settings.model_copy(update={"home": tmp_path / "other"})).search_statutes(DYING_DECLARATION_FACTS)
