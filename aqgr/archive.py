@@ -25,7 +25,7 @@ from aqgr.explain import explainers
 from aqgr.llm.config import ProviderOptions
 from aqgr.questions import question_generators
 from aqgr.search import Searcher
-from aqgr.store import Store
+from aqgr.store import Store, SummaryReader
 from aqgr.retrieval.index import IndexSpec
 from aqgr.retrieval.protocol import Index
 from aqgr.schemas.results import CandidateQuestion, SearchResult
@@ -199,7 +199,7 @@ class Archive:
             "failures_by_engine": by_engine,
             "index": manifest,
             # the graph the index's search uses (found among the indexed judgments)
-            "citations": len(graph) if (graph := self.citations((manifest or {}).get("doc_ids"))) is not None else None,
+            "citations": len(graph) if (graph := self.citations(self._indexed_ids())) is not None else None,
             "work_ledger": ledger_status(store),
         }
 
@@ -222,7 +222,14 @@ class Archive:
         try:
             from aqgr.retrieval.backends import load_index
 
-            index["detail"] = f"{len(load_index(self.settings.index_dir))} judgments indexed"
+            loaded = load_index(self.settings.index_dir)
+            index["detail"] = f"{len(loaded)} judgments indexed"
+            deep = getattr(loaded, "check_files", None)  # every checksum, the registry's own check
+            problems = deep() if deep is not None else []
+            getattr(loaded, "close", lambda: None)()
+            if problems:
+                index.update(ok=False, state="damaged_or_outdated",
+                             detail=f"{'; '.join(problems)}: rebuild it with `aqgr index --rebuild`")
         except NoIndexError as exc:
             index.update(state="none", detail=str(exc))
         except IndexMismatchError as exc:
@@ -254,15 +261,20 @@ class Archive:
     def _index_spec(self) -> IndexSpec:
         return self.settings.index or IndexSpec()
 
-    def build_index(self, *, spec: IndexSpec | None = None, progress: Callable[[str, int, int], None] | None = None, backend: str = "embedded", uri: str | None = None) -> dict:
-        """Build the BM25 + dense index over every summary and save it atomically; returns the manifest.
+    def build_index(self, *, spec: IndexSpec | None = None, progress: Callable[[str, int, int], None] | None = None,
+                    backend: str = "embedded", uri: str | None = None, rebuild: bool = False) -> dict:
+        """Bring the index up to date with the archive's summaries and return its manifest: the first
+        time (or with `rebuild`, or when the saved one was built differently) a full build; after
+        that only what changed (new, re-made and removed summaries: aqgr/indexer.py). Also finds the
+        citations between judgments and the statutes they quote.
 
-        `backend`: "embedded" (default: BM25 + FAISS files in the index directory) or "milvus"
+        `backend`: "embedded" (default: BM25 + dense files in the index directory) or "milvus"
         (a collection at `uri`: a Milvus server URL or a milvus-lite path; retrieval/milvus.py).
-        The manifest records the backend and URI, so a search opens the right one."""
+        The manifest records the backend and URI, so a search opens the right one. One writer at
+        a time: a second concurrent call raises IndexBusyError."""
         try:
-            return self._build_index(spec=spec, progress=progress, backend=backend, uri=uri)
-        except OSError as exc:  # a full disk, a read-only home: the old index stays (saved atomically)
+            return self._build_index(spec=spec, progress=progress, backend=backend, uri=uri, rebuild=rebuild)
+        except OSError as exc:  # a full disk, a read-only home: the old index stays (committed atomically)
             from aqgr.errors import WriteError
 
             raise WriteError(str(exc.filename or self.settings.index_dir), exc) from None
@@ -273,35 +285,42 @@ class Archive:
             code = errno.ENOSPC if "full" in text else errno.EROFS if ("readonly" in text or "read-only" in text or "unable to open" in text) else errno.EIO
             raise WriteError(str(self.settings.cache_dir / "embeddings.sqlite"), OSError(code, str(exc))) from None
 
-    def _build_index(self, *, spec: IndexSpec | None, progress, backend: str, uri: str | None) -> dict:
+    def _build_index(self, *, spec: IndexSpec | None, progress, backend: str, uri: str | None, rebuild: bool) -> dict:
+        from aqgr.indexer import IndexLock, update_index
         from aqgr.retrieval.embed_cache import EmbeddingCache
 
-        summaries = self.summaries()
-        if not summaries:
-            raise EmptyArchiveError("index")
         spec = spec or self._index_spec()
-        self.settings.cache_dir.mkdir(parents=True, exist_ok=True)
-        cache = EmbeddingCache(self.settings.cache_dir / "embeddings.sqlite")
-        from aqgr.retrieval.backends import build_index
-
-        # the full texts (for a backend that takes them) are read inside, and freed before the citations are found
-        index = build_index(summaries, spec, backend=backend, uri=uri, cache=cache, progress=progress,
-                            full_texts=lambda: {s.judgment_id: self.text(s.judgment_id) or "" for s in summaries})
-        # the citations first: a server reloads when the index's manifest changes, and finds them
-        self.link_citations(progress, summaries=summaries)
-        index.save(self.settings.index_dir)
-        with self._lock:
-            self._loaded = None
-        self.link_statutes(progress, summaries=summaries)
-        return index.manifest
+        store = self._store
+        if not store.summary_fingerprints(self.settings.summarizer):
+            raise EmptyArchiveError("index")
+        with IndexLock(self.home):
+            self.settings.cache_dir.mkdir(parents=True, exist_ok=True)
+            cache = EmbeddingCache(self.settings.cache_dir / "embeddings.sqlite")
+            # the citations first: a server reloads when the index's manifest changes, and finds them
+            self.link_citations(progress)
+            index, change = update_index(store, self.settings.summarizer, self.settings.index_dir, spec=spec, backend=backend, uri=uri,
+                                    cache=cache, progress=progress, rebuild=rebuild, text_of=store.text)
+            with self._lock:
+                self._loaded = None
+            self.link_statutes(progress)
+            manifest = {**index.manifest, "update": change}
+            close = getattr(index, "close", None)
+            if close is not None:
+                close()
+            return manifest
 
     def texts(self) -> Iterator[tuple[str, str]]:
         """(judgment id, source text) of every summarised judgment, one at a time."""
-        return self._texts_of(self.summaries())
+        return self._texts_of()
 
-    def _texts_of(self, summaries: Sequence[StructuredSummary] | None = None) -> Iterator[tuple[str, str]]:
-        for summary in self.summaries() if summaries is None else summaries:
-            yield summary.judgment_id, self.text(summary.judgment_id) or ""
+    def _texts_of(self, ids: Sequence[str] | None = None) -> Iterator[tuple[str, str]]:
+        store = self._store
+        ids = store.summary_ids(self.settings.summarizer) if ids is None else list(ids)
+        for start in range(0, len(ids), 200):
+            chunk = ids[start:start + 200]
+            found = store.texts(chunk)
+            for judgment_id in chunk:
+                yield judgment_id, found.get(judgment_id) or ""
 
     def add_statutes(self, paths: Iterable[str | Path]) -> int:
         """Add (or replace, by id) the statute files under `paths` to the archive's statute
@@ -322,21 +341,20 @@ class Archive:
             raise NoStatutesError(self._statutes.root)
         return statutes_for(self._searcher(), self._statutes, facts, questions, k=k)
 
-    def link_statutes(self, progress: Callable[[str, int, int], None] | None = None, *,
-                      summaries: Sequence[StructuredSummary] | None = None) -> int | None:
+    def link_statutes(self, progress: Callable[[str, int, int], None] | None = None) -> int | None:
         """Record which judgments quote which statutes of the archive's statute collection
         (aqgr/statutes.py); None when the archive has no statutes. `progress(stage, done,
-        total)` is called with stage "statute links"; `summaries`: already loaded ones."""
+        total)` is called with stage "statute links"."""
         from aqgr.statutes import StatuteCollection
 
         statutes = StatuteCollection(self.settings)
         if not statutes.exists():
             return None
-        summaries = self.summaries() if summaries is None else summaries
-        total = len(summaries)
+        ids = self._store.summary_ids(self.settings.summarizer)
+        total = len(ids)
 
         def judgments() -> Iterator[tuple[str, str]]:
-            for done, item in enumerate(self._texts_of(summaries)):
+            for done, item in enumerate(self._texts_of(ids)):
                 if progress is not None and done % 100 == 0:
                     progress("statute links", done, total)
                 yield item
@@ -345,19 +363,18 @@ class Archive:
 
         return statutes.link(judgments())
 
-    def link_citations(self, progress: Callable[[str, int, int], None] | None = None, *,
-                       summaries: Sequence[StructuredSummary] | None = None):
+    def link_citations(self, progress: Callable[[str, int, int], None] | None = None):
         """Find which summarised judgments cite which (retrieval/citations) and save it in
         `<home>/citations.json`, for the search's precedents referred; returns the
         CitationGraph. `progress(stage, done, total)` is called with stage "citations"."""
         from aqgr.retrieval.citations import CitationGraph
         from aqgr.retrieval.citations.graph import FILE_NAME
 
-        summaries = self.summaries() if summaries is None else summaries
-        total = len(summaries)
+        ids = self._store.summary_ids(self.settings.summarizer)
+        total = len(ids)
         report = (lambda n: progress("citations", n, total) if n % 100 == 0 or n == total else None) if progress else None
-        graph = CitationGraph.from_texts(self._texts_of(summaries), progress=report)
-        graph.save(self.home / FILE_NAME, [s.judgment_id for s in summaries])
+        graph = CitationGraph.from_texts(self._texts_of(ids), progress=report)
+        graph.save(self.home / FILE_NAME, ids)
         with self._lock:
             self._loaded = None
         return graph
@@ -368,7 +385,7 @@ class Archive:
         from aqgr.retrieval.citations import CitationGraph
         from aqgr.retrieval.citations.graph import FILE_NAME
 
-        ids = [s.judgment_id for s in self.summaries()] if judgments is None else judgments
+        ids = self._store.summary_ids(self.settings.summarizer) if judgments is None else judgments
         return CitationGraph.load(self.home / FILE_NAME, ids)
 
     def citations_of(self, judgment_id: str):
@@ -377,12 +394,17 @@ class Archive:
         NoCitationGraphError before `aqgr index` has found the citations."""
         from aqgr.citations import judgment_citations
 
-        manifest = self._index_manifest()
-        indexed = manifest.get("doc_ids") if manifest else None
+        indexed = self._indexed_ids()
         graph = self.citations(indexed) if indexed is not None else None
         if graph is not None and judgment_id not in indexed and self.summary(judgment_id) is not None:
             raise NoCitationGraphError(judgment_id)  # the graph cannot know its citations yet
         return judgment_citations(judgment_id, graph, self.summary)
+
+    def _indexed_ids(self) -> list[str] | None:
+        """The judgment ids of the saved index (None without a readable one)."""
+        from aqgr.retrieval.backends import indexed_ids
+
+        return indexed_ids(self.settings.index_dir)
 
     def _index_manifest(self) -> dict | None:
         """The saved index's manifest; None without an index. An unreadable one raises IndexMismatchError (rebuild)."""
@@ -421,7 +443,7 @@ class Archive:
         # An index searches the summaries it was built from (its manifest names their
         # engine), whatever summarizer is configured now (a provider set up later).
         engine = index.manifest.get("summarizer") or self.settings.summarizer
-        summaries = {s.judgment_id: s for s in self._store.summaries(engine, ids=None)}
+        summaries = SummaryReader(self._store, engine)  # read as a search needs them, not loaded whole
         return Searcher(
             index,
             summaries,

@@ -203,8 +203,10 @@ def index(
     embedder: Optional[str] = typer.Option(None, help="Embedding model (default minilm-l6.v1, shipped in a package)."),
     backend: str = typer.Option("embedded", "--backend", help="Index backend: embedded (BM25 + FAISS files in the home) or milvus (needs pip install 'aqgr[milvus]')."),
     uri: Optional[str] = typer.Option(None, "--uri", help="Milvus URI for --backend milvus: http://127.0.0.1:19530, or a milvus-lite path (default: milvus.db in the home)."),
+    rebuild: bool = typer.Option(False, "--rebuild", help="Build the whole index anew instead of adding only what changed since the last `aqgr index`."),
 ) -> None:
-    """Build (or rebuild) the BM25 + dense index over the archive's summaries."""
+    """Bring the BM25 + dense index up to date with the archive's summaries: the first time a full build, then only
+    new, re-made and removed judgments (a different --slots/--embedder/--backend, or --rebuild, builds it anew)."""
     from aqgr.retrieval.index import IndexSpec
 
     archive = open_archive(ctx, home)
@@ -222,11 +224,15 @@ def index(
         with console.status("building the index") as status:
             if backend not in ("embedded", "embedded.v1") and uri is None:
                 uri = str(archive.home / "milvus.db")
-            manifest = archive.build_index(spec=spec, progress=lambda stage, done, total: status.update(f"{stage}: {done}/{total}"), backend=backend, uri=uri)
+            manifest = archive.build_index(spec=spec, progress=lambda stage, done, total: status.update(f"{stage}: {done}/{total}"),
+                                           backend=backend, uri=uri, rebuild=rebuild)
     except (AqgrError, ValueError) as exc:
         _fail(exc)
-    console.print(f"indexed {manifest.get('n_docs', len(manifest.get('doc_ids', [])))} judgments -> {archive.settings.index_dir}")
-    found = archive.citations(manifest.get("doc_ids"))
+    change = manifest.get("update", {})
+    what = (f"added {change.get('added', 0)}, replaced {change.get('replaced', 0)}, removed {change.get('removed', 0)}"
+            if change.get("mode") == "update" else "built anew")
+    console.print(f"indexed {manifest.get('n_docs', len(manifest.get('doc_ids', [])))} judgments ({what}) -> {archive.settings.index_dir}")
+    found = archive.citations()
     console.print(f"{len(found) if found is not None else 0} citations between judgments of the archive (precedents referred)")
     typer.echo(json.dumps({k: v for k, v in manifest.items() if k != "doc_ids"}, indent=2, default=str))
 

@@ -63,6 +63,16 @@ class IndexMismatchError(AqgrError):
         )
 
 
+class IndexBusyError(AqgrError):
+    """Another process is writing the archive's index (`aqgr index`): one writer at a time."""
+
+    def __init__(self, where: str, holder: str | None = None):
+        self.where = where
+        who = f" (held by {holder})" if holder else ""
+        super().__init__(f"another `aqgr index` is updating the index of {where}{who}: wait for it to finish, then run "
+                         "this again (searches keep working meanwhile)")
+
+
 class NoCitationGraphError(AqgrError):
     """The archive's citations were asked for before `aqgr index` found them (or the index changed since)."""
 

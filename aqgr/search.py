@@ -107,15 +107,10 @@ class Searcher:
         summarizer_name: str,
         citations=None,
     ):
-        missing = [d for d in index.doc_ids if d not in summaries]
-        if missing:
-            from aqgr.errors import IndexMismatchError
-
-            raise IndexMismatchError("the archive's index", [f"{len(missing)} indexed judgment(s) are not in the archive (e.g. {missing[0]})"])
         if not len(index):
             raise EmptyArchiveError("search")
         self.index = index
-        self.summaries = summaries
+        self.summaries = summaries  # judgment id -> summary; read as needed (aqgr/store.py SummaryReader)
         self.questions = question_generator
         self.explainer = explainer
         self.options = options
@@ -152,7 +147,7 @@ class Searcher:
         facts_runs = tuple(self._retrieve(plan))
         if chosen:
             return replace(plan, facts_runs=facts_runs)
-        examples = [self.summaries[d.doc_id] for d in self._fuse(facts_runs, options)[: options.per_retriever_k]]
+        examples = list(self._summaries_of([d.doc_id for d in self._fuse(facts_runs, options)[: options.per_retriever_k]]).values())
         candidates = tuple(self.questions.generate(self._query(facts, options), examples, n_candidates or options.n_candidate_questions, self.scorer))
         return replace(plan, questions=tuple(_top_questions(candidates, options)), candidates=candidates, facts_runs=facts_runs)
 
@@ -190,22 +185,24 @@ class Searcher:
         options = plan.options
         k = k or options.k
         best = fused.ranking[0].score if fused.ranking and fused.ranking[0].score > 0 else 1.0
+        top = fused.ranking[: max(k, options.explain_top)]
+        found = self._summaries_of([d.doc_id for d in top])
         handed = [
-            Candidate(self.summaries[d.doc_id], d.score, d.score / best, tuple(sorted(retrieval.retrieved_for.get(d.doc_id, ()))))
-            for d in fused.ranking[: max(k, options.explain_top)]
-            if d.doc_id in self.summaries
+            Candidate(found[d.doc_id], d.score, d.score / best, tuple(sorted(retrieval.retrieved_for.get(d.doc_id, ()))))
+            for d in top
+            if d.doc_id in found
         ]
         used = list(plan.questions)
         explained = self.explainer.explain(plan.facts, used, handed, self.scorer)
         by_id = {c.summary.judgment_id: c for c in handed}
-        grounded = [e for e in explained if e.judgment_id in by_id and e.judgment_id in self.summaries]
+        grounded = [e for e in explained if e.judgment_id in by_id]
         dropped = len(explained) - len(grounded)
         grounded.sort(key=lambda e: (-e.score, -by_id[e.judgment_id].retrieval_score, id_hash(e.judgment_id)))
         kept = [e for e in grounded if e.score >= options.min_score]
         referred = fused.referred
         hits = []
         for rank, e in enumerate(kept[:k], 1):
-            summary = self.summaries[e.judgment_id]
+            summary = by_id[e.judgment_id].summary
             hits.append(
                 Hit(
                     rank=rank,
@@ -219,13 +216,16 @@ class Searcher:
                     reason=e.reason,
                     questions=list(by_id[e.judgment_id].questions),
                     retrieval_score=round(by_id[e.judgment_id].retrieval_score, 6),
-                    cited_by=[d for d in referred[e.judgment_id].cited_by if d in self.summaries] if e.judgment_id in referred else [],
+                    cited_by=[d for d in referred[e.judgment_id].cited_by if d in self.index] if e.judgment_id in referred else [],
                     evidence=[Evidence(slot=s, text=t) for s, t in e.evidence],
                 )
             )
         notes = [q.note for q in plan.candidates if q.note] + [e.note for e in explained if e.note]
         if self.citations is None and options.citation_weight:
             notes.append(NO_CITATIONS_NOTE)
+        if len(handed) < len(top):
+            notes.append(f"{len(top) - len(handed)} indexed judgment(s) have no summary in the archive now (removed or "
+                         "summarised by another engine since `aqgr index`): run `aqgr index` to bring the index up to date")
         return SearchResult(
             facts=plan.facts,
             questions=used,
@@ -297,6 +297,14 @@ class Searcher:
         )
 
     # -- helpers of the steps ----------------------------------------------
+    def _summaries_of(self, ids: Sequence[str]) -> dict[str, StructuredSummary]:
+        """The summaries of `ids` that the archive has, in the order of `ids` (one store query when
+        the mapping reads the store)."""
+        many = getattr(self.summaries, "many", None)
+        if many is not None:
+            return many(ids)
+        return {i: self.summaries[i] for i in ids if i in self.summaries}
+
     def _check_facts(self, facts: str, options: SearchOptions) -> str:
         facts = " ".join(check_text(facts or "", "facts").split())
         found = self.scorer.content_words(facts)

@@ -17,7 +17,10 @@ database (`BEGIN IMMEDIATE`), so one writer at a time.
 
 from __future__ import annotations
 
+import threading
 import zlib
+from collections import OrderedDict
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator
@@ -406,6 +409,45 @@ class Store:
             rows = s.exec(query).all()
         return [StructuredSummary.model_validate(r.data) for r in rows]
 
+    def summary_ids(self, engine: str) -> list[str]:
+        """The ids of the judgments with a summary by `engine`, ordered."""
+        with self.session() as s:
+            return list(s.exec(select(SummaryRow.judgment_id).where(SummaryRow.engine == engine).order_by(SummaryRow.judgment_id)).all())
+
+    def summary_fingerprints(self, engine: str) -> dict[str, str]:
+        """judgment id -> fingerprint (retrieval/documents.py `summary_fingerprint`) of every summary by
+        `engine`, from the row's columns: no summary is parsed, so this is cheap at any size."""
+        from aqgr.retrieval.documents import fingerprint_of
+
+        with self.session() as s:
+            rows = s.exec(select(SummaryRow.judgment_id, SummaryRow.engine_version, SummaryRow.source_sha256, SummaryRow.created_at)
+                          .where(SummaryRow.engine == engine)).all()
+        return {j: fingerprint_of(engine, v, sha, created) for j, v, sha, created in rows}
+
+    def iter_summary_models(self, engine: str, ids: Iterable[str] | None = None, batch: int = 500) -> Iterator[StructuredSummary]:
+        """The summaries by `engine` (of `ids` in the given order, or all by judgment id), parsed
+        `batch` at a time: memory stays flat however many there are."""
+        if ids is None:
+            for data in self.iter_summaries(engine, batch=batch):
+                yield StructuredSummary.model_validate(data)
+            return
+        chunk: list[str] = []
+        for judgment_id in ids:
+            chunk.append(judgment_id)
+            if len(chunk) >= batch:
+                yield from self.summaries(engine, ids=chunk)
+                chunk = []
+        if chunk:
+            yield from self.summaries(engine, ids=chunk)
+
+    def texts(self, ids: Iterable[str]) -> dict[str, str]:
+        """judgment id -> source text of those of `ids` that are stored (one query)."""
+        wanted = [i for i in ids if encodable(i)]
+        if not wanted:
+            return {}
+        with self.session() as s:
+            return dict(s.exec(select(JudgmentRow.id, JudgmentRow.text).where(JudgmentRow.id.in_(wanted))).all())
+
     def iter_summaries(self, engine: str | None = None, batch: int = 500) -> Iterator[dict[str, Any]]:
         """Stored summaries as JSON documents, by judgment id (then engine), `batch` rows at a time."""
         last: tuple[str, str] = ("", "")
@@ -463,3 +505,51 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
+
+
+class SummaryReader(Mapping):
+    """The summaries of one engine as a read-only mapping judgment id -> StructuredSummary, read
+    from the store when asked (`many` fetches a batch in one query) and kept in a bounded
+    least-recently-used memo: a search reads the few dozen it explains, never the archive.
+
+    Membership asks the store; iteration and len are offered for completeness (both query)."""
+
+    def __init__(self, store: Store, engine: str, *, memo: int = 4096):
+        self._store, self._engine, self._size = store, engine, memo
+        self._memo: OrderedDict[str, StructuredSummary] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def many(self, ids: Iterable[str]) -> dict[str, StructuredSummary]:
+        """Those of `ids` that have a summary (one query for the ones not in the memo)."""
+        wanted = list(dict.fromkeys(ids))
+        out: dict[str, StructuredSummary] = {}
+        with self._lock:
+            for i in wanted:
+                if i in self._memo:
+                    self._memo.move_to_end(i)
+                    out[i] = self._memo[i]
+        todo = [i for i in wanted if i not in out]
+        if todo:
+            found = {s.judgment_id: s for s in self._store.summaries(self._engine, ids=todo)}
+            with self._lock:
+                for i, summary in found.items():
+                    self._memo[i] = summary
+                while len(self._memo) > self._size:
+                    self._memo.popitem(last=False)
+            out.update(found)
+        return {i: out[i] for i in wanted if i in out}
+
+    def __getitem__(self, judgment_id: str) -> StructuredSummary:
+        found = self.many([judgment_id])
+        if judgment_id not in found:
+            raise KeyError(judgment_id)
+        return found[judgment_id]
+
+    def __contains__(self, judgment_id: object) -> bool:
+        return isinstance(judgment_id, str) and bool(self.many([judgment_id]))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._store.summary_ids(self._engine))
+
+    def __len__(self) -> int:
+        return sum(n for (engine, _), n in self._store.count_summaries().items() if engine == self._engine)

@@ -89,6 +89,7 @@ class PipelineConfig:
     bm25_idf: str | None = None  # both BM25 retrievers: "okapi" (rank-bm25) or "lucene" (None: IndexSpec's default)
     fulltext_k1: float | None = None  # full-text BM25's k1 (None: IndexSpec's default)
     fulltext_query_tf: str | None = None  # full-text BM25's query term frequency, "raw" or "log" (None: IndexSpec's)
+    lexical_engine: str | None = None  # the engine under both BM25 retrievers (retrieval/lexical.py; None: IndexSpec's)
     dense_legal_slots: bool = False  # dense embeds only the legal slots (retrieval/documents.py DENSE_SLOTS)
     statutes_via_precedents: bool = False  # statutes: the case ranking's judgments vote for the statutes they quote (aqgr/statutes.py)
     question_alone: bool = False  # lexical retrievers read a question alone (SearchOptions.question_alone)
@@ -139,8 +140,9 @@ PIPELINE_CONFIGS: dict[str, PipelineConfig] = {
     "aqgr-citations-sum": replace(AQGR, citation_norm="sum"),  # votes summed: much-cited judgments rise
     "aqgr-question-alone": replace(AQGR, question_alone=True),
     "aqgr-fulltext-raw-qtf": replace(AQGR, fulltext_query_tf="raw"),  # full text: repeated query words count linearly
-    "aqgr-fulltext-k1-1.2": replace(AQGR, fulltext_k1=1.2),  # full text: the summary BM25's k1
+    "aqgr-fulltext-k1-2": replace(AQGR, fulltext_k1=2.0),  # full text: k1 2.0 (the default before tantivy.v1; matrix.v1)
     "aqgr-fulltext-k1-3": replace(AQGR, fulltext_k1=3.0),
+    "aqgr-matrix": replace(AQGR, lexical_engine="matrix.v1"),  # the default on the in-memory engine (exact BM25, no quantised lengths)
     "aqgr+dense-legal-slots": replace(AQGR, dense_legal_slots=True),  # dense over issues, reasoning, new principles only
     "aqgr-fulltext-only+lucene-idf": replace(AQGR, retrievers=("fulltext",), weights=None, bm25_idf="lucene"),
     "aqgr-dense-only": replace(AQGR, retrievers=("dense",), weights=None),
@@ -223,7 +225,7 @@ def case_index(archive, spec, progress: Progress | None = None):
             index = None
     except (NoIndexError, IndexMismatchError):
         index = None
-    if index is not None and ("fulltext" not in index.retrievers or not index.manifest.get("sentences")):
+    if index is not None and ("fulltext" not in index.retrievers or not index.manifest.get("n_sentences")):
         index = None
     if index is None:
         full_texts = {s.judgment_id: archive.text(s.judgment_id) or "" for s in summaries}
@@ -345,9 +347,11 @@ class ArchiveSystem:
             fields["dense_slots"] = DENSE_SLOTS
         if self.embedder:
             fields["embedder"] = self.embedder
-        for name in ("bm25_ngrams", "fulltext_ngrams", "bm25_idf", "fulltext_k1", "fulltext_query_tf"):
+        for name in ("bm25_ngrams", "fulltext_ngrams", "bm25_idf", "fulltext_k1", "fulltext_query_tf", "lexical_engine"):
             if getattr(self.pipeline, name) is not None:
                 fields[name] = getattr(self.pipeline, name)
+        if fields.get("bm25_idf", "lucene") != "lucene" or fields.get("fulltext_k1", 1.2) != 1.2:
+            fields["lexical_engine"] = "matrix.v1"  # BM25 parameters the default engine (tantivy's, fixed) lacks
         return IndexSpec(**fields)
 
     def search_options(self):

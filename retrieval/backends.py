@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Iterable
 
 from aqgr.errors import IndexMismatchError, NoIndexError
 from aqgr.registry import Registry
 
-from .index import MANIFEST, IndexSpec, Progress
+from .spec import IndexSpec, Progress
+
+MANIFEST = "manifest.json"
 
 DEFAULT_BACKEND = "embedded.v1"
 ALIASES = {"embedded": "embedded.v1", "milvus": "milvus.v1"}
@@ -59,23 +61,26 @@ def canonical(name: str) -> str:
     return name
 
 
-def build_index(summaries: Sequence, spec: IndexSpec | None = None, *, backend: str = DEFAULT_BACKEND,
+def build_index(summaries: Iterable, spec: IndexSpec | None = None, *, backend: str = DEFAULT_BACKEND,
                 uri: str | None = None, cache=None, progress: Progress | None = None,
-                full_texts: Callable[[], Mapping[str, str]] | None = None):
+                full_texts: Callable[[str], str | None] | None = None, directory: str | Path | None = None,
+                total: int | None = None):
     """Build an index with `backend`; `uri` is where a server backend keeps it (required for milvus).
 
-    `full_texts` (called only when the backend takes them, after the arguments are checked)
-    gives judgment id -> full text, for a backend's full-text retriever."""
+    `full_texts` (judgment id -> its text, read one by one) feeds a backend's full-text
+    retriever (only a backend that takes them reads it); `directory` is where a backend that
+    keeps its index in a directory builds it (default: a temporary one); `total`: how many
+    summaries come, for progress."""
     name = canonical(backend)
     cls = backend_class(name)
     if not cls.needs_uri and uri is not None:
         raise ValueError(f"the {name} backend keeps its index in the archive's index directory: drop --uri")
     if cls.needs_uri and not uri:
         raise ValueError(f"backend {name} needs a URI: a Milvus server (http://127.0.0.1:19530) or a milvus-lite path (.db)")
-    extra = {"uri": uri} if cls.needs_uri else {}
-    if full_texts is not None and cls.takes_full_texts:
-        extra["full_texts"] = full_texts()
-    return cls.build(summaries, spec, cache=cache, progress=progress, **extra)
+    if cls.needs_uri:
+        return cls.build(list(summaries), spec, cache=cache, progress=progress, uri=uri)
+    extra = {"full_texts": full_texts} if (full_texts is not None and cls.takes_full_texts) else {}
+    return cls.build(summaries, spec, cache=cache, progress=progress, directory=directory, total=total, **extra)
 
 
 def recorded_backend(directory: str | Path) -> str:
@@ -95,3 +100,16 @@ def recorded_backend(directory: str | Path) -> str:
 def load_index(directory: str | Path, expect: IndexSpec | None = None, **kwargs):
     """Open a saved index with the backend that wrote it."""
     return backend_class(recorded_backend(directory)).load(directory, expect=expect, **kwargs)
+
+
+def indexed_ids(directory: str | Path) -> list[str] | None:
+    """The judgment ids of the index saved in `directory` (None without one, or when it cannot be
+    read: `load_index` says why), without loading the index itself."""
+    try:
+        name = recorded_backend(directory)
+        manifest = json.loads((Path(directory) / MANIFEST).read_text(encoding="utf-8"))
+        if isinstance(manifest.get("doc_ids"), list):
+            return [str(d) for d in manifest["doc_ids"]]
+        return backend_class(name).saved_ids(directory)
+    except Exception:  # no index, an older or damaged one
+        return None

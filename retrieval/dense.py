@@ -100,7 +100,7 @@ class QueryVectors:
     def __init__(self, embedder, window_chars: int = WINDOW_CHARS, known: Mapping[str, np.ndarray] | None = None):
         self._embedder = embedder
         self._window_chars = window_chars
-        self._known = dict(known or {})
+        self._known = known if known is not None else {}  # a mapping; may be backed by a file, never copied
         self._memo: MemoEmbedder | None = None
 
     def _memoised(self) -> MemoEmbedder:

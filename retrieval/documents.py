@@ -8,10 +8,15 @@ and precedents read "name: principle application"; parties read
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Mapping
+import hashlib
+from datetime import timezone
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 from aqgr.errors import UnknownNameError
 from aqgr.schemas.summary import SummarySlots
+
+if TYPE_CHECKING:
+    from aqgr.schemas.summary import StructuredSummary
 
 # Every slot usable for retrieval (date, bench and disposed_in_favour_of carry nothing a
 # legal question would match on).
@@ -106,3 +111,18 @@ def dense_texts(texts: Mapping[str, str], dense_slots: Iterable[str] | None = No
 def document_text(summary: SummarySlots, slots: Iterable[str] = DEFAULT_SLOTS) -> str:
     """The retrieval document: non-empty slot texts joined by blank lines."""
     return "\n\n".join(text for text in slot_texts(summary, slots).values() if text)
+
+
+def fingerprint_of(engine: str, engine_version: str, source_sha256: str, created_at) -> str:
+    """What identifies a stored summary (see `summary_fingerprint`), from its parts: the store
+    computes it from its columns without parsing the summaries."""
+    created = created_at.astimezone(timezone.utc).replace(tzinfo=None) if created_at.tzinfo else created_at
+    key = f"{engine}|{engine_version}|{source_sha256}|{created.isoformat(timespec='microseconds')}"
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+
+
+def summary_fingerprint(summary: StructuredSummary) -> str:
+    """What identifies an indexed summary: its engine, engine version, source text hash and
+    creation time (a summary made again, or imported in place of another, differs)."""
+    p = summary.provenance
+    return fingerprint_of(p.engine, p.engine_version, p.source_sha256, p.created_at)

@@ -1,29 +1,36 @@
-"""The summary index: BM25 + FAISS over field-based documents, saved as a directory.
+"""The summary index: BM25 + dense retrievers over field-based documents, in a directory updated in place.
 
 A saved index is a directory:
 
-    manifest.json          format and schema version, spec (slots, embedder name and
-                           fingerprint, tokenizer, BM25 parameters and n-grams, window size), doc-id
-                           order, build timings, file names and their sha256
-    documents.json         the slot texts of every document (what was indexed)
-    bm25.npz, bm25.vocab.json        retrieval/bm25.py (over the indexed slot texts)
-    dense.faiss, dense.windows.npz   retrieval/dense.py
-    fulltext.npz, fulltext.vocab.json  optional: BM25 over the judgments' full texts
-                                     (`build(..., full_texts=...)`; retriever "fulltext")
+    manifest.json   format and schema version, spec (slots, embedder name and fingerprint,
+                    tokenizer, BM25 parameters and n-grams, window size, lexical engine), the
+                    committed generation, each retriever's state, document count, timings,
+                    the sha256 of its immutable files
+    docs.sqlite     retrieval/docstore.py: n -> judgment id, summary fingerprint, indexed slot
+                    texts, by generation; the pre-embedded sentences
+    bm25/           retrieval/lexical.py engine over the indexed slot texts
+    fulltext/       optional: the engine over the judgments' full texts (retriever "fulltext")
+    dense/          retrieval/dense_store.py segments of window vectors
 
-Each retriever (bm25, dense, fulltext) is a class in retrieval/retrievers.py that builds,
-saves, loads and scores its own part; SummaryIndex loops over them. The reading side it
-shares with the Milvus backend is retrieval/protocol.py `Index`.
-    sentences.npz                    optional: short texts embedded at build time (the
-                                     summaries' issue sentences, which question generation
-                                     compares with the facts): `embed_query` finds them here
+Each retriever is a class in retrieval/retrievers.py that creates, opens, adds to, deletes
+from, commits and searches its own part; SummaryIndex loops over them.
 
-`save` is atomic: files are written into a temporary sibling directory which is then
-renamed into place; a failure while writing leaves the previous index untouched.
+Memory does not grow with the archive's text: building streams the summaries in batches
+(`BATCH`), a search reads the parts from disk (memory-mapped) and the registry holds only
+the judgment id of each n.
+
+Updates (`update`) cost what changed: new and changed summaries are added under new n, the
+old n and removed judgments die, as one generation. The manifest naming that generation is
+the commit (written to a temporary file, fsynced, renamed): an update killed at any point
+leaves the previous generation readable, and the next update rolls the unfinished one back
+and does it again. A long build commits every `COMMIT_EVERY` documents, so a killed first
+build is completed, not restarted. One writer at a time: the caller holds the archive's
+index lock (aqgr/archive.py); tantivy refuses a second writer on its own too.
+
 `load` refuses an index built differently (IndexMismatchError naming every difference,
-telling to rebuild) and recomputes nothing.
+telling to rebuild); `check_files` (for `aqgr check`) verifies every checksum.
 
-Importing this module loads neither torch, faiss, sentence-transformers nor llama-index.
+Importing this module loads neither torch, faiss, tantivy, sentence-transformers nor llama-index.
 """
 
 from __future__ import annotations
@@ -32,25 +39,28 @@ import hashlib
 import json
 import os
 import shutil
+import tempfile
 import time
 import uuid
+import weakref
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, ClassVar, Iterable, Mapping, Sequence
+from typing import Callable, ClassVar, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 from aqgr.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
 from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
-from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, IDF_KINDS, QUERY_TF_KINDS
-from .dense import SENTENCES_FILE, WINDOW_CHARS, QueryVectors, embed_sentences, load_sentences, save_sentences
-from .documents import DEFAULT_SLOTS, check_slots, slot_texts
+from .dense import QueryVectors, embed_sentences
+from .docstore import DocRegistry
+from .documents import slot_texts, summary_fingerprint
 from .embed_cache import EmbeddingCache
-from .embedders import DEFAULT_EMBEDDER, Embedder, embedders
+from .embedders import Embedder, embedders
 from .protocol import select_retrievers
-from .retrievers import RETRIEVERS, BuildContext, Query, Retriever, retriever_kinds
+from .retrievers import RETRIEVERS, BuildContext, NewDoc, Query, Retriever, retriever_kinds
+from .spec import (BM25_NGRAMS, DEFAULT_LEXICAL_ENGINE, DEFAULT_TOKENIZER, FULLTEXT_K1, FULLTEXT_NGRAMS,  # noqa: F401 (re-exported)
+                   FULLTEXT_QUERY_TF, IndexSpec, Progress)
 from .text import tokenizers
 from .types import ScoredDoc, ranked
 
@@ -58,128 +68,19 @@ from .types import ScoredDoc, ranked
 # 2: optional full-text BM25 (fulltext.npz / fulltext.vocab.json), listed in "retrievers";
 #    optional pre-embedded sentences (sentences.npz), listed in "sentences".
 # 3: "ngrams" (terms, or terms and adjacent pairs, per BM25 retriever).
-FORMAT_VERSION = 3
+# 4: a directory updated in place: docs.sqlite (documents by n and generation), one folder per
+#    retriever (lexical engines, dense segments), the generation committed by the manifest.
+FORMAT_VERSION = 4
 MANIFEST = "manifest.json"
-DOCUMENTS = "documents.json"
-DEFAULT_TOKENIZER = "words.v1"
-# Terms and adjacent pairs for the full texts (citation benchmark, full-text BM25 alone:
-# MAP 0.120 -> 0.140); terms alone for the summaries until pairs are measured there.
-BM25_NGRAMS = 1
-FULLTEXT_NGRAMS = 2
-# Full-text BM25 only (the summary BM25 keeps bm25_k1 and raw query counts: its documents
-# are short, and Milvus scores it server-side). A judgment's facts as the query repeat their
-# main words; "log" query tf keeps them from swamping the rest. k1 = 2.0, the top of
-# Robertson and Zaragoza's usual 1.2-2.0 range: judgments are long and, with word pairs,
-# each repeated phrase counts twice over, so term frequency saturates later. Citation
-# benchmark, full-text BM25 alone (terms + pairs, Lucene idf, b = 0.75): raw / k1 1.2
-# 0.1398, log / 1.2 0.1445, log / 2.0 0.1452 MAP (docs/experiments/2026-11-30-fulltext-bm25-settings.md).
-FULLTEXT_K1 = 2.0
-FULLTEXT_QUERY_TF = "log"
-
-Progress = Callable[[str, int, int], None]
-
-
-class IndexSpec(BaseModel):
-    """How an index is built. Every default is declared once, where it comes from:
-
-    slots: retrieval/documents.py DEFAULT_SLOTS (the study's retrieval slots, no precedents);
-    embedder: retrieval/embedders.py (minilm-l6.v1, shipped in a package);
-    tokenizer: retrieval/text.py (words.v1);
-    bm25_k1 / bm25_b / bm25_epsilon / bm25_idf: retrieval/bm25.py (both BM25 retrievers);
-    window_chars: retrieval/dense.py (fits MiniLM's 256-token input);
-    bm25_ngrams / fulltext_ngrams: retrieval/text.py `with_pairs` (1: terms; 2: terms and
-    adjacent pairs), for the summary and the full-text BM25 retrievers;
-    fulltext_k1 / fulltext_query_tf: the full-text BM25's own k1 and query-side term
-    frequency (retrieval/bm25.py QUERY_TF_KINDS); b, epsilon and idf are shared;
-    dense_slots: the slots the dense retriever embeds (None, the default: every indexed
-    slot; e.g. retrieval/documents.py DENSE_SLOTS, the legal ones: `dense_texts` takes
-    those among `slots`, and a document with none of them is embedded whole).
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    slots: tuple[str, ...] = DEFAULT_SLOTS
-    embedder: str = DEFAULT_EMBEDDER
-    tokenizer: str = DEFAULT_TOKENIZER
-    bm25_k1: float = BM25_K1
-    bm25_b: float = BM25_B
-    bm25_epsilon: float = BM25_EPSILON
-    bm25_idf: str = BM25_IDF
-    window_chars: int = WINDOW_CHARS
-    bm25_ngrams: int = BM25_NGRAMS
-    fulltext_ngrams: int = FULLTEXT_NGRAMS
-    fulltext_k1: float = FULLTEXT_K1
-    fulltext_query_tf: str = FULLTEXT_QUERY_TF
-    dense_slots: tuple[str, ...] | None = None
-
-    @field_validator("slots", mode="before")
-    @classmethod
-    def _known_slots(cls, value):
-        return check_slots(value)
-
-    @field_validator("dense_slots", mode="before")
-    @classmethod
-    def _known_dense_slots(cls, value):
-        return None if value is None else check_slots(value)
-
-    @field_validator("window_chars")
-    @classmethod
-    def _positive_window(cls, value: int) -> int:
-        if value < 100:
-            raise ValueError("window_chars must be at least 100")
-        return value
-
-    @field_validator("bm25_idf", "fulltext_query_tf")
-    @classmethod
-    def _one_of(cls, value: str, info: ValidationInfo) -> str:
-        allowed = {"bm25_idf": IDF_KINDS, "fulltext_query_tf": QUERY_TF_KINDS}[info.field_name]
-        if value not in allowed:
-            raise ValueError(f"{info.field_name} must be one of {', '.join(allowed)}")
-        return value
-
-    @field_validator("bm25_ngrams", "fulltext_ngrams")
-    @classmethod
-    def _ngrams(cls, value: int) -> int:
-        if value not in (1, 2):
-            raise ValueError("ngrams must be 1 (terms) or 2 (terms and adjacent pairs)")
-        return value
-
-    @classmethod
-    def from_manifest(cls, manifest: dict) -> "IndexSpec":
-        """The spec a saved index's manifest records (`describe()`'s inverse)."""
-        ngrams = manifest.get("ngrams", {})
-        # Indexes saved before the full-text BM25 had parameters of its own used the shared k1
-        # and raw query counts.
-        fulltext = manifest.get("fulltext_bm25", {})
-        return cls(
-            slots=tuple(manifest["slots"]),
-            embedder=manifest["embedder"]["name"],
-            tokenizer=manifest["tokenizer"],
-            bm25_k1=manifest["bm25"]["k1"],
-            bm25_b=manifest["bm25"]["b"],
-            bm25_epsilon=manifest["bm25"]["epsilon"],
-            bm25_idf=manifest["bm25"].get("idf", "okapi"),
-            window_chars=manifest["window_chars"],
-            bm25_ngrams=ngrams.get("bm25", 1),
-            fulltext_ngrams=ngrams.get("fulltext", 1),
-            fulltext_k1=fulltext.get("k1", manifest["bm25"]["k1"]),
-            fulltext_query_tf=fulltext.get("query_tf", "raw"),
-            # Indexes saved before dense_slots existed embedded every indexed slot.
-            dense_slots=manifest.get("dense_slots"),
-        )
-
-    def describe(self) -> dict:
-        """The spec as recorded in (and compared against) a manifest."""
-        return {
-            "slots": list(self.slots),
-            "embedder": self.embedder,
-            "tokenizer": self.tokenizer,
-            "bm25": {"k1": self.bm25_k1, "b": self.bm25_b, "epsilon": self.bm25_epsilon, "idf": self.bm25_idf},
-            "window_chars": self.window_chars,
-            "ngrams": {"bm25": self.bm25_ngrams, "fulltext": self.fulltext_ngrams},
-            "fulltext_bm25": {"k1": self.fulltext_k1, "query_tf": self.fulltext_query_tf},
-            "dense_slots": None if self.dense_slots is None else list(self.dense_slots),
-        }
+# Documents tokenised, embedded and written together (bounds a build's memory).
+BATCH = 256
+# A long build or update commits a generation every this many documents: a killed run loses at
+# most this much work, and each commit costs a dense segment and a lexical commit.
+COMMIT_EVERY = 20_000
+# A retriever is asked for this many more results than wanted, so that n which are no longer
+# live (hidden until compaction) and ties at the cut (ordered by the id hash here, never by the
+# engine's insertion order) do not shorten or decide a run.
+OVERFETCH = 16
 
 
 def summarizer_of(summaries: Sequence[StructuredSummary]) -> str | None:
@@ -194,17 +95,6 @@ def _sha256_file(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-def _top_k(scores: np.ndarray, candidates: np.ndarray, doc_ids: Sequence[str], k: int) -> list[ScoredDoc]:
-    """The k best candidates by (-score, id hash); ties at the cut are resolved by the hash rule."""
-    idx = np.flatnonzero(candidates)
-    if k <= 0 or idx.size == 0:
-        return []
-    if idx.size > k:
-        threshold = np.partition(scores[idx], idx.size - k)[idx.size - k]
-        idx = idx[scores[idx] >= threshold]
-    return ranked((doc_ids[i], float(scores[i])) for i in idx)[:k]
 
 
 def combine_vectors(base: np.ndarray | None, extra: np.ndarray | None, weight: float) -> np.ndarray | None:
@@ -225,75 +115,187 @@ def _resolve_embedder(spec: IndexSpec, embedder: Embedder | None) -> Embedder:
     return embedder
 
 
+def _write_json_atomic(path: Path, body: dict) -> None:
+    tmp = path.parent / f".{path.name}.tmp-{uuid.uuid4().hex[:8]}"
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(body, fh, ensure_ascii=False, indent=1)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    try:
+        fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError:  # a filesystem that cannot fsync a directory
+        pass
+
+
+class _SentenceVectors(Mapping):
+    """The pre-embedded sentences of docs.sqlite as a read-only mapping text -> vector
+    (`QueryVectors.known`); looked up one by one, never loaded whole."""
+
+    def __init__(self, registry: DocRegistry):
+        self._registry = registry
+
+    def get(self, text, default=None):
+        return self._registry.sentence_vectors([text]).get(text, default)
+
+    def __getitem__(self, text):
+        found = self.get(text)
+        if found is None:
+            raise KeyError(text)
+        return found
+
+    def __contains__(self, text) -> bool:
+        return self.get(text) is not None
+
+    def __iter__(self):
+        return iter(())
+
+    def __len__(self) -> int:
+        return self._registry.count_sentences()
+
+
+class LazyIdf(Mapping):
+    """A smooth, non-negative idf, log(1 + (N - df + 0.5) / (df + 0.5)), of the summary BM25's
+    terms, looked up in the engine term by term (memoised) rather than held for the whole
+    vocabulary. Iterating it is not offered (a million judgments have millions of terms)."""
+
+    def __init__(self, df: Callable[[str], int], n_docs: int):
+        self._df, self._n = df, n_docs
+        self._memo: dict[str, float] = {}
+
+    def get(self, term, default=None):
+        value = self._memo.get(term)
+        if value is None:
+            df = self._df(term)
+            if df <= 0:
+                return default
+            value = self._memo[term] = float(np.log1p((self._n - df + 0.5) / (df + 0.5)))
+        return value
+
+    def __getitem__(self, term):
+        value = self.get(term)
+        if value is None:
+            raise KeyError(term)
+        return value
+
+    def __contains__(self, term) -> bool:
+        return self.get(term) is not None
+
+    def __iter__(self):
+        raise TypeError("the idf of an index is looked up term by term, not listed")
+
+    def __len__(self) -> int:
+        raise TypeError("the idf of an index is looked up term by term, not counted")
+
+
 class SummaryIndex:
-    """The retrievers of retrieval/retrievers.py (bm25, dense, fulltext when built with full
-    texts) over the same documents (one per summary)."""
+    """The retrievers of retrieval/retrievers.py (bm25, dense, fulltext when made with full
+    texts) over the same documents (one per summary), in one directory."""
 
     backend: ClassVar[str] = "embedded.v1"
     needs_uri: ClassVar[bool] = False  # the index lives in its directory (retrieval/backends.py)
-    takes_full_texts: ClassVar[bool] = True  # `build(..., full_texts=)` adds the optional "fulltext" retriever
-    serves: ClassVar[tuple[str, ...]] = RETRIEVERS  # every registered retriever (an index has those it was built with)
+    takes_full_texts: ClassVar[bool] = True  # made with full texts, it has the optional "fulltext" retriever
+    serves: ClassVar[tuple[str, ...]] = RETRIEVERS  # every registered retriever (an index has those it was made with)
 
-    def __init__(
-        self,
-        *,
-        spec: IndexSpec,
-        doc_ids: Sequence[str],
-        texts: dict[str, dict[str, str]],
-        parts: Mapping[str, Retriever],
-        embedder: Embedder,
-        manifest: dict,
-        sentences: tuple[list[str], np.ndarray] | None = None,
-    ):
+    def __init__(self, directory: Path, manifest: dict, spec: IndexSpec, embedder: Embedder, registry: DocRegistry,
+                 parts: Mapping[str, Retriever], *, temporary: bool = False):
+        self.directory = Path(directory)
         self.spec = spec
-        # name -> retriever, in RETRIEVERS order (the order `retrievers` and `retrieve` use)
-        self._parts = {name: parts[name] for name in RETRIEVERS if name in parts}
-        self._sentences = sentences
-        self._sentence_vectors: dict[str, np.ndarray] = (
-            {t: v for t, v in zip(sentences[0], sentences[1])} if sentences is not None else {}
-        )
-        self._doc_ids = tuple(doc_ids)
-        self._texts = texts
-        self._embedder = embedder
-        self._queries = QueryVectors(embedder, spec.window_chars, self._sentence_vectors)
-        self._tokenizer = tokenizers.create(spec.tokenizer)
         self._manifest = manifest
+        self._embedder = embedder
+        self._registry = registry
+        self._parts = {name: parts[name] for name in RETRIEVERS if name in parts}
+        self._tokenizer = tokenizers.create(spec.tokenizer)
+        self._queries = QueryVectors(embedder, spec.window_chars, _SentenceVectors(registry))
+        self._finalizer = weakref.finalize(self, shutil.rmtree, str(self.directory), True) if temporary else None
+        self._refresh()
 
-    # --- building -----------------------------------------------------------------------
+    def _refresh(self) -> None:
+        self._ids, self._n_of = self._registry.live(self._manifest["generation"])
+        self._live = np.fromiter((d is not None for d in self._ids), dtype=bool, count=len(self._ids))
+        self._idf = LazyIdf(self._parts["bm25"].doc_freq, len(self._n_of))
+
+    # --- making -------------------------------------------------------------------------
+
+    @classmethod
+    def create(cls, directory: str | Path | None = None, spec: IndexSpec | None = None, *, embedder: Embedder | None = None,
+               full_texts: bool = False) -> "SummaryIndex":
+        """A new, empty index in `directory` (a new or empty directory; None: a temporary one,
+        removed with the object unless `save` moves it elsewhere). `full_texts`: it will have the
+        full-text retriever (its documents then come with their judgments' texts)."""
+        spec = spec or IndexSpec()
+        temporary = directory is None
+        path = Path(tempfile.mkdtemp(prefix="aqgr-index-")) if temporary else Path(directory)
+        if path.exists() and (not path.is_dir() or any(path.iterdir())):
+            raise FileExistsError(f"{path} exists and is not empty: choose another directory")
+        path.mkdir(parents=True, exist_ok=True)
+        embedder = _resolve_embedder(spec, embedder)
+        registry = DocRegistry(path, create=True)
+        parts = {}
+        for name in RETRIEVERS:
+            part = retriever_kinds.get(name).create(path, spec, full_texts=full_texts, embedder=embedder)
+            if part is not None:
+                parts[name] = part
+        manifest = {
+            "backend": cls.backend,
+            "format_version": FORMAT_VERSION,
+            "schema_version": SCHEMA_VERSION,
+            **spec.describe(),
+            "embedder": {"name": embedder.name, "fingerprint": embedder.fingerprint, "dim": embedder.dim},
+            "generation": 0,
+            "retrievers": {name: part.commit() for name, part in parts.items()},
+            "n_docs": 0,
+            "created_at": datetime.now(timezone.utc).isoformat(),
+        }
+        manifest["sha256"] = {}
+        _write_json_atomic(path / MANIFEST, manifest)
+        return cls(path, manifest, spec, embedder, registry, parts, temporary=temporary)
 
     @classmethod
     def build(
         cls,
-        summaries: Sequence[StructuredSummary],
+        summaries: Iterable[StructuredSummary],
         spec: IndexSpec | None = None,
         *,
         cache: EmbeddingCache | None = None,
         embedder: Embedder | None = None,
         progress: Progress | None = None,
-        full_texts: Mapping[str, str] | None = None,
+        full_texts: Mapping[str, str] | Callable[[str], str | None] | None = None,
+        directory: str | Path | None = None,
+        total: int | None = None,
     ) -> "SummaryIndex":
-        """Index `summaries` (one document each) as `spec` says (default: IndexSpec()).
+        """Index `summaries` (one document each, streamed) as `spec` says (default: IndexSpec()).
 
         `cache` reuses vectors of unchanged windows; `embedder` overrides the registry's
-        instance (it must carry the spec's embedder name); `progress(stage, done, total)`
-        is called with stages "tokenize", "embed", "bm25", "faiss" (and "fulltext").
-        `full_texts` (judgment id -> its whole text) adds the "fulltext" retriever: BM25
-        over the judgments themselves, for recall beyond what the summaries kept.
-        """
-        spec = spec or IndexSpec()
-        if not summaries:
-            raise EmptyArchiveError("index")
-        doc_ids = [s.judgment_id for s in summaries]
-        texts = {s.judgment_id: slot_texts(s, spec.slots) for s in summaries}
-        issues = [" ".join(issue.split()) for s in summaries for issue in s.issues]
-        return cls.from_texts(doc_ids, texts, spec, cache=cache, embedder=embedder, progress=progress,
-                              full_texts=full_texts, sentences=[t for t in issues if t], summarizer=summarizer_of(summaries))
+        instance (it must carry the spec's embedder name); `progress(stage, done, total)` is
+        called with stage "index" per batch (and the retrievers' own stages). `full_texts`
+        (judgment id -> its whole text, a mapping or a function) adds the "fulltext" retriever:
+        BM25 over the judgments themselves, for recall beyond what the summaries kept.
+        `directory`: where (default: a temporary directory, see `create`); `total`: the number
+        of summaries, for progress. Raises EmptyArchiveError for no summaries."""
+        index = cls.create(directory, spec, embedder=embedder, full_texts=full_texts is not None)
+        try:
+            index.update(summaries, cache=cache, progress=progress, full_texts=full_texts, total=total)
+            if not len(index):
+                raise EmptyArchiveError("index")
+        except BaseException:  # what was committed stays (a directory given is completed by the next update)
+            index.close()
+            raise
+        return index
 
     @classmethod
     def from_texts(
         cls,
         doc_ids: Sequence[str],
-        texts: dict[str, dict[str, str]],
+        texts: Mapping[str, Mapping[str, str]],
         spec: IndexSpec | None = None,
         *,
         cache: EmbeddingCache | None = None,
@@ -302,80 +304,218 @@ class SummaryIndex:
         full_texts: Mapping[str, str] | None = None,
         sentences: Sequence[str] | None = None,
         summarizer: str | None = None,
+        directory: str | Path | None = None,
     ) -> "SummaryIndex":
-        """Index documents given directly as field texts (`texts[doc_id] = {field: text}`).
+        """Index documents given directly as field texts (`texts[doc_id] = {field: text}`), for
+        documents that have no structured summary (statutes: title + description).
 
-        `full_texts` adds the "fulltext" retriever; `sentences` are short texts embedded now
-        (one window each) so that `embed_query` of any of them costs no model call;
-        `summarizer` (the engine that wrote the summaries) is recorded in the manifest.
-
-        For documents that have no structured summary (statutes: title + description).
-        The fields are indexed as given; `spec` supplies everything else (embedder,
-        tokenizer, BM25 parameters, window size). `build` goes through here.
-        """
-        spec = spec or IndexSpec()
+        The fields are indexed as given; `spec` supplies everything else. `full_texts` adds the
+        "fulltext" retriever; `sentences` are short texts embedded now so that `embed_query` of
+        any of them costs no model call; `summarizer` is recorded in the manifest."""
         doc_ids = list(doc_ids)
         if not doc_ids:
             raise EmptyArchiveError("index")
         missing = [d for d in doc_ids if d not in texts]
         if missing:
             raise ValueError(f"no texts for {len(missing)} document(s), e.g. {missing[0]}")
-        texts = {d: dict(texts[d]) for d in doc_ids}
-        report = progress or (lambda stage, done, total: None)
         if len(set(doc_ids)) != len(doc_ids):
-            dupes = sorted({d for d in doc_ids if doc_ids.count(d) > 1})
+            seen: set[str] = set()
+            dupes = sorted({d for d in doc_ids if d in seen or seen.add(d)})
             raise ValueError(f"judgment ids must be unique; repeated: {', '.join(dupes[:10])}")
-        embedder = _resolve_embedder(spec, embedder)
-        context = BuildContext(doc_ids=doc_ids, texts=texts, spec=spec, tokenizer=tokenizers.create(spec.tokenizer),
-                               embedder=embedder, cache=cache, full_texts=full_texts, report=report)
-        parts = {}
-        for name in RETRIEVERS:
-            part = retriever_kinds.get(name).build(context)
-            if part is not None:
-                parts[name] = part
-        seconds = context.seconds
+        index = cls.create(directory, spec, embedder=embedder, full_texts=full_texts is not None)
+        try:
+            docs = ((d, dict(texts[d]), _texts_fingerprint(texts[d]), ()) for d in doc_ids)
+            index._apply(docs, (), cache=cache, progress=progress, full_texts=full_texts, total=len(doc_ids),
+                         sentences=sentences or (), summarizer=summarizer)
+        except BaseException:
+            index.close()
+            raise
+        return index
 
-        stored, n_sentences_embedded = None, 0
+    # --- updating -------------------------------------------------------------------------
+
+    def update(
+        self,
+        added: Iterable[StructuredSummary],
+        removed: Iterable[str] = (),
+        *,
+        cache: EmbeddingCache | None = None,
+        progress: Progress | None = None,
+        full_texts: Mapping[str, str] | Callable[[str], str | None] | None = None,
+        total: int | None = None,
+    ) -> dict:
+        """Add the summaries (one whose judgment is already indexed replaces it) and drop `removed`
+        (ids not indexed are ignored), in place; returns {"added", "replaced", "removed"}.
+
+        Cost follows the change, not the archive. Crash-safe (see the module): committed every
+        `COMMIT_EVERY` documents and at the end. `full_texts` gives the judgments' texts to an
+        index with the full-text retriever; `total`: how many summaries come, for progress."""
+        engines: set[str] = set()
+
+        def docs() -> Iterator[tuple[str, dict[str, str], str, Sequence[str]]]:
+            for summary in added:
+                engines.add(summary.provenance.engine)
+                yield (summary.judgment_id, slot_texts(summary, self.spec.slots), summary_fingerprint(summary),
+                       [" ".join(issue.split()) for issue in summary.issues])
+
+        return self._apply(docs(), removed, cache=cache, progress=progress, full_texts=full_texts, total=total, engines=engines)
+
+    def _apply(self, docs: Iterable[tuple[str, dict[str, str], str, Sequence[str]]], removed: Iterable[str], *,
+               cache, progress, full_texts, total, sentences: Sequence[str] = (), summarizer: str | None = None,
+               engines: set[str] | None = None) -> dict:
+        """Stage, index and commit documents given as (id, slot texts, fingerprint, issue sentences);
+        `engines` collects the summarizers seen (for the manifest), `summarizer` names it outright."""
+        report = progress or (lambda stage, done, total: None)
+        self._recover()
+        context = BuildContext(self.spec, self._tokenizer, self._embedder, cache, lambda *a: None)
+        text_of = full_texts.get if isinstance(full_texts, Mapping) else full_texts
+        counts = {"added": 0, "replaced": 0, "removed": 0}
+        removed = [r for r in dict.fromkeys(removed) if r in self._n_of]
+        pending: list[tuple[str, dict[str, str], str, Sequence[str]]] = []
+        staged_ids: set[str] = set()
+        generation = self._manifest["generation"] + 1
+        next_n = max(self._registry.next_n(), len(self._ids))
+        since_commit = done = 0
+        started = time.perf_counter()
+
+        def flush() -> None:
+            nonlocal next_n, since_commit
+            if not pending:
+                return
+            rows = []
+            new_docs = []
+            for doc_id, texts, fingerprint, _ in pending:
+                rows.append((next_n, doc_id, fingerprint, texts))
+                full = (text_of(doc_id) or "") if (text_of is not None and "fulltext" in self._parts) else None
+                new_docs.append(NewDoc(next_n, doc_id, texts, full))
+                next_n += 1
+            counts["replaced"] += sum(1 for doc_id, *_ in pending if doc_id in self._n_of)
+            counts["added"] += sum(1 for doc_id, *_ in pending if doc_id not in self._n_of)
+            self._registry.stage(generation, rows, ())
+            for part in self._parts.values():
+                part.add(new_docs, context)
+            self._embed_sentences([s for *_, issues in pending for s in issues], cache, context)
+            since_commit += len(pending)
+            pending.clear()
+
+        for doc in docs:
+            if doc[0] in staged_ids:
+                raise ValueError(f"judgment ids must be unique; repeated: {doc[0]}")
+            staged_ids.add(doc[0])
+            if self._n_of.get(doc[0]) is not None and self._registry_fingerprint(doc[0]) == doc[2]:
+                done += 1  # unchanged: nothing to do
+                continue
+            pending.append(doc)
+            done += 1
+            if len(pending) >= BATCH:
+                flush()
+                report("index", done, total or done)
+            if since_commit >= COMMIT_EVERY:
+                self._commit(generation, context, started, summarizer, engines)
+                generation += 1
+                since_commit = 0
+        flush()
         if sentences:
-            start = time.perf_counter()
-            stored, n_sentences_embedded = embed_sentences(embedder, sentences, spec.window_chars, cache,
-                                                           lambda done, total: report("sentences", done, total))
-            seconds["sentences"] = time.perf_counter() - start
+            self._embed_sentences(list(sentences), cache, context)
+        report("index", done, total or done)
+        if removed:
+            self._registry.stage(generation, [], removed)
+            counts["removed"] = len(removed)
+        if since_commit or removed or sentences or self._manifest["generation"] == 0:
+            self._commit(generation, context, started, summarizer, engines)
+        return counts
 
-        manifest = {
-            "format_version": FORMAT_VERSION,
-            "schema_version": SCHEMA_VERSION,
-            **spec.describe(),
-            "embedder": {"name": embedder.name, "fingerprint": embedder.fingerprint, "dim": embedder.dim},
-            "retrievers": {name: list(part.files) for name, part in parts.items()},
-            "sentences": [SENTENCES_FILE] if stored is not None else [],
-            "n_sentences": len(stored[0]) if stored is not None else 0,
-            "embedded_sentences": n_sentences_embedded,
-            "documents": DOCUMENTS,
-            **({"summarizer": summarizer} if summarizer else {}),
-            "n_docs": len(doc_ids),
-            **context.facts,
-            "created_at": datetime.now(timezone.utc).isoformat(),
-            "build_seconds": {part: round(s, 4) for part, s in seconds.items()},
-            "doc_ids": doc_ids,
-        }
-        return cls(spec=spec, doc_ids=doc_ids, texts=texts, parts=parts, embedder=embedder, manifest=manifest,
-                   sentences=stored)
+    def _registry_fingerprint(self, doc_id: str) -> str | None:
+        if not hasattr(self, "_fingerprints") or self._fingerprints is None:
+            self._fingerprints = self._registry.fingerprints(self._manifest["generation"])
+        return self._fingerprints.get(doc_id)
+
+    def _embed_sentences(self, sentences: Sequence[str], cache, context: BuildContext) -> None:
+        todo = [t for t in dict.fromkeys(" ".join(s.split()) for s in sentences) if t]
+        if not todo:
+            return
+        todo = [t for t in todo if t not in self._registry.has_sentences(todo)]
+        start = time.perf_counter()
+        stored, n_embedded = embed_sentences(self._embedder, todo, self.spec.window_chars, cache)
+        if stored is not None:
+            self._registry.add_sentences(*stored)
+            context.count("embedded_sentences", n_embedded)
+        context.timed("sentences", start)
+
+    def _commit(self, generation: int, context: BuildContext, started: float, summarizer: str | None,
+                engines: set[str] | None) -> None:
+        """Commit `generation`: the parts first (durable), then the manifest naming it, then the dead
+        rows of it are purged from the registry and the parts (idempotent; redone after a crash)."""
+        states = {name: part.commit() for name, part in self._parts.items()}
+        manifest = dict(self._manifest, generation=generation, retrievers=states,
+                        updated_at=datetime.now(timezone.utc).isoformat())
+        manifest["summarizer"] = _summarizer_after(self._manifest, summarizer, engines or set())
+        if manifest["summarizer"] is None:
+            del manifest["summarizer"]
+        manifest["n_docs"] = self._registry.count_live(generation)
+        manifest["n_windows"] = states.get("dense", {}).get("n_windows", 0)
+        manifest["n_sentences"] = self._registry.count_sentences()
+        manifest["last_update"] = {"seconds": {stage: round(s, 4) for stage, s in
+                                               {**context.seconds, "total": time.perf_counter() - started}.items()},
+                                   **context.facts}
+        known = self._manifest.get("sha256", {})  # the parts' files are immutable: a recorded digest stands
+        manifest["sha256"] = {name: known.get(name) or _sha256_file(self.directory / name)
+                              for part in self._parts.values() for name in part.files()}
+        _write_json_atomic(self.directory / MANIFEST, manifest)
+        self._manifest = manifest
+        self._purge()
+        self._fingerprints = None
+        self._refresh()
+
+    def _purge(self) -> None:
+        dead = self._registry.purge(self._manifest["generation"])
+        if dead:
+            for part in self._parts.values():
+                part.delete(dead)
+            for part in self._parts.values():
+                part.commit()
+
+    def _recover(self) -> None:
+        """Roll back a generation that was staged but never committed (an update that stopped),
+        and finish purging the last committed one."""
+        unfinished = self._registry.rollback(self._manifest["generation"])
+        if unfinished:
+            for part in self._parts.values():
+                part.delete(unfinished)
+                part.commit()
+        self._purge()
+
+    def fingerprints(self) -> dict[str, str]:
+        """judgment id -> fingerprint of the summary indexed for it (retrieval/documents.py)."""
+        return self._registry.fingerprints(self._manifest["generation"])
 
     # --- saving and loading -------------------------------------------------------------
 
-    def save(self, directory: str | Path) -> Path:
-        """Write the index to `directory` atomically (replacing an index already there)."""
+    def save(self, directory: str | Path, *, move: bool = False) -> Path:
+        """Put the index at `directory`: nothing to do where it already lives (updates are committed
+        in place); elsewhere it is copied (or, with `move`, renamed: a rebuild made beside the old
+        index) next to the target and swapped in atomically, replacing an index there (never a
+        folder that is not one). With `move` the object then reads from `directory`."""
         target = Path(directory)
+        if target.exists() and target.resolve() == self.directory.resolve():
+            return target
         if target.exists() and (not target.is_dir() or (any(target.iterdir()) and not (target / MANIFEST).exists())):
             raise FileExistsError(f"{target} exists and is not an aqgr index: choose another directory")
         target.parent.mkdir(parents=True, exist_ok=True)
         tag = uuid.uuid4().hex[:12]
         tmp = target.parent / f".{target.name}.tmp-{tag}"
         old = target.parent / f".{target.name}.old-{tag}"
-        tmp.mkdir()
+        self._registry.checkpoint()
+        if move:
+            self._close_files()
+            os.replace(self.directory, tmp)
+        else:
+            try:
+                shutil.copytree(self.directory, tmp, ignore=shutil.ignore_patterns("*.lock"))
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
         try:
-            self._write(tmp)
             if target.exists():
                 os.replace(target, old)
                 try:
@@ -387,72 +527,97 @@ class SummaryIndex:
             else:
                 os.replace(tmp, target)
         except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
+            if move:
+                os.replace(tmp, self.directory)
+                self._reopen(self.directory)
+            else:
+                shutil.rmtree(tmp, ignore_errors=True)
             raise
+        if move:
+            if self._finalizer is not None:
+                self._finalizer.detach()
+                self._finalizer = None
+            self._reopen(target)
         return target
 
-    def _write(self, directory: Path) -> None:
-        names = [name for part in self._parts.values() for name in part.save(directory)]
-        if self._sentences is not None:
-            names.append(save_sentences(directory, self._sentences))
-        (directory / DOCUMENTS).write_text(
-            json.dumps({d: self._texts[d] for d in self._doc_ids}, ensure_ascii=False), encoding="utf-8"
-        )
-        names.append(DOCUMENTS)
-        manifest = dict(self._manifest, sha256={name: _sha256_file(directory / name) for name in names})
-        with open(directory / MANIFEST, "w", encoding="utf-8") as fh:
-            json.dump(manifest, fh, ensure_ascii=False, indent=1)
-            fh.flush()
-            os.fsync(fh.fileno())
-        self._manifest = manifest
+    def _close_files(self) -> None:
+        for part in self._parts.values():
+            part.close()
+        self._registry.close()
+
+    def _reopen(self, directory: Path) -> None:
+        self.directory = Path(directory)
+        self._registry = DocRegistry(self.directory)
+        states = self._manifest["retrievers"]
+        self._parts = {name: retriever_kinds.get(name).open(self.directory, self.spec, states[name]) for name in self._parts}
+        self._queries = QueryVectors(self._embedder, self.spec.window_chars, _SentenceVectors(self._registry))
+        self._refresh()
 
     @classmethod
-    def load(
-        cls, directory: str | Path, expect: IndexSpec | None = None, *, embedder: Embedder | None = None
-    ) -> "SummaryIndex":
+    def load(cls, directory: str | Path, expect: IndexSpec | None = None, *, embedder: Embedder | None = None) -> "SummaryIndex":
         """Open a saved index; `expect` (optional) is the spec it must have been built with.
 
-        Raises NoIndexError when there is none, IndexMismatchError (listing every
-        difference) when it was built differently or its files changed since it was saved.
-        """
+        Raises NoIndexError when there is none, IndexMismatchError (listing every difference)
+        when it was built differently or its files are missing or of another size."""
         path = Path(directory)
         if not (path / MANIFEST).is_file():
             raise NoIndexError(str(path))
         try:
             manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
             spec = IndexSpec.from_manifest(manifest)
-        except Exception as exc:  # unreadable, missing keys, unknown slot names, ...
+            generation = int(manifest["generation"])
+        except Exception as exc:  # unreadable, missing keys, unknown slot names, an older format ...
+            if isinstance(locals().get("manifest"), dict) and manifest.get("format_version") != FORMAT_VERSION:
+                raise IndexMismatchError(str(path), [f"index format version {manifest.get('format_version')!r}, this aqgr reads "
+                                                     f"{FORMAT_VERSION!r}"]) from None
             raise IndexMismatchError(str(path), [f"manifest.json is unreadable ({type(exc).__name__}: {exc})"]) from None
-
         differences = _compare(manifest, spec, expect)
-        differences += _check_files(path, manifest)
+        differences += _check_files(path, manifest, digests=False)
         embedder, problem = _manifest_embedder(manifest, spec, embedder)
         if problem:
             differences.append(problem)
         if differences:
             raise IndexMismatchError(str(path), differences)
-
-        # Every retriever a build always makes, and the optional ones the manifest lists.
         recorded = manifest.get("retrievers", {})
         try:
-            parts = {name: retriever_kinds.get(name).load(path, spec) for name in RETRIEVERS
-                     if not retriever_kinds.get(name).optional or name in recorded}
-            sentences = load_sentences(path) if manifest.get("sentences") else None
-            texts = json.loads((path / DOCUMENTS).read_text(encoding="utf-8"))
+            registry = DocRegistry(path)
+            parts = {name: retriever_kinds.get(name).open(path, spec, recorded[name]) for name in RETRIEVERS if name in recorded}
         except Exception as exc:
             raise IndexMismatchError(str(path), [f"index files unreadable ({type(exc).__name__}: {exc})"]) from None
-        doc_ids = list(manifest["doc_ids"])
-        sizes = {"manifest": len(doc_ids), "documents": len(texts), **{name: part.n_docs for name, part in parts.items()}}
-        if len(set(sizes.values())) != 1 or set(texts) != set(doc_ids) or manifest.get("n_docs") != len(doc_ids):
-            raise IndexMismatchError(str(path), [f"index parts disagree on the documents ({sizes})"])
-        return cls(spec=spec, doc_ids=doc_ids, texts=texts, parts=parts, embedder=embedder, manifest=manifest,
-                   sentences=sentences)
+        missing = [name for name in RETRIEVERS if not retriever_kinds.get(name).optional and name not in parts]
+        if missing:
+            raise IndexMismatchError(str(path), [f"the manifest lists no {', '.join(missing)} retriever"])
+        index = cls(path, manifest, spec, embedder, registry, parts)
+        if len(index) != manifest.get("n_docs") or generation < 0:
+            raise IndexMismatchError(str(path), [f"the documents file holds {len(index)} live documents, the manifest {manifest.get('n_docs')}"])
+        return index
+
+    def check_files(self) -> list[str]:
+        """Every checksum of this index's files and the registry's own check ([] when sound)."""
+        return check_files(self.directory)
+
+    @staticmethod
+    def saved_ids(directory: str | Path) -> list[str]:
+        """The judgment ids a saved index holds, read from its registry without opening the rest."""
+        path = Path(directory)
+        manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
+        registry = DocRegistry(path, read_only=True)
+        try:
+            return [d for d in registry.live(int(manifest["generation"]))[0] if d is not None]
+        finally:
+            registry.close()
+
+    def close(self) -> None:
+        self._close_files()
+        if self._finalizer is not None:
+            self._finalizer()
 
     # --- reading ------------------------------------------------------------------------
 
     @property
     def doc_ids(self) -> tuple[str, ...]:
-        return self._doc_ids
+        """The indexed judgment ids, in the order they were added."""
+        return tuple(d for d in self._ids if d is not None)
 
     @property
     def manifest(self) -> dict:
@@ -472,7 +637,7 @@ class SummaryIndex:
 
     @property
     def retrievers(self) -> tuple[str, ...]:
-        """The retrievers this index has (an optional one, "fulltext", only when it was built)."""
+        """The retrievers this index has (an optional one, "fulltext", only when it was made so)."""
         return tuple(self._parts)
 
     @property
@@ -480,30 +645,28 @@ class SummaryIndex:
         """The BM25 tokenizer (`spec.tokenizer`): text -> list of terms."""
         return self._tokenizer
 
-    def idf(self) -> dict[str, float]:
-        """A smooth, non-negative idf of every indexed term: log(1 + (N - df + 0.5) / (df + 0.5)).
+    def idf(self) -> Mapping[str, float]:
+        """A smooth, non-negative idf of the indexed summary terms: log(1 + (N - df + 0.5) / (df + 0.5)),
+        looked up term by term (`LazyIdf`).
 
-        (BM25's own idf is floored and can be 0 for a term in half the documents; this
-        one orders terms by rarity everywhere, which is what term weighting outside
-        BM25 scoring needs.) The terms and document frequencies are the summary BM25's."""
-        bm25 = self._parts["bm25"].matrix
-        n = bm25.n_docs
-        values = np.log1p((n - bm25.df + 0.5) / (bm25.df + 0.5))
-        return dict(zip(bm25.terms, values.tolist()))
+        (BM25's own idf is floored and can be 0 for a term in half the documents; this one
+        orders terms by rarity everywhere, which is what term weighting outside BM25 scoring
+        needs.) The document frequencies are the summary BM25's."""
+        return self._idf
 
     def __len__(self) -> int:
-        return len(self._doc_ids)
+        return len(self._n_of)
 
     def __contains__(self, doc_id: object) -> bool:
-        return doc_id in self._texts
+        return doc_id in self._n_of
 
     def texts(self, doc_id: str) -> dict[str, str]:
         """The indexed slot texts of one document (KeyError if it is not in the index)."""
-        return dict(self._texts[doc_id])
+        return self._registry.texts(self._n_of[doc_id])
 
     def document_text(self, doc_id: str) -> str:
         """The indexed text of one document: non-empty slot texts joined by blank lines."""
-        return "\n\n".join(t for t in self._texts[doc_id].values() if t)
+        return "\n\n".join(t for t in self.texts(doc_id).values() if t)
 
     def retrieve(
         self,
@@ -515,30 +678,51 @@ class SummaryIndex:
         *,
         vector: np.ndarray | None = None,
     ) -> dict[str, list[ScoredDoc]]:
-        """Top-k documents per retriever (default: every one the index has), after keeping
-        only `restrict` and dropping `exclude`.
+        """Top-k documents per retriever (default: every one the index has), keeping only
+        `restrict` and dropping `exclude`, both applied inside each retriever's search.
 
-        bm25 and fulltext return only documents with a non-zero score (sharing a query
-        term); dense returns documents by their best window's cosine similarity to the
-        query, or to `vector` when given (a query vector made by the caller).
-        """
+        bm25 and fulltext return only documents sharing a query term; dense returns documents
+        by their best window's cosine similarity to the query, or to `vector` when given."""
         absent = {name: retriever_kinds.get(name).absent for name in RETRIEVERS
                   if name not in self._parts and retriever_kinds.get(name).optional}
         names = select_retrievers(self.retrievers, retrievers, k, absent)
-        allowed = np.ones(len(self._doc_ids), dtype=bool)
+        only = None
         if restrict is not None:
-            keep = set(restrict)
-            allowed &= np.fromiter((d in keep for d in self._doc_ids), dtype=bool, count=len(self._doc_ids))
-        if exclude:
-            drop = set(exclude)
-            allowed &= np.fromiter((d not in drop for d in self._doc_ids), dtype=bool, count=len(self._doc_ids))
-        asked = Query(query, self._tokenizer, lambda: self.embed_query(query) if allowed.any() and k else None, vector)
-        runs: dict[str, list[ScoredDoc]] = {}
-        for name in names:
-            part = self._parts[name]
-            scores = part.scores(asked)
-            runs[name] = _top_k(scores, allowed & part.candidates(scores), self._doc_ids, k)
-        return runs
+            only = [self._n_of[d] for d in set(restrict) if d in self._n_of and not (exclude and d in exclude)]
+        drop = {self._n_of[d] for d in exclude if d in self._n_of} if exclude else set()
+        empty = k == 0 or not self._n_of or (only is not None and not only)
+        asked = Query(query, self._tokenizer, lambda: self.embed_query(query), vector)
+        return {name: [] if empty else self._run(self._parts[name], asked, k, only, drop) for name in names}
+
+    def _run(self, part: Retriever, query: Query, k: int, only, drop: set[int]) -> list[ScoredDoc]:
+        """A part's best k live documents, ordered by (-score, id hash) (types.ranked): read
+        OVERFETCH deeper than k, and deeper still while dead or dropped documents fill it."""
+        want = k + OVERFETCH + len(drop)
+        while True:
+            found = part.search(query, want, only=only)
+            kept = [(self._ids[n], score) for n, score in found
+                    if n < len(self._ids) and self._live[n] and n not in drop]
+            if len(found) < want or len(kept) >= k + OVERFETCH:
+                return ranked(kept)[:k]
+            want *= 4
+
+
+def _summarizer_after(manifest: dict, named: str | None, engines: set[str]) -> str | None:
+    """The summarizer the manifest records after an update: `named` when given; else the one
+    engine of a first build's summaries, kept while updates bring only its summaries, and
+    None (mixed) once another engine's arrive."""
+    if named is not None:
+        return named
+    recorded = manifest.get("summarizer")
+    if manifest["generation"] == 0:
+        return engines.pop() if len(engines) == 1 else None
+    if recorded is None or not engines or engines == {recorded}:
+        return recorded
+    return None
+
+
+def _texts_fingerprint(texts: Mapping[str, str]) -> str:
+    return hashlib.sha256(json.dumps(dict(texts), sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
 
 def _compare(manifest: dict, spec: IndexSpec, expect: IndexSpec | None, version: int = FORMAT_VERSION) -> list[str]:
@@ -555,16 +739,38 @@ def _compare(manifest: dict, spec: IndexSpec, expect: IndexSpec | None, version:
     return diffs
 
 
-def _check_files(path: Path, manifest: dict) -> list[str]:
+def _check_files(path: Path, manifest: dict, *, digests: bool = True) -> list[str]:
+    """The manifest's immutable files against the disk: present, and (with `digests`, as
+    `aqgr check` asks) unchanged; without, only their presence (a load stays fast at any size)."""
     diffs = []
-    for name, digest in sorted(manifest.get("sha256", {}).items()):
+    recorded = manifest.get("sha256")
+    if not isinstance(recorded, dict):
+        return ["manifest lists no file checksums"]
+    for name, digest in sorted(recorded.items()):
         if not (path / name).is_file():
             diffs.append(f"file {name} is missing")
-        elif _sha256_file(path / name) != digest:
+        elif digests and _sha256_file(path / name) != digest:
             diffs.append(f"file {name} changed since the index was saved")
-    if not manifest.get("sha256"):
-        diffs.append("manifest lists no file checksums")
     return diffs
+
+
+def check_files(directory: str | Path) -> list[str]:
+    """Every checksum of a saved embedded index, and the registry's own check ([] when sound)."""
+    path = Path(directory)
+    try:
+        manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return [f"manifest.json is unreadable ({exc})"]
+    problems = _check_files(path, manifest)
+    try:
+        registry = DocRegistry(path, read_only=True)
+        try:
+            problems += [f"docs.sqlite: {p}" for p in registry.quick_check()]
+        finally:
+            registry.close()
+    except Exception as exc:
+        problems.append(f"docs.sqlite is unreadable ({type(exc).__name__}: {exc})")
+    return problems
 
 
 def _manifest_embedder(manifest: dict, spec: IndexSpec, embedder: Embedder | None) -> tuple[Embedder | None, str | None]:

@@ -1,74 +1,86 @@
 """The retrievers of an embedded index (retrieval/index.py SummaryIndex), one class each, by name.
 
 Registry `retriever_kinds` (the name is also the retriever's name in `retrieve` and the
-stem of its files in the index directory):
+name of its folder in the index directory):
 
-  bm25      BM25 over the indexed slot texts (IndexSpec bm25_*; files bm25.npz, bm25.vocab.json)
-  dense     windowed embeddings in FAISS, a document scored by its best window
-            (IndexSpec embedder, window_chars, dense_slots; files dense.faiss, dense.windows.npz)
-  fulltext  BM25 over the judgments' full texts (IndexSpec fulltext_*, shared b / epsilon /
-            idf; files fulltext.npz, fulltext.vocab.json); optional: built only when the
-            build is given the full texts, and an index without it says so
+  bm25      BM25 over the indexed slot texts (IndexSpec bm25_*; a lexical engine of
+            retrieval/lexical.py, IndexSpec.lexical_engine)
+  dense     windowed embeddings, a document scored by its best window (IndexSpec embedder,
+            window_chars, dense_slots; retrieval/dense_store.py segments)
+  fulltext  BM25 over the judgments' full texts (IndexSpec fulltext_*, shared b / idf);
+            optional: built only when the index is created with the full texts, and an
+            index without it says so
 
-Each kind owns its part of an index: `build(context)` (None when the build gives it nothing
-to build from), `save(directory)` (the file names written), `load(directory, spec)`, and
-scoring: `scores(query)` gives one score per document (by position) and `candidates(scores)`
-which documents the retriever returns at all. SummaryIndex loops over `RETRIEVERS` (the
-registered names, in name order) and branches on no name; adding a retriever is a class
-here (and its parameters, if it has new ones, in IndexSpec).
+Each kind owns its part of an index, addressed by the registry's integer n
+(retrieval/docstore.py): `create(directory, spec)` (None when the index is made without
+what it needs), `open(directory, spec, state)`, `add(docs, context)`, `delete(ns)`,
+`commit()` (durable; returns the state the manifest records), `search(query, k)` -> the
+best k (n, score), best first, and `files()` (its immutable files, checksummed by the
+manifest). A part may hold n that are no longer live (after a crash, or until dead
+windows are compacted away): the index filters those. SummaryIndex loops over
+`RETRIEVERS` and branches on no name; adding a retriever is a class here.
 
-Importing this module loads neither torch nor faiss.
+Importing this module loads neither torch, faiss nor tantivy.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, ClassVar, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, ClassVar, Collection, Mapping, Sequence
 
 import numpy as np
 
 from aqgr.registry import Registry
 
-from .bm25 import BM25Matrix
-from .dense import DenseIndex, document_windows, flatten_windows
+from .dense import document_windows
 from .documents import dense_texts
 from .embed_cache import EmbeddingCache, embed_with_cache
 from .text import with_pairs
 
 if TYPE_CHECKING:
     from .embedders import Embedder
-    from .index import IndexSpec
+    from .spec import IndexSpec
 
 Report = Callable[[str, int, int], None]
 
 
+@dataclass(frozen=True)
+class NewDoc:
+    """One document a part indexes: its n, judgment id, indexed slot texts and (for the
+    full-text retriever) the judgment's whole text, or None when there is none."""
+
+    n: int
+    doc_id: str
+    texts: Mapping[str, str]
+    full_text: str | None = None
+
+
+@dataclass
 class BuildContext:
-    """What a retriever may build from: the documents, the spec, the embedder and its cache, the
-    judgments' full texts (or None); `seconds` and `facts` collect build timings and manifest
-    entries (n_terms, n_windows, ...)."""
+    """What parts build with: the spec, tokenizer, embedder and its cache, progress; `seconds`
+    and `facts` collect timings and manifest entries (summed over the batches of an update)."""
 
-    def __init__(self, *, doc_ids: Sequence[str], texts: Mapping[str, Mapping[str, str]], spec: IndexSpec, tokenizer,
-                 embedder: Embedder, cache: EmbeddingCache | None, full_texts: Mapping[str, str] | None, report: Report):
-        self.doc_ids, self.texts, self.spec = list(doc_ids), texts, spec
-        self.tokenizer, self.embedder, self.cache = tokenizer, embedder, cache
-        self.full_texts, self.report = full_texts, report
-        self.seconds: dict[str, float] = {}
-        self.facts: dict[str, int] = {}
+    spec: IndexSpec
+    tokenizer: Callable[[str], list[str]]
+    embedder: Embedder
+    cache: EmbeddingCache | None
+    report: Report
+    seconds: dict[str, float] = field(default_factory=dict)
+    facts: dict[str, int] = field(default_factory=dict)
 
-    @cached_property
-    def corpus(self) -> list[list[str]]:
-        """The indexed slot texts of each document as BM25 terms (spec.bm25_ngrams); stage "tokenize"."""
-        start = time.perf_counter()
-        corpus = []
-        for i, doc_id in enumerate(self.doc_ids, start=1):
-            text = "\n\n".join(t for t in self.texts[doc_id].values() if t)
-            corpus.append(with_pairs(self.tokenizer(text), self.spec.bm25_ngrams))
-            if i % 200 == 0 or i == len(self.doc_ids):
-                self.report("tokenize", i, len(self.doc_ids))
-        self.seconds["tokenize"] = time.perf_counter() - start
-        return corpus
+    def timed(self, stage: str, since: float) -> None:
+        self.seconds[stage] = self.seconds.get(stage, 0.0) + time.perf_counter() - since
+
+    def count(self, fact: str, n: int) -> None:
+        self.facts[fact] = self.facts.get(fact, 0) + n
+
+    def summary_terms(self, doc: NewDoc) -> list[str]:
+        """A document's indexed slot texts as summary BM25 terms (spec.bm25_ngrams)."""
+        text = "\n\n".join(t for t in doc.texts.values() if t)
+        return with_pairs(self.tokenizer(text), self.spec.bm25_ngrams)
 
 
 class Query:
@@ -91,79 +103,118 @@ class Retriever:
     """One retriever of an embedded index (see the module); subclasses register by name."""
 
     name: ClassVar[str]
-    files: ClassVar[tuple[str, ...]]  # what `save` writes, recorded in the manifest's "retrievers"
-    optional: ClassVar[bool] = False  # built only from inputs a build may lack; loaded when the manifest lists it
+    optional: ClassVar[bool] = False  # made only from inputs an index may lack; opened when the manifest lists it
     absent: ClassVar[str] = ""  # why an index lacks an optional retriever, and what to do
     reads_vector: ClassVar[bool] = False  # scores a query's embedding (the search then embeds each question)
 
-    @property
-    def n_docs(self) -> int:
+    @classmethod
+    def create(cls, directory: Path, spec: IndexSpec, *, full_texts: bool, embedder: Embedder) -> "Retriever | None":
+        """A new, empty part (None when the index is made without what it needs)."""
         raise NotImplementedError
 
     @classmethod
-    def build(cls, context: BuildContext) -> "Retriever | None":
+    def open(cls, directory: Path, spec: IndexSpec, state: Mapping) -> "Retriever":
         raise NotImplementedError
 
-    @classmethod
-    def load(cls, directory: Path, spec: IndexSpec) -> "Retriever":
+    def add(self, docs: Sequence[NewDoc], context: BuildContext) -> None:
         raise NotImplementedError
 
-    def save(self, directory: Path) -> list[str]:
+    def delete(self, ns: Collection[int]) -> None:
         raise NotImplementedError
 
-    def scores(self, query: Query) -> np.ndarray:
-        """One score per document, by position."""
+    def commit(self) -> dict:
+        """Make what was added and deleted durable; returns the state to record in the manifest."""
         raise NotImplementedError
 
-    def candidates(self, scores: np.ndarray) -> np.ndarray:
-        """Which documents (a boolean mask) the retriever returns for these scores."""
+    def files(self) -> list[str]:
+        """Its immutable files, relative to the index directory (checksummed by the manifest)."""
+        return []
+
+    def search(self, query: Query, k: int, *, only: Collection[int] | None = None) -> list[tuple[int, float]]:
+        """The best k documents (n, score), best first; `only` keeps just those n."""
         raise NotImplementedError
+
+    def close(self) -> None:
+        pass
 
 
 retriever_kinds: Registry[Retriever] = Registry("retriever")
 
 
 class _BM25(Retriever):
-    """BM25 over a tokenised corpus; n-grams from the spec; a document sharing no term is not returned."""
+    """BM25 over terms, through a lexical engine; a document sharing no term is not returned."""
 
-    def __init__(self, matrix: BM25Matrix, ngrams: int):
-        self.matrix, self.ngrams = matrix, ngrams
+    folder: ClassVar[str]
 
-    @property
+    def __init__(self, engine, ngrams: int):
+        self.engine, self.ngrams = engine, ngrams
+
+    @classmethod
+    def _params(cls, spec: IndexSpec) -> dict:
+        raise NotImplementedError
+
+    @classmethod
+    def _ngrams(cls, spec: IndexSpec) -> int:
+        raise NotImplementedError
+
+    @classmethod
+    def _make(cls, directory: Path, spec: IndexSpec) -> "_BM25":
+        from .lexical import lexical_engines
+
+        engine = lexical_engines.get(spec.lexical_engine).create(Path(directory) / cls.folder, **cls._params(spec))
+        return cls(engine, cls._ngrams(spec))
+
+    @classmethod
+    def open(cls, directory: Path, spec: IndexSpec, state: Mapping) -> "_BM25":
+        from .lexical import lexical_engines
+
+        return cls(lexical_engines.get(spec.lexical_engine).open(Path(directory) / cls.folder), cls._ngrams(spec))
+
+    def delete(self, ns: Collection[int]) -> None:
+        if ns:
+            self.engine.delete(list(ns))
+
+    def commit(self) -> dict:
+        self.engine.commit()
+        return {"folder": self.folder, "n_docs": len(self.engine)}
+
+    def search(self, query: Query, k: int, *, only: Collection[int] | None = None) -> list[tuple[int, float]]:
+        return self.engine.search(with_pairs(query.tokens, self.ngrams), k, only=only)
+
+    def doc_freq(self, term: str) -> int:
+        return self.engine.doc_freq(term)
+
     def n_docs(self) -> int:
-        return self.matrix.n_docs
+        return len(self.engine)
 
-    def save(self, directory: Path) -> list[str]:
-        return self.matrix.save(directory, self.name)
-
-    def scores(self, query: Query) -> np.ndarray:
-        return self.matrix.scores(with_pairs(query.tokens, self.ngrams))
-
-    def candidates(self, scores: np.ndarray) -> np.ndarray:
-        return scores != 0
+    def close(self) -> None:
+        self.engine.close()
 
 
 @retriever_kinds.register("bm25")
 class SummaryBM25(_BM25):
     """BM25 over the indexed slot texts (the summaries), with the spec's bm25_* parameters."""
 
-    name = "bm25"
-    files = ("bm25.npz", "bm25.vocab.json")
+    name = folder = "bm25"
 
     @classmethod
-    def build(cls, context: BuildContext) -> "SummaryBM25":
-        spec, corpus = context.spec, context.corpus
+    def _params(cls, spec: IndexSpec) -> dict:
+        return {"k1": spec.bm25_k1, "b": spec.bm25_b, "idf": spec.bm25_idf, "query_tf": "raw", "epsilon": spec.bm25_epsilon}
+
+    @classmethod
+    def _ngrams(cls, spec: IndexSpec) -> int:
+        return spec.bm25_ngrams
+
+    @classmethod
+    def create(cls, directory: Path, spec: IndexSpec, *, full_texts: bool, embedder: Embedder) -> "SummaryBM25":
+        return cls._make(directory, spec)
+
+    def add(self, docs: Sequence[NewDoc], context: BuildContext) -> None:
         start = time.perf_counter()
-        context.report("bm25", 0, 1)
-        matrix = BM25Matrix.build(corpus, k1=spec.bm25_k1, b=spec.bm25_b, epsilon=spec.bm25_epsilon, idf_kind=spec.bm25_idf)
-        context.report("bm25", 1, 1)
-        context.seconds["bm25"] = time.perf_counter() - start
-        context.facts["n_terms"] = len(matrix.terms)
-        return cls(matrix, spec.bm25_ngrams)
-
-    @classmethod
-    def load(cls, directory: Path, spec: IndexSpec) -> "SummaryBM25":
-        return cls(BM25Matrix.load(directory, cls.name), spec.bm25_ngrams)
+        for doc in docs:
+            self.engine.add(doc.n, context.summary_terms(doc))
+        context.report("bm25", len(docs), len(docs))
+        context.timed("bm25", start)
 
 
 @retriever_kinds.register("fulltext")
@@ -172,81 +223,113 @@ class FullTextBM25(_BM25):
     epsilon and idf shared): recall beyond what the summaries kept. A document without a full
     text is represented by its indexed fields (the summary BM25's terms)."""
 
-    name = "fulltext"
-    files = ("fulltext.npz", "fulltext.vocab.json")
+    name = folder = "fulltext"
     optional = True
-    absent = "this index has no full-text retriever: rebuild it with the judgments' full texts"
+    absent = "this index has no full-text retriever: rebuild it with the judgments' full texts (`aqgr index --rebuild`)"
 
     @classmethod
-    def build(cls, context: BuildContext) -> "FullTextBM25 | None":
-        if context.full_texts is None:
-            return None
-        spec, full_texts, doc_ids = context.spec, context.full_texts, context.doc_ids
-        corpus = context.corpus
+    def _params(cls, spec: IndexSpec) -> dict:
+        return {"k1": spec.fulltext_k1, "b": spec.bm25_b, "idf": spec.bm25_idf, "query_tf": spec.fulltext_query_tf,
+                "epsilon": spec.bm25_epsilon}
+
+    @classmethod
+    def _ngrams(cls, spec: IndexSpec) -> int:
+        return spec.fulltext_ngrams
+
+    @classmethod
+    def create(cls, directory: Path, spec: IndexSpec, *, full_texts: bool, embedder: Embedder) -> "FullTextBM25 | None":
+        return cls._make(directory, spec) if full_texts else None
+
+    def add(self, docs: Sequence[NewDoc], context: BuildContext) -> None:
         start = time.perf_counter()
-        context.report("fulltext", 0, len(doc_ids))
-        full_corpus = [with_pairs(context.tokenizer(full_texts.get(d) or ""), spec.fulltext_ngrams) or corpus[i]
-                       for i, d in enumerate(doc_ids)]
-        matrix = BM25Matrix.build(full_corpus, k1=spec.fulltext_k1, b=spec.bm25_b, epsilon=spec.bm25_epsilon,
-                                  idf_kind=spec.bm25_idf, query_tf=spec.fulltext_query_tf)
-        context.report("fulltext", len(doc_ids), len(doc_ids))
-        context.seconds["fulltext"] = time.perf_counter() - start
-        return cls(matrix, spec.fulltext_ngrams)
-
-    @classmethod
-    def load(cls, directory: Path, spec: IndexSpec) -> "FullTextBM25":
-        return cls(BM25Matrix.load(directory, cls.name), spec.fulltext_ngrams)
+        for doc in docs:
+            terms = with_pairs(context.tokenizer(doc.full_text or ""), self.ngrams) or context.summary_terms(doc)
+            self.engine.add(doc.n, terms)
+        context.report("fulltext", len(docs), len(docs))
+        context.timed("fulltext", start)
 
 
 @retriever_kinds.register("dense")
 class Dense(Retriever):
-    """Windows of the dense slots embedded (through the cache) into FAISS; a document scores its
-    best window's cosine similarity to the query vector (stages "embed", "faiss")."""
+    """Windows of the dense slots embedded (through the cache) into a segmented vector store; a
+    document scores its best window's similarity to the query vector (stages "embed", "faiss").
+    Each commit writes the added windows as one new segment; a removed document's windows stay
+    in their segment (hidden: its n is not live) until `compact` drops them."""
 
     name = "dense"
-    files = ("dense.faiss", "dense.windows.npz")
+    folder = "dense"
     reads_vector = True
 
-    def __init__(self, index: DenseIndex):
-        self.index = index
-
-    @property
-    def n_docs(self) -> int:
-        return self.index.n_docs
+    def __init__(self, store, directory: Path):
+        self.store, self.directory = store, Path(directory)
+        self._vectors: list[np.ndarray] = []
+        self._window_n: list[np.ndarray] = []
 
     @classmethod
-    def build(cls, context: BuildContext) -> "Dense":
-        spec, texts, embedder = context.spec, context.texts, context.embedder
+    def create(cls, directory: Path, spec: IndexSpec, *, full_texts: bool, embedder: Embedder) -> "Dense":
+        from .dense_store import DenseStore
+
+        (Path(directory) / cls.folder).mkdir(parents=True, exist_ok=True)
+        return cls(DenseStore(Path(directory) / cls.folder, embedder.dim), directory)
+
+    @classmethod
+    def open(cls, directory: Path, spec: IndexSpec, state: Mapping) -> "Dense":
+        from .dense_store import DenseStore
+
+        return cls(DenseStore(Path(directory) / cls.folder, int(state["dim"]), list(state.get("segments", ()))), directory)
+
+    def add(self, docs: Sequence[NewDoc], context: BuildContext) -> None:
+        spec = context.spec
         start = time.perf_counter()
-        windows, window_doc = flatten_windows([document_windows(dense_texts(texts[d], spec.dense_slots), spec.window_chars)
-                                               for d in context.doc_ids])
-        vectors, n_embedded = embed_with_cache(embedder, windows, context.cache,
+        windows: list[str] = []
+        owners: list[int] = []
+        for doc in docs:
+            for window in document_windows(dense_texts(doc.texts, spec.dense_slots), spec.window_chars):
+                windows.append(window)
+                owners.append(doc.n)
+        vectors, n_embedded = embed_with_cache(context.embedder, windows, context.cache,
                                                progress=lambda done, total: context.report("embed", done, total))
-        context.seconds["embed"] = time.perf_counter() - start
-        start = time.perf_counter()
-        context.report("faiss", 0, 1)
-        index = DenseIndex.from_vectors(vectors, window_doc, len(context.doc_ids), embedder.dim)
-        context.report("faiss", 1, 1)
-        context.seconds["faiss"] = time.perf_counter() - start
-        context.facts.update(n_windows=len(windows), embedded_windows=n_embedded)
-        return cls(index)
+        self._vectors.append(np.asarray(vectors, dtype=np.float32))
+        self._window_n.append(np.asarray(owners, dtype=np.int64))
+        context.count("n_windows", len(windows))
+        context.count("embedded_windows", n_embedded)
+        context.timed("embed", start)
 
-    @classmethod
-    def load(cls, directory: Path, spec: IndexSpec) -> "Dense":
-        return cls(DenseIndex.load(directory, cls.name))
+    def delete(self, ns: Collection[int]) -> None:
+        """Nothing to do now: the windows of dead n are hidden by the index and dropped by `compact`."""
 
-    def save(self, directory: Path) -> list[str]:
-        return self.index.save(directory, self.name)
+    def commit(self) -> dict:
+        if self._vectors:
+            vectors = np.concatenate(self._vectors) if len(self._vectors) > 1 else self._vectors[0]
+            owners = np.concatenate(self._window_n) if len(self._window_n) > 1 else self._window_n[0]
+            if len(vectors):
+                self.store.add_segment(vectors, owners)
+            self._vectors, self._window_n = [], []
+        return self.state()
 
-    def scores(self, query: Query) -> np.ndarray:
-        return self.index.scores(query.vector)
+    def state(self) -> dict:
+        return {"folder": self.folder, "dim": self.store.dim, "segments": list(self.store.segments),
+                "n_windows": int(self.store.n_windows)}
 
-    def candidates(self, scores: np.ndarray) -> np.ndarray:
-        return np.isfinite(scores)
+    def files(self) -> list[str]:
+        return [f"{self.folder}/{name}" for name in self.store.files()]
+
+    def search(self, query: Query, k: int, *, only: Collection[int] | None = None) -> list[tuple[int, float]]:
+        vector = query.vector
+        if vector is None:
+            return []
+        return self.store.search(vector, k, only=only)
+
+    def compact(self, live: Callable[[np.ndarray], np.ndarray]) -> bool:
+        """Fold the segments into one without dead windows when the store asks for it; True if it did."""
+        if not self.store.needs_compaction():
+            return False
+        self.store.compact(live)
+        return True
 
 
 def optional_retrievers() -> frozenset[str]:
-    """The retrievers an index may lack (built only from inputs a build may not have): a search
+    """The retrievers an index may lack (made only from inputs a build may not have): a search
     configured with one skips it on an index without it."""
     return frozenset(name for name in retriever_kinds.names() if retriever_kinds.get(name).optional)
 

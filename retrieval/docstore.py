@@ -1,0 +1,195 @@
+"""The documents of an embedded index: which judgment each integer `n` stands for, by generation.
+
+An index addresses its documents by `n`, an integer never reused: the retrievers' parts
+(retrieval/retrievers.py) store n, and this registry (`docs.sqlite` in the index directory)
+maps n to the judgment id, the fingerprint of the summary indexed for it
+(retrieval/documents.py `summary_fingerprint`) and its indexed slot texts.
+
+Every change is a generation. A row records the generation that added it (`gen`) and the
+one that removed it (`dead`, NULL while live); at generation G a row is live when
+gen <= G and (dead is NULL or dead > G). The manifest names the committed generation, so
+the steps of an update (new rows, new retriever data, then the manifest) can stop anywhere:
+until the manifest names G + 1, readers see exactly generation G, and the next writer
+rolls the unfinished generation back (`rollback`) before it starts. Rows dead at a
+committed generation are purged, and their n handed to the retrievers to delete, after the
+commit (`purge`).
+
+`sentences` keeps short texts embedded at build time (the summaries' issues), keyed by a
+hash of the whitespace-normalised text, so that a query equal to one costs no model call
+and nothing of it is held in memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
+
+FILE_NAME = "docs.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS docs (
+    n INTEGER PRIMARY KEY,
+    judgment_id TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    texts TEXT NOT NULL,
+    gen INTEGER NOT NULL,
+    dead INTEGER
+);
+CREATE INDEX IF NOT EXISTS docs_judgment ON docs (judgment_id);
+CREATE INDEX IF NOT EXISTS docs_dead ON docs (dead);
+CREATE INDEX IF NOT EXISTS docs_gen ON docs (gen);
+CREATE TABLE IF NOT EXISTS sentences (key BLOB PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID;
+"""
+
+
+def sentence_key(text: str) -> bytes:
+    return hashlib.blake2b(" ".join(text.split()).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+class DocRegistry:
+    """docs.sqlite of one index directory (see the module). Thread-safe for readers."""
+
+    def __init__(self, directory: str | Path, *, create: bool = False, read_only: bool = False):
+        self.path = Path(directory) / FILE_NAME
+        if not create and not self.path.is_file():
+            raise FileNotFoundError(str(self.path))
+        uri = f"file:{self.path}?mode=ro" if read_only else f"file:{self.path}"
+        self._db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+        self._lock = threading.Lock()
+        if not read_only:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # -- reading -------------------------------------------------------------
+    def live(self, generation: int) -> tuple[list[str | None], dict[str, int]]:
+        """(judgment id by n, None where n is not live; judgment id -> n) at `generation`."""
+        with self._lock:
+            top = self._db.execute("SELECT COALESCE(MAX(n), -1) FROM docs").fetchone()[0]
+            ids: list[str | None] = [None] * (top + 1)
+            n_of: dict[str, int] = {}
+            for n, judgment_id in self._db.execute(
+                    "SELECT n, judgment_id FROM docs WHERE gen <= ? AND (dead IS NULL OR dead > ?)", (generation, generation)):
+                ids[n] = judgment_id
+                n_of[judgment_id] = n
+        return ids, n_of
+
+    def fingerprints(self, generation: int) -> dict[str, str]:
+        with self._lock:
+            return dict(self._db.execute(
+                "SELECT judgment_id, fingerprint FROM docs WHERE gen <= ? AND (dead IS NULL OR dead > ?)", (generation, generation)))
+
+    def count_live(self, generation: int) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM docs WHERE gen <= ? AND (dead IS NULL OR dead > ?)",
+                                    (generation, generation)).fetchone()[0]
+
+    def checkpoint(self) -> None:
+        """Fold the write-ahead log into the file (before the directory is copied)."""
+        with self._lock:
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def texts(self, n: int) -> dict[str, str]:
+        with self._lock:
+            row = self._db.execute("SELECT texts FROM docs WHERE n = ?", (n,)).fetchone()
+        if row is None:
+            raise KeyError(n)
+        return json.loads(row[0])
+
+    def next_n(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COALESCE(MAX(n), -1) + 1 FROM docs").fetchone()[0]
+
+    def quick_check(self) -> list[str]:
+        """SQLite's own check of the file ([] when sound)."""
+        with self._lock:
+            found = [r[0] for r in self._db.execute("PRAGMA quick_check")]
+        return [] if found == ["ok"] else found
+
+    # -- writing (one writer: the caller holds the archive's index lock) ---------
+    def stage(self, generation: int, added: Sequence[tuple[int, str, str, Mapping[str, str]]], removed: Iterable[str]) -> list[int]:
+        """Record generation `generation`'s changes, invisible until it is committed: `added`
+        rows (n, judgment id, fingerprint, slot texts; a judgment already live is replaced) and
+        `removed` judgment ids. Returns the n of the rows this generation kills."""
+        killed: list[int] = []
+        with self._lock, self._db:
+            self._db.execute("BEGIN")
+            victims = [a[1] for a in added] + list(removed)
+            for chunk in _chunks(victims, 500):
+                marks = ",".join("?" * len(chunk))
+                rows = self._db.execute(f"SELECT n FROM docs WHERE dead IS NULL AND gen < ? AND judgment_id IN ({marks})",
+                                        (generation, *chunk)).fetchall()
+                killed += [r[0] for r in rows]
+                self._db.execute(f"UPDATE docs SET dead = ? WHERE dead IS NULL AND gen < ? AND judgment_id IN ({marks})",
+                                 (generation, generation, *chunk))
+            self._db.executemany(
+                "INSERT INTO docs (n, judgment_id, fingerprint, texts, gen) VALUES (?, ?, ?, ?, ?)",
+                ((n, j, f, json.dumps(dict(t), ensure_ascii=False), generation) for n, j, f, t in added))
+        return killed
+
+    def rollback(self, committed: int) -> list[int]:
+        """Undo every generation after `committed` (an update that stopped before its manifest):
+        returns the n of the rows it had added, for the retrievers to delete."""
+        with self._lock, self._db:
+            self._db.execute("BEGIN")
+            added = [r[0] for r in self._db.execute("SELECT n FROM docs WHERE gen > ?", (committed,))]
+            self._db.execute("DELETE FROM docs WHERE gen > ?", (committed,))
+            self._db.execute("UPDATE docs SET dead = NULL WHERE dead > ?", (committed,))
+        return added
+
+    def purge(self, committed: int) -> list[int]:
+        """Forget the rows dead at `committed`; returns their n (for the retrievers to delete)."""
+        with self._lock, self._db:
+            self._db.execute("BEGIN")
+            dead = [r[0] for r in self._db.execute("SELECT n FROM docs WHERE dead IS NOT NULL AND dead <= ?", (committed,))]
+            self._db.execute("DELETE FROM docs WHERE dead IS NOT NULL AND dead <= ?", (committed,))
+        return dead
+
+    # -- pre-embedded sentences ------------------------------------------------
+    def add_sentences(self, texts: Sequence[str], vectors: np.ndarray) -> None:
+        rows = ((sentence_key(t), np.asarray(v, dtype=np.float32).tobytes()) for t, v in zip(texts, vectors))
+        with self._lock, self._db:
+            self._db.executemany("INSERT OR IGNORE INTO sentences (key, vector) VALUES (?, ?)", rows)
+
+    def has_sentences(self, texts: Sequence[str]) -> set[str]:
+        """Those of `texts` already stored."""
+        found: set[str] = set()
+        keyed = {sentence_key(t): t for t in texts}
+        with self._lock:
+            for chunk in _chunks(list(keyed), 500):
+                rows = self._db.execute(f"SELECT key FROM sentences WHERE key IN ({','.join('?' * len(chunk))})", chunk)
+                found.update(keyed[r[0]] for r in rows)
+        return found
+
+    def sentence_vectors(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """Stored vectors of those `texts` that have one (keyed by the text as given)."""
+        keyed: dict[bytes, list[str]] = {}
+        for t in texts:
+            keyed.setdefault(sentence_key(t), []).append(t)
+        out: dict[str, np.ndarray] = {}
+        with self._lock:
+            for chunk in _chunks(list(keyed), 500):
+                rows = self._db.execute(f"SELECT key, vector FROM sentences WHERE key IN ({','.join('?' * len(chunk))})", chunk)
+                for key, blob in rows:
+                    for t in keyed[key]:
+                        out[t] = np.frombuffer(blob, dtype=np.float32)
+        return out
+
+    def count_sentences(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM sentences").fetchone()[0]
+
+
+def _chunks(items: Sequence, size: int) -> Iterator[Sequence]:
+    for i in range(0, len(items), size):
+        yield items[i:i + size]

@@ -1,0 +1,152 @@
+"""How an index is built: `IndexSpec`, the recipe every backend records in its manifest.
+
+Every default is declared once, here or in the module it comes from (named in the class
+docstring). A saved index records `describe()`; `from_manifest` reads it back, and a load
+that expects another spec is refused with every difference listed.
+
+Importing this module loads nothing heavy.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
+
+from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, IDF_KINDS, QUERY_TF_KINDS
+from .dense import WINDOW_CHARS
+from .documents import DEFAULT_SLOTS, check_slots
+from .embedders import DEFAULT_EMBEDDER
+
+# The engine under the BM25 retrievers (retrieval/lexical.py `lexical_engines`).
+DEFAULT_LEXICAL_ENGINE = "tantivy.v1"
+DEFAULT_TOKENIZER = "words.v1"
+# Terms and adjacent pairs for the full texts (citation benchmark, full-text BM25 alone:
+# MAP 0.120 -> 0.140); terms alone for the summaries until pairs are measured there.
+BM25_NGRAMS = 1
+FULLTEXT_NGRAMS = 2
+# Full-text BM25 only (the summary BM25 keeps bm25_k1 and raw query counts: its documents
+# are short, and Milvus scores it server-side). A judgment's facts as the query repeat their
+# main words; "log" query tf keeps them from swamping the rest. k1 = 2.0, the top of
+# Robertson and Zaragoza's usual 1.2-2.0 range: judgments are long and, with word pairs,
+# each repeated phrase counts twice over, so term frequency saturates later. Citation
+# benchmark, full-text BM25 alone (terms + pairs, Lucene idf, b = 0.75): raw / k1 1.2
+# 0.1398, log / 1.2 0.1445, log / 2.0 0.1452 MAP (docs/experiments/2026-11-30-fulltext-bm25-settings.md).
+# The default lexical engine (retrieval/lexical.py `tantivy.v1`, on disk, pruned top-k) has
+# Lucene's fixed k1 = 1.2, b = 0.75: the full-text default follows it (log / 1.2 above, 0.0007
+# below 2.0 in that measurement). Other values need the `matrix.v1` engine (in memory; the
+# evaluation's parameter ablations).
+FULLTEXT_K1 = 1.2
+FULLTEXT_QUERY_TF = "log"
+
+Progress = Callable[[str, int, int], None]
+
+
+class IndexSpec(BaseModel):
+    """How an index is built. Every default is declared once, where it comes from:
+
+    slots: retrieval/documents.py DEFAULT_SLOTS (the study's retrieval slots, no precedents);
+    embedder: retrieval/embedders.py (minilm-l6.v1, shipped in a package);
+    tokenizer: retrieval/text.py (words.v1);
+    bm25_k1 / bm25_b / bm25_epsilon / bm25_idf: retrieval/bm25.py (both BM25 retrievers);
+    window_chars: retrieval/dense.py (fits MiniLM's 256-token input);
+    bm25_ngrams / fulltext_ngrams: retrieval/text.py `with_pairs` (1: terms; 2: terms and
+    adjacent pairs), for the summary and the full-text BM25 retrievers;
+    fulltext_k1 / fulltext_query_tf: the full-text BM25's own k1 and query-side term
+    frequency (retrieval/bm25.py QUERY_TF_KINDS); b, epsilon and idf are shared;
+    lexical_engine: retrieval/lexical.py, the engine under both BM25 retrievers (tantivy.v1:
+    on disk, incremental, k1/b fixed at 1.2/0.75; matrix.v1: in memory, any parameters);
+    dense_slots: the slots the dense retriever embeds (None, the default: every indexed
+    slot; e.g. retrieval/documents.py DENSE_SLOTS, the legal ones: `dense_texts` takes
+    those among `slots`, and a document with none of them is embedded whole).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    slots: tuple[str, ...] = DEFAULT_SLOTS
+    embedder: str = DEFAULT_EMBEDDER
+    tokenizer: str = DEFAULT_TOKENIZER
+    bm25_k1: float = BM25_K1
+    bm25_b: float = BM25_B
+    bm25_epsilon: float = BM25_EPSILON
+    bm25_idf: str = BM25_IDF
+    window_chars: int = WINDOW_CHARS
+    bm25_ngrams: int = BM25_NGRAMS
+    fulltext_ngrams: int = FULLTEXT_NGRAMS
+    fulltext_k1: float = FULLTEXT_K1
+    fulltext_query_tf: str = FULLTEXT_QUERY_TF
+    dense_slots: tuple[str, ...] | None = None
+    lexical_engine: str = DEFAULT_LEXICAL_ENGINE
+
+    @field_validator("slots", mode="before")
+    @classmethod
+    def _known_slots(cls, value):
+        return check_slots(value)
+
+    @field_validator("dense_slots", mode="before")
+    @classmethod
+    def _known_dense_slots(cls, value):
+        return None if value is None else check_slots(value)
+
+    @field_validator("window_chars")
+    @classmethod
+    def _positive_window(cls, value: int) -> int:
+        if value < 100:
+            raise ValueError("window_chars must be at least 100")
+        return value
+
+    @field_validator("bm25_idf", "fulltext_query_tf")
+    @classmethod
+    def _one_of(cls, value: str, info: ValidationInfo) -> str:
+        allowed = {"bm25_idf": IDF_KINDS, "fulltext_query_tf": QUERY_TF_KINDS}[info.field_name]
+        if value not in allowed:
+            raise ValueError(f"{info.field_name} must be one of {', '.join(allowed)}")
+        return value
+
+    @field_validator("bm25_ngrams", "fulltext_ngrams")
+    @classmethod
+    def _ngrams(cls, value: int) -> int:
+        if value not in (1, 2):
+            raise ValueError("ngrams must be 1 (terms) or 2 (terms and adjacent pairs)")
+        return value
+
+    @classmethod
+    def from_manifest(cls, manifest: dict) -> "IndexSpec":
+        """The spec a saved index's manifest records (`describe()`'s inverse)."""
+        ngrams = manifest.get("ngrams", {})
+        # Indexes saved before the full-text BM25 had parameters of its own used the shared k1
+        # and raw query counts.
+        fulltext = manifest.get("fulltext_bm25", {})
+        return cls(
+            slots=tuple(manifest["slots"]),
+            embedder=manifest["embedder"]["name"],
+            tokenizer=manifest["tokenizer"],
+            bm25_k1=manifest["bm25"]["k1"],
+            bm25_b=manifest["bm25"]["b"],
+            bm25_epsilon=manifest["bm25"]["epsilon"],
+            bm25_idf=manifest["bm25"].get("idf", "okapi"),
+            window_chars=manifest["window_chars"],
+            bm25_ngrams=ngrams.get("bm25", 1),
+            fulltext_ngrams=ngrams.get("fulltext", 1),
+            fulltext_k1=fulltext.get("k1", manifest["bm25"]["k1"]),
+            fulltext_query_tf=fulltext.get("query_tf", "raw"),
+            # Indexes saved before dense_slots existed embedded every indexed slot.
+            dense_slots=manifest.get("dense_slots"),
+            lexical_engine=manifest.get("lexical_engine", "matrix.v1"),
+        )
+
+    def describe(self) -> dict:
+        """The spec as recorded in (and compared against) a manifest."""
+        return {
+            "slots": list(self.slots),
+            "embedder": self.embedder,
+            "tokenizer": self.tokenizer,
+            "bm25": {"k1": self.bm25_k1, "b": self.bm25_b, "epsilon": self.bm25_epsilon, "idf": self.bm25_idf},
+            "window_chars": self.window_chars,
+            "ngrams": {"bm25": self.bm25_ngrams, "fulltext": self.fulltext_ngrams},
+            "fulltext_bm25": {"k1": self.fulltext_k1, "query_tf": self.fulltext_query_tf},
+            "dense_slots": None if self.dense_slots is None else list(self.dense_slots),
+            "lexical_engine": self.lexical_engine,
+        }
+
+

@@ -1,0 +1,189 @@
+"""The embedded index updated in place: add, replace, remove; generations; killed at any point."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from retrieval_samples import CORPUS, summary
+
+from aqgr.retrieval.docstore import DocRegistry
+from aqgr.retrieval.documents import summary_fingerprint
+from aqgr.retrieval.index import SummaryIndex
+from aqgr.schemas.summary import Parties, Provenance, StructuredSummary, SummarySlots
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _made_again(s: StructuredSummary, **slots) -> StructuredSummary:
+    """The same judgment summarised again (new provenance time), with some slots changed."""
+    data = s.model_dump()
+    data.update(slots)
+    data["provenance"] = Provenance(engine="test.v1", engine_version="2", source_sha256="1" * 64).model_dump()
+    return StructuredSummary.model_validate(data)
+
+
+def _ids(index, query, retriever, k=10):
+    return [d.doc_id for d in index.retrieve(query, k, retrievers=[retriever])[retriever]]
+
+
+@pytest.fixture
+def built(tmp_path, hashing_spec):
+    full = {s.judgment_id: f"{s.facts} judgment text of {s.judgment_id}" for s in CORPUS}
+    return SummaryIndex.build(CORPUS, hashing_spec, directory=tmp_path / "index", full_texts=full), full
+
+
+def test_add_replace_remove_in_place(built, hashing_spec, tmp_path):
+    index, full = built
+    generation = index.manifest["generation"]
+    new = summary("C9", parties=Parties(appellants=["Quagga Mills"], respondents=["State"]),
+                  facts="A zebra crossing accident; the quagga mills truck was negligent.")
+    full["C9"] = "zebra crossing quagga negligence"
+    counts = index.update([new], full_texts=full)
+    assert counts == {"added": 1, "replaced": 0, "removed": 0}
+    assert "C9" in index and len(index) == 6
+    for retriever in ("bm25", "fulltext"):
+        assert _ids(index, "zebra quagga", retriever) == ["C9"]
+    assert index.manifest["generation"] == generation + 1
+
+    changed = _made_again(CORPUS[1], facts="Compensation for a giraffe enclosure was disputed.")
+    assert index.update([changed], full_texts={"C2": "giraffe enclosure"}) == {"added": 0, "replaced": 1, "removed": 0}
+    assert _ids(index, "giraffe", "bm25") == ["C2"] and _ids(index, "giraffe", "fulltext") == ["C2"]
+    assert "market value" not in index.document_text("C2")
+    assert index.fingerprints()["C2"] == summary_fingerprint(changed) != summary_fingerprint(CORPUS[1])
+    assert len(index) == 6
+
+    assert index.update([], ["C9", "C404"]) == {"added": 0, "replaced": 0, "removed": 1}
+    assert "C9" not in index and len(index) == 5
+    assert all("C9" not in _ids(index, "zebra quagga accident truck", r) for r in index.retrievers)
+
+    # what is on disk is what the object says
+    loaded = SummaryIndex.load(tmp_path / "index", expect=hashing_spec)
+    assert sorted(loaded.doc_ids) == sorted(index.doc_ids) and loaded.fingerprints() == index.fingerprints()
+    for query in ("dowry death cruelty", "giraffe", "Section 304 Part II sudden quarrel"):
+        assert loaded.retrieve(query, 5) == index.retrieve(query, 5)
+
+
+def test_unchanged_summaries_cost_nothing(built):
+    index, full = built
+    generation = index.manifest["generation"]
+    assert index.update(CORPUS, full_texts=full) == {"added": 0, "replaced": 0, "removed": 0}
+    assert index.manifest["generation"] == generation
+
+
+def test_an_update_that_stops_before_its_manifest_leaves_the_previous_generation(built, hashing_spec, tmp_path, monkeypatch):
+    import aqgr.retrieval.index as index_module
+
+    index, full = built
+    before = {q: index.retrieve(q, 5) for q in ("dowry death cruelty", "market value notification")}
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt("killed before the manifest")
+
+    monkeypatch.setattr(index_module, "_write_json_atomic", killed)
+    with pytest.raises(KeyboardInterrupt):
+        index.update([summary("C9", facts="Dowry death cruelty dowry dowry."), _made_again(CORPUS[1], facts="Nothing.")], ["C3"],
+                     full_texts=full)
+    monkeypatch.undo()
+    reader = SummaryIndex.load(tmp_path / "index", expect=hashing_spec)
+    assert sorted(reader.doc_ids) == sorted(s.judgment_id for s in CORPUS)
+    assert {q: reader.retrieve(q, 5) for q in before} == before  # the old generation, exactly
+    # the next update rolls the unfinished one back and does it again
+    writer = SummaryIndex.load(tmp_path / "index", expect=hashing_spec)
+    assert writer.update([summary("C9", facts="Dowry death cruelty dowry dowry.")], ["C3"], full_texts=full)["added"] == 1
+    assert sorted(writer.doc_ids) == ["C1", "C2", "C4", "C5", "C9"]
+    _assert_each_judgment_once(tmp_path / "index", writer)
+
+
+def _assert_each_judgment_once(directory: Path, index) -> None:
+    """No judgment lost or doubled: the registry's live rows, each retriever's documents and the
+    manifest agree."""
+    generation = json.loads((directory / "manifest.json").read_text())["generation"]
+    registry = DocRegistry(directory)
+    ids, n_of = registry.live(generation)
+    live = [d for d in ids if d is not None]
+    assert len(live) == len(set(live)) == len(n_of) == len(index)
+    for name in ("bm25", "fulltext"):
+        if name in index.retrievers:
+            assert index._parts[name].n_docs() == len(index), name
+    registry.close()
+
+
+_KILLER = r"""
+import os, signal, sys
+sys.path[:0] = [sys.argv[3]]
+from retrieval_samples import CORPUS, summary
+import aqgr.retrieval.index as m
+from aqgr.retrieval.index import IndexSpec, SummaryIndex
+
+point, directory = sys.argv[1], sys.argv[2]
+spec = IndexSpec(embedder="hashing.v1")
+m.BATCH, m.COMMIT_EVERY = 2, 4
+docs = [summary(f"K{i}", facts=f"Judgment number {i} about dowry and land {i % 3}.") for i in range(11)]
+full = {d.judgment_id: d.facts for d in docs}
+calls = {"n": 0}
+target = {"stage": "stage", "add": "add", "commit": "_write_json_atomic", "purge": "_purge"}.get(point.split(":")[0])
+after = int(point.split(":")[1])
+
+def die():
+    calls["n"] += 1
+    if calls["n"] >= after:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+if target == "stage":
+    original = m.DocRegistry.stage
+    def stage(self, *a, **k):
+        out = original(self, *a, **k); die(); return out
+    m.DocRegistry.stage = stage
+elif target == "_write_json_atomic":
+    original = m._write_json_atomic
+    def write(*a, **k):
+        die(); return original(*a, **k)
+    m._write_json_atomic = write
+elif target == "_purge":
+    original = m.SummaryIndex._purge
+    def purge(self):
+        die(); return original(self)
+    m.SummaryIndex._purge = purge
+elif target == "add":
+    from aqgr.retrieval import retrievers
+    original = retrievers.Dense.add
+    def add(self, *a, **k):
+        out = original(self, *a, **k); die(); return out
+    retrievers.Dense.add = add
+try:
+    index = SummaryIndex.load(directory, expect=spec)
+    index.update(docs, full_texts=full)
+except Exception:
+    SummaryIndex.build(docs, spec, directory=directory, full_texts=full)
+"""
+
+
+@pytest.mark.parametrize("point", ["stage:1", "stage:3", "add:2", "commit:2", "commit:3", "purge:2"])
+def test_killed_at_any_point_the_next_run_completes_it(point, tmp_path, hashing_spec):
+    """kill -9 inside a build (after staging rows, after adding to the parts, before and after a
+    manifest): what was committed stays readable, and the next run ends with every judgment
+    indexed exactly once."""
+    directory = tmp_path / "index"
+    script = tmp_path / "killer.py"
+    script.write_text(_KILLER)
+    tests = str(Path(__file__).parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), tests])}
+    done = subprocess.run([sys.executable, str(script), point, str(directory), tests], env=env, capture_output=True, text=True)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    if (directory / "manifest.json").exists():
+        readable = SummaryIndex.load(directory, expect=hashing_spec)  # the committed generation
+        assert len(readable) == len(set(readable.doc_ids))
+        readable.close()
+    finished = subprocess.run([sys.executable, str(script), "none:0", str(directory), tests],
+                              env=env, capture_output=True, text=True)
+    assert finished.returncode == 0, finished.stderr
+    index = SummaryIndex.load(directory, expect=hashing_spec)
+    assert sorted(index.doc_ids) == sorted(f"K{i}" for i in range(11))
+    _assert_each_judgment_once(directory, index)
+    assert _ids(index, "judgment number 7", "fulltext", k=1) == ["K7"]
