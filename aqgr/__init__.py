@@ -21,6 +21,7 @@ _EXPORTS = {
     "DatasetError": "aqgr.errors",
     "EmptyArchiveError": "aqgr.errors",
     "FactsTooShortError": "aqgr.errors",
+    "IndexLockedError": "aqgr.errors",
     "IndexMismatchError": "aqgr.errors",
     "InvalidModelOutputError": "aqgr.errors",
     "InvalidTextError": "aqgr.errors",
