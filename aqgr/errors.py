@@ -73,6 +73,18 @@ class IndexBusyError(AqgrError):
                          "this again (searches keep working meanwhile)")
 
 
+class IndexLockedError(AqgrError):
+    """A lexical index (retrieval/lexical.py) is being written by another writer, in this process or
+    another: one writer at a time; searching needs no lock."""
+
+    def __init__(self, where: str):
+        self.where = where
+        super().__init__(
+            f"the lexical index at {where} is being written by another writer (another `aqgr index`, a server "
+            "updating it, or another engine object in this process): wait until it commits or closes, then retry"
+        )
+
+
 class NoCitationGraphError(AqgrError):
     """The archive's citations were asked for before `aqgr index` found them (or the index changed since)."""
 

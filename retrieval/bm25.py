@@ -106,17 +106,43 @@ class BM25Matrix:
         `query_tf` in QUERY_TF_KINDS, how `scores` counts repeated query tokens."""
         if idf_kind not in IDF_KINDS:
             raise ValueError(f"unknown idf {idf_kind!r}: choose one of {', '.join(IDF_KINDS)}")
-        n_docs = len(corpus)
-        if not any(corpus):  # rank-bm25 divides by the vocabulary size: no terms, no matrix
+        # Term ids in first-seen order (from_term_ids renumbers them in sorted term order).
+        ids: dict[str, int] = {}
+        lengths = np.fromiter((len(doc) for doc in corpus), dtype=np.int64, count=len(corpus))
+        flat = np.fromiter((ids.setdefault(t, len(ids)) for doc in corpus for t in doc), dtype=np.int64, count=int(lengths.sum()))
+        return cls.from_term_ids(flat, lengths, list(ids), k1=k1, b=b, epsilon=epsilon, idf_kind=idf_kind, query_tf=query_tf)
+
+    @classmethod
+    def from_term_ids(
+        cls,
+        flat: np.ndarray,
+        lengths: np.ndarray,
+        vocabulary: Sequence[str],
+        *,
+        k1: float = BM25_K1,
+        b: float = BM25_B,
+        epsilon: float = BM25_EPSILON,
+        idf_kind: str = "okapi",
+        query_tf: str = "raw",
+    ) -> "BM25Matrix":
+        """Weights for a corpus given as term ids, as `build` computes them (it calls this):
+        `flat` holds every document's term ids, one document after another (`lengths[i]` of
+        them for document i), each an index into `vocabulary`. Terms no document uses are left
+        out, so a caller may keep ids of terms only deleted documents had (retrieval/lexical_matrix.py)."""
+        if idf_kind not in IDF_KINDS:
+            raise ValueError(f"unknown idf {idf_kind!r}: choose one of {', '.join(IDF_KINDS)}")
+        flat = np.asarray(flat, dtype=np.int64)
+        lengths = np.asarray(lengths, dtype=np.int64)
+        n_docs = len(lengths)
+        if flat.size == 0:  # rank-bm25 divides by the vocabulary size: no terms, no matrix
             return cls([], sp.csr_matrix((0, n_docs), dtype=np.float64), k1=k1, b=b, epsilon=epsilon, idf=[], df=[],
                        idf_kind=idf_kind, query_tf=query_tf)
-        # Term ids in first-seen order, then renumbered in sorted term order.
-        ids: dict[str, int] = {}
-        lengths = np.fromiter((len(doc) for doc in corpus), dtype=np.int64, count=n_docs)
-        flat = np.fromiter((ids.setdefault(t, len(ids)) for doc in corpus for t in doc), dtype=np.int64, count=int(lengths.sum()))
-        terms = sorted(ids)
-        order = np.empty(len(terms), dtype=np.int64)
-        order[np.fromiter((ids[t] for t in terms), dtype=np.int64, count=len(terms))] = np.arange(len(terms))
+        # The used terms in sorted order; order[id] = the term's row.
+        used = np.flatnonzero(np.bincount(flat, minlength=len(vocabulary)))
+        by_term = sorted(used.tolist(), key=vocabulary.__getitem__)
+        terms = [vocabulary[i] for i in by_term]
+        order = np.full(len(vocabulary), -1, dtype=np.int64)
+        order[np.asarray(by_term, dtype=np.int64)] = np.arange(len(terms))
         rows, cols = order[flat], np.repeat(np.arange(n_docs), lengths)
         tf = sp.coo_matrix((np.ones(rows.size), (rows, cols)), shape=(len(terms), n_docs)).tocsr()
         tf.sum_duplicates()
@@ -143,14 +169,22 @@ class BM25Matrix:
 
     def scores(self, query_tokens: Sequence[str]) -> np.ndarray:
         """BM25 score of every document (float64, length n_docs); unknown terms add nothing."""
+        return self.scores_and_matches(query_tokens)[0]
+
+    def scores_and_matches(self, query_tokens: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """`scores(query_tokens)` and which documents (a boolean mask) hold at least one query
+        term: a score of 0 does not say it (an okapi idf can be 0)."""
         counts = Counter(t for t in query_tokens if t in self.vocab)
         if not counts:
-            return np.zeros(self.n_docs)
+            return np.zeros(self.n_docs), np.zeros(self.n_docs, dtype=bool)
         rows = [self.vocab[t] for t in counts]
         q = np.fromiter((counts[t] for t in counts), dtype=np.float64, count=len(counts))
         if self.query_tf == "log":
             q = 1.0 + np.log(q)
-        return np.asarray(self.weights[rows].T @ q, dtype=np.float64).ravel()
+        sub = self.weights[rows]
+        matched = np.zeros(self.n_docs, dtype=bool)
+        matched[sub.indices] = True
+        return np.asarray(sub.T @ q, dtype=np.float64).ravel(), matched
 
     def save(self, directory: Path, stem: str = "bm25") -> list[str]:
         """Write `<stem>.npz` and `<stem>.vocab.json` into `directory`; returns the file names."""

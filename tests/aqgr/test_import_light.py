@@ -1,7 +1,7 @@
 import subprocess
 import sys
 
-HEAVY = ("torch", "faiss", "sentence_transformers", "llama_index", "llama_cpp", "unstructured", "google.genai", "google.generativeai", "openai", "transformers")
+HEAVY = ("torch", "faiss", "sentence_transformers", "llama_index", "llama_cpp", "unstructured", "google.genai", "google.generativeai", "openai", "transformers", "tantivy")
 
 
 def _loaded_after(code: str) -> set[str]:

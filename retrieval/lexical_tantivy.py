@@ -1,0 +1,218 @@
+"""`tantivy.v1`: BM25 by tantivy (PyPI `tantivy`, a Rust Lucene-class engine) behind `LexicalEngine`.
+
+Schema: `terms`, a text field split by tantivy's `whitespace` tokenizer over the caller's terms
+joined by spaces (no lowercasing, stemming or length filter of tantivy's own), indexed with
+term frequencies and no positions, not stored; `n`, an unsigned integer, indexed (for `only`,
+`skip` and deletes) and a fast field (read back for each hit). A query is a disjunction of
+term queries, each boosted by the query term's weight (`query_weights`): the score is
+sum_t w(t) * BM25(t, d) with tantivy's BM25, k1 1.2, b 0.75 and Lucene's idf
+ln(1 + (N - df + 0.5) / (df + 0.5)), the formula of `BM25Matrix` with idf="lucene", except
+that tantivy stores each document's length in one byte (exact up to 40 terms, then in
+buckets a few percent wide), so scores differ by about 1%. tantivy's k1 and b are fixed:
+other parameters are refused (use matrix.v1). Scores are float32.
+
+Like Lucene, tantivy counts a deleted document in N, df and the average length until a merge
+of its segment drops it: after deletes, scores and `doc_freq` drift from matrix.v1's until then.
+
+`only` is a term-set filter on `n` intersected with the query (a conjunction: tantivy walks the
+few allowed documents), `skip` a term-set exclusion; both inside the search, so k results come
+back. A search fetches a little more than k and, while the last fetched hit ties with the k-th,
+fetches twice as many, so that the k-th place's ties are settled by `tie_key`, not by tantivy's
+document order. The writer (tantivy's directory lock) is opened by the first add or delete and
+released by commit or close: `WRITER_HEAP_BYTES`, at most `WRITER_THREADS` threads. The reader
+reloads on commits, this process's at once and other processes' within about a second.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import ClassVar, Collection, Iterable, Sequence
+
+from aqgr.errors import IndexLockedError, MissingDependencyError
+
+from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1
+from .lexical import (LEXICAL_FORMAT, as_ns, best, check_n, check_params, disk_bytes, joined_terms, lexical_engines,
+                      new_directory, query_weights, read_manifest, write_manifest)
+
+NAME = "tantivy.v1"
+TERMS, N = "terms", "n"
+SUBDIR = "tantivy"
+# The writer's indexing memory, shared by its threads (tantivy needs 15 MB a thread at least);
+# two threads at most: indexing must leave the machine's other cores to the searches.
+WRITER_HEAP_BYTES = 192_000_000
+WRITER_THREADS = max(1, min(2, os.cpu_count() or 1))
+# A search first fetches k + TIE_SLACK hits (see the module docstring).
+TIE_SLACK = 16
+# tantivy's own BM25 constants (tantivy/src/query/bm25.rs); not settable.
+TANTIVY_K1, TANTIVY_B, TANTIVY_IDF = 1.2, 0.75, "lucene"
+
+
+def _tantivy():
+    try:
+        import tantivy
+    except ImportError:  # pragma: no cover - tantivy is a core dependency
+        raise MissingDependencyError("tantivy", None) from None
+    return tantivy
+
+
+def _schema():
+    tantivy = _tantivy()
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field(TERMS, stored=False, tokenizer_name="whitespace", index_option="freq")
+    builder.add_unsigned_field(N, stored=False, indexed=True, fast=True)
+    return builder.build()
+
+
+def _is_lock_busy(exc: Exception) -> bool:
+    """Whether tantivy refused a writer because another holds the directory's lock ("LockBusy")."""
+    return "LockBusy" in str(exc)
+
+
+@lexical_engines.register(NAME)
+class TantivyEngine:
+    """`tantivy.v1` (see the module docstring)."""
+
+    name: ClassVar[str] = NAME
+
+    def __init__(self, directory: Path, manifest: dict, index):
+        self.directory = Path(directory)
+        self._params = {key: manifest[key] for key in ("k1", "b", "idf", "query_tf", "epsilon")}
+        self._index = index
+        self._schema = index.schema
+        self._write_lock = threading.Lock()
+        self._writer = None
+        self._committed = None  # a searcher of the index as committed when the writer opened
+        self._added: set[int] = set()  # n added since the writer opened (a second add replaces the first)
+
+    @classmethod
+    def create(cls, directory: Path | str, *, k1: float = BM25_K1, b: float = BM25_B, idf: str = BM25_IDF,
+               query_tf: str = "raw", epsilon: float = BM25_EPSILON) -> "TantivyEngine":
+        params = check_params(NAME, k1=k1, b=b, idf=idf, query_tf=query_tf, epsilon=epsilon)
+        if (params["k1"], params["b"], params["idf"]) != (TANTIVY_K1, TANTIVY_B, TANTIVY_IDF):
+            raise ValueError(f"{NAME} scores BM25 with k1 {TANTIVY_K1}, b {TANTIVY_B} and {TANTIVY_IDF} idf only "
+                             f"(fixed in tantivy), not k1 {k1}, b {b}, idf {idf!r}: use the matrix.v1 lexical engine "
+                             "for other parameters")
+        path = new_directory(directory)
+        (path / SUBDIR).mkdir()
+        index = _tantivy().Index(_schema(), path=str(path / SUBDIR), reuse=False)
+        manifest = {"format": LEXICAL_FORMAT, "engine": NAME, **params}
+        write_manifest(path, manifest)
+        return cls(path, manifest, index)
+
+    @classmethod
+    def open(cls, directory: Path | str) -> "TantivyEngine":
+        manifest = read_manifest(directory, NAME)
+        tantivy = _tantivy()
+        index = tantivy.Index.open(str(Path(directory) / SUBDIR))
+        return cls(Path(directory), manifest, index)
+
+    @property
+    def params(self) -> dict:
+        return dict(self._params)
+
+    # ------------------------------------------------------------------ writing
+
+    def _open_writer(self):
+        if self._writer is None:
+            try:
+                self._writer = self._index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=WRITER_THREADS)
+            except ValueError as exc:
+                if _is_lock_busy(exc):
+                    raise IndexLockedError(str(self.directory)) from None
+                raise
+            self._index.reload()  # the latest commit, perhaps another process's: `add` replaces what it holds
+            self._committed = self._index.searcher()
+        return self._writer
+
+    def _n_query(self, ns: list[int]):
+        return _tantivy().Query.term_set_query(self._schema, N, ns)
+
+    def add(self, n: int, terms: Sequence[str]) -> None:
+        n = check_n(n)
+        text = joined_terms(terms)
+        tantivy = _tantivy()
+        with self._write_lock:
+            writer = self._open_writer()
+            if n in self._added or (self._committed.num_docs and self._holds(n)):
+                writer.delete_documents_by_query(self._n_query([n]))
+            doc = tantivy.Document()
+            doc.add_unsigned(N, n)
+            doc.add_text(TERMS, text)
+            writer.add_document(doc)
+            self._added.add(n)
+
+    def _holds(self, n: int) -> bool:
+        """Whether the index as committed when the writer opened holds document n."""
+        return bool(self._committed.search(_tantivy().Query.term_query(self._schema, N, n), 1, count=False).hits)
+
+    def delete(self, ns: Iterable[int]) -> None:
+        ns = as_ns(list(ns))
+        with self._write_lock:
+            writer = self._open_writer()
+            if ns:
+                writer.delete_documents_by_query(self._n_query(ns))
+
+    def commit(self) -> None:
+        with self._write_lock:
+            if self._writer is None:
+                return
+            writer, self._writer, self._added, self._committed = self._writer, None, set(), None
+            try:
+                writer.commit()
+            finally:
+                writer.wait_merging_threads()  # releases the writer (and its lock)
+            self._index.reload()
+
+    # ------------------------------------------------------------------ reading
+
+    def search(self, query_terms: Sequence[str], k: int, *, only: Collection[int] | None = None,
+               skip: Collection[int] | None = None) -> list[tuple[int, float]]:
+        weights = query_weights(list(query_terms), self._params["query_tf"])
+        only, skip = as_ns(only), as_ns(skip)
+        if k <= 0 or not weights or only == []:
+            return []
+        tantivy = _tantivy()
+        Query, Occur = tantivy.Query, tantivy.Occur
+        schema = self._schema
+        query = Query.boolean_query([(Occur.Should, Query.boost_query(Query.term_query(schema, TERMS, t, index_option="freq"), w))
+                                     for t, w in weights.items()])
+        if only is not None or skip:
+            clauses = [(Occur.Must, query)]
+            if only is not None:
+                clauses.append((Occur.Must, Query.const_score_query(self._n_query(only), 0.0)))
+            if skip:
+                clauses.append((Occur.MustNot, self._n_query(skip)))
+            query = Query.boolean_query(clauses)
+        searcher = self._index.searcher()
+        fetch = k + TIE_SLACK
+        while True:
+            hits = searcher.search(query, fetch, count=False).hits
+            if len(hits) < fetch or hits[k - 1][0] > hits[-1][0]:
+                break
+            fetch *= 2
+        ns = searcher.fast_field_values(N, [address for _, address in hits])
+        return best(((int(n), float(score)) for n, (score, _) in zip(ns, hits)), k)
+
+    def doc_freq(self, term: str) -> int:
+        return int(self._index.searcher().doc_freq(TERMS, term))
+
+    def __len__(self) -> int:
+        return int(self._index.searcher().num_docs)
+
+    def disk_bytes(self) -> int:
+        return disk_bytes(self.directory)
+
+    def close(self) -> None:
+        with self._write_lock:
+            writer, self._writer, self._added, self._committed = self._writer, None, set(), None
+            if writer is not None:
+                writer.rollback()
+                writer.wait_merging_threads()
+
+    def __enter__(self) -> "TantivyEngine":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
