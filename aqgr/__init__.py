@@ -21,11 +21,8 @@ _EXPORTS = {
     "DatasetError": "aqgr.errors",
     "EmptyArchiveError": "aqgr.errors",
     "FactsTooShortError": "aqgr.errors",
-<<<<<<< HEAD
     "IndexBusyError": "aqgr.errors",
-=======
     "IndexLockedError": "aqgr.errors",
->>>>>>> lex
     "IndexMismatchError": "aqgr.errors",
     "InvalidModelOutputError": "aqgr.errors",
     "InvalidTextError": "aqgr.errors",
