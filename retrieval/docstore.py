@@ -9,7 +9,7 @@ Every change is a generation. A row records the generation that added it (`gen`)
 one that removed it (`dead`, NULL while live); at generation G a row is live when
 gen <= G and (dead is NULL or dead > G). The manifest names the committed generation, so
 the steps of an update (new rows, new retriever data, then the manifest) can stop anywhere:
-until the manifest names G + 1, readers see exactly generation G, and the next writer
+until the manifest names G + 1, readers see generation G's documents, and the next writer
 rolls the unfinished generation back (`rollback`) before it starts. Rows dead at a
 committed generation are purged, and their n handed to the retrievers to delete, after the
 commit (`purge`).

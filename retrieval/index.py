@@ -22,8 +22,9 @@ the judgment id of each n.
 Updates (`update`) cost what changed: new and changed summaries are added under new n, the
 old n and removed judgments die, as one generation. The manifest naming that generation is
 the commit (written to a temporary file, fsynced, renamed): an update killed at any point
-leaves the previous generation readable, and the next update rolls the unfinished one back
-and does it again. A long build commits every `COMMIT_EVERY` documents, so a killed first
+leaves the previous generation's documents readable (the lexical engines' statistics may
+count the unfinished documents, so scores can move a little until then), and the next
+update rolls the unfinished one back and does it again. A long build commits every `COMMIT_EVERY` documents, so a killed first
 build is completed, not restarted. One writer at a time: the caller holds the archive's
 index lock (aqgr/archive.py); tantivy refuses a second writer on its own too.
 
@@ -423,6 +424,7 @@ class SummaryIndex:
             counts["removed"] = len(removed)
         if since_commit or removed or sentences or self._manifest["generation"] == 0:
             self._commit(generation, context, started, summarizer, engines)
+            self._compact(context, started)
         return counts
 
     def _registry_fingerprint(self, doc_id: str) -> str | None:
@@ -468,12 +470,30 @@ class SummaryIndex:
         self._refresh()
 
     def _purge(self) -> None:
+        """Delete from the parts what the committed generation killed, and their files no manifest names."""
         dead = self._registry.purge(self._manifest["generation"])
         if dead:
             for part in self._parts.values():
                 part.delete(dead)
             for part in self._parts.values():
                 part.commit()
+        for part in self._parts.values():
+            part.cleanup()
+
+    def _compact(self, context: BuildContext, started: float) -> None:
+        """Let each part drop dead documents when it asks to (dense: many small segments or many dead
+        windows), then commit a generation naming the new files (the old ones go after it)."""
+        live = self._live
+
+        def is_live(ns: np.ndarray) -> np.ndarray:
+            ns = np.asarray(ns, dtype=np.int64)
+            inside = (ns >= 0) & (ns < len(live))
+            out = np.zeros(len(ns), dtype=bool)
+            out[inside] = live[ns[inside]]
+            return out
+
+        if any([part.compact(is_live) for part in self._parts.values()]):
+            self._commit(self._manifest["generation"] + 1, context, started, None, None)
 
     def _recover(self) -> None:
         """Roll back a generation that was staged but never committed (an update that stopped),

@@ -134,6 +134,14 @@ class Retriever:
         """The best k documents (n, score), best first; `only` keeps just those n."""
         raise NotImplementedError
 
+    def cleanup(self) -> None:
+        """After a manifest commit: remove files of this part that it no longer names."""
+
+    def compact(self, live: Callable[[np.ndarray], np.ndarray]) -> bool:
+        """Rewrite the part without dead documents when it asks for it; True if it did (the
+        caller then commits a manifest naming the new files)."""
+        return False
+
     def close(self) -> None:
         pass
 
@@ -321,11 +329,17 @@ class Dense(Retriever):
         return self.store.search(vector, k, only=only)
 
     def compact(self, live: Callable[[np.ndarray], np.ndarray]) -> bool:
-        """Fold the segments into one without dead windows when the store asks for it; True if it did."""
-        if not self.store.needs_compaction():
+        """Fold the segments into one without dead windows when the store asks for it (many small
+        segments, many dead windows: retrieval/dense_store.py); True if it did."""
+        if not self.store.needs_compaction(live):
             return False
         self.store.compact(live)
         return True
+
+    def cleanup(self) -> None:
+        """Remove segment files no manifest names any more (compacted away, or never committed)."""
+        for name in self.store.orphans():
+            (self.store.directory / name).unlink(missing_ok=True)
 
 
 def optional_retrievers() -> frozenset[str]:

@@ -137,7 +137,7 @@ def test_load_refuses_tampered_manifest(index, tmp_path):
 
 def test_load_refuses_missing_files_check_finds_changed_ones(index, tmp_path):
     path = index.save(tmp_path / "index")
-    segment = sorted(name for name in index.manifest["sha256"])[0]
+    segment = max(index.manifest["sha256"], key=lambda name: (path / name).stat().st_size)  # the vectors
     data = (path / segment).read_bytes()
     (path / segment).write_bytes(data[:-1] + bytes([data[-1] ^ 1]))  # one flipped bit: found by the checksums
     assert any("changed" in p for p in SummaryIndex.load(path).check_files())
@@ -162,9 +162,14 @@ def test_atomic_save_keeps_old_index_when_writing_fails(index, corpus, tmp_path,
     smaller = SummaryIndex.build(corpus[:2], hashing_spec)
     real = index_module.shutil.copytree
 
-    def broken_copy(src, dst, **kwargs):
-        real(src, dst, **kwargs)
-        raise OSError("disk full")
+    depth = []
+
+    def broken_copy(*args, **kwargs):  # the copy is made, then the disk fills up
+        depth.append(1)
+        real(*args, **kwargs)
+        depth.pop()
+        if not depth:
+            raise OSError("disk full")
 
     monkeypatch.setattr(index_module.shutil, "copytree", broken_copy)
     with pytest.raises(OSError, match="disk full"):
