@@ -164,6 +164,20 @@ class Archive:
             self._loaded = None  # the index no longer reflects the archive
         return report
 
+    def remove(self, judgment_ids: Sequence[str]) -> list[str]:
+        """Take judgments out of the archive: their text, summaries and records go from the database,
+        and (when the archive has an index) their index entries and citation links with them, by an
+        update of the index that costs only the removal. Returns the ids that were in the archive;
+        unknown ids are ignored. A `str` is refused (a TypeError), not read as its characters."""
+        if isinstance(judgment_ids, (str, bytes)):
+            raise TypeError("remove() takes a sequence of judgment ids, e.g. ['C12'], not one string")
+        removed = self._store.remove(list(judgment_ids))
+        with self._lock:
+            self._loaded = None
+        if removed and (self.settings.index_dir / "manifest.json").exists() and self._store.summary_ids(self.settings.summarizer):
+            self.build_index()
+        return removed
+
     def summaries(self) -> list[StructuredSummary]:
         return self._store.summaries(self.settings.summarizer)
 

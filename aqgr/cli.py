@@ -322,6 +322,28 @@ def citations(
 
 
 @app.command()
+def remove(
+    ctx: typer.Context,
+    ids: list[str] = typer.Argument(..., help="Judgment ids to take out of the archive."),
+    home: Optional[Path] = HomeOption,
+    database_url: Optional[str] = DatabaseOption,
+) -> None:
+    """Take judgments out of the archive: their text and summaries, and their index entries and citation links
+    (the index is updated for the removal alone). Unknown ids are reported, not an error."""
+    archive = open_archive(ctx, home, database_url)
+    try:
+        removed = archive.remove(ids)
+    except (AqgrError, ValueError) as exc:
+        _fail(exc)
+    console = _err()
+    console.print(f"removed {len(removed)} judgment(s)")
+    unknown = [i for i in ids if i not in set(removed)]
+    if unknown:
+        console.print(f"not in the archive: {', '.join(unknown)}")
+    typer.echo(json.dumps({"removed": removed, "unknown": unknown}))
+
+
+@app.command()
 def schema(slots_only: bool = typer.Option(False, "--slots-only", help="Only the slots (what a model is asked to fill).")) -> None:
     """Print the JSON Schema of the structured summary."""
     from aqgr.schemas.validation import summary_json_schema

@@ -336,6 +336,24 @@ class Store:
         row = self.judgment(judgment_id)
         return row.text if row else None
 
+    def remove(self, ids: Iterable[str]) -> list[str]:
+        """Delete judgments with their summaries (every engine), import records, failures and work
+        items, in one transaction; returns the ids that were stored."""
+        wanted = [i for i in dict.fromkeys(ids) if encodable(i)]
+        found: list[str] = []
+
+        def action(s: Session) -> None:
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start:start + 500]
+                found.extend(s.exec(select(JudgmentRow.id).where(JudgmentRow.id.in_(chunk))).all())
+                for table, column in ((SummaryRow, SummaryRow.judgment_id), (ImportRow, ImportRow.judgment_id),
+                                      (FailureRow, FailureRow.judgment_id), (WorkRow, WorkRow.judgment_id),
+                                      (JudgmentRow, JudgmentRow.id)):
+                    s.exec(delete(table).where(column.in_(chunk)))
+
+        self._write(action)
+        return found
+
     # summaries -----------------------------------------------------------
     def summary_row(self, judgment_id: str, engine: str) -> SummaryRow | None:
         if not encodable(judgment_id):

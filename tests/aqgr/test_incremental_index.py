@@ -1,0 +1,105 @@
+"""`aqgr index` after new, re-made and removed judgments: only the change is indexed; one writer."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from aqgr import Archive, IndexBusyError
+from aqgr.cli import app
+from aqgr.indexer import IndexLock
+from aqgr.paths import SAMPLE
+from aqgr.retrieval.index import IndexSpec
+
+SPEC = IndexSpec(embedder="hashing.v1")
+JUDGMENTS = sorted((SAMPLE / "judgments").glob("*.txt"))
+
+
+@pytest.fixture
+def archive(tmp_path):
+    folder = tmp_path / "judgments"
+    folder.mkdir()
+    for path in JUDGMENTS[:10]:
+        shutil.copy(path, folder / path.name)
+    archive = Archive(tmp_path / "home", index=SPEC)
+    archive.summarize([folder])
+    archive.build_index()
+    return archive, folder
+
+
+def test_only_the_new_judgments_are_indexed(archive, monkeypatch):
+    archive, folder = archive
+    for path in JUDGMENTS[10:]:
+        shutil.copy(path, folder / path.name)
+    archive.summarize([folder])
+    staged = []
+    import aqgr.retrieval.index as index_module
+
+    real = index_module.DocRegistry.stage
+
+    def counting(self, generation, added, removed):
+        staged.extend(row[1] for row in added)
+        return real(self, generation, added, removed)
+
+    monkeypatch.setattr(index_module.DocRegistry, "stage", counting)
+    manifest = archive.build_index()
+    assert manifest["update"] == {"mode": "update", "added": len(JUDGMENTS) - 10, "replaced": 0, "removed": 0}
+    assert sorted(staged) == sorted(p.stem for p in JUDGMENTS[10:])
+    assert manifest["n_docs"] == len(JUDGMENTS)
+    new = JUDGMENTS[-1].stem
+    text = archive.text(new)
+    assert any(h.judgment_id == new for h in archive.search(text[:1500]).hits)
+    # nothing changed: nothing is indexed
+    staged.clear()
+    assert archive.build_index()["update"] == {"mode": "update", "added": 0, "replaced": 0, "removed": 0} and not staged
+
+
+def test_a_re_made_summary_replaces_its_entry_and_a_removed_judgment_leaves(archive):
+    archive, folder = archive
+    first, second = JUDGMENTS[0].stem, JUDGMENTS[1].stem
+    archive.summarize([folder / JUDGMENTS[0].name], force=True)  # made again: a new fingerprint
+    manifest = archive.build_index()
+    assert manifest["update"]["replaced"] == 1 and manifest["update"]["added"] == 0
+    assert archive.remove([second]) == [second]
+    assert archive.summary(second) is None and archive.text(second) is None
+    result = archive.search(archive.text(first)[:1500])
+    assert second not in {h.judgment_id for h in result.hits} and first in {h.judgment_id for h in result.hits}
+    assert archive.status()["index"]["n_docs"] == 9
+    with pytest.raises(TypeError, match="not one string"):
+        archive.remove(second)
+
+
+def test_a_rebuild_and_a_changed_spec_build_anew(archive):
+    archive, _ = archive
+    assert archive.build_index(rebuild=True)["update"]["mode"] == "rebuild"
+    other = archive.build_index(spec=SPEC.model_copy(update={"slots": ("facts", "issues")}))
+    assert other["update"]["mode"] == "rebuild" and other["slots"] == ["facts", "issues"]
+    home = archive.home
+    assert not [p for p in home.iterdir() if p.name.startswith(".index.")]  # no leftovers
+
+
+def test_a_second_writer_is_refused_with_a_clear_message(archive):
+    archive, _ = archive
+    with IndexLock(archive.home):
+        with pytest.raises(IndexBusyError, match="another `aqgr index`"):
+            archive.build_index()
+        result = CliRunner().invoke(app, ["index", "--home", str(archive.home), "--embedder", "hashing.v1"])
+        assert result.exit_code == 2 and "another `aqgr index`" in result.output
+    assert archive.build_index()["update"]["mode"] == "update"  # released
+
+
+def test_the_cli_says_what_changed(archive):
+    archive, folder = archive
+    shutil.copy(JUDGMENTS[10], folder / JUDGMENTS[10].name)
+    runner = CliRunner()
+    assert runner.invoke(app, ["summarize", str(folder), "--home", str(archive.home)]).exit_code == 0
+    result = runner.invoke(app, ["index", "--home", str(archive.home), "--embedder", "hashing.v1"])
+    assert result.exit_code == 0, result.output
+    assert "added 1, replaced 0, removed 0" in result.output
+    removed = runner.invoke(app, ["remove", JUDGMENTS[10].stem, "nope", "--home", str(archive.home)])
+    assert removed.exit_code == 0 and json.loads(removed.stdout.strip().splitlines()[-1]) == {"removed": [JUDGMENTS[10].stem], "unknown": ["nope"]}
