@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Optional
 
 import typer
 
 from aqgr.console import console, styled  # light: rich is imported when something is printed
 from aqgr.errors import AqgrError
+from aqgr.invocation import DatabaseOption, HomeOption, Invocation, _err, _fail, _out, open_archive
 from aqgr.paths import SAMPLE
 
 app = typer.Typer(
@@ -22,43 +22,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-
-HomeOption = typer.Option(None, "--home", envvar="AQGR_HOME", help="Archive home directory (database, index, caches). Default: the user's data directory.")
-
-
-def _err():
-    """The console for messages (stderr). Plain text only: see aqgr/console.py."""
-    return console(stderr=True)
-
-
-def _out():
-    """The console for people-readable data on stdout (search results, citations). Plain text only."""
-    return console()
-
-
-DatabaseOption = typer.Option(None, "--database-url", envvar="AQGR_DATABASE_URL", help="SQLAlchemy database URL, e.g. postgresql+psycopg://user@127.0.0.1/aqgr. Default: SQLite aqgr.db in the home.")
-
-
-@dataclass
-class Invocation:
-    """One `aqgr` invocation's state, kept on the root click context (never in module globals):
-    the global model options (`aqgr --provider gemini.v1 search ...`; unset ones fall back to the
-    environment, AQGR_PROVIDER, ...) and the archives the command opened."""
-
-    model_options: dict[str, Any] = field(default_factory=dict)
-    opened: list = field(default_factory=list)
-
-    def report_model_usage(self) -> None:
-        """On stderr after a command: what the model calls cost (nothing when no model was called)."""
-        for archive in self.opened:
-            for stage, usage in archive.model_usage().items():
-                cost = f", cost {usage['cost']:g}" if "cost" in usage else ""
-                _err().print(
-                    f"model usage ({stage}): {usage['calls']} call(s), {usage['cache_hits']} cached, {usage['retries']} retried, "
-                    f"{usage['failures']} failed, {usage['truncated']} cut at the budget; tokens in {usage['input_tokens']}, out {usage['output_tokens']}"
-                    + (f", thinking {usage['thinking_tokens']}" if usage["thinking_tokens"] else "") + cost
-                )
-
 
 @app.callback()
 def _global_options(
@@ -80,25 +43,6 @@ def _global_options(
         context_window=context_window, max_input_tokens=max_input_tokens, max_output_tokens=max_output_tokens, thinking_budget=thinking_budget, structured_output=structured_output,
     ))
     ctx.call_on_close(ctx.obj.report_model_usage)
-
-
-def open_archive(ctx: typer.Context, home: Optional[Path], database_url: Optional[str] = None):
-    """The archive a command works on, with this invocation's global options applied."""
-    from aqgr.archive import Archive
-
-    invocation = ctx.find_root().obj
-    invocation = invocation if isinstance(invocation, Invocation) else Invocation()
-    overrides = {k: v for k, v in invocation.model_options.items() if v is not None}
-    if database_url:
-        overrides["database_url"] = database_url
-    archive = Archive(home, **overrides)
-    invocation.opened.append(archive)
-    return archive
-
-
-def _fail(exc: Exception, code: int = 2) -> None:
-    _err().print(styled(("error:", "red"), f" {exc}"), soft_wrap=True)
-    raise typer.Exit(code)
 
 
 @app.command()

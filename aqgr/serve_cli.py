@@ -28,9 +28,9 @@ def _fail(exc: Exception) -> None:
 
 def _open(ctx: typer.Context, home: Optional[Path]):
     """The archive as every other command opens it (global options: provider, model, engines)."""
-    from aqgr import cli
+    from aqgr.invocation import open_archive
 
-    return cli.open_archive(ctx, home)
+    return open_archive(ctx, home)
 
 
 def register(app: typer.Typer, home_option) -> None:

@@ -29,7 +29,7 @@ from .types import ScoredDoc
 if TYPE_CHECKING:
     import numpy as np
 
-    from .index import IndexSpec
+    from .spec import IndexSpec
 
 
 @runtime_checkable
