@@ -458,6 +458,7 @@ class Archive:
         # engine), whatever summarizer is configured now (a provider set up later).
         engine = index.manifest.get("summarizer") or self.settings.summarizer
         summaries = SummaryReader(self._store, engine)  # read as a search needs them, not loaded whole
+        summaries.many(index.doc_ids[:1])  # the database answers (a damaged one raises StoreError now, not mid-search)
         return Searcher(
             index,
             summaries,

@@ -125,8 +125,13 @@ def update_index(store: Store, engine: str, index_dir: Path, *, spec: IndexSpec,
     summaries = store.iter_summary_models(engine)
     in_place = not index_dir.exists()
     target = index_dir if in_place else index_dir.parent / f".{index_dir.name}.rebuild-{uuid.uuid4().hex[:12]}"
-    index = build_index(summaries, spec, backend=backend, uri=uri, cache=cache, progress=progress, full_texts=text_of,
-                        directory=target, total=len(wanted))
+    try:
+        index = build_index(summaries, spec, backend=backend, uri=uri, cache=cache, progress=progress, full_texts=text_of,
+                            directory=target, total=len(wanted))
+    except BaseException:
+        if not in_place:  # the old index stays as it was; the half-made new one goes
+            shutil.rmtree(target, ignore_errors=True)
+        raise
     if getattr(index, "directory", None) == target and not in_place:
         index.save(index_dir, move=True)  # the rebuild swapped in for the old index, atomically
     else:

@@ -221,6 +221,7 @@ class SummaryIndex:
 
     def _refresh(self) -> None:
         self._ids, self._n_of = self._registry.live(self._manifest["generation"])
+        self._doc_ids = tuple(d for d in self._ids if d is not None)
         self._live = np.fromiter((d is not None for d in self._ids), dtype=bool, count=len(self._ids))
         self._idf = LazyIdf(self._parts["bm25"].doc_freq, len(self._n_of))
 
@@ -637,7 +638,7 @@ class SummaryIndex:
     @property
     def doc_ids(self) -> tuple[str, ...]:
         """The indexed judgment ids, in the order they were added."""
-        return tuple(d for d in self._ids if d is not None)
+        return self._doc_ids
 
     @property
     def manifest(self) -> dict:

@@ -183,9 +183,10 @@ def test_damaged_or_empty_manifest(archive_home, content):
     assert runner.invoke(app, ["search", DYING_DECLARATION_FACTS, *home]).exit_code == 0
 
 
-@pytest.mark.parametrize("missing", ["bm25.npz", "dense.faiss", "documents.json"])
+@pytest.mark.parametrize("missing", ["docs.sqlite", "bm25/lexical.json", "dense"])
 def test_missing_index_files(archive_home, missing):
-    (archive_home / "index" / missing).unlink()
+    gone = archive_home / "index" / missing
+    shutil.rmtree(gone) if gone.is_dir() else gone.unlink()
     _clean_failure(runner.invoke(app, ["search", DYING_DECLARATION_FACTS, "--home", str(archive_home)]), "aqgr index")
     assert runner.invoke(app, ["check", "--home", str(archive_home)]).exit_code == 1
 
@@ -251,21 +252,33 @@ def test_export_on_a_full_disk_keeps_the_previous_export(archive_home, tmp_path,
     assert out.read_bytes() == before and sorted(p.name for p in out.parent.iterdir()) == ["all.jsonl"]  # no half file
 
 
-def test_index_on_a_full_disk_keeps_the_old_index(archive_home, monkeypatch):
-    from aqgr.retrieval.index import SummaryIndex
+def _tree(path: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
 
-    before = {p.name: p.read_bytes() for p in (archive_home / "index").iterdir()}
 
-    def full(self, directory):
-        (Path(directory) / "bm25.npz").write_bytes(b"half")
-        raise OSError(errno.ENOSPC, "No space left on device", str(Path(directory) / "dense.faiss"))
+@pytest.mark.parametrize("how", ["rebuild", "update"])
+def test_index_on_a_full_disk_keeps_the_old_index(archive_home, tmp_path, monkeypatch, how):
+    from aqgr.retrieval.dense_store import DenseStore
 
-    monkeypatch.setattr(SummaryIndex, "_write", full)
-    _clean_failure(runner.invoke(app, ["index", "--embedder", "hashing.v1", "--home", str(archive_home)]), "disk_full", "free space", "unchanged")
-    assert {p.name: p.read_bytes() for p in (archive_home / "index").iterdir()} == before
+    home = ["--home", str(archive_home)]
+    if how == "update":  # a new judgment to add
+        more = write_judgments(tmp_path / "more", {"B1": _texts()[0]})
+        assert runner.invoke(app, ["summarize", str(more), *home]).exit_code == 0
+    before = _tree(archive_home / "index")
+
+    def full(self, vectors, window_n):
+        raise OSError(errno.ENOSPC, "No space left on device", str(self.directory / "dense-000009.vectors"))
+
+    monkeypatch.setattr(DenseStore, "add_segment", full)
+    args = ["index", "--embedder", "hashing.v1", *home] + (["--rebuild"] if how == "rebuild" else [])
+    _clean_failure(runner.invoke(app, args), "disk_full", "free space", "unchanged")
+    if how == "rebuild":
+        assert _tree(archive_home / "index") == before  # the old index untouched, byte for byte
     assert not [p for p in archive_home.iterdir() if p.name.startswith(".index")]  # no temporary folder left
     monkeypatch.undo()
-    assert runner.invoke(app, ["search", DYING_DECLARATION_FACTS, "--home", str(archive_home)]).exit_code == 0
+    assert runner.invoke(app, ["search", DYING_DECLARATION_FACTS, *home]).exit_code == 0  # the previous generation
+    assert runner.invoke(app, ["index", "--embedder", "hashing.v1", *home]).exit_code == 0  # and the next run completes it
+    assert runner.invoke(app, ["status", *home]).exit_code == 0
 
 
 def test_summarize_on_a_full_disk_stops_clearly_and_keeps_what_was_stored(archive_home, tmp_path, monkeypatch):
