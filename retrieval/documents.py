@@ -4,14 +4,19 @@ Retrieval is field-based (SPEC.md, stage 2): a document is the text of a chosen 
 slots of one summary. Each slot becomes one text: lists are joined by newlines; statutes
 and precedents read "name: principle application"; parties read
 "appellants v. respondents".
+
+`summary_fingerprint` names the summary an index holds for a judgment, so an update can
+tell new, changed and unchanged judgments apart without comparing their slots.
 """
 
 from __future__ import annotations
 
+import hashlib
+from datetime import timezone
 from typing import Callable, Iterable, Mapping
 
 from aqgr.errors import UnknownNameError
-from aqgr.schemas.summary import SummarySlots
+from aqgr.schemas.summary import StructuredSummary, SummarySlots
 
 # Every slot usable for retrieval (date, bench and disposed_in_favour_of carry nothing a
 # legal question would match on).
@@ -106,3 +111,11 @@ def dense_texts(texts: Mapping[str, str], dense_slots: Iterable[str] | None = No
 def document_text(summary: SummarySlots, slots: Iterable[str] = DEFAULT_SLOTS) -> str:
     """The retrieval document: non-empty slot texts joined by blank lines."""
     return "\n\n".join(text for text in slot_texts(summary, slots).values() if text)
+
+
+def summary_fingerprint(summary: StructuredSummary) -> str:
+    """What identifies an indexed summary: its engine, engine version, source text hash and creation time."""
+    p = summary.provenance
+    created = p.created_at.astimezone(timezone.utc).replace(tzinfo=None) if p.created_at.tzinfo else p.created_at
+    key = f"{p.engine}|{p.engine_version}|{p.source_sha256}|{created.isoformat(timespec='microseconds')}"
+    return hashlib.sha256(key.encode()).hexdigest()[:20]
