@@ -4,6 +4,9 @@ Retrieval is field-based (SPEC.md, stage 2): a document is the text of a chosen 
 slots of one summary. Each slot becomes one text: lists are joined by newlines; statutes
 and precedents read "name: principle application"; parties read
 "appellants v. respondents".
+
+`summary_fingerprint` names the summary an index holds for a judgment, so an update can
+tell new, changed and unchanged judgments apart without comparing their slots.
 """
 
 from __future__ import annotations

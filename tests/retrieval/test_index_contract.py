@@ -6,26 +6,38 @@ archive does) over the tiny corpus of retrieval_samples.py with the hashing embe
 retriever) and `milvus` (MilvusIndex on milvus-lite, skipped when it is not installed).
 What differs between backends by design (raw scores, the full-text retriever) is not
 asserted here; tests/retrieval/test_retrieval_milvus.py compares their rankings.
+
+The update tests (`update(added, removed)`, `fingerprints()`) build a fresh index each, since
+an update changes it (on Milvus, its collection) in place.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+from datetime import datetime, timezone
 
 import numpy as np
 import pytest
-from retrieval_samples import CORPUS
+from retrieval_samples import CORPUS, summary
 
 from aqgr.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
 from aqgr.retrieval.backends import backend_class, build_index, canonical, load_index
+from aqgr.retrieval.documents import slot_texts, summary_fingerprint
 from aqgr.retrieval.index import IndexSpec
 from aqgr.retrieval.protocol import Index
 from aqgr.retrieval.types import ranked
+from aqgr.schemas.summary import Provenance
 
 SPEC = IndexSpec(embedder="hashing.v1")
 IDS = [s.judgment_id for s in CORPUS]
-FULL_TEXTS = {s.judgment_id: f"{s.facts} {' '.join(s.issues)} {s.reasoning}" for s in CORPUS}
+
+
+def full_text(s) -> str:
+    return f"{s.facts} {' '.join(s.issues)} {s.reasoning}"
+
+
+FULL_TEXTS = {s.judgment_id: full_text(s) for s in CORPUS}
 QUERIES = ("dowry death of the wife by burns", "market value compensation for acquired land",
            "section 304B IPC cruelty soon before death", "zzzz qqqq")
 
@@ -183,3 +195,176 @@ def test_build_index_checks_where_before_reading_full_texts(tmp_path):
     index = build_index(CORPUS[:2], SPEC, backend="embedded", full_texts=lambda: FULL_TEXTS)
     assert index.retrievers == ("bm25", "dense", "fulltext")
     assert build_index(CORPUS[:2], SPEC).retrievers == ("bm25", "dense")
+
+
+# --- updates ----------------------------------------------------------------------------
+
+LATER = Provenance(engine="test.v1", engine_version="1", source_sha256="1" * 64,
+                   created_at=datetime(2026, 1, 2, 9, 30, tzinfo=timezone.utc))
+# Two new judgments, on words no judgment of CORPUS uses, and a new summary of C2 (another
+# source, another time): the old one was on land acquisition, the new one is on arbitration.
+TENANCY = summary("C6", facts="The landlord sought eviction of the tenant for arrears of rent.",
+                  issues=["Whether the tenant can be evicted for default in paying rent under the Rent Control Act."],
+                  reasoning="Wilful default in paying rent justifies the eviction of the tenant.")
+DETENTION = summary("C7", facts="The detenu was held in preventive detention without being told the grounds.",
+                    issues=["Whether a writ of habeas corpus lies when the grounds of detention were not supplied."],
+                    reasoning="Grounds not supplied in time vitiate the detention; habeas corpus granted.")
+ARBITRATION = summary("C2", facts="An arbitral award was challenged as patently illegal.",
+                      issues=["Whether the arbitral award can be set aside under Section 34 of the Arbitration Act."],
+                      reasoning="The arbitral award was set aside for patent illegality.").model_copy(update={"provenance": LATER})
+NEW_QUERIES = {"C6": "eviction of the tenant by the landlord for arrears of rent",
+               "C7": "habeas corpus for preventive detention without grounds",
+               "C2": "arbitral award set aside for patent illegality"}
+OLD_C2_QUERY = QUERIES[1]  # market value compensation for acquired land
+for s in (TENANCY, DETENTION, ARBITRATION):
+    FULL_TEXTS.setdefault(s.judgment_id, full_text(s))
+NEW_FULL_TEXTS = dict(FULL_TEXTS, C2=full_text(ARBITRATION))
+
+# The embedded backend's update is being written; its cases xfail until it lands.
+IN_PROGRESS = pytest.mark.xfail(reason="embedded update: in progress", strict=False)
+UPDATING = [pytest.param(name, marks=IN_PROGRESS) if BACKENDS[name][0] == "embedded" else name for name in BACKENDS]
+
+
+@pytest.fixture(scope="module")
+def milvus_home(tmp_path_factory):
+    return tmp_path_factory.mktemp("milvus-updates")  # one milvus-lite database, a collection per build
+
+
+@pytest.fixture(params=UPDATING)
+def fresh(request, tmp_path, milvus_home):
+    """(backend name, whether it has full texts, an index just built over CORPUS, where to save it)."""
+    backend, full = BACKENDS[request.param]
+    _needs(backend)
+    index = _build(backend, full, milvus_home if backend_class(backend).needs_uri else tmp_path)
+    yield request.param, full, index, tmp_path / "index"
+    if hasattr(index, "drop"):
+        index.drop()
+
+
+def _update(index, full: bool, added=(), removed=()):
+    return index.update(added, removed, full_texts=NEW_FULL_TEXTS.get if full else None)
+
+
+def _ids(runs) -> dict[str, list[str]]:
+    return {name: [d.doc_id for d in run] for name, run in runs.items()}
+
+
+def _term(index, word: str) -> str:
+    return index.tokenizer(word)[0]
+
+
+def test_fingerprints_name_the_indexed_summaries(fresh):
+    _, _, index, _ = fresh
+    assert index.fingerprints() == {s.judgment_id: summary_fingerprint(s) for s in CORPUS}
+    assert summary_fingerprint(ARBITRATION) != summary_fingerprint(CORPUS[1])
+
+
+def test_update_adds_new_judgments(fresh):
+    _, full, index, _ = fresh
+    before = index.idf()
+    assert _update(index, full, [TENANCY, DETENTION]) == {"added": 2, "replaced": 0, "removed": 0}
+    assert len(index) == len(IDS) + 2 and index.manifest["n_docs"] == len(IDS) + 2
+    assert set(index.doc_ids) == {*IDS, "C6", "C7"} and len(set(index.doc_ids)) == len(index.doc_ids)
+    assert "C6" in index and "C7" in index and index.manifest["doc_ids"] == list(index.doc_ids)
+    assert index.texts("C6") == slot_texts(TENANCY, SPEC.slots)
+    for doc_id in ("C6", "C7"):
+        runs = _ids(index.retrieve(NEW_QUERIES[doc_id], 3))
+        assert all(run[:1] == [doc_id] for run in runs.values()), (doc_id, runs)  # every retriever finds it first
+        assert all(set(run) <= {doc_id} for run in _ids(index.retrieve(NEW_QUERIES[doc_id], 5, restrict={doc_id})).values())
+        assert all(doc_id not in run for run in _ids(index.retrieve(NEW_QUERIES[doc_id], 10, exclude={doc_id})).values())
+    after = index.idf()
+    assert _term(index, "eviction") in after and _term(index, "eviction") not in before
+    assert after[_term(index, "dowry")] != before[_term(index, "dowry")]  # N changed
+    assert set(before) < set(after)
+    fingerprints = index.fingerprints()
+    assert fingerprints["C6"] == summary_fingerprint(TENANCY) and fingerprints["C1"] == summary_fingerprint(CORPUS[0])
+
+
+def test_update_replaces_a_judgment_whose_summary_changed(fresh):
+    _, full, index, _ = fresh
+    old_dense = {d.doc_id: d.score for d in index.retrieve(OLD_C2_QUERY, len(IDS), retrievers=["dense"])["dense"]}
+    assert _update(index, full, [ARBITRATION]) == {"added": 0, "replaced": 1, "removed": 0}
+    assert len(index) == len(IDS) and set(index.doc_ids) == set(IDS) and "C2" in index
+    assert index.texts("C2") == slot_texts(ARBITRATION, SPEC.slots)
+    assert index.fingerprints()["C2"] == summary_fingerprint(ARBITRATION) != summary_fingerprint(CORPUS[1])
+    runs = _ids(index.retrieve(NEW_QUERIES["C2"], 3))
+    assert all(run[:1] == ["C2"] for run in runs.values()), runs
+    old = index.retrieve(OLD_C2_QUERY, len(IDS))
+    for name, run in _ids(old).items():
+        if name != "dense":  # a lexical retriever no longer matches the old text
+            assert "C2" not in run, (name, run)
+    new_dense = {d.doc_id: d.score for d in old["dense"]}
+    assert new_dense["C2"] < old_dense["C2"]
+    assert _term(index, "arbitral") in index.idf() and _term(index, "acquired") not in index.idf()
+
+
+def test_update_removes_judgments_from_every_retriever(fresh):
+    _, full, index, _ = fresh
+    assert _update(index, full, removed=["C3", "nobody"]) == {"added": 0, "replaced": 0, "removed": 1}
+    assert len(index) == len(IDS) - 1 and "C3" not in index and "C3" not in index.doc_ids
+    assert index.manifest["n_docs"] == len(IDS) - 1 and "C3" not in index.manifest["doc_ids"]
+    with pytest.raises(KeyError):
+        index.texts("C3")
+    assert "C3" not in index.fingerprints()
+    for query in (*QUERIES, "sudden quarrel, the accused stabbed the deceased"):
+        for name, run in _ids(index.retrieve(query, 100)).items():
+            assert "C3" not in run, (query, name)
+    assert set(_ids(index.retrieve(QUERIES[0], 100))["dense"]) == set(IDS) - {"C3"}
+    assert _term(index, "quarrel") not in index.idf()
+
+
+def test_update_then_save_then_load_is_the_updated_index(fresh):
+    backend, full, index, directory = fresh
+    counts = _update(index, full, [TENANCY, ARBITRATION], removed=["C3"])
+    assert counts == {"added": 1, "replaced": 1, "removed": 1}
+    index.save(directory)
+    loaded = load_index(directory, expect=SPEC)
+    assert loaded.doc_ids == index.doc_ids and len(loaded) == len(index) == len(IDS)
+    assert loaded.manifest["doc_ids"] == list(index.doc_ids) and loaded.manifest["n_docs"] == len(IDS)
+    assert loaded.retrievers == index.retrievers and loaded.idf() == index.idf()
+    assert loaded.fingerprints() == index.fingerprints()
+    for doc_id in index.doc_ids:
+        assert loaded.texts(doc_id) == index.texts(doc_id)
+    for query in (*QUERIES, *NEW_QUERIES.values()):
+        assert loaded.retrieve(query, 5) == index.retrieve(query, 5), query
+
+
+def test_update_with_nothing_changes_nothing(fresh):
+    _, full, index, directory = fresh
+    index.save(directory)
+    before = (index.doc_ids, index.idf(), index.fingerprints(), [index.retrieve(q, 5) for q in QUERIES])
+    assert _update(index, full) == {"added": 0, "replaced": 0, "removed": 0}
+    assert _update(index, full, removed=["nobody"]) == {"added": 0, "replaced": 0, "removed": 0}
+    assert (index.doc_ids, index.idf(), index.fingerprints(), [index.retrieve(q, 5) for q in QUERIES]) == before
+    assert load_index(directory, expect=SPEC).doc_ids == before[0]  # the saved index still describes it
+
+
+def test_update_refuses_a_judgment_twice_or_both_added_and_removed(fresh):
+    _, full, index, _ = fresh
+    before = (index.doc_ids, index.fingerprints())
+    with pytest.raises(ValueError, match="C6"):
+        _update(index, full, [TENANCY, TENANCY])
+    with pytest.raises(ValueError, match="C6"):
+        _update(index, full, [TENANCY], removed=["C6"])
+    assert (index.doc_ids, index.fingerprints()) == before
+
+
+def test_update_may_empty_the_index_and_search_then_refuses_it(fresh):
+    """Removing every judgment leaves an empty index (saved and loaded as such); searching it
+    raises EmptyArchiveError, as for an archive with nothing indexed; adding fills it again."""
+    from aqgr.explain import explainers
+    from aqgr.questions import question_generators
+    from aqgr.search import SearchOptions, Searcher
+
+    _, full, index, directory = fresh
+    assert _update(index, full, removed=IDS) == {"added": 0, "replaced": 0, "removed": len(IDS)}
+    assert len(index) == 0 and index.doc_ids == () and index.fingerprints() == {} and index.idf() == {}
+    assert index.manifest["n_docs"] == 0 and all(i not in index for i in IDS)
+    assert index.retrieve(QUERIES[0], 5) == {name: [] for name in index.retrievers}
+    index.save(directory)
+    loaded = load_index(directory, expect=SPEC)
+    assert len(loaded) == 0 and loaded.retrieve(QUERIES[0], 5) == {name: [] for name in loaded.retrievers}
+    with pytest.raises(EmptyArchiveError):
+        Searcher(loaded, {}, question_generators.create("harvest.v1"), explainers.create("evidence.v1"), SearchOptions(), "test.v1")
+    assert _update(index, full, [TENANCY]) == {"added": 1, "replaced": 0, "removed": 0}
+    assert _ids(index.retrieve(NEW_QUERIES["C6"], 3)) == {name: ["C6"] for name in index.retrievers}

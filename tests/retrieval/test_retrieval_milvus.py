@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("pymilvus", reason="pymilvus not installed: pip install 'aqgr[milvus]'")
@@ -157,3 +158,151 @@ def test_sample_archive_agreement_and_searcher_unchanged(sample_archive, tmp_pat
         top = [h.judgment_id for h in result.hits[:5]]
         assert any(wanted in top for wanted in scenario["relevant"]), (scenario["id"], top)
     searcher.index.drop()
+
+
+# --- updates (the contract itself: tests/retrieval/test_index_contract.py) -----------------
+
+def _new_summaries():
+    from datetime import datetime, timezone
+
+    from retrieval_samples import summary
+
+    from aqgr.schemas.summary import Provenance
+
+    tenancy = summary("C6", facts="The landlord sought eviction of the tenant for arrears of rent.",
+                      issues=["Whether the tenant can be evicted for default in paying rent under the Rent Control Act."],
+                      reasoning="Wilful default in paying rent justifies the eviction of the tenant.")
+    later = Provenance(engine="other.v1", engine_version="2", source_sha256="2" * 64, created_at=datetime(2026, 2, 1, tzinfo=timezone.utc))
+    arbitration = summary("C2", facts="An arbitral award was challenged as patently illegal.",
+                          issues=["Whether the arbitral award can be set aside under Section 34 of the Arbitration Act."],
+                          reasoning="The arbitral award was set aside for patent illegality.").model_copy(update={"provenance": later})
+    return tenancy, arbitration
+
+
+def test_update_keeps_the_rebuilt_index_statistics_and_embeds_only_the_change(tmp_path, corpus, hashing_spec):
+    """idf, windows and dense runs equal a rebuild's over the same summaries; only the new
+    summaries' windows and issue sentences reach the model; replaced ids keep their place."""
+    from retrieval_samples import Counting
+
+    from aqgr.retrieval.dense import document_windows
+    from aqgr.retrieval.documents import dense_texts, slot_texts
+    from aqgr.retrieval.embedders import embedders
+
+    tenancy, arbitration = _new_summaries()
+    counting = Counting(embedders.create("hashing.v1"))
+    index = MilvusIndex.build(corpus, hashing_spec, uri=str(tmp_path / "m.db"), embedder=counting)
+    final = [s for s in corpus if s.judgment_id not in ("C2", "C3")] + [arbitration, tenancy]
+    rebuilt = MilvusIndex.build(final, hashing_spec, uri=str(tmp_path / "m.db"))
+    try:
+        counting.calls.clear()
+        assert index.update([arbitration, tenancy], removed=["C3"]) == {"added": 1, "replaced": 1, "removed": 1}
+        windows = [w for s in (arbitration, tenancy)
+                   for w in document_windows(dense_texts(slot_texts(s, hashing_spec.slots), hashing_spec.dense_slots), hashing_spec.window_chars)]
+        embedded = [t for call in counting.calls for t in call]
+        assert sorted(embedded) == sorted(set(windows) | {" ".join(s.issues[0].split()) for s in (arbitration, tenancy)})
+        assert index.doc_ids == ("C1", "C2", "C4", "C5", "C6")
+        assert index.idf() == rebuilt.idf() and index.manifest["n_terms"] == rebuilt.manifest["n_terms"]
+        assert index.manifest["n_windows"] == rebuilt.manifest["n_windows"]
+        count = index._client.query(index.collection, filter="", output_fields=["count(*)"])[0]["count(*)"]
+        assert count == index.manifest["n_windows"]
+        for query in ("dowry death of the wife by burns", "arbitral award set aside", "eviction of a tenant for rent"):
+            got, want = (i.retrieve(query, 5, retrievers=["dense"])["dense"] for i in (index, rebuilt))
+            assert [d.doc_id for d in got] == [d.doc_id for d in want]
+            assert np.allclose([d.score for d in got], [d.score for d in want], atol=1e-6)
+            # BM25 statistics are per segment on milvus-lite: the same documents match, scores differ
+            got, want = (i.retrieve(query, 5, retrievers=["bm25"])["bm25"] for i in (index, rebuilt))
+            assert {d.doc_id for d in got} == {d.doc_id for d in want}
+    finally:
+        index.drop()
+        rebuilt.drop()
+
+
+def test_update_records_a_generation_and_a_stale_manifest_is_refused(tmp_path, corpus, hashing_spec):
+    from aqgr.errors import IndexMismatchError
+
+    tenancy, arbitration = _new_summaries()
+    index = MilvusIndex.build(corpus, hashing_spec, uri=str(tmp_path / "m.db"))
+    try:
+        index.save(tmp_path / "index")
+        assert index.manifest["generation"] == 0 and index.manifest["summarizer"] == "test.v1"
+        index.update([tenancy])
+        manifest = index.manifest
+        assert manifest["generation"] == 1 and manifest["updated_at"] >= manifest["created_at"]
+        assert manifest["last_update"]["added"] == 1 and "sha256" not in manifest
+        with pytest.raises(IndexMismatchError, match="generation 1, the manifest at 0"):
+            MilvusIndex.load(tmp_path / "index")  # saved before the update: no longer the collection
+        index.update([arbitration])  # another engine wrote this one
+        assert "summarizer" not in index.manifest and index.manifest["generation"] == 2
+        index.save(tmp_path / "index")
+        loaded = MilvusIndex.load(tmp_path / "index", expect=hashing_spec)
+        assert loaded.manifest["generation"] == 2 and loaded.doc_ids == index.doc_ids
+        loaded.update([], removed=["C2"])
+        assert loaded.manifest["summarizer"] == "test.v1"  # every indexed summary is test.v1's again
+    finally:
+        index.drop()
+
+
+def test_an_update_failing_half_way_leaves_a_manifest_load_refuses(tmp_path, corpus, hashing_spec, monkeypatch):
+    from aqgr.errors import IndexMismatchError
+
+    tenancy, _ = _new_summaries()
+    index = MilvusIndex.build(corpus, hashing_spec, uri=str(tmp_path / "m.db"))
+    try:
+        index.save(tmp_path / "index")
+
+        def broken(*args, **kwargs):
+            raise RuntimeError("Milvus went away")
+
+        monkeypatch.setattr(index._client, "insert", broken)
+        with pytest.raises(RuntimeError):
+            index.update([tenancy], removed=["C3"])
+        with pytest.raises(IndexMismatchError, match="generation 1, the manifest at 0") as info:
+            MilvusIndex.load(tmp_path / "index")
+        assert "rebuild" in str(info.value)
+    finally:
+        monkeypatch.undo()
+        index.drop()
+
+
+def test_update_embeds_new_issue_sentences_and_drops_removed_ones(tmp_path, corpus, hashing_spec):
+    from retrieval_samples import Counting
+
+    from aqgr.retrieval.embedders import embedders
+
+    tenancy, _ = _new_summaries()
+    counting = Counting(embedders.create("hashing.v1"))
+    index = MilvusIndex.build(corpus, hashing_spec, uri=str(tmp_path / "m.db"), embedder=counting)
+    try:
+        index.update([tenancy], removed=["C1"])
+        index.save(tmp_path / "index")
+        loaded = MilvusIndex.load(tmp_path / "index", embedder=counting)
+        calls = len(counting.calls)
+        assert loaded.embed_query(tenancy.issues[0]) is not None and len(counting.calls) == calls  # held
+        assert loaded.embed_query(corpus[1].issues[0]) is not None and len(counting.calls) == calls
+        assert loaded.embed_query(corpus[0].issues[0]) is not None and len(counting.calls) == calls + 1  # C1's: dropped
+    finally:
+        index.drop()
+
+
+def test_a_reader_older_than_an_update_returns_only_judgments_it_knows(tmp_path, corpus, hashing_spec):
+    tenancy, _ = _new_summaries()
+    index = MilvusIndex.build(corpus, hashing_spec, uri=str(tmp_path / "m.db"))
+    try:
+        index.save(tmp_path / "index")
+        older = MilvusIndex.load(tmp_path / "index")
+        index.update([tenancy])
+        assert index.retrieve("eviction of the tenant for rent", 3)["bm25"][0].doc_id == "C6"
+        for run in older.retrieve("eviction of the tenant for rent", 10).values():
+            assert {d.doc_id for d in run} <= set(older.doc_ids)
+    finally:
+        index.drop()
+
+
+def test_terms_are_cut_on_a_term_boundary():
+    from aqgr.retrieval.milvus import _terms_text
+
+    assert _terms_text(["ab", "cd", "ef"], limit=8) == "ab cd ef"
+    assert _terms_text(["ab", "cd", "ef"], limit=7) == "ab cd"
+    assert _terms_text(["ab", "cd", "ef"], limit=5) == "ab cd"
+    assert _terms_text(["ab", "cé", "ef"], limit=5) == "ab"  # é is two bytes: "ab cé" is 6
+    assert _terms_text(["abcdef"], limit=3) == ""
