@@ -45,6 +45,7 @@ CREATE INDEX IF NOT EXISTS docs_judgment ON docs (judgment_id);
 CREATE INDEX IF NOT EXISTS docs_dead ON docs (dead);
 CREATE INDEX IF NOT EXISTS docs_gen ON docs (gen);
 CREATE TABLE IF NOT EXISTS sentences (key BLOB PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 """
 
 
@@ -107,8 +108,12 @@ class DocRegistry:
         return json.loads(row[0])
 
     def next_n(self) -> int:
+        """The first n never handed out: above every row's, and above every n a rolled-back
+        generation used (so no part can hold an old document under a new one's n)."""
         with self._lock:
-            return self._db.execute("SELECT COALESCE(MAX(n), -1) + 1 FROM docs").fetchone()[0]
+            top = self._db.execute("SELECT COALESCE(MAX(n), -1) + 1 FROM docs").fetchone()[0]
+            mark = self._db.execute("SELECT value FROM meta WHERE key = 'next_n'").fetchone()
+        return max(top, mark[0] if mark else 0)
 
     def quick_check(self) -> list[str]:
         """SQLite's own check of the file ([] when sound)."""
@@ -135,6 +140,9 @@ class DocRegistry:
             self._db.executemany(
                 "INSERT INTO docs (n, judgment_id, fingerprint, texts, gen) VALUES (?, ?, ?, ?, ?)",
                 ((n, j, f, json.dumps(dict(t), ensure_ascii=False), generation) for n, j, f, t in added))
+            if added:
+                self._db.execute("INSERT INTO meta (key, value) VALUES ('next_n', ?) ON CONFLICT (key) DO UPDATE SET "
+                                 "value = MAX(value, excluded.value)", (max(a[0] for a in added) + 1,))
         return killed
 
     def rollback(self, committed: int) -> list[int]:

@@ -372,7 +372,8 @@ class SummaryIndex:
         context = BuildContext(self.spec, self._tokenizer, self._embedder, cache, lambda *a: None)
         text_of = full_texts.get if isinstance(full_texts, Mapping) else full_texts
         counts = {"added": 0, "replaced": 0, "removed": 0}
-        removed = [r for r in dict.fromkeys(removed) if r in self._n_of]
+        asked_removed = list(dict.fromkeys(removed))
+        removed = [r for r in asked_removed if r in self._n_of]
         pending: list[tuple[str, dict[str, str], str, Sequence[str]]] = []
         staged_ids: set[str] = set()
         generation = self._manifest["generation"] + 1
@@ -400,23 +401,30 @@ class SummaryIndex:
             since_commit += len(pending)
             pending.clear()
 
-        for doc in docs:
-            if doc[0] in staged_ids:
-                raise ValueError(f"judgment ids must be unique; repeated: {doc[0]}")
-            staged_ids.add(doc[0])
-            if self._n_of.get(doc[0]) is not None and self._registry_fingerprint(doc[0]) == doc[2]:
-                done += 1  # unchanged: nothing to do
-                continue
-            pending.append(doc)
-            done += 1
-            if len(pending) >= BATCH:
-                flush()
-                report("index", done, total or done)
-            if since_commit >= COMMIT_EVERY:
-                self._commit(generation, context, started, summarizer, engines)
-                generation += 1
-                since_commit = 0
-        flush()
+        refused = set(asked_removed)
+        try:
+            for doc in docs:
+                if doc[0] in staged_ids or doc[0] in refused:
+                    raise ValueError(f"judgment {doc[0]} is given twice (added twice, or added and removed) in one update: "
+                                     "nothing was changed")
+                staged_ids.add(doc[0])
+                if self._n_of.get(doc[0]) is not None and self._registry_fingerprint(doc[0]) == doc[2]:
+                    done += 1  # unchanged: nothing to do
+                    continue
+                pending.append(doc)
+                done += 1
+                if len(pending) >= BATCH:
+                    flush()
+                    report("index", done, total or done)
+                if since_commit >= COMMIT_EVERY:
+                    self._commit(generation, context, started, summarizer, engines)
+                    generation += 1
+                    since_commit = 0
+            flush()
+        except BaseException:
+            for part in self._parts.values():  # what this generation buffered goes; staged rows roll back next time
+                part.rollback()
+            raise
         if sentences:
             self._embed_sentences(list(sentences), cache, context)
         report("index", done, total or done)

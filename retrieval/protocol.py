@@ -104,6 +104,17 @@ class Index(Protocol):
         `restrict` and dropping `exclude`; the dense retriever reads `vector` when given."""
         ...
 
+    def update(self, added: Iterable, removed: Iterable[str] = (), *, cache=None, progress=None,
+               full_texts=None) -> dict:
+        """Add summaries (an indexed judgment's replaces its entry) and drop `removed`, at the cost of
+        the change; {"added", "replaced", "removed"}. Afterwards every reading method reflects it;
+        `save` records it where the backend keeps state beside the index."""
+        ...
+
+    def fingerprints(self) -> dict[str, str]:
+        """judgment id -> fingerprint of the summary indexed for it (retrieval/documents.py)."""
+        ...
+
     def save(self, directory: str | Path) -> Path:
         """Record the index in `directory`, atomically; `load` reopens it."""
         ...

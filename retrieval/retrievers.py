@@ -134,6 +134,10 @@ class Retriever:
         """The best k documents (n, score), best first; `only` keeps just those n."""
         raise NotImplementedError
 
+    def rollback(self) -> None:
+        """Drop what was added or deleted since the last commit (an update that failed)."""
+        raise NotImplementedError
+
     def cleanup(self) -> None:
         """After a manifest commit: remove files of this part that it no longer names."""
 
@@ -185,6 +189,9 @@ class _BM25(Retriever):
     def commit(self) -> dict:
         self.engine.commit()
         return {"folder": self.folder, "n_docs": len(self.engine)}
+
+    def rollback(self) -> None:
+        self.engine.close()  # the engine's writer rolls back; the next add opens a new one
 
     def search(self, query: Query, k: int, *, only: Collection[int] | None = None) -> list[tuple[int, float]]:
         return self.engine.search(with_pairs(query.tokens, self.ngrams), k, only=only)
@@ -305,6 +312,9 @@ class Dense(Retriever):
 
     def delete(self, ns: Collection[int]) -> None:
         """Nothing to do now: the windows of dead n are hidden by the index and dropped by `compact`."""
+
+    def rollback(self) -> None:
+        self._vectors, self._window_n = [], []
 
     def commit(self) -> dict:
         if self._vectors:
