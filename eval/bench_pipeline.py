@@ -404,6 +404,10 @@ def main(argv=None) -> int:
     results = {"config": {"sizes": sizes, "embedder": args.embedder, "add": args.add, "seed": args.seed,
                           "queries": args.queries, "home": str(args.home), "cpus": os.cpu_count()},
                "base": run_stage(args, "base", "base"), "sizes": {}}
+    if "error" in results["base"]:
+        _write(args.out, results)
+        print(f"error: the real judgments could not be read: {results['base']['error']}", file=sys.stderr)
+        return 2
     for n in sizes:
         results["sizes"][str(n)] = run_size(args, n)
         _write(args.out, results)

@@ -90,6 +90,10 @@ class Corpus:
 
         engine = summarizers.create("extractive.v1")
         files = sorted(Path(docs_dir).glob("*.txt"))
+        if not files:
+            from aqgr.errors import DatasetError
+
+            raise DatasetError(f"{docs_dir}: no .txt judgments to recombine; give the folder of real judgments (--corpus)")
         random.Random(SEED).shuffle(files)
         files = files[:limit] if limit else files
         fingerprint = hashlib.sha256("\n".join(f"{f.name}:{f.stat().st_size}" for f in files).encode()).hexdigest()[:16]

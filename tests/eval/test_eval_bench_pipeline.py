@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from aqgr.errors import DatasetError
 from aqgr.eval import bench_pipeline
 from aqgr.eval.synthetic_archive import Corpus, Generator
 
@@ -86,6 +87,13 @@ def test_pipeline_benchmark_end_to_end(tmp_path):
         assert f"| {stage} | {measure} |" in table
     cells = next(line for line in table.splitlines() if line.startswith("| search | p50 ms |")).split("|")
     assert float(cells[3]) == row["search"]["p50_ms"]
+
+
+def test_a_corpus_without_judgments_is_refused_clearly(tmp_path):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(DatasetError, match="no .txt judgments"):
+        Corpus.load(tmp_path / "empty", tmp_path / "cache")
+    assert bench_pipeline.main(["--sizes", "10", "--out", str(tmp_path / "out"), "--corpus", str(tmp_path / "empty")]) == 2
 
 
 def test_a_later_size_extends_the_archive_and_a_different_one_is_refused(tmp_path, capsys):
