@@ -43,7 +43,7 @@ from pathlib import Path
 from aqgr.paths import shared_datasets
 
 AILA_ROOT = shared_datasets() / "aila2019"
-STATE = "bench-synthetic.json"  # in the archive home: what generated it and how many so far
+STATE = "bench-synthetic.json"  # in the archive home: what generated it (seed, corpus, engine version)
 TARGET_N = 1_000_000
 # (stage, measure) -> the target at 1e6 judgments.
 TARGETS = {
@@ -115,20 +115,20 @@ def stage_load(args) -> dict:
     corpus = Corpus.load(docs_dir(args.corpus), args.out / "cache", limit=args.base_limit)
     made = {"seed": args.seed, "corpus": corpus.fingerprint, "engine_version": corpus.engine_version}
     state_path = args.home / STATE
-    state = json.loads(state_path.read_text()) if state_path.is_file() else {**made, "judgments": 0}
-    if {k: state.get(k) for k in made} != made:
-        raise SystemExit(f"{args.home} holds a synthetic archive made otherwise ({state}); use another --home")
     archive = _archive(args.home, args.embedder)
     args.home.mkdir(parents=True, exist_ok=True)
     store = Store(archive.settings.db_url)
-    start = state["judgments"]
-    if store.count_judgments() != start:
-        raise SystemExit(f"{args.home}: the database holds {store.count_judgments()} judgments, {STATE} says {start}: use another --home")
+    # Judgments are stored in number order, a transaction at a time: the count is where the
+    # archive (or an interrupted load) stopped.
+    start = store.count_judgments()
+    state = json.loads(state_path.read_text()) if state_path.is_file() else (made if start == 0 else {})
+    if {k: state.get(k) for k in made} != made:
+        raise SystemExit(f"{args.home} holds an archive made otherwise ({state or 'not by this benchmark'}); use another --home")
     if args.to < start:
         raise SystemExit(f"{args.home} already holds {start} judgments (> {args.to}): use another --home")
+    state_path.write_text(json.dumps(made))
     report = lambda done, total: print(f"stored {done}/{total}", file=sys.stderr, flush=True) if done % 10_000 < args.batch else None
     result = extend(store, Generator(corpus, args.seed), start, args.to, batch=args.batch, progress=report)
-    state_path.write_text(json.dumps({**made, "judgments": args.to}))
     store.close()
     return {**result, "from": start, "to": args.to, "peak_rss_mb": _peak_rss_mb()}
 
@@ -200,6 +200,7 @@ def stage_rate(args) -> dict:
     and issue sentences, no cache), and the embedding time of 1e6 extrapolated from it."""
     import random
 
+    from aqgr.retrieval.embedders import embedders
     from aqgr.retrieval.index import IndexSpec, SummaryIndex
     from aqgr.store import Store
 
@@ -208,6 +209,7 @@ def stage_rate(args) -> dict:
     ids = sorted(store.judgment_ids())
     picked = random.Random(args.seed).sample(ids, min(args.rate_sample, len(ids)))
     summaries = store.summaries("extractive.v1", ids=picked)
+    embedders.create(args.rate_embedder).embed(["the model loaded before the clock starts"])  # loaded once per process
     start = time.perf_counter()
     index = SummaryIndex.build(summaries, IndexSpec(embedder=args.rate_embedder))
     wall = time.perf_counter() - start
@@ -221,7 +223,8 @@ def stage_rate(args) -> dict:
             "extrapolated_1e6_hours": round(TARGET_N / per_s / 3600, 1) if per_s else None}
 
 
-STAGES = {"base": stage_base, "load": stage_load, "index": stage_index, "search": stage_search, "add": stage_add}
+STAGES = {"base": stage_base, "load": stage_load, "index": stage_index, "search": stage_search, "add": stage_add,
+          "rate": stage_rate}  # main runs "rate" in its own process at the end; `--stage rate` runs it alone
 
 
 # -- the run -----------------------------------------------------------------------
@@ -312,17 +315,20 @@ def slope(n1: int, c1, n2: int, c2) -> float | None:
     return round(math.log(c2 / c1) / math.log(n2 / n1), 2)
 
 
-def measures(sizes: dict[int, dict]) -> list[dict]:
-    """One record per measure: values per size, slopes between successive sizes, the 1e6 extrapolation."""
+def measures(sizes: dict[int, dict], add: int = 0) -> list[dict]:
+    """One record per measure: values per size, slopes between successive sizes, the 1e6
+    extrapolation from the last slope. The add stage runs at N + `add` judgments: its slopes
+    and extrapolation use those sizes."""
     ns = sorted(sizes)
     out = []
     for stage, name, read in MEASURES:
+        at = {n: n + add if stage == "add" else n for n in ns}  # the archive's size when measured
         values = {n: _value(read, sizes[n]) for n in ns}
-        slopes = {f"{a}->{b}": slope(a, values[a], b, values[b]) for a, b in zip(ns, ns[1:])}
+        slopes = {f"{a}->{b}": slope(at[a], values[a], at[b], values[b]) for a, b in zip(ns, ns[1:])}
         last = slopes.get(f"{ns[-2]}->{ns[-1]}") if len(ns) > 1 else None
         at_target = None
         if ns and ns[-1] < TARGET_N and last is not None and values[ns[-1]]:
-            at_target = round(values[ns[-1]] * (TARGET_N / ns[-1]) ** last, 1)
+            at_target = round(values[ns[-1]] * (TARGET_N / at[ns[-1]]) ** last, 1)
         elif ns and ns[-1] == TARGET_N:
             at_target = values[ns[-1]]
         out.append({"stage": stage, "measure": name, "values": values, "slopes": slopes, "at_1e6": at_target,
@@ -335,6 +341,8 @@ def _cell(value) -> str:
         return "-"
     if isinstance(value, float) and value >= 100:
         return f"{value:,.0f}"
+    if isinstance(value, float):
+        return f"{value:.3g}"
     return f"{value:,}" if isinstance(value, int) else f"{value:g}"
 
 
@@ -349,7 +357,7 @@ def _errors(row: dict) -> list[tuple[str, str]]:
 
 def table(results: dict) -> str:
     sizes = {int(n): row for n, row in results["sizes"].items()}
-    rows = measures(sizes)
+    rows = measures(sizes, results["config"]["add"])
     ns = sorted(sizes)
     head = ["stage", "measure", *(f"N={n:,}" for n in ns), *(f"slope {a:,}->{b:,}" for a, b in zip(ns, ns[1:])),
             "1e6 (extrapolated)" if ns and ns[-1] < TARGET_N else "1e6", "target at 1e6"]
