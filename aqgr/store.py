@@ -23,7 +23,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from contextlib import contextmanager
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from sqlalchemy import JSON, Column, Index, Text, event, text
 from sqlalchemy.exc import DBAPIError, OperationalError
@@ -139,6 +139,7 @@ class RateBucketRow(SQLModel, table=True):
 
 _KEYS = {JudgmentRow: ("id",), SummaryRow: ("judgment_id", "engine"), FailureRow: ("source_path", "engine"), ImportRow: ("judgment_id", "engine")}
 InTransaction = Callable[[Session], None]  # more work done in the same transaction as a write
+_IN_CHUNK = 500  # ids per IN (...) list: well under SQLite's bound-parameter limit
 
 
 def redact_url(url: str) -> str:
@@ -387,6 +388,47 @@ class Store:
             s.exec(delete(ImportRow).where(ImportRow.judgment_id == judgment.id, ImportRow.engine == row.engine))  # made here now
 
         self._write(action, then)
+
+    def save_many(self, items: Sequence[tuple[JudgmentRow, StructuredSummary]]) -> None:
+        """`save` for many judgments in one transaction (bulk loads: one commit, and one
+        multi-row upsert per table, instead of a transaction per judgment); the same upserts,
+        and each judgment's failure and import records for that engine are cleared. All or
+        nothing: on an error none is stored."""
+        if not items:
+            return
+        judgments = [{c.name: getattr(j, c.name) for c in JudgmentRow.__table__.columns} for j, _ in items]
+        rows = [self._summary_row(j.id, s) for j, s in items]
+        summaries = [{c.name: getattr(r, c.name) for c in SummaryRow.__table__.columns} for r in rows]
+        by_engine: dict[str, list[tuple[str, str]]] = {}
+        for (judgment, _), row in zip(items, rows):
+            by_engine.setdefault(row.engine, []).append((judgment.id, judgment.source_path))
+
+        def action(s: Session) -> None:
+            self._upsert_many(s, JudgmentRow, judgments)
+            self._upsert_many(s, SummaryRow, summaries)
+            for engine, pairs in by_engine.items():
+                for at in range(0, len(pairs), _IN_CHUNK):
+                    chunk = pairs[at:at + _IN_CHUNK]
+                    s.exec(delete(FailureRow).where(FailureRow.engine == engine, FailureRow.source_path.in_([p for _, p in chunk])))
+                    s.exec(delete(ImportRow).where(ImportRow.engine == engine, ImportRow.judgment_id.in_([i for i, _ in chunk])))
+
+        self._write(action)
+
+    def _upsert_many(self, session: Session, model: type[SQLModel], values: list[dict[str, Any]]) -> None:
+        """`_upsert` of many rows of one table as one executemany statement."""
+        keys = _KEYS[model]
+        if self.dialect not in ("sqlite", "postgresql"):
+            for row in values:
+                session.merge(model(**row))
+            return
+        if self.dialect == "sqlite":
+            from sqlalchemy.dialects.sqlite import insert
+        else:
+            from sqlalchemy.dialects.postgresql import insert
+        statement = insert(model.__table__)
+        statement = statement.on_conflict_do_update(
+            index_elements=list(keys), set_={c.name: statement.excluded[c.name] for c in model.__table__.columns if c.name not in keys})
+        session.connection().execute(statement, values)
 
     def save_imported(self, summary: StructuredSummary, *, source: str, replace: bool = False) -> str:
         """Store an imported (already validated) summary, recorded as imported. Its judgment row is kept

@@ -17,6 +17,10 @@
 4. Growth: the slope of log(cost) on log(N) between the sizes (1 = linear).
 
 Prints the table (markdown) on stdout and writes results.json to --out.
+
+`--pipeline` measures the whole pipeline instead (real text, full-text retriever, citation
+graph, search, incremental add): `python -m aqgr.eval.bench_scale --pipeline --sizes ...`
+runs eval/bench_pipeline.py with the other arguments.
 """
 
 from __future__ import annotations
@@ -183,6 +187,11 @@ def table(rows: list[dict]) -> str:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--pipeline" in argv:
+        from aqgr.eval import bench_pipeline
+
+        return bench_pipeline.main([a for a in argv if a != "--pipeline"])
     parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_scale", description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="10000,100000", help="comma-separated archive sizes")
     parser.add_argument("--backends", default="embedded,milvus")
