@@ -30,7 +30,9 @@ import tempfile
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
 
 FORMAT = "citations.v2"  # v2: each link keeps how it was found and the matched text
 READABLE = ("citations.v1", FORMAT)  # v1 files (pairs only) still load, without the mentions
@@ -56,24 +58,48 @@ class Mention:
 
 class CitationGraph:
     """Distinct citations between judgments of one archive, with the first mention of each
-    (`mentions[(citing, cited)]`, when known) so a reader can check the link."""
+    (`mentions[(citing, cited)]`, when known) so a reader can check the link.
+
+    Compact for a large archive: judgment ids are numbered once (`_Names`), and what each
+    judgment cites and is cited by are two CSR arrays; `cites` and `cited_by` read them as
+    mappings id -> frozenset of ids. `mentions` is a dict here, or read from the citation
+    store on demand (retrieval/citations/store.py)."""
 
     def __init__(self, pairs: Iterable[tuple[str, str]], mentions: Mapping[tuple[str, str], Mention] | None = None):
-        cites: dict[str, set[str]] = defaultdict(set)
-        cited_by: dict[str, set[str]] = defaultdict(set)
-        for citing, cited in pairs:
-            if citing != cited:
-                cites[citing].add(cited)
-                cited_by[cited].add(citing)
-        self.cites = {k: frozenset(v) for k, v in cites.items()}
-        self.cited_by = {k: frozenset(v) for k, v in cited_by.items()}
-        self.mentions = {p: m for p, m in (mentions or {}).items() if p[1] in self.cites.get(p[0], ())}
+        index: dict[str, int] = {}
+        distinct = {(a, b) for a, b in pairs if a != b}
+        citing = [index.setdefault(a, len(index)) for a, _ in distinct]
+        cited = [index.setdefault(b, len(index)) for _, b in distinct]
+        self._set(list(index), np.array(citing, dtype=np.int64), np.array(cited, dtype=np.int64))
+        self.mentions: Mapping[tuple[str, str], Mention] = {p: m for p, m in (mentions or {}).items() if p in distinct}
+
+    @classmethod
+    def from_arrays(cls, names: Sequence[str], citing: np.ndarray, cited: np.ndarray,
+                    mentions: Mapping[tuple[str, str], Mention]) -> "CitationGraph":
+        """The graph of the links names[citing[i]] -> names[cited[i]] (distinct, no self-links),
+        with `mentions` as given (not filtered)."""
+        graph = cls.__new__(cls)
+        graph._set(names, np.asarray(citing, dtype=np.int64), np.asarray(cited, dtype=np.int64))
+        graph.mentions = mentions
+        return graph
+
+    def _set(self, names: Sequence[str], citing: np.ndarray, cited: np.ndarray) -> None:
+        n = len(names)
+        keep = citing != cited
+        edges = np.unique(citing[keep] * max(n, 1) + cited[keep])
+        citing, cited = edges // max(n, 1), edges % max(n, 1)
+        self._names = _Names(names)
+        self._out = _Rows.of(citing, cited, n)
+        self._in = _Rows.of(cited, citing, n)
+        self.cites: Mapping[str, frozenset[str]] = _Adjacency(self._names, self._out)
+        self.cited_by: Mapping[str, frozenset[str]] = _Adjacency(self._names, self._in)
 
     def __len__(self) -> int:
-        return sum(len(v) for v in self.cites.values())
+        return len(self._out.indices)
 
     def pairs(self) -> list[tuple[str, str]]:
-        return sorted((a, x) for a, cited in self.cites.items() for x in cited)
+        name = self._names.name
+        return sorted((name(a), name(int(x))) for a in range(len(self._names)) for x in self._out.row(a))
 
     @classmethod
     def from_texts(cls, texts: Iterable[tuple[str, str]], progress: Callable[[int], None] | None = None) -> "CitationGraph":
@@ -95,26 +121,25 @@ class CitationGraph:
     def referred(self, ranking: Sequence[str], *, depth: int, exclude: set[str] | frozenset[str] = frozenset(),
                  norm: str = "mean") -> dict[str, Referral]:
         """Judgment id -> its Referral from the first `depth` judgments of `ranking` (see the module)."""
-        votes: dict[str, float] = defaultdict(float)
-        by: dict[str, list[str]] = defaultdict(list)
-        rank = 0
-        for doc_id in ranking:
-            if doc_id in exclude:
-                continue
-            rank += 1
-            if rank > depth:
-                break
-            for cited in self.cites.get(doc_id, ()):
-                if cited not in exclude:
-                    votes[cited] += 1.0 / rank
-                    by[cited].append(doc_id)
         if norm not in NORMS:
             raise ValueError(f"unknown citation norm {norm!r}; known: {', '.join(NORMS)}")
+        voters = [doc_id for doc_id in ranking if doc_id not in exclude][:max(depth, 0)]
+        excluded = {node for node in self._names.nodes(list(exclude)) if node >= 0}
+        votes: dict[int, float] = defaultdict(float)
+        by: dict[int, list[str]] = defaultdict(list)
+        for rank, (doc_id, node) in enumerate(zip(voters, self._names.nodes(voters)), start=1):
+            if node < 0:
+                continue
+            for cited in self._out.row(node).tolist():
+                if cited not in excluded:
+                    votes[cited] += 1.0 / rank
+                    by[cited].append(doc_id)
         out = {}
         for cited, v in votes.items():
-            citing = self.cited_by[cited]
-            n = len(citing - exclude) if exclude else len(citing)
-            out[cited] = Referral(v / (n if norm == "mean" else math.sqrt(n) if norm == "cosine" else 1), tuple(by[cited]))
+            citing = self._in.row(cited)
+            n = len(citing) - (sum(1 for c in citing.tolist() if c in excluded) if excluded else 0)
+            out[self._names.name(cited)] = Referral(v / (n if norm == "mean" else math.sqrt(n) if norm == "cosine" else 1),
+                                                    tuple(by[cited]))
         return out
 
     # -- saving ------------------------------------------------------------
@@ -158,3 +183,78 @@ class CitationGraph:
 
 def ids_digest(judgments: Iterable[str]) -> str:
     return hashlib.sha256("\n".join(sorted(judgments)).encode()).hexdigest()[:24]
+
+
+class _Names:
+    """Judgment ids numbered 0..n-1, compact: one UTF-8 blob with offsets, found through a
+    sorted array of their (in-process) string hashes; colliding hashes are told apart by name."""
+
+    def __init__(self, names: Sequence[str]):
+        encoded = [name.encode() for name in names]
+        self._offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum([len(e) for e in encoded], out=self._offsets[1:])
+        self._blob = b"".join(encoded)
+        hashes = np.fromiter((hash(name) for name in names), dtype=np.int64, count=len(names))
+        self._order = np.argsort(hashes, kind="stable")
+        self._hashes = hashes[self._order]
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def name(self, node: int) -> str:
+        return self._blob[self._offsets[node]:self._offsets[node + 1]].decode()
+
+    def nodes(self, names: Sequence[str]) -> list[int]:
+        """Each name's number, -1 for a name not in the graph."""
+        if not names or not len(self._order):
+            return [-1] * len(names)
+        hashes = np.fromiter((hash(name) for name in names), dtype=np.int64, count=len(names))
+        found = []
+        for name, h, i in zip(names, hashes.tolist(), np.searchsorted(self._hashes, hashes).tolist()):
+            node = -1
+            while i < len(self._hashes) and self._hashes[i] == h:
+                if self.name(int(self._order[i])) == name:
+                    node = int(self._order[i])
+                    break
+                i += 1
+            found.append(node)
+        return found
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """CSR adjacency: node i's neighbours are indices[indptr[i]:indptr[i + 1]], ascending."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+
+    @classmethod
+    def of(cls, sources: np.ndarray, targets: np.ndarray, n: int) -> "_Rows":
+        order = np.lexsort((targets, sources))
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(sources, minlength=n), out=indptr[1:])
+        return cls(indptr, targets[order].astype(np.int32 if n < 2**31 else np.int64))
+
+    def row(self, node: int) -> np.ndarray:
+        return self.indices[self.indptr[node]:self.indptr[node + 1]]
+
+
+class _Adjacency(Mapping[str, frozenset[str]]):
+    """id -> the ids it links to, over one direction of the graph (ids without a link are absent)."""
+
+    def __init__(self, names: _Names, rows: _Rows):
+        self._names, self._rows = names, rows
+
+    def __getitem__(self, doc_id: str) -> frozenset[str]:
+        [node] = self._names.nodes([doc_id])
+        row = self._rows.row(node) if node >= 0 else ()
+        if not len(row):
+            raise KeyError(doc_id)
+        return frozenset(self._names.name(i) for i in row.tolist())
+
+    def __iter__(self) -> Iterator[str]:
+        lengths = np.diff(self._rows.indptr)
+        return (self._names.name(int(node)) for node in np.flatnonzero(lengths))
+
+    def __len__(self) -> int:
+        return int(np.count_nonzero(np.diff(self._rows.indptr)))

@@ -1,0 +1,73 @@
+"""Citation graph benchmark (not a test): wall time and peak RSS of one full build, and the
+graph's size in memory.
+
+    python -m tests.retrieval.bench_citations --data ../shared/datasets/aila2019/Object_casedocs --impl texts|store [--limit N]
+
+`texts`: `CitationGraph.from_texts` over every judgment (the whole archive parsed in
+memory); `store`: `CitationStore.add` into a fresh SQLite file, texts streamed from the
+folder and re-read by `text_of`, then `graph()`. Run it in a fresh process per figure
+(peak RSS is the process's own `ru_maxrss`); the graph's size is what tracemalloc sees
+allocated while it is made from the pairs and mentions (`texts`) or read from the store
+(`store`), numpy arrays included. Prints one JSON object on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--impl", choices=("texts", "store"), required=True)
+    parser.add_argument("--limit", type=int, default=0)
+    args = parser.parse_args()
+    files = sorted(args.data.glob("*.txt"))[: args.limit or None]
+    path_of = {f.stem: f for f in files}
+
+    def text_of(doc_id: str) -> str:
+        return path_of[doc_id].read_text(encoding="utf-8", errors="replace")
+
+    def texts():
+        for doc_id in path_of:
+            yield doc_id, text_of(doc_id)
+
+    from aqgr.retrieval.citations import CitationGraph
+
+    with tempfile.TemporaryDirectory() as tmp:
+        started = time.perf_counter()
+        if args.impl == "texts":
+            graph = CitationGraph.from_texts(texts())
+            built = time.perf_counter() - started
+            pairs, mentions = graph.pairs(), dict(graph.mentions)
+            del graph
+            tracemalloc.start()
+            graph = CitationGraph(pairs, mentions)
+            size = tracemalloc.get_traced_memory()[0]
+            tracemalloc.stop()
+            disk = None
+        else:
+            from aqgr.retrieval.citations.store import CitationStore
+
+            store = CitationStore(Path(tmp) / "citations.sqlite")
+            store.add(texts(), text_of=text_of)
+            built = time.perf_counter() - started
+            tracemalloc.start()
+            graph = store.graph()
+            size = tracemalloc.get_traced_memory()[0]
+            tracemalloc.stop()
+            disk = (Path(tmp) / "citations.sqlite").stat().st_size
+        print(json.dumps({"impl": args.impl, "judgments": len(files), "pairs": len(graph), "build_s": round(built, 2),
+                          "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+                          "graph_kb": round(size / 1024), "store_kb": round(disk / 1024) if disk else None}))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
