@@ -2,7 +2,10 @@
 
 `CitationGraph.from_texts(texts)` runs the link finder (retrieval/citations/links.py:
 case titles and reporter citations, with date checks) over every judgment's text and
-keeps the distinct (citing, cited) pairs; both ends are judgments of the archive.
+keeps the distinct (citing, cited) pairs; both ends are judgments of the archive. It
+holds every parsed judgment in memory: an archive's graph is kept and updated instead by
+`CitationStore` (retrieval/citations/store.py), whose `graph()` finds the same pairs and
+mentions.
 
 `referred(ranking)`: the precedents the best-ranked judgments cite. A judgment x gets,
 from each of the first `depth` judgments y that cites it, 1 / rank(y) (a judgment that
