@@ -31,6 +31,7 @@ import math
 import os
 import tempfile
 from collections import defaultdict
+from itertools import islice
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
@@ -87,13 +88,16 @@ class CitationGraph:
         return graph
 
     def _set(self, names: Sequence[str], citing: np.ndarray, cited: np.ndarray) -> None:
-        n = len(names)
+        n = max(len(names), 1)
         keep = citing != cited
-        edges = np.unique(citing[keep] * max(n, 1) + cited[keep])
-        citing, cited = edges // max(n, 1), edges % max(n, 1)
+        edges = np.sort(citing[keep] * n + cited[keep])  # by citing, then cited
+        edges = edges[np.concatenate(([True], edges[1:] != edges[:-1]))] if len(edges) else edges
+        citing, cited = np.divmod(edges, n)
+        self._out = _Rows.of_sorted(citing, cited, len(names))
+        del edges
+        cited, citing = np.divmod(np.sort(cited * n + citing), n)  # by cited, then citing
+        self._in = _Rows.of_sorted(cited, citing, len(names))
         self._names = _Names(names)
-        self._out = _Rows.of(citing, cited, n)
-        self._in = _Rows.of(cited, citing, n)
         self.cites: Mapping[str, frozenset[str]] = _Adjacency(self._names, self._out)
         self.cited_by: Mapping[str, frozenset[str]] = _Adjacency(self._names, self._in)
 
@@ -126,24 +130,32 @@ class CitationGraph:
         """Judgment id -> its Referral from the first `depth` judgments of `ranking` (see the module)."""
         if norm not in NORMS:
             raise ValueError(f"unknown citation norm {norm!r}; known: {', '.join(NORMS)}")
-        voters = [doc_id for doc_id in ranking if doc_id not in exclude][:max(depth, 0)]
-        excluded = {node for node in self._names.nodes(list(exclude)) if node >= 0}
-        votes: dict[int, float] = defaultdict(float)
-        by: dict[int, list[str]] = defaultdict(list)
-        for rank, (doc_id, node) in enumerate(zip(voters, self._names.nodes(voters)), start=1):
-            if node < 0:
-                continue
-            for cited in self._out.row(node).tolist():
-                if cited not in excluded:
-                    votes[cited] += 1.0 / rank
-                    by[cited].append(doc_id)
-        out = {}
-        for cited, v in votes.items():
-            citing = self._in.row(cited)
-            n = len(citing) - (sum(1 for c in citing.tolist() if c in excluded) if excluded else 0)
-            out[self._names.name(cited)] = Referral(v / (n if norm == "mean" else math.sqrt(n) if norm == "cosine" else 1),
-                                                    tuple(by[cited]))
-        return out
+        voters = list(islice((doc_id for doc_id in ranking if doc_id not in exclude), max(depth, 0)))
+        nodes = self._names.nodes(voters)
+        ranks = np.flatnonzero(nodes >= 0)  # 0-based rank of each voter in the graph
+        cited, voter = self._out.gather(nodes[ranks])
+        excluded = self._names.nodes(list(exclude))
+        excluded = excluded[excluded >= 0]
+        if len(excluded):
+            keep = ~np.isin(cited, excluded)
+            cited, voter = cited[keep], voter[keep]
+        if not len(cited):
+            return {}
+        voter = ranks[voter]
+        # Each cited judgment's votes, summed in rank order (as a loop over the ranking would).
+        order = np.argsort(cited, kind="stable")
+        cited, voter = cited[order], voter[order]
+        targets, starts = np.unique(cited, return_index=True)
+        votes = np.zeros(len(targets))
+        np.add.at(votes, np.searchsorted(targets, cited), 1.0 / (voter + 1))
+        citing = self._in.indptr[targets + 1] - self._in.indptr[targets]
+        if len(excluded):  # excluded judgments do not count among the citing ones
+            gone, _ = self._out.gather(excluded)
+            citing = citing - np.bincount(np.searchsorted(targets, gone[np.isin(gone, targets)]), minlength=len(targets))
+        divisor = citing if norm == "mean" else np.sqrt(citing) if norm == "cosine" else np.ones(len(targets))
+        voter_list, bounds = voter.tolist(), [*starts.tolist(), len(voter)]
+        return {self._names.name(target): Referral(v / d, tuple(voters[r] for r in voter_list[bounds[i]:bounds[i + 1]]))
+                for i, (target, v, d) in enumerate(zip(targets.tolist(), votes.tolist(), divisor.tolist()))}
 
     # -- saving ------------------------------------------------------------
     def save(self, path: Path, judgments: Iterable[str]) -> None:
@@ -198,7 +210,7 @@ class _Names:
         np.cumsum([len(e) for e in encoded], out=self._offsets[1:])
         self._blob = b"".join(encoded)
         hashes = np.fromiter((hash(name) for name in names), dtype=np.int64, count=len(names))
-        self._order = np.argsort(hashes, kind="stable")
+        self._order = np.argsort(hashes, kind="stable").astype(np.int32 if len(names) < 2**31 else np.int64)
         self._hashes = hashes[self._order]
 
     def __len__(self) -> int:
@@ -207,20 +219,20 @@ class _Names:
     def name(self, node: int) -> str:
         return self._blob[self._offsets[node]:self._offsets[node + 1]].decode()
 
-    def nodes(self, names: Sequence[str]) -> list[int]:
+    def nodes(self, names: Sequence[str]) -> np.ndarray:
         """Each name's number, -1 for a name not in the graph."""
-        if not names or not len(self._order):
-            return [-1] * len(names)
+        found = np.full(len(names), -1, dtype=np.int64)
+        if not len(names) or not len(self._order):
+            return found
         hashes = np.fromiter((hash(name) for name in names), dtype=np.int64, count=len(names))
-        found = []
-        for name, h, i in zip(names, hashes.tolist(), np.searchsorted(self._hashes, hashes).tolist()):
-            node = -1
-            while i < len(self._hashes) and self._hashes[i] == h:
-                if self.name(int(self._order[i])) == name:
-                    node = int(self._order[i])
+        at = np.minimum(np.searchsorted(self._hashes, hashes), len(self._hashes) - 1)
+        for k in np.flatnonzero(self._hashes[at] == hashes).tolist():
+            i = int(at[k])
+            while i < len(self._hashes) and self._hashes[i] == hashes[k]:  # told apart by name where hashes collide
+                if self.name(int(self._order[i])) == names[k]:
+                    found[k] = self._order[i]
                     break
                 i += 1
-            found.append(node)
         return found
 
 
@@ -232,14 +244,22 @@ class _Rows:
     indices: np.ndarray
 
     @classmethod
-    def of(cls, sources: np.ndarray, targets: np.ndarray, n: int) -> "_Rows":
-        order = np.lexsort((targets, sources))
-        indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(sources, minlength=n), out=indptr[1:])
-        return cls(indptr, targets[order].astype(np.int32 if n < 2**31 else np.int64))
+    def of_sorted(cls, sources: np.ndarray, targets: np.ndarray, n: int) -> "_Rows":
+        """From (source, target) pairs sorted by source, then target."""
+        indptr = np.zeros(n + 1, dtype=np.int32 if len(sources) < 2**31 else np.int64)
+        np.cumsum(np.bincount(sources, minlength=n), dtype=indptr.dtype, out=indptr[1:])
+        return cls(indptr, targets.astype(np.int32 if n < 2**31 else np.int64))
 
     def row(self, node: int) -> np.ndarray:
         return self.indices[self.indptr[node]:self.indptr[node + 1]]
+
+    def gather(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The neighbours of `nodes`, row after row, and for each the position in `nodes` of its row."""
+        starts, ends = self.indptr[nodes], self.indptr[nodes + 1]
+        lengths = ends - starts
+        owner = np.repeat(np.arange(len(nodes)), lengths)
+        offsets = np.arange(len(owner)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        return self.indices[starts[owner] + offsets].astype(np.int64), owner
 
 
 class _Adjacency(Mapping[str, frozenset[str]]):
@@ -249,7 +269,7 @@ class _Adjacency(Mapping[str, frozenset[str]]):
         self._names, self._rows = names, rows
 
     def __getitem__(self, doc_id: str) -> frozenset[str]:
-        [node] = self._names.nodes([doc_id])
+        node = int(self._names.nodes([doc_id])[0])
         row = self._rows.row(node) if node >= 0 else ()
         if not len(row):
             raise KeyError(doc_id)
