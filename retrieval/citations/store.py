@@ -55,19 +55,27 @@ _CACHE = 1 << 16  # title-index keys, facts and ids kept in memory during one up
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+-- markers, cites: the judgment's rows of `markers` and `occurs`, packed (to replace them)
 CREATE TABLE IF NOT EXISTS judgments(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, date TEXT,
     markers BLOB NOT NULL DEFAULT x'', cites BLOB NOT NULL DEFAULT x'');
+-- the title index: each title form (appellant words, respondent words), under its key
 CREATE TABLE IF NOT EXISTS titles(a_last TEXT, r_first TEXT, doc INTEGER, a TEXT, r TEXT,
     PRIMARY KEY(a_last, r_first, doc, a, r)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS titles_doc ON titles(doc);
+-- reporter citations of the judgment's own header that fit its year
 CREATE TABLE IF NOT EXISTS headers(key TEXT, doc INTEGER, PRIMARY KEY(key, doc)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS headers_doc ON headers(doc);
+-- hashes of the marker_keys of the judgment's "v." markers, and of the citation keys in its body
 CREATE TABLE IF NOT EXISTS markers(hash INTEGER, doc INTEGER, PRIMARY KEY(hash, doc)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS occurs(hash INTEGER, doc INTEGER, PRIMARY KEY(hash, doc)) WITHOUT ROWID;
+-- citations the citing judgment printed right after a title match of the cited one
 CREATE TABLE IF NOT EXISTS observed(citing INTEGER, key TEXT, cited INTEGER, PRIMARY KEY(citing, key, cited)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS observed_key ON observed(key, cited);
+-- the reporter table: the citation keys that name one judgment only
 CREATE TABLE IF NOT EXISTS reporter(key TEXT PRIMARY KEY, doc INTEGER NOT NULL) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS reporter_doc ON reporter(doc);
+-- per pass (how: 0 title, 1 citation), the first mention of each cited judgment: seq orders
+-- mentions within the citing judgment's pass
 CREATE TABLE IF NOT EXISTS links(citing INTEGER, cited INTEGER, how INTEGER, paragraph INTEGER, seq INTEGER,
     evidence TEXT NOT NULL, PRIMARY KEY(citing, cited, how)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS links_cited ON links(cited);
