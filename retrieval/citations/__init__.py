@@ -2,10 +2,12 @@
 
 `links.find_links` finds each mention (case titles and reporter citations, with date
 checks; used by the citation benchmark builder, eval/citebench); `graph.CitationGraph`
-keeps the distinct pairs, is saved beside the index, and gives the search its
-"precedents referred" signal (aqgr/search.py).
+keeps the distinct pairs and gives the search its "precedents referred" signal
+(aqgr/search.py); `store.CitationStore` keeps an archive's graph in one SQLite file and
+updates it as judgments are added or removed, relinking only what they change.
 """
 
 from aqgr.retrieval.citations.graph import CitationGraph, Mention, Referral
+from aqgr.retrieval.citations.store import CitationStore
 
-__all__ = ["CitationGraph", "Mention", "Referral"]
+__all__ = ["CitationGraph", "CitationStore", "Mention", "Referral"]

@@ -2,7 +2,10 @@
 
 `CitationGraph.from_texts(texts)` runs the link finder (retrieval/citations/links.py:
 case titles and reporter citations, with date checks) over every judgment's text and
-keeps the distinct (citing, cited) pairs; both ends are judgments of the archive.
+keeps the distinct (citing, cited) pairs; both ends are judgments of the archive. It
+holds every parsed judgment in memory: an archive's graph is kept and updated instead by
+`CitationStore` (retrieval/citations/store.py), whose `graph()` finds the same pairs and
+mentions.
 
 `referred(ranking)`: the precedents the best-ranked judgments cite. A judgment x gets,
 from each of the first `depth` judgments y that cites it, 1 / rank(y) (a judgment that
@@ -28,9 +31,12 @@ import math
 import os
 import tempfile
 from collections import defaultdict
+from itertools import islice
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
 
 FORMAT = "citations.v2"  # v2: each link keeps how it was found and the matched text
 READABLE = ("citations.v1", FORMAT)  # v1 files (pairs only) still load, without the mentions
@@ -56,24 +62,51 @@ class Mention:
 
 class CitationGraph:
     """Distinct citations between judgments of one archive, with the first mention of each
-    (`mentions[(citing, cited)]`, when known) so a reader can check the link."""
+    (`mentions[(citing, cited)]`, when known) so a reader can check the link.
+
+    Compact for a large archive: judgment ids are numbered once (`_Names`), and what each
+    judgment cites and is cited by are two CSR arrays; `cites` and `cited_by` read them as
+    mappings id -> frozenset of ids. `mentions` is a dict here, or read from the citation
+    store on demand (retrieval/citations/store.py)."""
 
     def __init__(self, pairs: Iterable[tuple[str, str]], mentions: Mapping[tuple[str, str], Mention] | None = None):
-        cites: dict[str, set[str]] = defaultdict(set)
-        cited_by: dict[str, set[str]] = defaultdict(set)
-        for citing, cited in pairs:
-            if citing != cited:
-                cites[citing].add(cited)
-                cited_by[cited].add(citing)
-        self.cites = {k: frozenset(v) for k, v in cites.items()}
-        self.cited_by = {k: frozenset(v) for k, v in cited_by.items()}
-        self.mentions = {p: m for p, m in (mentions or {}).items() if p[1] in self.cites.get(p[0], ())}
+        index: dict[str, int] = {}
+        distinct = {(a, b) for a, b in pairs if a != b}
+        citing = [index.setdefault(a, len(index)) for a, _ in distinct]
+        cited = [index.setdefault(b, len(index)) for _, b in distinct]
+        self._set(list(index), np.array(citing, dtype=np.int64), np.array(cited, dtype=np.int64))
+        self.mentions: Mapping[tuple[str, str], Mention] = {p: m for p, m in (mentions or {}).items() if p in distinct}
+
+    @classmethod
+    def from_arrays(cls, names: Sequence[str], citing: np.ndarray, cited: np.ndarray,
+                    mentions: Mapping[tuple[str, str], Mention]) -> "CitationGraph":
+        """The graph of the links names[citing[i]] -> names[cited[i]] (distinct, no self-links),
+        with `mentions` as given (not filtered)."""
+        graph = cls.__new__(cls)
+        graph._set(names, np.asarray(citing, dtype=np.int64), np.asarray(cited, dtype=np.int64))
+        graph.mentions = mentions
+        return graph
+
+    def _set(self, names: Sequence[str], citing: np.ndarray, cited: np.ndarray) -> None:
+        n = max(len(names), 1)
+        keep = citing != cited
+        edges = np.sort(citing[keep] * n + cited[keep])  # by citing, then cited
+        edges = edges[np.concatenate(([True], edges[1:] != edges[:-1]))] if len(edges) else edges
+        citing, cited = np.divmod(edges, n)
+        self._out = _Rows.of_sorted(citing, cited, len(names))
+        del edges
+        cited, citing = np.divmod(np.sort(cited * n + citing), n)  # by cited, then citing
+        self._in = _Rows.of_sorted(cited, citing, len(names))
+        self._names = _Names(names)
+        self.cites: Mapping[str, frozenset[str]] = _Adjacency(self._names, self._out)
+        self.cited_by: Mapping[str, frozenset[str]] = _Adjacency(self._names, self._in)
 
     def __len__(self) -> int:
-        return sum(len(v) for v in self.cites.values())
+        return len(self._out.indices)
 
     def pairs(self) -> list[tuple[str, str]]:
-        return sorted((a, x) for a, cited in self.cites.items() for x in cited)
+        name = self._names.name
+        return sorted((name(a), name(int(x))) for a in range(len(self._names)) for x in self._out.row(a))
 
     @classmethod
     def from_texts(cls, texts: Iterable[tuple[str, str]], progress: Callable[[int], None] | None = None) -> "CitationGraph":
@@ -95,27 +128,34 @@ class CitationGraph:
     def referred(self, ranking: Sequence[str], *, depth: int, exclude: set[str] | frozenset[str] = frozenset(),
                  norm: str = "mean") -> dict[str, Referral]:
         """Judgment id -> its Referral from the first `depth` judgments of `ranking` (see the module)."""
-        votes: dict[str, float] = defaultdict(float)
-        by: dict[str, list[str]] = defaultdict(list)
-        rank = 0
-        for doc_id in ranking:
-            if doc_id in exclude:
-                continue
-            rank += 1
-            if rank > depth:
-                break
-            for cited in self.cites.get(doc_id, ()):
-                if cited not in exclude:
-                    votes[cited] += 1.0 / rank
-                    by[cited].append(doc_id)
         if norm not in NORMS:
             raise ValueError(f"unknown citation norm {norm!r}; known: {', '.join(NORMS)}")
-        out = {}
-        for cited, v in votes.items():
-            citing = self.cited_by[cited]
-            n = len(citing - exclude) if exclude else len(citing)
-            out[cited] = Referral(v / (n if norm == "mean" else math.sqrt(n) if norm == "cosine" else 1), tuple(by[cited]))
-        return out
+        voters = list(islice((doc_id for doc_id in ranking if doc_id not in exclude), max(depth, 0)))
+        nodes = self._names.nodes(voters)
+        ranks = np.flatnonzero(nodes >= 0)  # 0-based rank of each voter in the graph
+        cited, voter = self._out.gather(nodes[ranks])
+        excluded = self._names.nodes(list(exclude))
+        excluded = excluded[excluded >= 0]
+        if len(excluded):
+            keep = ~np.isin(cited, excluded)
+            cited, voter = cited[keep], voter[keep]
+        if not len(cited):
+            return {}
+        voter = ranks[voter]
+        # Each cited judgment's votes, summed in rank order (as a loop over the ranking would).
+        order = np.argsort(cited, kind="stable")
+        cited, voter = cited[order], voter[order]
+        targets, starts = np.unique(cited, return_index=True)
+        votes = np.zeros(len(targets))
+        np.add.at(votes, np.searchsorted(targets, cited), 1.0 / (voter + 1))
+        citing = self._in.indptr[targets + 1] - self._in.indptr[targets]
+        if len(excluded):  # excluded judgments do not count among the citing ones
+            gone, _ = self._out.gather(excluded)
+            citing = citing - np.bincount(np.searchsorted(targets, gone[np.isin(gone, targets)]), minlength=len(targets))
+        divisor = citing if norm == "mean" else np.sqrt(citing) if norm == "cosine" else np.ones(len(targets))
+        voter_list, bounds = voter.tolist(), [*starts.tolist(), len(voter)]
+        return {self._names.name(target): Referral(v / d, tuple(voters[r] for r in voter_list[bounds[i]:bounds[i + 1]]))
+                for i, (target, v, d) in enumerate(zip(targets.tolist(), votes.tolist(), divisor.tolist()))}
 
     # -- saving ------------------------------------------------------------
     def save(self, path: Path, judgments: Iterable[str]) -> None:
@@ -158,3 +198,86 @@ class CitationGraph:
 
 def ids_digest(judgments: Iterable[str]) -> str:
     return hashlib.sha256("\n".join(sorted(judgments)).encode()).hexdigest()[:24]
+
+
+class _Names:
+    """Judgment ids numbered 0..n-1, compact: one UTF-8 blob with offsets, found through a
+    sorted array of their (in-process) string hashes; colliding hashes are told apart by name."""
+
+    def __init__(self, names: Sequence[str]):
+        encoded = [name.encode() for name in names]
+        self._offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum([len(e) for e in encoded], out=self._offsets[1:])
+        self._blob = b"".join(encoded)
+        hashes = np.fromiter((hash(name) for name in names), dtype=np.int64, count=len(names))
+        self._order = np.argsort(hashes, kind="stable").astype(np.int32 if len(names) < 2**31 else np.int64)
+        self._hashes = hashes[self._order]
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def name(self, node: int) -> str:
+        return self._blob[self._offsets[node]:self._offsets[node + 1]].decode()
+
+    def nodes(self, names: Sequence[str]) -> np.ndarray:
+        """Each name's number, -1 for a name not in the graph."""
+        found = np.full(len(names), -1, dtype=np.int64)
+        if not len(names) or not len(self._order):
+            return found
+        hashes = np.fromiter((hash(name) for name in names), dtype=np.int64, count=len(names))
+        at = np.minimum(np.searchsorted(self._hashes, hashes), len(self._hashes) - 1)
+        for k in np.flatnonzero(self._hashes[at] == hashes).tolist():
+            i = int(at[k])
+            while i < len(self._hashes) and self._hashes[i] == hashes[k]:  # told apart by name where hashes collide
+                if self.name(int(self._order[i])) == names[k]:
+                    found[k] = self._order[i]
+                    break
+                i += 1
+        return found
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """CSR adjacency: node i's neighbours are indices[indptr[i]:indptr[i + 1]], ascending."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+
+    @classmethod
+    def of_sorted(cls, sources: np.ndarray, targets: np.ndarray, n: int) -> "_Rows":
+        """From (source, target) pairs sorted by source, then target."""
+        indptr = np.zeros(n + 1, dtype=np.int32 if len(sources) < 2**31 else np.int64)
+        np.cumsum(np.bincount(sources, minlength=n), dtype=indptr.dtype, out=indptr[1:])
+        return cls(indptr, targets.astype(np.int32 if n < 2**31 else np.int64))
+
+    def row(self, node: int) -> np.ndarray:
+        return self.indices[self.indptr[node]:self.indptr[node + 1]]
+
+    def gather(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The neighbours of `nodes`, row after row, and for each the position in `nodes` of its row."""
+        starts, ends = self.indptr[nodes], self.indptr[nodes + 1]
+        lengths = ends - starts
+        owner = np.repeat(np.arange(len(nodes)), lengths)
+        offsets = np.arange(len(owner)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        return self.indices[starts[owner] + offsets].astype(np.int64), owner
+
+
+class _Adjacency(Mapping[str, frozenset[str]]):
+    """id -> the ids it links to, over one direction of the graph (ids without a link are absent)."""
+
+    def __init__(self, names: _Names, rows: _Rows):
+        self._names, self._rows = names, rows
+
+    def __getitem__(self, doc_id: str) -> frozenset[str]:
+        node = int(self._names.nodes([doc_id])[0])
+        row = self._rows.row(node) if node >= 0 else ()
+        if not len(row):
+            raise KeyError(doc_id)
+        return frozenset(self._names.name(i) for i in row.tolist())
+
+    def __iter__(self) -> Iterator[str]:
+        lengths = np.diff(self._rows.indptr)
+        return (self._names.name(int(node)) for node in np.flatnonzero(lengths))
+
+    def __len__(self) -> int:
+        return int(np.count_nonzero(np.diff(self._rows.indptr)))

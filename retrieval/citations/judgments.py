@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
 from aqgr.errors import DatasetError
@@ -45,9 +46,11 @@ class Judgment:
         return self.date.year if self.date else None
 
 
-def parse_judgment(doc_id: str, text: str) -> Judgment:
-    lines = [line.strip() for line in text.splitlines()]
-    lines = [line for line in lines if line]
+def parse_judgment(doc_id: str, text: str, *, header_only: bool = False) -> Judgment:
+    """The judgment's title, parties, date, header and paragraphs; `header_only`: without
+    the paragraphs (only the first HEADER_LINES non-empty lines are read)."""
+    lines = (stripped for line in text.splitlines() if (stripped := line.strip()))
+    lines = list(islice(lines, HEADER_LINES) if header_only else lines)
     if not lines:
         return Judgment(doc_id, "", "", "", None, (), ())
     title = lines[0]
@@ -63,7 +66,7 @@ def parse_judgment(doc_id: str, text: str) -> Judgment:
             break
     header = tuple(lines[:end])
     return Judgment(doc_id, title, appellant.strip(), respondent.strip(), find_date(header),
-                    header, tuple(lines[end:]))
+                    header, () if header_only else tuple(lines[end:]))
 
 
 def find_date(lines) -> dt.date | None:

@@ -18,11 +18,13 @@ Two passes, neither of which looks at document ids or file order:
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Iterable, Mapping, NamedTuple, Sequence
 
 from aqgr.retrieval.citations.judgments import Judgment
-from aqgr.retrieval.citations.normalize import Token, citations, expand, party_variants, tokens, year_fits
+from aqgr.retrieval.citations.normalize import Citation, Token, citations, expand, party_variants, tokens, year_fits
 
 _MARKER = re.compile(r"\s(?:v|vs|versus|v/s)\.?\s", re.I)
 _ANY_YEAR = re.compile(r"\b((?:18|19|20)\d{2})\b")
@@ -47,29 +49,69 @@ class Link:
     evidence: str     # the text that was matched
 
 
-class TitleIndex:
-    """Judgments keyed by (last word of appellant, first word of respondent)."""
+class TitleForms(ABC):
+    """What the title pass reads: `entries(key)`, the title forms filed under a key (last
+    word of appellant, first word of respondent), and `judgments`, id -> Judgment (for
+    dates). `TitleIndex` keeps them in memory; the citation store
+    (retrieval/citations/store.py) reads them from SQLite."""
 
-    def __init__(self, judgments: dict[str, Judgment]):
-        self.judgments = judgments
-        self.by_pair: dict[tuple[str, str], set[tuple[str, tuple, tuple]]] = defaultdict(set)
-        for doc_id, j in judgments.items():
-            for a in party_variants(j.appellant):
-                for r in party_variants(j.respondent):
-                    self.by_pair[(a[-1], r[0])].add((doc_id, a, r))
+    judgments: Mapping[str, Judgment]
+
+    @abstractmethod
+    def entries(self, key: tuple[str, str]) -> Iterable[tuple[str, tuple[str, ...], tuple[str, ...]]]:
+        """(judgment id, appellant words, respondent words) of every title form under `key`."""
 
     def candidates(self, left: list[Token], right: list[Token]) -> dict[str, tuple[int, int]]:
         """Judgments whose title ends `left` and starts `right`: id -> (words left, words right)
-        of the longest form that matched."""
+        of the longest form that matched (of two as long, the one with more words right, so
+        the answer does not depend on the order the forms are stored in)."""
         if not left or not right:
             return {}
         hits: dict[str, tuple[int, int]] = {}
-        for doc_id, a, r in self.by_pair.get((left[-1].word, right[0].word), ()):
+        for doc_id, a, r in self.entries((left[-1].word, right[0].word)):
             if len(a) <= len(left) and len(r) <= len(right) \
                     and tuple(t.word for t in left[-len(a):]) == a \
                     and tuple(t.word for t in right[:len(r)]) == r:
-                hits[doc_id] = max(hits.get(doc_id, (0, 0)), (len(a), len(r)), key=sum)
+                hits[doc_id] = max(hits.get(doc_id, (0, 0)), (len(a), len(r)), key=lambda n: (sum(n), n[1]))
         return hits
+
+
+def title_keys(judgment: Judgment) -> set[tuple[tuple[str, str], tuple[str, ...], tuple[str, ...]]]:
+    """Each form the judgment's title may be cited under: ((last appellant word, first
+    respondent word), appellant words, respondent words)."""
+    return {((a[-1], r[0]), a, r) for a in party_variants(judgment.appellant) for r in party_variants(judgment.respondent)}
+
+
+# Words on each side of a "v." that say which title forms a marker can match: a form
+# matches only a marker whose last WATCH words before and first WATCH words after agree
+# with its own (fewer where it is shorter).
+WATCH = 2
+
+
+def form_key(appellant: Sequence[str], respondent: Sequence[str]) -> str:
+    """The key of a title form (appellant words, respondent words) among `marker_keys`."""
+    return f"{' '.join(appellant[-WATCH:])}|{' '.join(respondent[:WATCH])}"
+
+
+def marker_keys(left: Sequence[Token], right: Sequence[Token]) -> set[str]:
+    """The `form_key` of every title form that could match at a marker with these words
+    before and after it (the citation store finds the judgments to relink by them)."""
+    before, after = [t.word for t in left[-WATCH:]], [t.word for t in right[:WATCH]]
+    return {form_key(before[-nl:], after[:nr]) for nl in range(1, len(before) + 1) for nr in range(1, len(after) + 1)}
+
+
+class TitleIndex(TitleForms):
+    """The title forms of the judgments given, in memory."""
+
+    def __init__(self, judgments: Mapping[str, Judgment]):
+        self.judgments = judgments
+        self.by_pair: dict[tuple[str, str], set[tuple[str, tuple, tuple]]] = defaultdict(set)
+        for doc_id, j in judgments.items():
+            for key, a, r in title_keys(j):
+                self.by_pair[key].add((doc_id, a, r))
+
+    def entries(self, key: tuple[str, str]) -> Iterable[tuple[str, tuple[str, ...], tuple[str, ...]]]:
+        return self.by_pair.get(key, ())
 
 
 def not_newer(cited: Judgment, citing: Judgment) -> bool:
@@ -81,9 +123,18 @@ def not_newer(cited: Judgment, citing: Judgment) -> bool:
     return True
 
 
-def title_links(citing: Judgment, index: TitleIndex) -> tuple[list[Link], dict[str, set[str]]]:
-    """Title matches in one judgment, and the citations seen right after each (key -> docs)."""
-    links, seen = [], defaultdict(set)
+class TitlePass(NamedTuple):
+    """What the title pass finds in one judgment."""
+
+    links: list[Link]
+    seen: dict[str, set[str]]           # citation key -> judgments whose title it followed
+    keys: set[str]                      # the marker_keys of every "v." marker, matched or not
+
+
+def title_links(citing: Judgment, index: TitleForms) -> TitlePass:
+    """Title matches in one judgment, the citations seen right after each (key -> docs), and
+    the marker_keys of each marker (a judgment later titled under one of those may be cited here)."""
+    links, seen, keys = [], defaultdict(set), set()
     for p, paragraph in enumerate(citing.paragraphs):
         text = expand(paragraph)
         markers = list(_MARKER.finditer(text))
@@ -92,6 +143,7 @@ def title_links(citing: Judgment, index: TitleIndex) -> tuple[list[Link], dict[s
             right_text = text[m.end():m.end() + RIGHT_CHARS]
             left = _strip_trailing(tokens(left_text, expanded=True))
             right = tokens(right_text, expanded=True)
+            keys |= marker_keys(left, right)
             found = index.candidates(left, right)
             if not found:
                 continue
@@ -114,28 +166,39 @@ def title_links(citing: Judgment, index: TitleIndex) -> tuple[list[Link], dict[s
                     seen[c.key].add(cited.doc_id)
             end = m.end() + tail_from + len(window)
             links.append(Link(citing.doc_id, cited.doc_id, "title", p, _snippet(text, m.start() - 60, end)))
-    return links, seen
+    return TitlePass(links, seen, keys)
 
 
-def citation_table(judgments: dict[str, Judgment], seen: dict[str, set[str]]) -> dict[str, str]:
+def citation_table(judgments: Mapping[str, Judgment], seen: dict[str, set[str]]) -> dict[str, str]:
     """Citation key -> judgment, from title matches and header lines, where unambiguous."""
     table: dict[str, set[str]] = defaultdict(set)
     for key, docs in seen.items():
         table[key] |= docs
     for doc_id, j in judgments.items():
-        for c in citations("\n".join(j.header)):
-            if year_fits(c, j.year):
-                table[c.key].add(doc_id)
+        for key in header_citations(j):
+            table[key].add(doc_id)
     return {key: next(iter(docs)) for key, docs in table.items() if len(docs) == 1}
 
 
-def citation_links(citing: Judgment, table: dict[str, str], judgments: dict[str, Judgment]) -> list[Link]:
+def header_citations(judgment: Judgment) -> set[str]:
+    """The keys of the reporter citations in the judgment's own header that fit its year."""
+    return {c.key for c in citations("\n".join(judgment.header)) if year_fits(c, judgment.year)}
+
+
+def reporter_citations(citing: Judgment) -> list[tuple[int, Citation]]:
+    """(paragraph index, citation) of every reporter citation in the body, in text order."""
+    return [(p, c) for p, paragraph in enumerate(citing.paragraphs) for c in citations(paragraph)]
+
+
+def citation_links(citing: Judgment, table: Mapping[str, str], judgments: Mapping[str, Judgment],
+                   found: list[tuple[int, Citation]] | None = None) -> list[Link]:
+    """The body's citations that the table resolves to an older judgment; `found`: the
+    judgment's `reporter_citations`, when already read."""
     links = []
-    for p, paragraph in enumerate(citing.paragraphs):
-        for c in citations(paragraph):
-            doc_id = table.get(c.key)
-            if doc_id and doc_id != citing.doc_id and not_newer(judgments[doc_id], citing):
-                links.append(Link(citing.doc_id, doc_id, "citation", p, _snippet(paragraph, c.start - 100, c.end + 20)))
+    for p, c in reporter_citations(citing) if found is None else found:
+        doc_id = table.get(c.key)
+        if doc_id and doc_id != citing.doc_id and not_newer(judgments[doc_id], citing):
+            links.append(Link(citing.doc_id, doc_id, "citation", p, _snippet(citing.paragraphs[p], c.start - 100, c.end + 20)))
     return links
 
 
@@ -144,9 +207,9 @@ def find_links(judgments: dict[str, Judgment]) -> list[Link]:
     index = TitleIndex(judgments)
     all_links, seen = [], defaultdict(set)
     for j in judgments.values():
-        found, observed = title_links(j, index)
-        all_links += found
-        for key, docs in observed.items():
+        found = title_links(j, index)
+        all_links += found.links
+        for key, docs in found.seen.items():
             seen[key] |= docs
     table = citation_table(judgments, seen)
     for j in judgments.values():

@@ -103,3 +103,45 @@ def test_each_link_keeps_its_first_mention_in_whole_words_across_a_save(tmp_path
     path.write_text(json.dumps({"format": "citations.v1", "links": [["MID", "OLD"]]}))
     old = CitationGraph.load(path)
     assert old.pairs() == [("MID", "OLD")] and old.mentions == {}
+
+
+def _referred_by_loop(pairs, ranking, depth, exclude, norm):
+    """The definition in the module, as a plain loop over the ranking."""
+    cites, cited_by = {}, {}
+    for a, b in set(pairs):
+        if a != b:
+            cites.setdefault(a, set()).add(b)
+            cited_by.setdefault(b, set()).add(a)
+    votes, by, rank = {}, {}, 0
+    for doc_id in ranking:
+        if doc_id in exclude:
+            continue
+        rank += 1
+        if rank > depth:
+            break
+        for cited in cites.get(doc_id, ()):
+            if cited not in exclude:
+                votes[cited] = votes.get(cited, 0.0) + 1.0 / rank
+                by.setdefault(cited, []).append(doc_id)
+    out = {}
+    for cited, v in votes.items():
+        n = len(cited_by[cited] - exclude)
+        out[cited] = (v / (n if norm == "mean" else n ** 0.5 if norm == "cosine" else 1), tuple(by[cited]))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_referred_is_the_plain_loop_over_the_ranking(seed):
+    import random
+
+    rng = random.Random(seed)
+    ids = [f"J{rng.randrange(10**6)}" for _ in range(rng.randint(1, 40))]
+    pairs = [(rng.choice(ids), rng.choice(ids)) for _ in range(rng.randint(0, 120))]
+    outside = [f"X{i}" for i in range(5)]  # ranked, excluded, but in no citation
+    ranking = rng.sample(ids + outside, rng.randint(0, len(ids) + 5))
+    exclude = set(rng.sample(ids + outside, rng.randint(0, 4)))
+    graph = CitationGraph(pairs)
+    for norm in ("mean", "cosine", "sum"):
+        for depth in (0, 1, 3, 1000):
+            found = {k: (r.votes, r.cited_by) for k, r in graph.referred(ranking, depth=depth, exclude=exclude, norm=norm).items()}
+            assert found == _referred_by_loop(pairs, ranking, depth, exclude, norm)

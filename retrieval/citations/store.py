@@ -1,0 +1,434 @@
+"""The archive's citation graph kept in one SQLite file, updated judgment by judgment.
+
+`CitationGraph.from_texts` parses every judgment at once; an archive of a million
+judgments cannot, and adding one judgment should not relink them all. The store keeps,
+per judgment, only the small facts the linker (retrieval/citations/links.py) reads about
+it as a *cited* judgment: its date, its title forms (the title index rows) and the
+reporter citations of its own header; and, as a *citing* judgment, what it found: its
+links (first mention per cited judgment and pass), the citations it saw after each
+title match (the reporter table's observations), and two lists of keys telling which
+later changes can concern it: the title-index key at each of its "v." markers, and
+the reporter-citation keys in its body (hashed).
+
+Why a change touches only some judgments: a judgment's title links depend on the title
+forms filed under its markers' keys, and its reporter links on the table entries of the
+keys its body holds. So `add` (and `remove`) (1) file the new facts, (2) rerun the
+title pass over the new judgments and every stored one with a marker under a key whose
+forms changed, (3) recompute the table entries whose observations or header citations
+changed, (4) rerun the reporter pass over the new judgments and every stored one whose
+body holds a key whose entry changed (or whose judgment was replaced: its date may
+differ). That keeps today's rules exact: a title fitting several judgments is dropped (a
+new judgment can make a title ambiguous: its citers are relinked and lose the link), the
+table keeps only unambiguous citations, dates are checked. The key lists are the
+linker's own normalised words, so no full-text search is needed to find the judgments to
+relink: their texts are re-read with `text_of(id)`, and only theirs.
+
+Each `add` or `remove` is one SQLite transaction: a crash leaves the previous state, and
+running it again completes it. Readers (another process) see the last committed state.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+from array import array
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
+
+from aqgr.errors import IndexMismatchError
+from aqgr.retrieval.citations.graph import CitationGraph, Mention
+from aqgr.retrieval.citations.judgments import Judgment, parse_judgment
+from aqgr.retrieval.citations.links import (Link, TitleForms, citation_links, form_key, header_citations,
+                                            reporter_citations, title_keys, title_links)
+
+# The store's layout, and the linker whose findings it keeps: bump LINKER when links.py,
+# normalize.py or judgments.py change what they find (a store of another one is rebuilt).
+FORMAT = "citation-store.v1"
+LINKER = "links.v1"
+HOW = ("title", "citation")  # stored as 0, 1: a pair's first mention is the earliest paragraph, title pass first
+_CACHE = 1 << 16  # title-index keys, facts and ids kept in memory during one update
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+-- markers, cites: the judgment's rows of `markers` and `occurs`, packed (to replace them)
+CREATE TABLE IF NOT EXISTS judgments(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, date TEXT,
+    markers BLOB NOT NULL DEFAULT x'', cites BLOB NOT NULL DEFAULT x'');
+-- the title index: each title form (appellant words, respondent words), under its key
+CREATE TABLE IF NOT EXISTS titles(a_last TEXT, r_first TEXT, doc INTEGER, a TEXT, r TEXT,
+    PRIMARY KEY(a_last, r_first, doc, a, r)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS titles_doc ON titles(doc);
+-- reporter citations of the judgment's own header that fit its year
+CREATE TABLE IF NOT EXISTS headers(key TEXT, doc INTEGER, PRIMARY KEY(key, doc)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS headers_doc ON headers(doc);
+-- hashes of the marker_keys of the judgment's "v." markers, and of the citation keys in its body
+CREATE TABLE IF NOT EXISTS markers(hash INTEGER, doc INTEGER, PRIMARY KEY(hash, doc)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS occurs(hash INTEGER, doc INTEGER, PRIMARY KEY(hash, doc)) WITHOUT ROWID;
+-- citations the citing judgment printed right after a title match of the cited one
+CREATE TABLE IF NOT EXISTS observed(citing INTEGER, key TEXT, cited INTEGER, PRIMARY KEY(citing, key, cited)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS observed_key ON observed(key, cited);
+-- the reporter table: the citation keys that name one judgment only
+CREATE TABLE IF NOT EXISTS reporter(key TEXT PRIMARY KEY, doc INTEGER NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS reporter_doc ON reporter(doc);
+-- per pass (how: 0 title, 1 citation), the first mention of each cited judgment: seq orders
+-- mentions within the citing judgment's pass
+CREATE TABLE IF NOT EXISTS links(citing INTEGER, cited INTEGER, how INTEGER, paragraph INTEGER, seq INTEGER,
+    evidence TEXT NOT NULL, PRIMARY KEY(citing, cited, how)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS links_cited ON links(cited);
+"""
+# What one update has touched (per connection, emptied at each update's start).
+WORK = """
+CREATE TEMP TABLE IF NOT EXISTS fresh(doc INTEGER PRIMARY KEY);
+CREATE TEMP TABLE IF NOT EXISTS forms(hash INTEGER PRIMARY KEY);
+CREATE TEMP TABLE IF NOT EXISTS keys(key TEXT PRIMARY KEY);
+CREATE TEMP TABLE IF NOT EXISTS entries(hash INTEGER PRIMARY KEY);
+CREATE TEMP TABLE IF NOT EXISTS todo(doc INTEGER PRIMARY KEY);
+CREATE TEMP TABLE IF NOT EXISTS table_now(key TEXT PRIMARY KEY, doc INTEGER);
+"""
+
+Progress = Callable[[str, int, "int | None"], None]
+
+
+class CitationStore:
+    """The citation graph of one archive, in the SQLite file at `path` (made if absent).
+
+    Raises IndexMismatchError for a file that is not a citation store of this FORMAT and
+    LINKER (rebuild: remove the file and `add` every judgment)."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=60)
+        self._lock = threading.Lock()
+        self._db.create_function("key_hash", 1, _hash, deterministic=True)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")  # readers (the search) go on while an update writes
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA cache_size=-65536")  # 64 MiB of pages
+            found = self._meta()
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise IndexMismatchError(str(self.path), [f"not a citation store ({exc})"]) from exc
+        wrong = [f"{k} {found.get(k)!r}, expected {v!r}" for k, v in (("format", FORMAT), ("linker", LINKER)) if found.get(k) != v]
+        if wrong:
+            self._db.close()
+            raise IndexMismatchError(str(self.path), [f"citation store {w}" for w in wrong])
+
+    def _meta(self) -> dict[str, str]:
+        """The file's format and linker; an empty file is made a store first."""
+        tables = {name for (name,) in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "meta" in tables:
+            return dict(self._db.execute("SELECT key, value FROM meta"))
+        if tables:
+            return {}
+        with self._write():
+            _run(self._db, SCHEMA)
+            self._db.executemany("INSERT INTO meta VALUES (?, ?)", [("format", FORMAT), ("linker", LINKER)])
+        return {"format": FORMAT, "linker": LINKER}
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> "CitationStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- reading -------------------------------------------------------------
+    def ids(self) -> set[str]:
+        """The ids of the judgments stored."""
+        return {name for (name,) in self._db.execute("SELECT name FROM judgments")}
+
+    def __len__(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM judgments").fetchone()[0]
+
+    def graph(self) -> CitationGraph:
+        """The graph as committed now: pairs as numpy arrays, mentions read from this file on
+        demand (a mention of a pair removed since reads as absent)."""
+        with self._lock:
+            self._db.execute("BEGIN")  # one snapshot for the links and their names
+            try:
+                cursor = self._db.execute("SELECT DISTINCT citing, cited FROM links")
+                chunks = [np.zeros((0, 2), dtype=np.int64)]
+                while rows := cursor.fetchmany(1 << 16):
+                    chunks.append(np.array(rows, dtype=np.int64))
+                edges = np.concatenate(chunks)
+                nodes = np.unique(edges)
+                names = _names_of(self._db, nodes)
+            finally:
+                self._db.execute("COMMIT")
+        index = np.searchsorted(nodes, edges)
+        return CitationGraph.from_arrays(names, index[:, 0], index[:, 1], _StoredMentions(self.path))
+
+    # -- updating ------------------------------------------------------------
+    def add(self, texts: Iterable[tuple[str, str]], *, text_of: Callable[[str], str], progress: Progress | None = None) -> None:
+        """Add (or replace) the judgments of `texts` ((id, source text) pairs, read one at a
+        time) and relink what they change: their own citations, and those of stored
+        judgments that may cite them (or whose title matches they make ambiguous).
+
+        `text_of(id)` returns the source text of a judgment, stored or being added: every
+        judgment relinked is re-read through it (the new ones twice more: their title pass
+        needs every new title filed first). `progress(stage, done, total)`: stage "read"
+        (total None) per judgment of `texts`, then "titles" and "citations" per judgment
+        relinked."""
+        with self._write():
+            self._start_work()
+            for n, (doc_id, text) in enumerate(texts, 1):
+                self._file(parse_judgment(doc_id, text, header_only=True))
+                if progress is not None:
+                    progress("read", n, None)
+            self._relink(text_of, progress)
+
+    def remove(self, ids: Iterable[str], *, text_of: Callable[[str], str], progress: Progress | None = None) -> None:
+        """Remove these judgments (ids not stored are ignored) and every link to or from them;
+        stored judgments that cited them, or whose title matches they made ambiguous, are
+        relinked (re-read with `text_of`). `progress` as in `add`."""
+        with self._write():
+            self._start_work()
+            for doc_id in ids:
+                row = self._db.execute("SELECT id FROM judgments WHERE name = ?", (doc_id,)).fetchone()
+                if row is not None:
+                    self._unfile(row[0])
+                    self._db.execute("DELETE FROM fresh WHERE doc = ?", row)
+                    self._db.execute("DELETE FROM links WHERE citing = ? OR cited = ?", (row[0], row[0]))
+                    self._db.execute("DELETE FROM judgments WHERE id = ?", row)
+            self._relink(text_of, progress)
+
+    # -- internals -----------------------------------------------------------
+    @contextmanager
+    def _write(self) -> Iterator[None]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def _start_work(self) -> None:
+        _run(self._db, WORK)
+        for table in ("fresh", "forms", "keys", "entries", "todo", "table_now"):
+            self._db.execute(f"DELETE FROM temp.{table}")
+
+    def _file(self, j: Judgment) -> None:
+        """Store a judgment's facts as a cited judgment (replacing any older ones); mark it new."""
+        db = self._db
+        row = db.execute("SELECT id FROM judgments WHERE name = ?", (j.doc_id,)).fetchone()
+        date = j.date.isoformat() if j.date else None
+        if row is None:
+            doc = db.execute("INSERT INTO judgments(name, date) VALUES (?, ?)", (j.doc_id, date)).lastrowid
+        else:
+            doc = row[0]
+            self._unfile(doc)
+            db.execute("UPDATE judgments SET date = ? WHERE id = ?", (date, doc))
+        forms = title_keys(j)
+        db.executemany("INSERT INTO titles VALUES (?, ?, ?, ?, ?)", [(*key, doc, " ".join(a), " ".join(r)) for key, a, r in forms])
+        db.executemany("INSERT OR IGNORE INTO forms VALUES (?)", [(_hash(form_key(a, r)),) for _, a, r in forms])
+        headers = header_citations(j)
+        db.executemany("INSERT INTO headers VALUES (?, ?)", [(key, doc) for key in headers])
+        db.executemany("INSERT OR IGNORE INTO keys VALUES (?)", [(key,) for key in headers])
+        db.execute("INSERT OR IGNORE INTO fresh VALUES (?)", (doc,))
+
+    def _unfile(self, doc: int) -> None:
+        """Drop a judgment's facts and findings (not its row, nor links to it), noting the
+        title-index keys and citation keys whose judgments change."""
+        db = self._db
+        db.executemany("INSERT OR IGNORE INTO forms VALUES (?)", [
+            (_hash(form_key(a.split(), r.split())),) for a, r in db.execute("SELECT a, r FROM titles WHERE doc = ?", (doc,)).fetchall()])
+        db.execute("INSERT OR IGNORE INTO keys SELECT key FROM headers WHERE doc = ?", (doc,))
+        db.execute("INSERT OR IGNORE INTO keys SELECT key FROM observed WHERE citing = ?", (doc,))
+        db.execute("DELETE FROM titles WHERE doc = ?", (doc,))
+        db.execute("DELETE FROM headers WHERE doc = ?", (doc,))
+        db.execute("DELETE FROM observed WHERE citing = ?", (doc,))
+        db.execute("DELETE FROM links WHERE citing = ?", (doc,))
+        self._set_hashes(doc, "markers", set())
+        self._set_hashes(doc, "occurs", set())
+
+    def _relink(self, text_of: Callable[[str], str], progress: Progress | None) -> None:
+        db = self._db
+        titles = _StoredTitles(db)
+        # (2) the title pass, over the new judgments and those with a marker a changed title form fits
+        db.execute("INSERT OR IGNORE INTO todo SELECT doc FROM fresh")
+        db.execute("INSERT OR IGNORE INTO todo SELECT m.doc FROM forms f CROSS JOIN markers m ON m.hash = f.hash")
+        for doc, name in self._todo(progress, "titles"):
+            found = title_links(parse_judgment(name, text_of(name)), titles)
+            db.execute("INSERT OR IGNORE INTO keys SELECT key FROM observed WHERE citing = ?", (doc,))
+            db.execute("DELETE FROM observed WHERE citing = ?", (doc,))
+            db.executemany("INSERT INTO observed VALUES (?, ?, ?)",
+                           [(doc, key, titles.id_of(cited)) for key, docs in found.seen.items() for cited in docs])
+            db.executemany("INSERT OR IGNORE INTO keys VALUES (?)", [(key,) for key in found.seen])
+            self._set_links(doc, 0, found.links, titles)
+            self._set_hashes(doc, "markers", {_hash(key) for key in found.keys})
+        # (3) the reporter table's entries whose observations or header citations changed:
+        # a key names one judgment, or none when it names several
+        _run(db, """
+            DELETE FROM table_now;
+            INSERT INTO table_now SELECT key, CASE WHEN COUNT(DISTINCT doc) = 1 THEN MIN(doc) END FROM (
+                SELECT o.key, o.cited AS doc FROM keys k CROSS JOIN observed o ON o.key = k.key
+                UNION ALL SELECT h.key, h.doc FROM keys k CROSS JOIN headers h ON h.key = k.key) GROUP BY key;
+            INSERT OR IGNORE INTO entries SELECT key_hash(k.key) FROM keys k LEFT JOIN reporter r ON r.key = k.key
+                LEFT JOIN table_now t ON t.key = k.key WHERE r.doc IS NOT t.doc;
+            DELETE FROM reporter WHERE key IN (SELECT key FROM keys);
+            INSERT INTO reporter SELECT key, doc FROM table_now WHERE doc IS NOT NULL;
+            INSERT OR IGNORE INTO entries SELECT key_hash(key) FROM reporter WHERE doc IN (SELECT doc FROM fresh);
+        """)
+        # (4) the reporter pass, over the new judgments and those whose body holds a changed entry's key
+        db.execute("DELETE FROM todo")
+        db.execute("INSERT OR IGNORE INTO todo SELECT doc FROM fresh")
+        db.execute("INSERT OR IGNORE INTO todo SELECT o.doc FROM entries e CROSS JOIN occurs o ON o.hash = e.hash")
+        for doc, name in self._todo(progress, "citations"):
+            judgment = parse_judgment(name, text_of(name))
+            found = reporter_citations(judgment)
+            keys = sorted({c.key for _, c in found})
+            table = dict(db.execute(f"SELECT r.key, j.name FROM reporter r JOIN judgments j ON j.id = r.doc "
+                                    f"WHERE r.key IN ({','.join('?' * len(keys))})", keys)) if keys else {}
+            self._set_links(doc, 1, citation_links(judgment, table, titles.judgments, found), titles)
+            self._set_hashes(doc, "occurs", {_hash(key) for key in keys})
+
+    def _todo(self, progress: Progress | None, stage: str, step: int = 1000) -> Iterator[tuple[int, str]]:
+        """(row id, judgment id) of each judgment in `todo` still stored, in row order, read a
+        page at a time; `progress(stage, done, total)` after each."""
+        total = self._db.execute("SELECT COUNT(*) FROM todo t CROSS JOIN judgments j ON j.id = t.doc").fetchone()[0]
+        done, last = 0, -1
+        while page := self._db.execute("SELECT t.doc, j.name FROM todo t CROSS JOIN judgments j ON j.id = t.doc WHERE t.doc > ? "
+                                       "ORDER BY t.doc LIMIT ?", (last, step)).fetchall():
+            for doc, name in page:
+                yield doc, name
+                done += 1
+                if progress is not None:
+                    progress(stage, done, total)
+            last = page[-1][0]
+
+    def _set_links(self, doc: int, how: int, links: Sequence[Link], titles: "_StoredTitles") -> None:
+        """Replace the judgment's links of one pass by the first mention of each cited judgment."""
+        first: dict[str, tuple[int, int, str]] = {}
+        for seq, link in enumerate(links):
+            first.setdefault(link.cited, (link.paragraph, seq, link.evidence))
+        self._db.execute("DELETE FROM links WHERE citing = ? AND how = ?", (doc, how))
+        self._db.executemany("INSERT INTO links VALUES (?, ?, ?, ?, ?, ?)",
+                             [(doc, titles.id_of(cited), how, *mention) for cited, mention in first.items()])
+
+    def _set_hashes(self, doc: int, table: str, hashes: set[int]) -> None:
+        """Make `table` (markers or occurs) hold exactly these hashes for the judgment."""
+        column = {"markers": "markers", "occurs": "cites"}[table]
+        (blob,) = self._db.execute(f"SELECT {column} FROM judgments WHERE id = ?", (doc,)).fetchone()
+        old = set(array("q", blob))
+        if old == hashes:
+            return
+        self._db.executemany(f"DELETE FROM {table} WHERE hash = ? AND doc = ?", [(h, doc) for h in old - hashes])
+        self._db.executemany(f"INSERT INTO {table} VALUES (?, ?)", [(h, doc) for h in hashes - old])
+        self._db.execute(f"UPDATE judgments SET {column} = ? WHERE id = ?", (array("q", sorted(hashes)).tobytes(), doc))
+
+
+class _StoredTitles(TitleForms):
+    """The title index and the judgments' dates as the linker reads them, from the store
+    (cached for one update: nothing they read changes while it relinks)."""
+
+    def __init__(self, db: sqlite3.Connection):
+        self._db = db
+        self.judgments = _StoredFacts(db)
+        self._entries = lru_cache(maxsize=_CACHE)(self._read_entries)
+        self.id_of = lru_cache(maxsize=_CACHE)(self._id_of)
+
+    def entries(self, key: tuple[str, str]) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
+        return self._entries(key)
+
+    def _read_entries(self, key: tuple[str, str]) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
+        rows = self._db.execute("SELECT j.name, t.a, t.r FROM titles t JOIN judgments j ON j.id = t.doc "
+                                "WHERE t.a_last = ? AND t.r_first = ?", key)
+        return tuple((name, tuple(a.split()), tuple(r.split())) for name, a, r in rows)
+
+    def _id_of(self, name: str) -> int:
+        return self._db.execute("SELECT id FROM judgments WHERE name = ?", (name,)).fetchone()[0]
+
+
+class _StoredFacts(Mapping[str, Judgment]):
+    """id -> the judgment as a cited one (its date; no text), read from the store."""
+
+    def __init__(self, db: sqlite3.Connection):
+        self._db = db
+        self._get = lru_cache(maxsize=_CACHE)(self._read)
+
+    def _read(self, name: str) -> Judgment | None:
+        import datetime as dt
+
+        row = self._db.execute("SELECT date FROM judgments WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            return None
+        return Judgment(name, "", "", "", dt.date.fromisoformat(row[0]) if row[0] else None, (), ())
+
+    def __getitem__(self, name: str) -> Judgment:
+        found = self._get(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for (name,) in self._db.execute("SELECT name FROM judgments"))
+
+    def __len__(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM judgments").fetchone()[0]
+
+
+class _StoredMentions(Mapping[tuple[str, str], Mention]):
+    """(citing, cited) -> the first mention, read from the store file when asked (its own
+    connection, opened on first use, only read through; safe to share between threads)."""
+
+    _FIRST = ("SELECT l.how, l.evidence FROM links l JOIN judgments c ON c.id = l.citing JOIN judgments d ON d.id = l.cited "
+              "WHERE c.name = ? AND d.name = ? ORDER BY l.paragraph, l.how, l.seq LIMIT 1")
+
+    def __init__(self, path: Path):
+        self._path = path
+        self._db: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+
+    def _query(self, sql: str, args: tuple = ()) -> list[tuple]:
+        with self._lock:
+            if self._db is None:
+                self._db = sqlite3.connect(self._path, check_same_thread=False, timeout=60)
+            return self._db.execute(sql, args).fetchall()
+
+    def __getitem__(self, pair: tuple[str, str]) -> Mention:
+        rows = self._query(self._FIRST, tuple(pair))
+        if not rows:
+            raise KeyError(pair)
+        return Mention(HOW[rows[0][0]], rows[0][1])
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return iter(self._query("SELECT DISTINCT c.name, d.name FROM links l JOIN judgments c ON c.id = l.citing "
+                                "JOIN judgments d ON d.id = l.cited"))
+
+    def __len__(self) -> int:
+        return self._query("SELECT COUNT(*) FROM (SELECT DISTINCT citing, cited FROM links)")[0][0]
+
+    def __del__(self) -> None:
+        if self._db is not None:
+            self._db.close()
+
+
+def _names_of(db: sqlite3.Connection, nodes: np.ndarray) -> list[str]:
+    """The judgment ids of these store row ids (ascending), in their order."""
+    names: dict[int, str] = {}
+    step = 900  # under SQLite's bound on parameters
+    for i in range(0, len(nodes), step):
+        chunk = nodes[i:i + step].tolist()
+        names.update(db.execute(f"SELECT id, name FROM judgments WHERE id IN ({','.join('?' * len(chunk))})", chunk))
+    return [names[int(node)] for node in nodes]
+
+
+def _hash(key: str) -> int:
+    """A stable 64-bit number for a marker key or a citation key (a collision only relinks more)."""
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big", signed=True)
+
+
+def _run(db: sqlite3.Connection, script: str) -> None:
+    """Each statement of `script`, inside the open transaction (executescript would commit it)."""
+    for statement in script.split(";"):
+        if statement.strip():
+            db.execute(statement)
