@@ -26,6 +26,8 @@ from aqgr.llm.config import ProviderOptions
 from aqgr.questions import question_generators
 from aqgr.search import Searcher
 from aqgr.store import Store, SummaryReader
+
+CITATIONS_FILE = "citations.sqlite"  # retrieval/citations/store.py, beside the index
 from aqgr.retrieval.index import IndexSpec
 from aqgr.retrieval.protocol import Index
 from aqgr.schemas.results import CandidateQuestion, SearchResult
@@ -378,29 +380,69 @@ class Archive:
         return statutes.link(judgments())
 
     def link_citations(self, progress: Callable[[str, int, int], None] | None = None):
-        """Find which summarised judgments cite which (retrieval/citations) and save it in
-        `<home>/citations.json`, for the search's precedents referred; returns the
-        CitationGraph. `progress(stage, done, total)` is called with stage "citations"."""
-        from aqgr.retrieval.citations import CitationGraph
-        from aqgr.retrieval.citations.graph import FILE_NAME
-
-        ids = self._store.summary_ids(self.settings.summarizer)
-        total = len(ids)
-        report = (lambda n: progress("citations", n, total) if n % 100 == 0 or n == total else None) if progress else None
-        graph = CitationGraph.from_texts(self._texts_of(ids), progress=report)
-        graph.save(self.home / FILE_NAME, ids)
+        """Find which summarised judgments cite which (retrieval/citations) and keep it in
+        `<home>/citations.sqlite`, for the search's precedents referred; returns the
+        CitationGraph. Incremental: judgments new to it (or whose summary was made again since
+        the index recorded it) are linked, those no longer summarised removed, and only the
+        stored judgments such a change can concern are relinked (retrieval/citations/store.py).
+        A citation file of another format, or a damaged one, is made anew. `progress(stage,
+        done, total)` is called with the store's stages."""
+        store = self._citation_store(repair=True)
+        try:
+            wanted = self._store.summary_fingerprints(self.settings.summarizer)
+            have = store.ids()
+            indexed = self._indexed_fingerprints()
+            changed = [d for d in wanted if d not in have or (d in indexed and indexed[d] != wanted[d])]
+            gone = [d for d in have if d not in wanted]
+            text_of = lambda judgment_id: self._store.text(judgment_id) or ""  # noqa: E731
+            if gone:
+                store.remove(gone, text_of=text_of, progress=progress)
+            if changed:
+                store.add(self._texts_of(changed), text_of=text_of, progress=progress)
+            graph = store.graph()
+        finally:
+            store.close()
         with self._lock:
             self._loaded = None
         return graph
 
-    def citations(self, judgments: Iterable[str] | None = None):
-        """The saved CitationGraph, or None when none was saved or it was found among other
-        judgments than `judgments` (default: those summarised now): `aqgr index` makes it anew."""
-        from aqgr.retrieval.citations import CitationGraph
-        from aqgr.retrieval.citations.graph import FILE_NAME
+    def _citation_store(self, *, repair: bool = False):
+        """The archive's citation store; with `repair`, one of another format or damaged is replaced."""
+        from aqgr.retrieval.citations import CitationStore
 
-        ids = self._store.summary_ids(self.settings.summarizer) if judgments is None else judgments
-        return CitationGraph.load(self.home / FILE_NAME, ids)
+        path = self.home / CITATIONS_FILE
+        try:
+            return CitationStore(path)
+        except IndexMismatchError:
+            if not repair:
+                raise
+            for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+                leftover.unlink(missing_ok=True)
+            return CitationStore(path)
+
+    def _indexed_fingerprints(self) -> dict[str, str]:
+        """judgment id -> fingerprint the saved index recorded ({} without a readable one)."""
+        from aqgr.retrieval.backends import indexed_fingerprints
+
+        return indexed_fingerprints(self.settings.index_dir)
+
+    def citations(self, judgments: Iterable[str] | None = None):
+        """The archive's CitationGraph, or None when none was made, it cannot be read, or it was
+        found among other judgments than `judgments` (default: those summarised now): `aqgr
+        index` brings it up to date."""
+        if not (self.home / CITATIONS_FILE).exists():
+            return None
+        try:
+            store = self._citation_store()
+        except (IndexMismatchError, OSError, sqlite3.Error):
+            return None
+        try:
+            ids = set(self._store.summary_ids(self.settings.summarizer) if judgments is None else judgments)
+            return store.graph() if store.ids() == ids else None
+        except sqlite3.Error:
+            return None
+        finally:
+            store.close()
 
     def citations_of(self, judgment_id: str):
         """The judgments of the archive that `judgment_id` cites and that cite it, with the words

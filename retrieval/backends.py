@@ -113,3 +113,12 @@ def indexed_ids(directory: str | Path) -> list[str] | None:
         return backend_class(name).saved_ids(directory)
     except Exception:  # no index, an older or damaged one
         return None
+
+
+def indexed_fingerprints(directory: str | Path) -> dict[str, str]:
+    """judgment id -> summary fingerprint recorded by the index saved in `directory` ({} without
+    one, or when it cannot be read), without loading the index itself."""
+    try:
+        return backend_class(recorded_backend(directory)).saved_fingerprints(directory)
+    except Exception:  # no index, an older or damaged one
+        return {}

@@ -636,6 +636,17 @@ class SummaryIndex:
         finally:
             registry.close()
 
+    @staticmethod
+    def saved_fingerprints(directory: str | Path) -> dict[str, str]:
+        """judgment id -> fingerprint, as `fingerprints()`, of a saved index, from its registry alone."""
+        path = Path(directory)
+        manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
+        registry = DocRegistry(path, read_only=True)
+        try:
+            return registry.fingerprints(int(manifest["generation"]))
+        finally:
+            registry.close()
+
     def close(self) -> None:
         self._close_files()
         if self._finalizer is not None:

@@ -521,6 +521,16 @@ class MilvusIndex:
         summary_fingerprint); documents indexed from plain texts have none."""
         return {d: self._origins[d].fingerprint for d in self._doc_ids if self._origins[d].fingerprint}
 
+    @staticmethod
+    def saved_fingerprints(directory: str | Path) -> dict[str, str]:
+        """`fingerprints()` of a saved index, from its documents file alone (no server call)."""
+        records = json.loads((Path(directory) / DOCUMENTS_FILE).read_text(encoding="utf-8"))["documents"]
+        return {d: r["fingerprint"] for d, r in records.items() if r.get("fingerprint")}
+
+    @staticmethod
+    def saved_ids(directory: str | Path) -> list[str]:
+        return list(json.loads((Path(directory) / MANIFEST).read_text(encoding="utf-8"))["doc_ids"])
+
     # --- saving and loading -------------------------------------------------------------
 
     def save(self, directory: str | Path) -> Path:

@@ -192,7 +192,7 @@ def test_missing_index_files(archive_home, missing):
 
 
 def test_damaged_citation_graph_is_rebuilt_not_fatal(archive_home):
-    (archive_home / "citations.json").write_bytes(b"{bad")
+    (archive_home / "citations.sqlite").write_bytes(b"{bad")
     result = runner.invoke(app, ["search", DYING_DECLARATION_FACTS, "--home", str(archive_home)])
     assert result.exit_code == 0 and "Traceback" not in result.output
     _clean_failure(runner.invoke(app, ["citations", "A1", "--home", str(archive_home)]), "aqgr index")
@@ -253,7 +253,9 @@ def test_export_on_a_full_disk_keeps_the_previous_export(archive_home, tmp_path,
 
 
 def _tree(path: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
+    """Every file and its bytes (SQLite's -wal and -shm files, which a reader may create, aside)."""
+    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*"))
+            if p.is_file() and not p.name.endswith(("-wal", "-shm"))}
 
 
 @pytest.mark.parametrize("how", ["rebuild", "update"])

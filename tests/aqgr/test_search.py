@@ -144,7 +144,7 @@ def test_an_index_without_citation_graph_still_searches_and_says_so(citing_archi
     """An archive indexed before citation graphs existed (or with the file removed)."""
     from aqgr.search import NO_CITATIONS_NOTE
 
-    (citing_archive.home / "citations.json").unlink()
+    (citing_archive.home / "citations.sqlite").unlink()
     fresh = Archive(settings=citing_archive.settings)
     result = fresh.search(DYING_DECLARATION_FACTS)
     assert result.hits and not any(h.cited_by for h in result.hits)
