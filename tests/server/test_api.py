@@ -181,7 +181,7 @@ def test_rebuild_while_serving_swaps_the_index(sample_archive, scenarios):
     app = create_app(archive=archive, config=ServeConfig(reload_check_seconds=0))
     with TestClient(app) as client:
         before = client.post("/api/search", json={"facts": scenarios[1]["facts"]}).json()
-        Archive(settings=sample_archive.settings).build_index()  # another Archive, as `aqgr index` would
+        Archive(settings=sample_archive.settings).build_index(rebuild=True)  # another Archive, as `aqgr index --rebuild` would
         after = client.post("/api/search", json={"facts": scenarios[1]["facts"]}).json()
         assert app.state.service.reloads == 1
         assert [h["judgment_id"] for h in after["hits"]] == [h["judgment_id"] for h in before["hits"]]
@@ -208,7 +208,48 @@ def test_the_heap_is_frozen_once_at_start_up_not_on_a_reload(tmp_path, monkeypat
     assert not frozen  # making the app (and its searcher) touches no process-wide state
     with TestClient(app) as client:
         assert len(frozen) == 1
-        archive.build_index()  # a rebuild: the next request loads a new searcher
+        archive.build_index(rebuild=True)  # a rebuild: the next request loads a new searcher
         assert client.get("/api/health").status_code == 200
         assert app.state.service.reloads == 1
     assert len(frozen) == 1
+
+
+def test_an_incremental_update_while_serving_is_picked_up_without_a_failed_request(tmp_path, scenarios):
+    """`aqgr index` after new judgments were summarised adds them in place; the server, searching
+    all the while, swaps to the new generation without a restart and without one failed request."""
+    import shutil
+    import threading
+
+    from aqgr.paths import SAMPLE
+    from aqgr.retrieval.index import IndexSpec
+
+    judgments = sorted((SAMPLE / "judgments").glob("*.txt"))
+    folder = tmp_path / "judgments"
+    folder.mkdir()
+    for path in judgments[:10]:
+        shutil.copy(path, folder / path.name)
+    home = tmp_path / "home"
+    archive = Archive(home, index=IndexSpec(embedder="hashing.v1"))
+    archive.summarize([folder])
+    archive.build_index()
+    app = create_app(archive=Archive(home, index=IndexSpec(embedder="hashing.v1")), config=ServeConfig(reload_check_seconds=0))
+    with TestClient(app) as client:
+        assert client.post("/api/search", json={"facts": scenarios[0]["facts"]}).status_code == 200
+        for path in judgments[10:]:
+            shutil.copy(path, folder / path.name)
+        writer = Archive(home, index=IndexSpec(embedder="hashing.v1"))
+        writer.summarize([folder])
+        done: dict = {}
+        update = threading.Thread(target=lambda: done.setdefault("manifest", writer.build_index()))
+        update.start()
+        statuses = []
+        while update.is_alive() or len(statuses) < 3:
+            statuses.append(client.post("/api/search", json={"facts": scenarios[0]["facts"], "k": 3}).status_code)
+        update.join()
+        assert done["manifest"]["update"]["mode"] == "update" and done["manifest"]["update"]["added"] == len(judgments) - 10
+        assert set(statuses) == {200}, statuses
+        newest = judgments[-1].stem
+        assert client.get(f"/api/judgments/{newest}").status_code == 200
+        hits = client.post("/api/search", json={"facts": archive.text(newest)[:1500]}).json()["hits"]
+        assert newest in [h["judgment_id"] for h in hits]
+        assert app.state.service.reloads >= 1

@@ -28,7 +28,7 @@ def test_concurrent_searches_have_no_errors(live_server):
 
 def test_searches_during_an_index_rebuild_keep_working(live_server, sample_archive):
     results: dict = {}
-    rebuild = threading.Thread(target=lambda: results.setdefault("manifest", Archive(settings=sample_archive.settings).build_index()))
+    rebuild = threading.Thread(target=lambda: results.setdefault("manifest", Archive(settings=sample_archive.settings).build_index(rebuild=True)))
     reloads = live_server.app.state.service.reloads
     rebuild.start()
     reports = [bench.run(live_server.url, clients=4, requests=2, k=3)]
