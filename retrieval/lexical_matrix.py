@@ -242,6 +242,12 @@ class MatrixEngine:
         self.close()
 
 
+def matrix_files(directory: Path | str) -> Path:
+    """The folder of the index's last commit: `matrix.npz` + `matrix.vocab.json` (`BM25Matrix.load(folder,
+    "matrix")`) and `docs.npz` (ns: column -> n); for tools that read the matrix itself."""
+    return Path(directory) / _generation_dir(read_manifest(directory, NAME)["generation"])
+
+
 def _generation_dir(generation: int) -> str:
     return f"g{generation:06d}"
 
