@@ -445,7 +445,8 @@ class SummaryIndex:
         todo = [t for t in dict.fromkeys(" ".join(s.split()) for s in sentences) if t]
         if not todo:
             return
-        todo = [t for t in todo if t not in self._registry.has_sentences(todo)]
+        known = self._registry.has_sentences(todo)
+        todo = [t for t in todo if t not in known]
         start = time.perf_counter()
         stored, n_embedded = embed_sentences(self._embedder, todo, self.spec.window_chars, cache)
         if stored is not None:
