@@ -27,8 +27,12 @@ DEFAULT_ANN_KIND = "ivf-sq8.v1"
 
 # IVF: 2^round(log2(sqrt(m))) lists (at most m / 39) (256 at 1e5 windows, 1024 at 1e6, 2048 at 3e6): lists of
 # ~sqrt(m) windows, so that training stays ~1 min at 3e6 windows on two cores.
-# nprobe: the lists probed per search, measured for recall@1000 documents (see the report).
-IVF_NPROBE = 32
+# nprobe: lists probed per search. Measured recall@1000 documents against exact (MiniLM-like
+# windows, docs/experiments/2026-12-01-dense-ann.md) and CPU time per search (one thread, a
+# busy machine): 0.98 at 2e5 windows (512 lists, 8 ms), 0.97 at 1e6 (1024, 16 ms), 0.94 at 3e6
+# (2048, 24 ms); 256 gives 0.99 / 0.99 / 0.98 for 12 / 27 / 41 ms. A case search runs ~12
+# retrievals: 128 keeps them near 300 ms of one core at 3e6 windows (`effort` asks for more).
+IVF_NPROBE = 128
 IVF_TRAIN_PER_LIST = 64  # k-means sample: 64 windows a list ...
 IVF_MIN_PER_LIST = 39  # ... and never fewer lists than 39 windows each (faiss's minimum; it warns below)
 IVF_NITER = 20

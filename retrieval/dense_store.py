@@ -45,19 +45,26 @@ from aqgr.errors import IndexMismatchError, WriteError
 from .dense import _faiss
 from .dense_ann import DEFAULT_ANN_KIND, ann_kinds
 
-# Below this many windows a segment is exact, above it ANN. Exact search at k=1000 documents
-# costs ~0.1 ms per 1,000 windows on this machine (one thread: 14 ms at 1e5 windows, 140 ms at
-# 1e6), an IVF-SQ8 segment ~5 ms at 1e6 (docs/experiments/2026-12-01-dense-ann.md); at 1e5 an
-# exact segment still fits a search's ~12 retrievals in ~170 ms, with no recall loss.
-ANN_MIN_WINDOWS = 100_000
+# Below this many windows a segment is exact, from it on ANN: where the two cost the same.
+# Measured at k=1000 documents, one thread, CPU time per search (docs/experiments/
+# 2026-12-01-dense-ann.md): exact 6.8 ms at 1e5 windows, 11.8 ms at 2e5, 53 ms at 1e6;
+# IVF-SQ8 at its nprobe 8.4 / 8.2 / 16.4 ms (recall@1000 0.994 / 0.98 / 0.97). The lines cross
+# near 1.3e5; up to 1.5e5 windows (~45,000 judgments) search stays exact for ~1.1x the time.
+ANN_MIN_WINDOWS = 150_000
 # needs_compaction(): more small segments than this (each search scans every one) ...
 MAX_SMALL_SEGMENTS = 8
-# ... or more windows outside the largest segment than this (searched exactly: ~5 ms) ...
+# ... or more windows outside the largest segment than this (searched exactly: ~3.5 ms) ...
 MAX_SMALL_WINDOWS = 50_000
 # ... or more dead windows than this fraction (searched, gathered and skipped for nothing).
 MAX_DEAD_FRACTION = 0.2
-# A search first fetches k x this many windows (AILA summaries have 2-5 windows, 3.8 on
-# average), then doubles the depth until k documents are found.
+# A search first fetches the best k x FETCH_PER_DOC windows, then doubles that depth until they
+# hold k documents and the k-th document's score is above the last window fetched: the result
+# is the same at any depth, a deeper first fetch only costs more (a larger heap: at 1e6
+# windows IVF-SQ8 at nprobe 128 took 18.6 ms for 4,000 windows, 14.8 for 2,000). The best
+# windows of different documents rarely coincide (4,000 windows held ~3,960 documents).
+FETCH_PER_DOC = 2
+# AILA summaries have 2-5 windows (3.3 on average): a block of GATHER_ROWS rows holds about
+# GATHER_ROWS / WINDOWS_PER_DOC documents.
 WINDOWS_PER_DOC = 4
 # Rows copied per block when documents are scored directly (about 100 MB at 384 dimensions).
 GATHER_ROWS = 65_536
@@ -197,7 +204,7 @@ class DenseStore:
 
         `only`: score just these documents, each exactly from its windows (however few match);
         `skip`: documents never returned (how dead n are hidden). Either may be any collection of
-        ints; a numpy int64 array costs least. Exact segments return the exact top k; ANN ones
+        ints; a sorted int64 array without repeats costs least (used as it is). Exact segments return the exact top k; ANN ones
         the documents their index proposes (recall measured in the experiment report), scored
         exactly."""
         if vector is None or k <= 0 or not self._segments:
@@ -210,7 +217,7 @@ class DenseStore:
         if only is not None:
             wanted = _n_array(only)
             if skip_n is not None:
-                wanted = wanted[~np.isin(wanted, skip_n)]
+                wanted = wanted[~_member(wanted, skip_n)]
             for seg in self._segments:
                 docs = seg.positions(wanted)
                 found.append((seg.doc_n[docs], seg.score_docs(q, docs)))
@@ -354,13 +361,13 @@ class _Segment:
 
     def _exact_top(self, q, k, skip):
         faiss = _faiss()
-        depth = min(self.m, k * WINDOWS_PER_DOC)
+        depth = min(self.m, k * FETCH_PER_DOC)
         while True:
             sims, rows = faiss.knn(q, self.vectors, depth, faiss.METRIC_INNER_PRODUCT)
             n, first = np.unique(np.asarray(self.window_n[rows[0]]), return_index=True)  # first: the best fetched window
             scores = sims[0][first]
             if skip is not None:
-                keep = ~np.isin(n, skip)
+                keep = ~_member(n, skip)
                 n, scores = n[keep], scores[keep]
             if depth == self.m:
                 return n, scores
@@ -374,14 +381,14 @@ class _Segment:
         by the index's own estimate (8-bit codes: within ~1e-3 of the exact inner product).
         Rescoring from the float32 rows would read them at random, which keeps them resident:
         measured at 1e6 windows, it raised recall@1000 by 0.004 for 1.6x the time."""
-        depth, scale = min(self.m, k * WINDOWS_PER_DOC), 1
+        depth, scale = min(self.m, k * FETCH_PER_DOC), 1
         while True:
             sims, rows = ann_kind.search(self.ann, q, depth, scale, effort)
             found = rows[0] >= 0
             n, first = np.unique(np.asarray(self.window_n[rows[0][found]]), return_index=True)  # best first
             scores = sims[0][found][first]
             if skip is not None:
-                keep = ~np.isin(n, skip)
+                keep = ~_member(n, skip)
                 n, scores = n[keep], scores[keep]
             if len(n) >= k or found.sum() == self.m:
                 return n, scores
@@ -461,9 +468,19 @@ def _merged_blocks(segs, owner: np.ndarray, where: np.ndarray, lengths: np.ndarr
 
 
 def _n_array(values: Collection[int] | np.ndarray) -> np.ndarray:
+    """`values` as a sorted int64 array without repeats (an array already so is used as it is)."""
     if isinstance(values, np.ndarray):
-        return np.unique(values.astype(np.int64, copy=False))
+        values = values.astype(np.int64, copy=False).ravel()
+        return values if len(values) < 2 or bool(np.all(values[1:] > values[:-1])) else np.unique(values)
     return np.unique(np.fromiter(values, dtype=np.int64, count=len(values)))
+
+
+def _member(n: np.ndarray, sorted_n: np.ndarray) -> np.ndarray:
+    """Mask of the `n` found in `sorted_n` (binary search: cheap when `sorted_n` is large)."""
+    if not len(sorted_n):
+        return np.zeros(len(n), dtype=bool)
+    idx = np.searchsorted(sorted_n, n).clip(max=len(sorted_n) - 1)
+    return sorted_n[idx] == n
 
 
 def _mix(n: np.ndarray) -> np.ndarray:

@@ -97,7 +97,8 @@ def test_skip_hides_documents(tmp_path, rng):
     got = store.search(q, 10, skip=set(hidden))
     assert not {n for n, _ in got} & set(hidden)
     assert [n for n, _ in got] == top({n: s for n, s in best.items() if n not in hidden}, 10)
-    assert [n for n, _ in store.search(q, 10, skip=np.array(hidden))] == [n for n, _ in got]
+    assert [n for n, _ in store.search(q, 10, skip=np.array(hidden))] == [n for n, _ in got]  # unsorted
+    assert [n for n, _ in store.search(q, 10, skip=np.sort(hidden))] == [n for n, _ in got]  # used as it is
     assert store.search(q, 10, skip=range(200)) == []
 
 
