@@ -16,7 +16,7 @@ Engines: `tantivy.v1` and `matrix.v1` (retrieval/lexical.py; k1 1.2, b 0.75, Luc
 query tf), `fts5` (SQLite FTS5's bm25(): k1 1.2, b 0.75, its own idf log((N - df + 0.5) / (df +
 0.5)) floored near 0; `detail=none`; a query is the OR of its terms, repeats counted: raw query
 tf) and `bm25s` (bm25s, method lucene, k1 1.2, b 0.75, float32, raw query tf; it indexes an
-in-memory corpus). For each (engine, N), two fresh processes:
+in-memory corpus). For each (engine, N), fresh processes:
 
 1. build: documents streamed from the generator into the engine and committed / saved; wall
    time (`build_s`: the engine's own calls; `generate_s`: making the documents, apart), peak
@@ -26,7 +26,10 @@ in-memory corpus). For each (engine, N), two fresh processes:
    first pass after opening; `search_p50_ms` / `search_p95_ms`: the second), RSS then
    (`search_rss_mb`: VmRSS, mapped index pages included; `search_peak_rss_mb`: VmHWM). A pass
    stops once it has searched --search-budget-s seconds (`queries_timed` says how many ran;
-   then the first pass is the only one).
+   then the first pass is the only one);
+3. update (tantivy.v1, matrix.v1; unless --no-updates): open the index, replace 100 documents,
+   delete 100, add 100, commit (`update_open_s`, `update_buffer_s` for the adds and deletes,
+   `update_commit_s`, `update_peak_rss_mb`).
 
 Agreement: `overlap100`, the mean over queries of |top 100 ∩ matrix.v1's top 100| / 100 (the
 same N); `overlap100_raw` against matrix.v1 scored with raw query tf, what fts5 and bm25s can
@@ -44,7 +47,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import os
 import shutil
 import signal
 import subprocess
@@ -60,9 +62,11 @@ from aqgr.paths import shared_datasets
 AILA = shared_datasets() / "aila2019"
 CITEBENCH = shared_datasets() / "aila2019-citebench"
 DEFAULT_ENGINES = ("tantivy.v1", "matrix.v1", "fts5", "bm25s")
+LEXICAL = ("tantivy.v1", "matrix.v1")  # the engines with incremental updates (the update step)
 PARAGRAPHS = 30  # paragraphs per synthetic judgment (AILA judgments: median 33 non-empty lines)
 K = 1000  # the search reads 1000 deep (SearchOptions.fusion_depth's order)
 TOP = 100  # agreement depth
+UPDATE = 100  # documents replaced, deleted and added by the update step
 PARAMS = {"k1": 1.2, "b": 0.75, "idf": "lucene", "query_tf": "log"}
 
 
@@ -143,15 +147,19 @@ class Synthetic:
         return len(self.choice)
 
     def __iter__(self) -> Iterator[tuple[int, list[str]]]:
-        tokens, pairs = self.tokens, self.pairs
-        for n, row in enumerate(self.choice.tolist()):
-            terms: list[str] = []
-            for i in row:
-                terms += tokens[i]
-            for i in row:
-                terms += pairs[i]
-            terms += [f"{tokens[a][-1]}_{tokens[b][0]}" for a, b in zip(row, row[1:])]
-            yield n, terms
+        for n in range(len(self.choice)):
+            yield n, self.terms(n)
+
+    def terms(self, i: int) -> list[str]:
+        """Synthetic judgment i's terms."""
+        tokens, pairs, row = self.tokens, self.pairs, self.choice[i].tolist()
+        terms: list[str] = []
+        for p in row:
+            terms += tokens[p]
+        for p in row:
+            terms += pairs[p]
+        terms += [f"{tokens[a][-1]}_{tokens[b][0]}" for a, b in zip(row, row[1:])]
+        return terms
 
 
 # ------------------------------------------------------------------ engines
@@ -359,6 +367,34 @@ def run_search(engine: str, n: int, out: Path, budget_s: float) -> dict:
     return row
 
 
+def run_update(engine: str, n: int, out: Path, paragraphs: int, seed: int, count: int = UPDATE) -> dict:
+    """An incremental update of the built index: `count` documents replaced (n 0..count-1), `count`
+    deleted (n count..2 count-1), `count` added (n N..N+count-1), then one commit; new contents are
+    synthetic judgments N..N+2 count-1 of the same generator."""
+    from aqgr.retrieval.lexical import open_lexical
+
+    docs = Synthetic(paragraph_pool(out), n + 2 * count, paragraphs, seed)
+    new = {i: docs.terms(n + i) for i in range(2 * count)}
+    del docs
+    gc.collect()
+    start = time.perf_counter()
+    index = open_lexical(out / f"{engine}-{n}")
+    opened = time.perf_counter()
+    for i in range(count):
+        index.add(i, new[i])
+    index.delete(range(count, 2 * count))
+    for i in range(count):
+        index.add(n + i, new[count + i])
+    buffered = time.perf_counter()
+    index.commit()
+    done = time.perf_counter()
+    live = len(index)
+    index.close()
+    return {"update_open_s": round(opened - start, 2), "update_buffer_s": round(buffered - opened, 2),
+            "update_commit_s": round(done - buffered, 2), "update_peak_rss_mb": round(_peak_rss_mb()), "update_live": live,
+            "update_disk_mb": round(_du(out / f"{engine}-{n}") / 1e6, 1)}
+
+
 def _matrix_raw_tops(directory: Path, queries: dict[str, list[str]]) -> dict[str, list[int]]:
     """matrix.v1's top 100 with raw query counts: its saved BM25Matrix, read with query_tf "raw"."""
     from aqgr.retrieval.bm25 import BM25Matrix
@@ -498,18 +534,20 @@ def agreement(out: Path, engine: str, n: int) -> dict:
 
 
 COLUMNS = ("engine", "n_docs", "build_s", "generate_s", "build_peak_rss_mb", "generator_rss_mb", "disk_mb", "open_s",
-           "search_p50_ms", "search_p95_ms", "queries_timed", "first_p50_ms", "search_rss_mb", "search_peak_rss_mb", "overlap100", "overlap100_raw")
+           "search_p50_ms", "search_p95_ms", "queries_timed", "first_p50_ms", "search_rss_mb", "search_peak_rss_mb", "overlap100", "overlap100_raw",
+           "update_open_s", "update_buffer_s", "update_commit_s", "update_peak_rss_mb")
 
 
 def table(rows: list[dict]) -> str:
     lines = ["| " + " | ".join(COLUMNS) + " | error |", "|" + "---|" * (len(COLUMNS) + 1)]
     for r in rows:
-        lines.append("| " + " | ".join(str(r.get(c, "")) for c in COLUMNS) + f" | {r.get('error', '')} |")
+        note = "; ".join(str(r[key]) for key in ("error", "search_note", "update_error") if r.get(key))
+        lines.append("| " + " | ".join(str(r.get(c, "")) for c in COLUMNS) + f" | {note} |")
     return "\n".join(lines)
 
 
 def bench(sizes: list[int], engines: list[str], out: Path, *, paragraphs: int, seed: int, timeout: int, max_rss_gb: float,
-          budget_s: float) -> list[dict]:
+          budget_s: float, updates: bool = True) -> list[dict]:
     prepared = _child(["--one", "prepare", "-", "0", "--out", str(out)], timeout, max_rss_gb)  # tokenised once, before the timed processes
     if "error" in prepared:
         raise RuntimeError(f"tokenising the AILA paragraphs and queries failed: {prepared['error']}")
@@ -524,6 +562,11 @@ def bench(sizes: list[int], engines: list[str], out: Path, *, paragraphs: int, s
                 _say(f"{engine} N={n}: search")
                 row.update(_child(["--one", "search", engine, str(n), "--out", str(out), "--search-budget-s", str(budget_s)],
                                   timeout, max_rss_gb))
+            if "error" not in row and engine in LEXICAL and updates:
+                _say(f"{engine} N={n}: update")
+                update = _child(["--one", "update", engine, str(n), "--out", str(out), "--paragraphs", str(paragraphs),
+                                 "--seed", str(seed)], timeout, max_rss_gb)
+                row.update({"update_error": update["error"]} if "error" in update else update)
             rows.append(row)
             _say(json.dumps(row))
             (out / "results.json").write_text(json.dumps(rows, indent=1))
@@ -546,6 +589,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-rss-gb", type=float, default=14.0, help="stop a process whose RSS passes this")
     parser.add_argument("--search-budget-s", type=float, default=300.0,
                         help="seconds of searching per pass; past it the pass stops (queries_timed says how many ran)")
+    parser.add_argument("--no-updates", action="store_true", help="skip the update step")
     parser.add_argument("--out", type=Path, default=Path("reports/lexical"))
     parser.add_argument("--aila", action="store_true", help="tantivy.v1 vs matrix.v1 on the real AILA judgments")
     parser.add_argument("--one", nargs=3, metavar=("STEP", "ENGINE", "N"), help=argparse.SUPPRESS)
@@ -556,14 +600,20 @@ def main(argv: list[str] | None = None) -> int:
         if step == "prepare":
             print(json.dumps({"paragraphs": sum(map(len, paragraph_pool(args.out))), "queries": len(aila_queries(args.out))}))
             return 0
-        row = run_build(engine, int(n), args.out, args.paragraphs, args.seed) if step == "build" else run_search(engine, int(n), args.out, args.search_budget_s)
+        if step == "build":
+            row = run_build(engine, int(n), args.out, args.paragraphs, args.seed)
+        elif step == "update":
+            row = run_update(engine, int(n), args.out, args.paragraphs, args.seed)
+        else:
+            row = run_search(engine, int(n), args.out, args.search_budget_s)
         print(json.dumps(row))
         return 0
     if args.aila:
         print(json.dumps(aila_agreement(args.out, paragraph_pool(args.out), aila_queries(args.out)), indent=1))
         return 0
     rows = bench([int(float(s)) for s in args.sizes.split(",")], args.engines.split(","), args.out, paragraphs=args.paragraphs,
-                 seed=args.seed, timeout=args.timeout, max_rss_gb=args.max_rss_gb, budget_s=args.search_budget_s)
+                 seed=args.seed, timeout=args.timeout, max_rss_gb=args.max_rss_gb, budget_s=args.search_budget_s,
+                 updates=not args.no_updates)
     print(table(rows))
     return 0
 

@@ -25,7 +25,7 @@ from typing import ClassVar, Collection, Iterable, NamedTuple, Sequence
 
 import numpy as np
 
-from aqgr.errors import IndexLockedError
+from aqgr.errors import IndexLockedError, IndexMismatchError
 
 from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, BM25Matrix
 from .lexical import (LEXICAL_FORMAT, as_ns, check_n, check_params, disk_bytes, joined_terms, lexical_engines,
@@ -90,7 +90,11 @@ class MatrixEngine:
 
     @classmethod
     def open(cls, directory: Path | str) -> "MatrixEngine":
-        return cls(Path(directory), read_manifest(directory, NAME))
+        manifest = read_manifest(directory, NAME)
+        try:
+            return cls(Path(directory), manifest)
+        except (OSError, ValueError, KeyError) as exc:
+            raise IndexMismatchError(str(directory), [f"its matrix files cannot be read ({exc})"]) from None
 
     def _load_snapshot(self, generation: int) -> _Snapshot:
         where = self.directory / _generation_dir(generation)

@@ -7,9 +7,10 @@ term frequencies and no positions, not stored; `n`, an unsigned integer, indexed
 term queries, each boosted by the query term's weight (`query_weights`): the score is
 sum_t w(t) * BM25(t, d) with tantivy's BM25, k1 1.2, b 0.75 and Lucene's idf
 ln(1 + (N - df + 0.5) / (df + 0.5)), the formula of `BM25Matrix` with idf="lucene", except
-that tantivy stores each document's length in one byte (exact up to 40 terms, then in
-buckets a few percent wide), so scores differ by about 1%. tantivy's k1 and b are fixed:
-other parameters are refused (use matrix.v1). Scores are float32.
+that tantivy stores each document's length in one byte (Lucene's norms: exact up to 40 terms,
+then floored to steps 12.5% apart), so scores differ by about 1% (median; up to ~5%: measured
+in docs/experiments/2026-12-01-lexical-engine.md). tantivy's k1 and b are fixed: other
+parameters are refused (use matrix.v1). Scores are float32.
 
 Like Lucene, tantivy counts a deleted document in N, df and the average length until a merge
 of its segment drops it: after deletes, scores and `doc_freq` drift from matrix.v1's until then.
@@ -30,7 +31,7 @@ import threading
 from pathlib import Path
 from typing import ClassVar, Collection, Iterable, Sequence
 
-from aqgr.errors import IndexLockedError, MissingDependencyError
+from aqgr.errors import IndexLockedError, IndexMismatchError, MissingDependencyError
 
 from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1
 from .lexical import (LEXICAL_FORMAT, as_ns, best, check_n, check_params, disk_bytes, joined_terms, lexical_engines,
@@ -105,7 +106,10 @@ class TantivyEngine:
     def open(cls, directory: Path | str) -> "TantivyEngine":
         manifest = read_manifest(directory, NAME)
         tantivy = _tantivy()
-        index = tantivy.Index.open(str(Path(directory) / SUBDIR))
+        try:
+            index = tantivy.Index.open(str(Path(directory) / SUBDIR))
+        except (OSError, ValueError) as exc:
+            raise IndexMismatchError(str(directory), [f"its tantivy files cannot be opened ({exc})"]) from None
         return cls(Path(directory), manifest, index)
 
     @property

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import math
 import random
+import shutil
 import subprocess
 import sys
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -207,6 +209,24 @@ def test_open_says_what_is_wrong(tmp_path):
         lexical_engines.get("tantivy.v1").open(tmp_path / "m")
     with pytest.raises(FileExistsError):
         create_lexical(tmp_path / "m", "tantivy.v1")
+    for engine in ENGINES:  # a manifest whose engine files are gone
+        create_lexical(tmp_path / engine, engine).close()
+        for part in (tmp_path / engine).iterdir():
+            if part.is_dir():
+                shutil.rmtree(part)
+        with pytest.raises(IndexMismatchError, match="cannot be"):
+            open_lexical(tmp_path / engine)
+
+
+def test_a_tantivy_reader_sees_another_processs_commit_without_reopening(tmp_path):
+    index = build("tantivy.v1", tmp_path / "ix", {1: ["bail"]})
+    subprocess.run([sys.executable, "-c", "from aqgr.retrieval.lexical import open_lexical\n"
+                    f"ix = open_lexical({str(tmp_path / 'ix')!r}); ix.add(2, ['bail']); ix.commit(); ix.close()"],
+                   env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"}, check=True, timeout=120)
+    deadline = time.monotonic() + 20
+    while len(index) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert sorted(n for n, _ in index.search(["bail"], 5)) == [1, 2]
 
 
 def test_a_second_writer_in_this_process_is_refused(tmp_path, engine):
