@@ -14,7 +14,7 @@ runs in a subprocess of its own, so its peak RSS (ru_maxrss) is its own:
    take days here; its rate is measured apart, see 6);
 3. search: open the archive, the first `Archive.search(facts)` (index, summaries and
    citation graph loaded on the way), then every AILA query (Query_doc.txt) timed: p50, p95;
-4. disk (measured here, no process): database, index, citations.json, embedding cache;
+4. disk (measured here, no process): database, index, citations.sqlite, embedding cache;
 5. add: --add more judgments stored, then `Archive.build_index()` again (an incremental
    build where the code has one; a full rebuild today), in one process;
 6. once, at the end, in this process: documents/s of --rate-embedder (MiniLM) building an
@@ -147,11 +147,11 @@ def stage_index(args) -> dict:
     end = time.perf_counter()
     order = sorted(first, key=first.get)
     spans = {stage: round((first[nxt] if nxt else end) - first[stage], 2) for stage, nxt in zip(order, [*order[1:], None])}
-    body = json.loads((archive.home / "citations.json").read_text())
+    graph = archive.citations()
     return {"seconds": round(end - start, 2), "peak_rss_mb": _peak_rss_mb(), "n_docs": manifest.get("n_docs"),
-            "n_windows": manifest.get("n_windows"), "build_seconds": manifest.get("build_seconds"),
+            "n_windows": manifest.get("n_windows"), "build_seconds": manifest.get("last_update", {}).get("seconds", {}),
             "read_s": round(first[order[0]] - start, 2) if order else None, "phases_s": spans,
-            "citations_s": spans.get("citations"), "citation_links": len(body.get("links", []))}
+            "citations_s": spans.get("citations"), "citation_links": len(graph) if graph is not None else 0}
 
 
 def stage_add(args) -> dict:
@@ -192,7 +192,7 @@ def stage_disk(args) -> dict:
     archive = _archive(args.home, args.embedder)
     db = Path(str(archive.settings.db_url).removeprefix("sqlite:///"))
     return {"database_mb": round(sum(_mb(Path(f"{db}{end}")) for end in ("", "-wal")), 1), "index_mb": _mb(archive.settings.index_dir),
-            "citations_mb": _mb(archive.home / "citations.json"), "cache_mb": _mb(archive.settings.cache_dir)}
+            "citations_mb": _mb(archive.home / "citations.sqlite"), "cache_mb": _mb(archive.settings.cache_dir)}
 
 
 def stage_rate(args) -> dict:
@@ -213,7 +213,7 @@ def stage_rate(args) -> dict:
     start = time.perf_counter()
     index = SummaryIndex.build(summaries, IndexSpec(embedder=args.rate_embedder))
     wall = time.perf_counter() - start
-    parts = index.manifest["build_seconds"]
+    parts = index.manifest["last_update"]["seconds"]
     embedding = parts.get("embed", 0.0) + parts.get("sentences", 0.0)
     per_s = len(summaries) / embedding if embedding > 0 else None
     return {"embedder": args.rate_embedder, "docs": len(summaries), "windows": index.manifest.get("n_windows"),
@@ -279,8 +279,8 @@ MEASURES = (
     ("index", "build_index s", lambda r: r["index"]["seconds"]),
     ("index", "peak RSS MB", lambda r: r["index"]["peak_rss_mb"]),
     ("index", "  read summaries + texts s", lambda r: r["index"]["read_s"]),
-    *(("index", f"  {part} s", (lambda part: lambda r: r["index"]["build_seconds"][part])(part))
-      for part in ("tokenize", "bm25", "fulltext", "embed", "faiss", "sentences")),
+    *(("index", f"  {part} s", (lambda part: lambda r: r["index"]["build_seconds"].get(part))(part))
+      for part in ("bm25", "fulltext", "embed", "sentences")),
     ("index", "  citation graph + save s", lambda r: r["index"]["citations_s"]),
     ("index", "citation links", lambda r: r["index"]["citation_links"]),
     ("search", "first search s", lambda r: r["search"]["first_search_s"]),
@@ -295,7 +295,7 @@ MEASURES = (
     ("add", "peak RSS MB", lambda r: r["add"]["peak_rss_mb"]),
     ("disk", "database MB", lambda r: r["disk"]["database_mb"]),
     ("disk", "index MB", lambda r: r["disk"]["index_mb"]),
-    ("disk", "citations.json MB", lambda r: r["disk"]["citations_mb"]),
+    ("disk", "citations.sqlite MB", lambda r: r["disk"]["citations_mb"]),
     ("disk", "embedding cache MB", lambda r: r["disk"]["cache_mb"]),
 )
 
