@@ -217,6 +217,7 @@ class SummaryIndex:
         self._tokenizer = tokenizers.create(spec.tokenizer)
         self._queries = QueryVectors(embedder, spec.window_chars, _SentenceVectors(registry))
         self._finalizer = weakref.finalize(self, shutil.rmtree, str(self.directory), True) if temporary else None
+        self._fingerprints: dict[str, str] | None = None  # judgment id -> fingerprint, read on first need in an update
         self._refresh()
 
     def _refresh(self) -> None:
@@ -437,7 +438,7 @@ class SummaryIndex:
         return counts
 
     def _registry_fingerprint(self, doc_id: str) -> str | None:
-        if not hasattr(self, "_fingerprints") or self._fingerprints is None:
+        if self._fingerprints is None:
             self._fingerprints = self._registry.fingerprints(self._manifest["generation"])
         return self._fingerprints.get(doc_id)
 
