@@ -225,8 +225,9 @@ def search(
             if as_json:
                 typer.echo(json.dumps([c.model_dump() for c in found], indent=2))
             else:
+                shown = _out()
                 for i, c in enumerate(found, 1):
-                    typer.echo(f"{i}. {c.text}  [{c.source_judgment_id}, {c.score:.3f}]")
+                    shown.print(f"{i}. {c.text}  [{c.source_judgment_id}, {c.score:.3f}]", soft_wrap=True)
             return
         result = archive.search(facts, question or None, k=k)
     except AqgrError as exc:

@@ -22,8 +22,16 @@ def _need(module: str) -> None:
 
 
 def _fail(exc: Exception) -> None:
-    typer.echo(f"error: {exc}", err=True)
-    raise typer.Exit(2)
+    from aqgr.invocation import _fail as fail
+
+    fail(exc)
+
+
+def _say(message: str) -> None:
+    """A message on stderr, through the plain console (control characters in paths shown escaped)."""
+    from aqgr.invocation import _err
+
+    _err().print(message, soft_wrap=True)
 
 
 def _open(ctx: typer.Context, home: Optional[Path]):
@@ -72,7 +80,7 @@ def register(app: typer.Typer, home_option) -> None:
                                  allowed_hosts=hosts, max_body_bytes=max_body_bytes, read_timeout_seconds=read_timeout, max_searches=max_searches)
         except ValueError as exc:  # pydantic's ValidationError: a limit out of range
             _fail(exc)
-        typer.echo(f"aqgr serving {home or 'the default archive'} on http://{host}:{port}/ (OpenAPI: /openapi.json)", err=True)
+        _say(f"aqgr serving {home or 'the default archive'} on http://{host}:{port}/ (OpenAPI: /openapi.json)")
         uvicorn.run(create_app(config=config, archive=_open(ctx, home)), host=host, port=port, log_level="info", **uvicorn_options(config))
 
     @app.command()
@@ -103,5 +111,4 @@ def register(app: typer.Typer, home_option) -> None:
         except AqgrError as exc:
             _fail(exc)
         quoting = len(collection.links())
-        typer.echo(f"{count} statutes indexed -> {archive.settings.home / 'statutes'}; "
-                   f"{quoting} judgments of the archive quote them", err=True)
+        _say(f"{count} statutes indexed -> {archive.settings.home / 'statutes'}; {quoting} judgments of the archive quote them")
