@@ -254,12 +254,13 @@ class Archive:
             index.update(ok=False, state="unreadable", detail=f"{exc}: rebuild it with `aqgr index`")
         return {"ok": database["ok"] and index["ok"], "database": database, "index": index}
 
-    def export_summaries(self, out: str | Path | None, *, format: str = "jsonl", engine: str | None = None) -> int:
+    def export_summaries(self, out: str | Path | None, *, format: str = "jsonl", engine: str | None = None, force: bool = False) -> int:
         """Write the summaries (of `engine`, default the archive's summarizer) as JSON Lines (a file, or
-        stdout when `out` is None) or as one JSON file per judgment in a folder; returns how many."""
+        stdout when `out` is None) or as one JSON file per judgment in a folder; returns how many.
+        `out` must be a regular file or folder: a link, FIFO or device there is refused unless `force`."""
         from aqgr.transfer import export_summaries
 
-        return export_summaries(self._store, out, format=format, engine=engine or self.settings.summarizer)
+        return export_summaries(self._store, out, format=format, engine=engine or self.settings.summarizer, force=force)
 
     def import_summaries(self, paths: Iterable[str | Path], *, replace: bool = False):
         """Read summaries back (.jsonl, .json, folders of them), validating each against the JSON

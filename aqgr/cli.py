@@ -332,10 +332,11 @@ def export_(
     format: str = typer.Option("jsonl", "--format", "-f", help="jsonl (one summary per line) or json-dir (one JSON file per judgment, like C1.json)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="The .jsonl file or the folder; jsonl goes to stdout when omitted."),
     engine: Optional[str] = typer.Option(None, "--engine", help="Whose summaries (default: the archive's summarizer, extractive.v1)."),
+    force: bool = typer.Option(False, "--force", help="Write through --out even when it is a symbolic link, a FIFO or a device (refused by default: only a regular file is replaced, atomically)."),
 ) -> None:
     """Export the stored summaries as JSON."""
     try:
-        count = open_archive(ctx, home, database_url).export_summaries(out, format=format, engine=engine)
+        count = open_archive(ctx, home, database_url).export_summaries(out, format=format, engine=engine, force=force)
     except AqgrError as exc:
         _fail(exc)
     _err().print(f"exported {count} summaries" + (f" -> {out}" if out else ""))

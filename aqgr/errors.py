@@ -204,9 +204,10 @@ class StoreError(AqgrError):
 class WriteError(AqgrError):
     """A file of the archive (the index, an export) could not be written. `reason`: 'disk_full',
     'read_only' or 'unwritable'. What was written before (the old index, an earlier export) is kept:
-    these files are written to a temporary name and renamed into place."""
+    these files are written to a temporary name and renamed into place. `written`: how many files a
+    folder export had written before the failure (the message says so instead of "unchanged")."""
 
-    def __init__(self, path: str, exc: OSError):
+    def __init__(self, path: str, exc: OSError, *, written: int | None = None):
         import errno
 
         self.path = path
@@ -217,7 +218,9 @@ class WriteError(AqgrError):
             "disk_full": "free space on that disk and run the command again",
             "read_only": "make that folder writable, or choose another (--out, or --home / AQGR_HOME for the archive)",
         }.get(self.reason, "check the path and the disk, then run the command again")
-        super().__init__(f"cannot write {path} ({self.reason}: {exc.strerror or exc}): {advice}; what was there before is unchanged")
+        before = ("what was there before is unchanged" if written is None else
+                  f"{written} file(s) were written before it, the rest were not: run the command again to write them all")
+        super().__init__(f"cannot write {path} ({self.reason}: {exc.strerror or exc}): {advice}; {before}")
 
 
 class DatabaseDamagedError(StoreError):

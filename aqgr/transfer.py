@@ -5,8 +5,13 @@
     aqgr import summaries/
 
 A json-dir file is named after the judgment id (characters unsafe in a file name are
-%-escaped: an id `sc/2001/C12` becomes `sc%2F2001%2FC12.json`) and holds the summary as
-stored (slots and provenance), like the study's C1.json files. Import validates every
+%-escaped: an id `sc/2001/C12` becomes `sc%2F2001%2FC12.json`; `judgment_id_of_file` reverses
+it) and holds the summary as stored (slots and provenance), like the study's C1.json files.
+Every id the store accepts gets a file: an id whose escaped name would pass the file system's
+255-byte limit, or would collide with another on a case-insensitive one (C1, c1), is named by
+its beginning and a hash of the whole id (`~` and 16 hex digits); the file still holds the id.
+JSON Lines are split on newlines alone: U+2028, U+2029 and U+0085 in a summary's text are
+written escaped, and read back as they were. Import validates every
 document against the JSON Schema (`schemas.validation.validate_summary`, formats such as
 date-time checked); an invalid one (bad JSON, a number too long to read, nesting too deep,
 a schema violation) is reported with its file, line and problems and never stored, and the
@@ -21,18 +26,19 @@ that judgment with that engine itself.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import IO, Iterable, Iterator
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from pydantic import BaseModel, Field
 
 from aqgr.errors import ConfigError, SummaryValidationError, WriteError
 from aqgr.inputs import first_invalid
 from aqgr.store import Store
+from aqgr.targets import check_folder, write_file
 from aqgr.schemas.summary import StructuredSummary
 from aqgr.schemas.validation import validate_summary
 
@@ -52,55 +58,81 @@ class ImportReport(BaseModel):
     refused: list[InvalidDocument] = Field(default_factory=list, description="Valid summaries not stored: a different summary of that judgment by that engine is stored (import with replace=True / --replace to overwrite).")
 
 
+NAME_BYTES = 200  # well under the 255 bytes of ext4, APFS, NTFS, leaving room for a temporary name
+_HASHED = "~"
+# Characters some JSON Lines readers (str.splitlines, JavaScript) take for line ends; written escaped.
+_LINE_BREAKS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
+
+
 def file_name_for(judgment_id: str) -> str:
-    name = quote(judgment_id, safe="-_.,()[] ")
-    return ("%2E" + name[1:] if name.startswith(".") else name) + ".json"
+    """The json-dir file name of a judgment: its id %-escaped (reversed by `judgment_id_of_file`), or,
+    when that would be longer than NAME_BYTES, the escaped id's beginning, `~` and a hash of the id."""
+    name = quote(judgment_id, safe="-_.,()[] ").replace(_HASHED, "%7E")  # quote() keeps ~, which marks a hashed name
+    name = "%2E" + name[1:] if name.startswith(".") else name
+    if len(name) + len(".json") > NAME_BYTES:
+        return hashed_file_name_for(judgment_id)
+    return name + ".json"
 
 
-def export_summaries(store: Store, out: str | Path | IO[str] | None, *, format: str = "jsonl", engine: str | None = None) -> int:
-    """Write every summary of `engine` (all engines when None); returns how many were written."""
+def hashed_file_name_for(judgment_id: str) -> str:
+    """A name for any id, unique by a hash of the whole id (ASCII: the same on every file system)."""
+    digest = hashlib.sha256(judgment_id.encode("utf-8")).hexdigest()[:16]
+    head = ""
+    for char in judgment_id:  # whole escapes only: a cut %XX would not read back
+        piece = quote(char, safe="-_.,()[] ").replace(_HASHED, "%7E")
+        if len(head) + len(piece) > 60:
+            break
+        head += piece
+    return ("%2E" + head[1:] if head.startswith(".") else head) + _HASHED + digest + ".json"
+
+
+def judgment_id_of_file(name: str) -> str | None:
+    """The judgment id a json-dir file name stands for, or None for a hashed name (the id is in the file)."""
+    stem = name[:-len(".json")] if name.endswith(".json") else name
+    return None if _HASHED in stem else unquote(stem)
+
+
+def _line(document: dict) -> str:
+    text = json.dumps(document, ensure_ascii=False)
+    for char, escaped in _LINE_BREAKS.items():  # only inside strings: JSON has no such character elsewhere
+        text = text.replace(char, escaped)
+    return text + "\n"
+
+
+def export_summaries(store: Store, out: str | Path | IO[str] | None, *, format: str = "jsonl", engine: str | None = None, force: bool = False) -> int:
+    """Write every summary of `engine` (all engines when None); returns how many were written.
+    A path is written only as a regular file (or a folder for json-dir), atomically; a symbolic link,
+    FIFO or device there is refused (ConfigError) unless `force` (see aqgr/targets.py)."""
     if format not in EXPORT_FORMATS:
         raise ConfigError(f"unknown export format {format!r}; use one of: {', '.join(EXPORT_FORMATS)}")
     documents = store.iter_summaries(engine)
     if format == "json-dir":
         if out is None or not isinstance(out, (str, Path)):
             raise ConfigError("--format json-dir needs a folder: --out DIR")
-        try:
-            return _write_dir(documents, Path(out))
-        except OSError as exc:
-            raise WriteError(str(exc.filename or out), exc) from None
+        return _write_dir(documents, check_folder(out, force=force))
     if out is None or not isinstance(out, (str, Path)):
         import sys
 
         stream = out or sys.stdout
-        return sum(1 for doc in documents if stream.write(json.dumps(doc, ensure_ascii=False) + "\n") is not None)
-    target = Path(out)
-    tmp = None
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent, prefix=f".{target.name}.", delete=False) as tmp:
-            count = sum(1 for doc in documents if tmp.write(json.dumps(doc, ensure_ascii=False) + "\n") is not None)
-        os.replace(tmp.name, target)  # atomic: a reader never sees half a file
-    except OSError as exc:
-        raise WriteError(str(target), exc) from None
-    finally:
-        if tmp is not None and os.path.exists(tmp.name):
-            os.unlink(tmp.name)  # a failed export leaves no half file behind
-    return count
+        return sum(1 for doc in documents if stream.write(_line(doc)) is not None)
+    return write_file(out, lambda stream: sum(1 for doc in documents if stream.write(_line(doc)) is not None), force=force)
 
 
 def _write_dir(documents: Iterable[dict], folder: Path) -> int:
-    folder.mkdir(parents=True, exist_ok=True)
     count = 0
+    taken: set[str] = set()  # names written, case-folded: C1 and c1 must not share a file on macOS or Windows
     for doc in documents:
         name = file_name_for(doc["judgment_id"])
+        if name.casefold() in taken:
+            name = hashed_file_name_for(doc["judgment_id"])
+        taken.add(name.casefold())
         tmp = folder / f".{name}.tmp"
         try:
             tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
             os.replace(tmp, folder / name)
-        except OSError:
+        except OSError as exc:
             tmp.unlink(missing_ok=True)
-            raise
+            raise WriteError(str(folder / name), exc, written=count) from None
         count += 1
     return count
 
@@ -123,7 +155,7 @@ def _documents(paths: Iterable[str | Path], report: ImportReport) -> Iterator[tu
             report.invalid.append(InvalidDocument(where=str(path), problem=f"cannot read: {exc}"))
             continue
         if path.suffix.lower() in (".jsonl", ".ndjson"):
-            for number, line in enumerate(content.splitlines(), 1):
+            for number, line in enumerate(content.split("\n"), 1):  # not splitlines(): U+2028 may be inside a string
                 if line.strip():
                     yield from _parse(f"{path}:{number}", line, report)
         else:
