@@ -22,6 +22,7 @@ from aqgr.batch import BatchReport, Outcome, Progress, summarize_files
 from aqgr.config import SearchOptions, Settings
 from aqgr.errors import DatabaseDamagedError, EmptyArchiveError, IndexMismatchError, NoCitationGraphError, NoStatutesError, StoreError
 from aqgr.explain import explainers
+from aqgr.inputs import many
 from aqgr.llm.config import ProviderOptions
 from aqgr.questions import question_generators
 from aqgr.search import Searcher
@@ -171,9 +172,7 @@ class Archive:
         and (when the archive has an index) their index entries and citation links with them, by an
         update of the index that costs only the removal. Returns the ids that were in the archive;
         unknown ids are ignored. A `str` is refused (a TypeError), not read as its characters."""
-        if isinstance(judgment_ids, (str, bytes)):
-            raise TypeError("remove() takes a sequence of judgment ids, e.g. ['C12'], not one string")
-        removed = self._store.remove(list(judgment_ids))
+        removed = self._store.remove(list(many(judgment_ids, "remove()", "['C12']")))
         with self._lock:
             self._loaded = None
         if removed and (self.settings.index_dir / "manifest.json").exists() and self._store.summary_ids(self.settings.summarizer):

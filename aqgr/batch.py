@@ -36,7 +36,7 @@ from typing import Callable, Iterable
 from pydantic import BaseModel, Field
 
 from aqgr.errors import BatchInterrupted, ConfigError, LeaseLostError, ReadError, StoreError, SummarizeError, SummaryValidationError
-from aqgr.inputs import encodable, shown
+from aqgr.inputs import encodable, many, shown
 from aqgr.store import JudgmentRow, Store
 from aqgr.schemas.summary import SCHEMA_VERSION, Provenance, StructuredSummary
 from aqgr.schemas.validation import validate_summary
@@ -379,6 +379,7 @@ def summarize_files(
     PostgreSQL or when `worker_id` is given); `worker_id` names this worker in it (default
     host:pid), `lease_seconds` is how long a claim lasts without a heartbeat (default
     aqgr.workqueue.DEFAULT_LEASE_S), `on_claim` is called with each claimed item."""
+    paths = many(paths, "summarize() paths", "['SC999.txt'] or [Path('judgments/')]")
     if workers < 1:
         raise ConfigError(f"workers must be at least 1, not {workers}")
     shared = ledger if ledger is not None else (store.dialect == "postgresql" or worker_id is not None)

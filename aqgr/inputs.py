@@ -64,3 +64,23 @@ def shown(value: str) -> str:
         return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     except UnicodeEncodeError:
         return value.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def many(value, what: str, example: str):
+    """`value` unchanged when it is a collection (list, tuple, set, generator, ...) or None; a TypeError
+    that says so when it is one string, bytes or path, or not iterable at all. Python iterates a string
+    character by character: `summarize("SC999.txt")` would otherwise summarise "S", "C", ..., "." (the
+    current folder), and `restrict="SC1"` would keep the judgments "S", "C" and "1"."""
+    if value is None:
+        return None
+    import os
+
+    if isinstance(value, (str, bytes, bytearray, os.PathLike)):
+        kind = "string" if isinstance(value, str) else type(value).__name__
+        raise TypeError(f"{what} takes a list, e.g. {example}, not one {kind} ({value!r:.60}): "
+                        "put it in a list (a string would be read character by character)")
+    try:
+        iter(value)
+    except TypeError:
+        raise TypeError(f"{what} takes a list, e.g. {example}, not {type(value).__name__}") from None
+    return value

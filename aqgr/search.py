@@ -37,7 +37,7 @@ from typing import Mapping, Sequence
 from aqgr.config import SearchOptions
 from aqgr.errors import EmptyArchiveError, FactsTooShortError
 from aqgr.explain import Candidate, Explainer
-from aqgr.inputs import check_text, check_texts
+from aqgr.inputs import check_text, check_texts, many
 from aqgr.questions import QuestionGenerator
 from aqgr.relevance import RelevanceScorer
 from aqgr.retrieval.fusion import fusers
@@ -134,6 +134,9 @@ class Searcher:
         ones. `depth`: how deep each run is read (default and at least: the options'
         `fusion_depth` and `per_retriever_k`). `n_candidates`: candidates generated (default
         the options' `n_candidate_questions`)."""
+        many(questions, "questions", "['Whether a dying declaration alone can sustain a conviction?']")
+        many(restrict, "restrict", "{'SC12', 'SC40'}")
+        many(exclude, "exclude", "{'SC12'}")
         options = options or self.options
         facts = self._check_facts(facts, options)
         check_texts(questions, "questions")

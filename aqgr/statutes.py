@@ -36,6 +36,7 @@ from typing import Iterable, Mapping, Sequence
 
 from aqgr.config import Settings
 from aqgr.errors import NoStatutesError, ReadError
+from aqgr.inputs import many
 from aqgr.retrieval.protocol import Index
 from aqgr.retrieval.types import ScoredDoc, ranked
 from aqgr.schemas.statutes import StatuteHit, StatuteResult
@@ -224,6 +225,7 @@ class StatuteCollection:
         from aqgr.retrieval.embed_cache import EmbeddingCache
         from aqgr.retrieval.index import IndexSpec, SummaryIndex
 
+        paths = list(many(paths, "add_statutes() paths", "['statutes/']"))
         statutes = self.statutes()
         for path in _statute_files(paths):
             title, text = read_statute(path)

@@ -36,7 +36,7 @@ from urllib.parse import quote, unquote
 from pydantic import BaseModel, Field
 
 from aqgr.errors import ConfigError, SummaryValidationError, WriteError
-from aqgr.inputs import first_invalid
+from aqgr.inputs import first_invalid, many
 from aqgr.store import Store
 from aqgr.targets import check_folder, write_file
 from aqgr.schemas.summary import StructuredSummary
@@ -184,6 +184,7 @@ def import_summaries(store: Store, paths: Iterable[str | Path], *, replace: bool
     One bad document is reported and skipped; a stored summary of the same engine is only overwritten
     with `replace=True`. A database that cannot be written (StoreError) stops the import: every further
     write would fail; what was stored before is kept."""
+    paths = many(paths, "import_summaries() paths", "['summaries.jsonl']")
     report = ImportReport()
     for where, document in _documents(paths, report):
         summary = _validated(where, document, report)
