@@ -22,8 +22,8 @@ works through its own list of files, as before.
 
 from __future__ import annotations
 
+import functools
 import os
-import re
 import signal
 import threading
 import time
@@ -45,6 +45,11 @@ from aqgr.summarizer.readers import read_judgment, supported_extensions
 
 Progress = Callable[[int, int, str], None]
 ID_RULES = ("stem", "relpath", "regex:PATTERN")
+ID_PATTERN_TIMEOUT_S = 1.0  # a user's --id-from pattern on one path; one that backtracks without end is refused
+# Paths refused before reading: reported, never recorded as the judgment's failure (a retry would read a FIFO, or a link out of the folder).
+PATH_REFUSALS = ("missing", "broken_link", "outside_folder", "not_a_file")
+MAX_WORKERS = 64
+MIN_WORDS = 3  # fewer words of text are no judgment (a 1-byte file): failed, never an empty summary stored and indexed  # processes or provider requests at once: more only exhausts memory, file handles or quotas
 # Failures that are the set-up's, not the judgment's: every other judgment would fail alike, so the
 # batch stops at the first with one message and records nothing against the judgments.
 SETUP_FAILURES = {
@@ -137,41 +142,95 @@ def judgment_id_for(path: Path, root: Path | None = None, rule: str = "stem") ->
     if rule == "relpath":
         return relative.with_suffix("").as_posix()
     if rule.startswith("regex:"):
-        match = re.search(rule[6:], relative.as_posix())
+        where = relative.as_posix()
+        try:
+            match = _compiled(rule[6:]).search(where, timeout=ID_PATTERN_TIMEOUT_S)
+        except TimeoutError:
+            raise ConfigError(f"the id pattern {rule[6:]!r} took over {ID_PATTERN_TIMEOUT_S:g} s on {where!r} (it backtracks without end): "
+                              "write a simpler pattern, e.g. regex:(C[0-9]+)") from None
         if match is None:
-            raise ValueError(f"the id pattern {rule[6:]!r} does not match {relative.as_posix()!r}")
-        return match.group(1) if match.groups() else match.group(0)
+            raise ValueError(f"the id pattern {rule[6:]!r} does not match {where!r}")
+        found = match.group(1) if match.groups() else match.group(0)
+        if not found:
+            raise ValueError(f"the id pattern {rule[6:]!r} matches an empty id in {where!r}: make its group match at least one character")
+        return found
     raise ConfigError(f"unknown id rule {rule!r}; use one of: {', '.join(ID_RULES)}")
+
+
+@functools.lru_cache(maxsize=8)
+def _compiled(pattern: str):
+    """A user's id pattern, compiled with the `regex` package (Python's `re` syntax, and a time limit per search)."""
+    import regex
+
+    try:
+        return regex.compile(pattern)
+    except (regex.error, OverflowError, RecursionError, ValueError, MemoryError) as exc:
+        raise ConfigError(f"invalid id pattern {pattern!r}: {exc}; the part after 'regex:' is a regular expression whose first group is the id") from None
 
 
 def _check_rule(rule: str) -> None:
     if rule.startswith("regex:"):
-        try:
-            re.compile(rule[6:])
-        except re.error as exc:
-            raise ConfigError(f"invalid id pattern {rule[6:]!r}: {exc}") from None
+        _compiled(rule[6:])
     elif rule not in ("stem", "relpath"):
         raise ConfigError(f"unknown id rule {rule!r}; use one of: {', '.join(ID_RULES)}")
 
 
 def collect_files(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, Path | None]], list[str]]:
-    """([(supported file, the folder it was found under or None)] in a stable order, unsupported or missing paths)."""
+    """([(supported file, the folder it was found under or None)] in a stable order, unsupported paths).
+    Paths that cannot be read as files (missing, a dangling link, a FIFO, a link out of its folder) are
+    left to `refused_paths`: each is a failure, never also 'skipped'."""
+    files, skipped, _ = _walk(paths)
+    return files, skipped
+
+
+def refused_paths(paths: Iterable[str | Path]) -> list[FileFailure]:
+    """The given or walked paths that are not read, each with why (see `_walk`)."""
+    return _walk(paths)[2]
+
+
+def _walk(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, Path | None]], list[str], list[FileFailure]]:
     supported = set(supported_extensions())
     files: list[tuple[Path, Path | None]] = []
     skipped: list[str] = []
+    refused: list[FileFailure] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            for child in sorted(p for p in path.rglob("*") if not any(part.startswith(".") for part in p.relative_to(path).parts) and p.is_file()):
+            root = path.resolve()
+            for child in sorted(p for p in path.rglob("*") if not any(part.startswith(".") for part in p.relative_to(path).parts)):
+                if child.is_dir():
+                    continue
+                problem = _not_a_file(child, root)
+                if problem is not None:
+                    refused.append(FileFailure(path=shown(str(child)), judgment_id=None, stage="read", reason=problem[0], message=f"{shown(str(child))}: {problem[1]}"))
+                    continue
                 if child.suffix.lower() in supported:
                     files.append((child, path))
                 else:
                     skipped.append(str(child))
         elif path.is_file():
-            files.append((path, None))  # an explicit file is attempted whatever its extension; the reader explains
+            files.append((path, None))  # an explicit file (a link too: the user named it) is attempted whatever its extension; the reader explains
         else:
-            skipped.append(str(path))
-    return files, skipped
+            problem = _not_a_file(path, None) or ("missing", "no such file or directory")
+            refused.append(FileFailure(path=shown(str(path)), judgment_id=None, stage="read", reason=problem[0], message=f"{shown(str(path))}: {problem[1]}"))
+    return files, skipped, refused
+
+
+def _not_a_file(path: Path, root: Path | None) -> tuple[str, str] | None:
+    """(reason, message) when `path` is not a regular file to read (under `root`, the folder walked), else None."""
+    if path.is_symlink():
+        if not path.exists():
+            return "broken_link", f"a symbolic link to {os.readlink(path)}, which does not exist"
+        if root is not None and not path.resolve().is_relative_to(root):
+            return "outside_folder", (f"a symbolic link to {path.resolve()}, outside the folder {root}: not read (a folder's judgments stay "
+                                      "inside it); give that file on the command line to summarise it")
+    if not path.exists():
+        return None if root is not None else ("missing", "no such file or directory")
+    if path.is_fifo():
+        return "not_a_file", "a FIFO (named pipe), not a file: not read"
+    if not path.is_file():
+        return "not_a_file", "not a regular file (a socket or a device): not read"
+    return None
 
 
 # -- one file ------------------------------------------------------------------
@@ -208,6 +267,9 @@ def _process(item: WorkItem, store: Store, engine: SummarizerEngine, force: bool
         text, sha = read_judgment(path)
     except ReadError as exc:
         return fail("read", exc.reason, str(exc))
+    words = len(text.split())
+    if words < MIN_WORDS:
+        return fail("read", "too_short", f"{item.path}: only {words} word(s) of text: too little to be a judgment; nothing was stored")
     existing = store.judgment(judgment_id)
     if existing is not None and existing.source_path != item.path and existing.sha256 != sha and Path(existing.source_path).exists():
         return fail("read", "duplicate_id", f"id {judgment_id!r} already belongs to {existing.source_path} in the archive; rename the file or use --id-from relpath")
@@ -232,8 +294,16 @@ def _process(item: WorkItem, store: Store, engine: SummarizerEngine, force: bool
         return fail("validate", "invalid_summary", str(exc))
     except Exception as exc:  # an engine bug on one judgment must not stop the batch
         return fail("summarize", "engine_error", f"{type(exc).__name__}: {exc}")
+    if not _has_content(summary):
+        return fail("summarize", "no_content", f"{item.path}: no parties, facts, issues or final order were found in its {words} words: "
+                                              "not stored (is this file a judgment?)")
     store.save(JudgmentRow(id=judgment_id, source_path=item.path, sha256=sha, n_chars=len(text), text=text), summary, then=_settle(item, store, engine, "done"))
     return Outcome(path=item.path, judgment_id=judgment_id, status="summarised", usage=usage)
+
+
+def _has_content(summary: StructuredSummary) -> bool:
+    """Whether a summary says anything a search can use: parties, facts, issues or the final order."""
+    return bool(summary.parties.appellants or summary.parties.respondents or summary.facts.strip() or summary.issues or summary.final_judgment.strip())
 
 
 def _unchanged(store: Store, judgment_id: str, sha: str, engine: SummarizerEngine) -> bool:
@@ -325,10 +395,8 @@ def plan(paths: Iterable[str | Path], store: Store, engine: SummarizerEngine, *,
         skipped: list[str] = []
         candidates = [(path, jid or path.stem) for path, jid in found]
     else:
-        files, skipped = collect_files(paths)
-        for path in skipped:
-            if not Path(path).exists():
-                early.append(FileFailure(path=path, judgment_id=None, stage="read", reason="missing", message=f"{path}: no such file or directory"))
+        files, skipped, refused = _walk(paths)
+        early.extend(refused)
         candidates = []
         for path, root in files:
             try:
@@ -380,15 +448,16 @@ def summarize_files(
     host:pid), `lease_seconds` is how long a claim lasts without a heartbeat (default
     aqgr.workqueue.DEFAULT_LEASE_S), `on_claim` is called with each claimed item."""
     paths = many(paths, "summarize() paths", "['SC999.txt'] or [Path('judgments/')]")
-    if workers < 1:
-        raise ConfigError(f"workers must be at least 1, not {workers}")
+    if not 1 <= workers <= MAX_WORKERS:
+        raise ConfigError(f"workers must be between 1 and {MAX_WORKERS}, not {workers} (this machine has {os.cpu_count() or 1} CPU(s); "
+                          "the offline engine gains nothing beyond that, a provider engine is limited by the provider's rate)")
     shared = ledger if ledger is not None else (store.dialect == "postgresql" or worker_id is not None)
     items, early, skipped = plan(paths, store, engine, id_from=id_from, retry_failed=retry_failed)
     report = BatchReport(engine=engine.name, files=len(items) + sum(f.reason == "duplicate_id" for f in early), workers=workers, skipped_unsupported=skipped)
     run = _Run(report, len(items), progress, on_result)
     for failure in early:
         report.failed.append(failure)
-        if failure.reason != "missing":
+        if failure.reason not in PATH_REFUSALS:
             store.record_failure(source_path=failure.path, engine=engine.name, judgment_id=failure.judgment_id, stage=failure.stage, reason=failure.reason, message=failure.message)
     if progress:
         progress(0, len(items), "")

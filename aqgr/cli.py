@@ -114,7 +114,7 @@ def summarize(
         raise typer.Exit(130)
     if report.aborted:
         _fail(Exception(report.aborted))
-    if report.files + len(report.skipped_unsupported) > 0 and report.processed == 0:
+    if report.files + len(report.skipped_unsupported) + len(report.failed) > 0 and report.processed == 0:
         raise typer.Exit(1)
 
 

@@ -84,3 +84,21 @@ def many(value, what: str, example: str):
     except TypeError:
         raise TypeError(f"{what} takes a list, e.g. {example}, not {type(value).__name__}") from None
     return value
+
+
+def option_problem(exc: ValueError, env: dict[str, str] | None = None) -> str:
+    """A settings validation error (pydantic's) as the options a user types, on one line: "invalid
+    --structured-output (or AQGR_STRUCTURED_OUTPUT) 'bogus': Input should be 'auto', ..." (`env`: field
+    -> environment variable). Any other ValueError: its message."""
+    errors = exc.errors() if callable(getattr(exc, "errors", None)) else None
+    if not errors:
+        return str(exc)
+    parts = []
+    for error in errors:
+        field = str(error["loc"][0]) if error.get("loc") else ""
+        variable = (env or {}).get(field)
+        where = (f"--{field.replace('_', '-')}" + (f" (or {variable})" if variable else "")) if field else "a setting"
+        value = error.get("input")
+        shown_value = f" {value!r:.80}" if isinstance(value, (str, int, float)) else ""
+        parts.append(f"invalid {where}{shown_value}: {error.get('msg', 'not accepted')}")
+    return "; ".join(parts)

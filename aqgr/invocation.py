@@ -11,6 +11,7 @@ from typing import Any, Optional
 import typer
 
 from aqgr.console import console, styled
+from aqgr.errors import AqgrError
 
 HomeOption = typer.Option(None, "--home", envvar="AQGR_HOME", help="Archive home directory (database, index, caches). Default: the user's data directory.")
 
@@ -58,7 +59,15 @@ def open_archive(ctx: typer.Context, home: Optional[Path], database_url: Optiona
     overrides = {k: v for k, v in invocation.model_options.items() if v is not None}
     if database_url:
         overrides["database_url"] = database_url
-    archive = Archive(home, **overrides)
+    try:
+        archive = Archive(home, **overrides)
+    except AqgrError as exc:  # a bad --database-url, an unknown engine name
+        _fail(exc)
+    except ValueError as exc:  # pydantic's ValidationError: an option value out of its range or choices
+        from aqgr.inputs import option_problem
+        from aqgr.llm.config import ENV
+
+        _fail(ValueError(option_problem(exc, ENV)))
     invocation.opened.append(archive)
     return archive
 

@@ -26,10 +26,10 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from sqlalchemy import JSON, Column, Index, Text, event, text
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
 from sqlmodel import Field, Session, SQLModel, create_engine, delete, func, select
 
-from aqgr.errors import DatabaseDamagedError, InvalidTextError, MissingDependencyError, StoreError
+from aqgr.errors import ConfigError, DatabaseDamagedError, InvalidTextError, MissingDependencyError, StoreError
 from aqgr.inputs import encodable
 from aqgr.schemas.summary import StructuredSummary
 
@@ -186,15 +186,18 @@ class Store:
     def __init__(self, url: str, *, create: bool = True):
         self.url = url
         self.dialect = url.split(":", 1)[0].split("+", 1)[0]
-        if self.dialect == "sqlite":
-            self.engine = create_engine(url, connect_args={"timeout": 60})
-            event.listen(self.engine, "connect", _sqlite_pragmas)
-        else:
-            try:
+        try:
+            if self.dialect == "sqlite":
+                self.engine = create_engine(url, connect_args={"timeout": 60})
+                event.listen(self.engine, "connect", _sqlite_pragmas)
+            else:
                 self.engine = create_engine(url, pool_pre_ping=True)
-            except ModuleNotFoundError as exc:  # the database driver: PostgreSQL's is the extra [postgres]
-                extra = "postgres" if self.dialect == "postgresql" else self.dialect
-                raise MissingDependencyError(exc.name or self.dialect, extra) from None
+        except ModuleNotFoundError as exc:  # the database driver: PostgreSQL's is the extra [postgres]
+            extra = "postgres" if self.dialect == "postgresql" else self.dialect
+            raise MissingDependencyError(exc.name or self.dialect, extra) from None
+        except (ArgumentError, ValueError, TypeError) as exc:  # not a URL, an unknown dialect, a port that is not a number
+            raise ConfigError(f"invalid database URL {redact_url(url) if '://' in url else url!r} (--database-url / AQGR_DATABASE_URL): {exc}; "
+                              "give e.g. sqlite:////path/to/aqgr.db or postgresql+psycopg://user@host:5432/aqgr") from None
         event.listen(self.engine, "handle_error", self._on_error)
         if create:
             self._create_tables()

@@ -37,6 +37,7 @@ from typing import Literal, TypedDict
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from aqgr.errors import ConfigError
+from aqgr.inputs import option_problem
 
 ENV = {
     "provider": "AQGR_PROVIDER",
@@ -156,4 +157,4 @@ class ProviderConfig(BaseModel):
         try:
             return cls(**values)
         except ValueError as exc:
-            raise ConfigError(f"invalid model provider settings: {exc}") from None
+            raise ConfigError(f"invalid model provider settings: {option_problem(exc, ENV)}") from None
