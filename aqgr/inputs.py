@@ -102,3 +102,16 @@ def option_problem(exc: ValueError, env: dict[str, str] | None = None) -> str:
         shown_value = f" {value!r:.80}" if isinstance(value, (str, int, float)) else ""
         parts.append(f"invalid {where}{shown_value}: {error.get('msg', 'not accepted')}")
     return "; ".join(parts)
+
+
+def check_count(value, what: str = "k"):
+    """`value` when it is None or a whole number of at least 1; a ValueError (TypeError for a non-number)
+    that says so otherwise. A slice by -1 drops the last item and 0 reads as "the default": neither is
+    what a caller asking for k results meant."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be a whole number of at least 1, not {type(value).__name__} {value!r:.40}")
+    if value < 1:
+        raise ValueError(f"{what} must be at least 1, not {value}")
+    return value

@@ -37,7 +37,7 @@ from typing import Mapping, Sequence
 from aqgr.config import SearchOptions
 from aqgr.errors import EmptyArchiveError, FactsTooShortError
 from aqgr.explain import Candidate, Explainer
-from aqgr.inputs import check_text, check_texts, many
+from aqgr.inputs import check_count, check_text, check_texts, many
 from aqgr.questions import QuestionGenerator
 from aqgr.relevance import RelevanceScorer
 from aqgr.retrieval.fusion import fusers
@@ -254,6 +254,7 @@ class Searcher:
         options: SearchOptions | None = None,
     ) -> SearchResult:
         """Question-guided search: plan, retrieve, fuse and refer, explain; each once."""
+        check_count(k, "k")
         timings: dict[str, float] = {}
         started = time.perf_counter()
         plan = self.plan(facts, questions, restrict=restrict, exclude=exclude, options=options)

@@ -66,6 +66,9 @@ def register(app: typer.Typer, home_option) -> None:
             _need("uvicorn")
         except AqgrError as exc:
             _fail(exc)
+        if api_key and (not all(" " <= ch <= "~" for ch in api_key) or api_key != api_key.strip()):
+            _fail(ValueError("the API key (--api-key / AQGR_SERVE_API_KEY) must be printable ASCII without leading or trailing spaces: "
+                             "clients send it in an HTTP header, where any other character arrives changed, so it could never match"))
         if not is_loopback(host) and not api_key and not allow_unauthenticated:
             _fail(ValueError(f"binding {host} exposes the archive beyond this machine: set an API key (--api-key or AQGR_SERVE_API_KEY), or pass --allow-unauthenticated"))
         import uvicorn

@@ -36,7 +36,7 @@ from typing import Iterable, Mapping, Sequence
 
 from aqgr.config import Settings
 from aqgr.errors import NoStatutesError, ReadError
-from aqgr.inputs import many
+from aqgr.inputs import check_count, many
 from aqgr.retrieval.protocol import Index
 from aqgr.retrieval.types import ScoredDoc, ranked
 from aqgr.schemas.statutes import StatuteHit, StatuteResult
@@ -57,12 +57,17 @@ QUESTION_WEIGHT = 0.5  # a question's share of its dense query (SearchOptions.qu
 
 def read_statute(path: Path) -> tuple[str, str]:
     """(title, text) of one statute file: AILA's 'Title:'/'Desc:' form, or a title line then the text."""
+    from aqgr.summarizer.readers.common import decode_text, normalise_text
+
     try:
-        raw = path.read_text(encoding="utf-8", errors="replace").strip()
+        data = path.read_bytes()
     except OSError as exc:
         raise ReadError(str(path), "unreadable", str(exc)) from exc
+    raw = normalise_text(decode_text(data, str(path))).strip()  # 'binary' for bytes that are not text, as for judgments
     if not raw:
         raise ReadError(str(path), "empty", "the statute file is empty")
+    if not any(ch.isalnum() for ch in raw):
+        raise ReadError(str(path), "empty", "the statute file has no words")
     return split_statute(raw)
 
 
@@ -145,6 +150,7 @@ def statutes_for(searcher, collection: "StatuteCollection", facts: str, question
     precedents. `searcher`: the case archive's aqgr.search.Searcher; `exclude`: judgments kept
     out of the case ranking (and so from voting); `options`: the case search's SearchOptions
     (default the searcher's)."""
+    check_count(k, "k")
     options = options or searcher.options
     cases, ranking = searcher.rank(facts, questions, depth=PRECEDENT_DEPTH, exclude=set(exclude) if exclude else None, options=options)
     return collection.search(facts, cases.questions, k=k, precedents=[d.doc_id for d in ranking],
