@@ -48,6 +48,7 @@ Modules (import them directly; this package imports nothing heavy):
   bm25        BM25 as a sparse weight matrix (`rank-bm25.v1`; okapi or lucene idf)
   bm25s_scorer  `bm25s.v1`, the optional bm25s implementation (compared in the eval)
   embedders   `minilm-l6.v1` (default), `hashing.v1` (no torch)
+  onnx_minilm `minilm-l6-int8.v1`: the same MiniLM in int8 on ONNX Runtime (exported once, cached)
   embed_cache SQLite cache of vectors by (embedder fingerprint, text sha256)
   dense       windowed embeddings in FAISS, max-over-windows scoring
   fusion      rrf.v1 / score.v1 over runs keyed by doc id
