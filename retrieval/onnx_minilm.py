@@ -258,6 +258,7 @@ class Int8MiniLMEmbedder:
         self._model_dir = Path(model_dir) if model_dir else None
         self._cache_dir = Path(cache_dir) if cache_dir else None
         self.threads = threads
+        self._model: Path | None = None
 
     @property
     def model_dir(self) -> Path:
@@ -282,8 +283,11 @@ class Int8MiniLMEmbedder:
         return "sha256:" + hashlib.sha256(recipe.encode()).hexdigest()
 
     def model_path(self) -> Path:
-        """The exported int8 file (exported now if it is not in the cache yet)."""
-        return ensure_exported(self.model_dir, self.export_key, self._cache_dir or model_cache_dir())
+        """The exported int8 file (exported now if it is not in the cache yet); checked once per
+        embedder (its sha256: about 0.1 s), not on every `embed` call."""
+        if self._model is None:
+            self._model = ensure_exported(self.model_dir, self.export_key, self._cache_dir or model_cache_dir())
+        return self._model
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
