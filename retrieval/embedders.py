@@ -6,7 +6,7 @@
   (retrieval/dense.py). torch and sentence-transformers are imported on the first
   `embed` call; the model is loaded once per process.
 * `minilm-l6-int8.v1` (retrieval/onnx_minilm.py): the same weights exported to ONNX and run
-  in int8 by ONNX Runtime, about 2.5x less CPU per window, vectors within cosine 0.98.
+  in int8 by ONNX Runtime: a quarter of the CPU per window, vectors within cosine 0.98.
 * `hashing.v1`: deterministic feature hashing of word unigrams and bigrams, no torch.
   For fast tests and as a no-torch fallback; it matches words, not meanings.
 
