@@ -144,7 +144,7 @@ def index(
     home: Optional[Path] = HomeOption,
     precedents: bool = typer.Option(False, "--precedents/--no-precedents", help="Index the precedents slot too (the study: better for lawyers, lower on the FIRE gold standard)."),
     slots: Optional[str] = typer.Option(None, help="Comma-separated slots to index (default: parties,case_number,facts,issues,reasoning,new_principles)."),
-    embedder: Optional[str] = typer.Option(None, help="Embedding model (default minilm-l6.v1, shipped in a package)."),
+    embedder: Optional[str] = typer.Option(None, help="Embedding model (default minilm-l6-int8.v1: the packaged MiniLM in int8; minilm-l6.v1: the same on torch)."),
     backend: str = typer.Option("embedded", "--backend", help="Index backend: embedded (BM25 + FAISS files in the home) or milvus (needs pip install 'aqgr[milvus]')."),
     uri: Optional[str] = typer.Option(None, "--uri", help="Milvus URI for --backend milvus: http://127.0.0.1:19530, or a milvus-lite path (default: milvus.db in the home)."),
     rebuild: bool = typer.Option(False, "--rebuild", help="Build the whole index anew instead of adding only what changed since the last `aqgr index`."),
