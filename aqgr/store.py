@@ -334,8 +334,11 @@ class Store:
             return set(s.exec(select(JudgmentRow.id)).all())
 
     def text(self, judgment_id: str) -> str | None:
-        row = self.judgment(judgment_id)
-        return row.text if row else None
+        """The judgment's source text (its column alone: the citation linker reads every text)."""
+        if not encodable(judgment_id):
+            return None
+        with self.session() as s:
+            return s.exec(select(JudgmentRow.text).where(JudgmentRow.id == judgment_id)).first()
 
     def remove(self, ids: Iterable[str]) -> list[str]:
         """Delete judgments with their summaries (every engine), import records, failures and work
