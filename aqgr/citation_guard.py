@@ -35,10 +35,11 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from itertools import takewhile
-from typing import Iterable, Iterator, NamedTuple
+from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from aqgr.retrieval.citations.normalize import STATE_ABBREVIATIONS, citations, party_key
 from aqgr.retrieval.text import STOPWORDS
+from aqgr.schemas.results import CandidateQuestion
 from aqgr.schemas.summary import StructuredSummary
 from aqgr.summarizer.sentences import split_sentences
 
@@ -108,7 +109,7 @@ def normalise(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).translate(_LOOKALIKES).split())
 
 
-def _fold(text: str) -> str:
+def fold(text: str) -> str:
     """`normalise`d text read for citations: accents stripped, "v/s" as "vs", "State of UP" spelt out."""
     text = "".join(ch for ch in unicodedata.normalize("NFKD", normalise(text)) if not unicodedata.combining(ch))
     text = _VS_SLASH.sub("vs", text)
@@ -194,7 +195,7 @@ def mentions(text: str, vocabulary: frozenset[str] | None = None) -> list[Mentio
     """Every case citation in `text` (one sentence, or a summary's slot). `vocabulary`:
     words that are not names in a sentence written all in lower case (None: such
     sentences have no "the x case" names)."""
-    text = _fold(text)
+    text = fold(text)
     found = [Mention("report", text[c.start : c.end], key=c.key) for c in citations(text, every_form=True)]
     masked = text
     for c in citations(text, every_form=True):
@@ -327,29 +328,34 @@ def _fits(side: Side, pool: frozenset[str]) -> bool:
 
 class CitationGuard:
     """The citations explanations may make about `summaries` (the candidates): their
-    parties, and every name and reporter citation their summaries contain."""
+    parties, and every name and reporter citation their summaries contain, or `texts`
+    (what the user wrote) contain. A model's summary holds only the names its judgment's
+    text shows (aqgr/grounding.py), so this is no licence for what a model invented."""
 
-    def __init__(self, summaries: Iterable[StructuredSummary]):
+    def __init__(self, summaries: Iterable[StructuredSummary], texts: Iterable[str] = ()):
         self.titles: list[tuple[frozenset[str], frozenset[str]]] = []  # (one side's words, the other's)
         self.names: list[frozenset[str]] = []  # a precedent known by one name
         self.reports: set[str] = set()
         words: set[str] = set()
         for s in summaries:
-            appellants = frozenset(w for p in s.parties.appellants for w in party_key(_fold(p)))
-            respondents = frozenset(w for p in s.parties.respondents for w in party_key(_fold(p)))
+            appellants = frozenset(w for p in s.parties.appellants for w in party_key(fold(p)))
+            respondents = frozenset(w for p in s.parties.respondents for w in party_key(fold(p)))
             if appellants or respondents:
                 self.titles.append((appellants, respondents))
             for text in _strings(s.model_dump(exclude={"provenance"})):
-                words.update(w.bare for w in _words(_fold(text)))
+                words.update(w.bare for w in _words(fold(text)))
                 self._learn(text)
             for p in s.precedents:
                 if not any(m.form != "report" for m in mentions(p.name)):
-                    name = _fold(p.name)
+                    name = fold(p.name)
                     for c in reversed(citations(name, every_form=True)):
                         name = name[: c.start] + " " + name[c.end :]
                     own = frozenset(party_key(name))
                     if any(w.isalpha() for w in own):
                         self.names.append(own)
+        for text in texts:
+            words.update(w.bare for w in _words(fold(text)))
+            self._learn(text)
         self.vocabulary = frozenset(words)
 
     def _learn(self, text: str) -> None:
@@ -386,3 +392,16 @@ class CitationGuard:
             else:
                 kept.append(sentence)
         return " ".join(kept).strip(), removed
+
+
+def grounded_questions(questions: Sequence[CandidateQuestion], examples: Iterable[StructuredSummary], facts: str) -> tuple[list[CandidateQuestion], int]:
+    """The questions that cite only cases the examples (the summaries the generator was shown)
+    or the facts show, in their order, and how many were dropped. A question is one sentence
+    of a model's: it is dropped whole rather than rewritten. No guard is built when no
+    question cites anything."""
+    questions = list(questions)
+    if not any(mentions(q.text, frozenset()) for q in questions):
+        return questions, 0
+    guard = CitationGuard(examples, texts=(facts,))
+    kept = [q for q in questions if not guard.unknown(q.text)]
+    return kept, len(questions) - len(kept)
