@@ -41,9 +41,10 @@ from aqgr.retrieval.citations.normalize import citations, tokens
 from aqgr.schemas.summary import SummarySlots
 from aqgr.summarizer.sentences import sentence_spans
 
-# Words a name may add that the text need not repeat: honorifics, titles, "and others".
+# Words a name may add that the text need not repeat: honorifics, titles, roles, "and others".
 _OPTIONAL = frozenset(
-    "v hon ble honble honourable justice justices judge cj chief mr shri sri sh mst others another anr ors lrs lr etc".split()
+    """v hon ble honble honourable justice justices judge cj chief mr shri sri sh mst others another anr ors lrs lr etc
+    appellant appellants respondent respondents petitioner petitioners plaintiff plaintiffs defendant defendants""".split()
 )
 _STATUTE_OPTIONAL = _OPTIONAL | frozenset("indian india section sections sec ss article articles art rule rules clause sub".split())
 _ACTS = tuple(
