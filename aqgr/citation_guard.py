@@ -11,7 +11,8 @@ cite (its name or citation). The guard finds every common form of Indian case ci
 * a case by a short name: "the X case", "X's case", "in the case of X", "X (supra)",
   "X, supra", "as held in X" (also "as ... observed / decided / laid down in X", and
   "held in X that"); X capitalised, not only generic words like "the Sessions case" nor
-  an enactment ("the Land Acquisition Act (supra)"); for the first three, in a sentence
+  an enactment or a court ("the Land Acquisition Act (supra)", "as held in the Kerala High
+  Court"); for the first three, in a sentence
   with no capital letter at all, X holding a word the candidates never use;
 * a bare reporter citation: SCC, AIR (also "AIR 2020 Supreme Court 99"), SCR, SCALE, JT,
   Cri LJ, Indlaw, SCC OnLine, INSC, MANU, ILR, MLJ, AC, All ER, numbered supplements, in any
@@ -94,8 +95,9 @@ _GENERIC = frozenset(
     succession probate arbitration company labour industrial land property matrimonial divorce custody
     maintenance""".split()
 )
-# A name ending in these is an enactment ("the Land Acquisition Act (supra)"), not a case.
-_ENACTMENT = frozenset("act acts code constitution rules regulations ordinance ipc crpc cpc".split())
+# A name ending in these is an enactment or a court ("the Land Acquisition Act (supra)", "as held in
+# the Kerala High Court"), not a case.
+_ENACTMENT = frozenset("act acts code constitution rules regulations ordinance ipc crpc cpc court bench tribunal commission".split())
 # "as held in X": the verbs before "in" (with "as" a few words before them).
 _HELD = frozenset("held observed decided explained ruled stated opined noticed noted".split())
 # Words a mention may add to a party's name: honorifics and "and others".
@@ -236,7 +238,7 @@ def _held_in(words: list[_Word], i: int) -> bool:
 def _named_beside(text: str, words: list[_Word], i: int, step: int, form: str, extra: list[int], *, loose: str = "",
                   vocabulary: frozenset[str] | None = None, then_that: bool = False) -> list[Mention]:
     """A capitalised case name right beside words[i] (going `step`) read as a one-sided mention of `form`:
-    not generic words, not an enactment. `then_that`: only when "that" follows the name ("held in X that")."""
+    not generic words, not an enactment or a court. `then_that`: only when "that" follows the name ("held in X that")."""
     taken, cased = _run(text, words, i, step, limit=6, loose_first=loose)
     if not taken or not cased or words[taken[-1]].bare in _ENACTMENT:
         return []

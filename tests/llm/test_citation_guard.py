@@ -159,6 +159,7 @@ FALSE_POSITIVES = [
     "As laid down in the Constitution and as held in Section 302 of the Code, life is protected.",
     "As this Court held in its earlier judgment, the declaration suffices.",
     "The witness was held in custody that night.",
+    "As held in the Kerala High Court, the delay was condoned.",
     "The English rule in AC circuits does not apply; the 1990 AC unit failed.",
     "All ER staff and the MLJ editor were examined.",
 ]
