@@ -4,7 +4,6 @@ what the archive's judgments show. Model replies come from the fake OpenAI-compa
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
