@@ -37,6 +37,7 @@ from pydantic import BaseModel, Field
 
 from aqgr.errors import BatchInterrupted, ConfigError, LeaseLostError, ReadError, StoreError, SummarizeError, SummaryValidationError
 from aqgr.inputs import encodable, shown
+from aqgr.grounding import ground_summary
 from aqgr.store import JudgmentRow, Store
 from aqgr.schemas.summary import SCHEMA_VERSION, Provenance, StructuredSummary
 from aqgr.schemas.validation import validate_summary
@@ -218,10 +219,13 @@ def _process(item: WorkItem, store: Store, engine: SummarizerEngine, force: bool
     usage = None
     try:
         slots = engine.summarize(JudgmentText(judgment_id=judgment_id, text=text, source_path=item.path, sha256=sha))
+        ungrounded: list[str] = []
+        if getattr(engine, "model", None) is not None:  # a model wrote the values: keep those the judgment's text shows (aqgr/grounding.py)
+            slots, ungrounded = ground_summary(judgment_id, slots, text)
         take_usage = getattr(engine, "take_usage", None)  # seam: provider engines report tokens/cost per call
         usage = take_usage() if callable(take_usage) else None
         tokens = {k: int(usage[k]) for k in ("input_tokens", "output_tokens") if usage and k in usage}
-        provenance = Provenance(engine=engine.name, engine_version=engine.version, source_sha256=sha, model=engine.model, **tokens)
+        provenance = Provenance(engine=engine.name, engine_version=engine.version, source_sha256=sha, model=engine.model, ungrounded=ungrounded, **tokens)
         summary = validate_summary(StructuredSummary.from_slots(judgment_id, slots, provenance))
     except SummarizeError as exc:
         if exc.reason in SETUP_FAILURES:

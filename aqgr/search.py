@@ -5,7 +5,9 @@ search (aqgr/statutes.py) and the evaluation compose them, never repeat one:
 
 1. `plan`: the questions. The summaries most similar to the facts are the in-context
    examples; the question generator proposes candidates, the top `n_questions` are used.
-   When the user chose the questions, nothing is generated (no model call) and the facts
+   A generated question citing a case that neither the examples nor the facts show is
+   dropped and counted (aqgr/citation_guard.py; not for `harvest.v1`, whose questions are
+   the examples' own sentences). When the user chose the questions, nothing is generated (no model call) and the facts
    are retrieved only if the facts-alone query takes part (`include_facts_query`).
 2. `retrieve`: each question together with the facts queries every retriever (runs read
    to `Plan.depth`, at least `fusion_depth`); with the facts-alone runs of step 1, reused.
@@ -34,6 +36,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
 
+from aqgr.citation_guard import grounded_questions
 from aqgr.config import SearchOptions
 from aqgr.errors import EmptyArchiveError, FactsTooShortError
 from aqgr.explain import Candidate, Explainer
@@ -75,6 +78,7 @@ class Plan:
     restrict: frozenset[str] | None = None
     exclude: frozenset[str] | None = None
     facts_runs: tuple[tuple[str, list[ScoredDoc]], ...] | None = field(default=None, repr=False)
+    dropped_questions: int = 0  # generated questions dropped for citing a case the examples and facts do not show
 
 
 @dataclass(frozen=True)
@@ -149,7 +153,12 @@ class Searcher:
             return replace(plan, facts_runs=facts_runs)
         examples = list(self._summaries_of([d.doc_id for d in self._fuse(facts_runs, options)[: options.per_retriever_k]]).values())
         candidates = tuple(self.questions.generate(self._query(facts, options), examples, n_candidates or options.n_candidate_questions, self.scorer))
-        return replace(plan, questions=tuple(_top_questions(candidates, options)), candidates=candidates, facts_runs=facts_runs)
+        dropped = 0
+        if not getattr(self.questions, "copies_examples", False):  # written by a model: the citation guard's rule
+            kept, dropped = grounded_questions(candidates, examples, facts)
+            candidates = tuple(kept)
+        return replace(plan, questions=tuple(_top_questions(candidates, options)), candidates=candidates, facts_runs=facts_runs,
+                       dropped_questions=dropped)
 
     def candidate_questions(self, facts: str, *, n: int | None = None, restrict=None, exclude=None, options: SearchOptions | None = None) -> list[CandidateQuestion]:
         """The candidate legal questions for the facts, best first (for the user to pick from)."""
@@ -221,6 +230,9 @@ class Searcher:
                 )
             )
         notes = [q.note for q in plan.candidates if q.note] + [e.note for e in explained if e.note]
+        if plan.dropped_questions:
+            notes.append(f"{plan.dropped_questions} generated question(s) dropped: they cited a judgment that neither the "
+                         "similar judgments' summaries nor the facts show")
         if self.citations is None and options.citation_weight:
             notes.append(NO_CITATIONS_NOTE)
         if len(handed) < len(top):
@@ -235,7 +247,7 @@ class Searcher:
             engines=self.engines(options),
             dropped_not_in_archive=dropped,
             below_threshold=len(grounded) - len(kept),
-            dropped_citations=sum(e.dropped_citations for e in grounded),
+            dropped_citations=sum(e.dropped_citations for e in grounded) + plan.dropped_questions,
             notes=list(dict.fromkeys(notes)),
         )
 

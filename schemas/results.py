@@ -65,7 +65,8 @@ class SearchResult(_Model):
     engines: Engines
     dropped_not_in_archive: int = Field(default=0, description="Judgments named by an engine but absent from the candidate list or the archive; dropped.")
     below_threshold: int = Field(default=0, description="Candidates explained but under the relevance threshold.")
-    dropped_citations: int = Field(default=0, description="Sentences removed from explanations because they cited a judgment outside the candidate list.")
+    dropped_citations: int = Field(default=0, description="Sentences removed from explanations because they cited a judgment outside the candidate list, "
+                                   "and generated questions dropped because they cited one that neither the similar judgments nor the facts show.")
     notes: list[str] = Field(default_factory=list, description="What did not go as configured (e.g. a model failed and an offline engine answered instead).")
     model_usage: dict[str, dict] = Field(default_factory=dict, description="Model calls, cache hits, retries and tokens of this search, per stage (empty without a model).")
     timings_ms: dict[str, float] = Field(default_factory=dict)

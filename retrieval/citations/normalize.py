@@ -5,7 +5,7 @@ common abbreviations ("U.P.", "Ltd.", "Corpn.", "UOI") and initials are folded, 
 "State of U.P." and "State Of Uttar Pradesh" give the same tokens. Reporter citations
 (Indlaw, AIR, SCC, SCR, Cri LJ, JT) become keys such as "scc:1994:3:112", so
 "(1994) 3 SCC 112" and "1994 (3) SCC 112" are one citation. `citations(text, every_form=True)`
-also reads numbered supplements, SCALE, SCC OnLine, INSC and MANU citations, in any letter
+also reads numbered supplements, SCALE, SCC OnLine, INSC, MANU, ILR, MLJ, AC and All ER citations, in any letter
 case, for checking what a model wrote; the graph links only the forms above.
 """
 
@@ -115,12 +115,20 @@ _MORE_PATTERNS: tuple[tuple[str, str], ...] = (
     ("scconline", _YEAR + r"\s*SCC\s*On\s?Line\s*([A-Z][A-Za-z]{1,8})\.?\s*(\d+)"),
     ("insc", r"[(\[]?" + _YEAR + r"[)\]]?\s*INSC\s*(\d+)"),
     ("manu", r"\bMANU\s*/\s*([A-Z]{2,4})\s*/\s*(\d{1,5})\s*/\s*" + _YEAR),
+    # Indian Law Reports ("ILR 1990 Kar 123", "I.L.R. (1950) 1 Cal 123"), Madras Law Journal
+    # ("(1990) 2 MLJ 123"), English Appeal Cases ("[1932] AC 562": a bracketed year only, so that
+    # "AC" in prose is no citation) and All England Reports ("[1990] 1 All ER 123").
+    ("ilr", r"\bI\.?\s?L\.?\s?R\.?\s*[(\[]?" + _YEAR + r"[)\]]?\s*\(?(\d{1,2})?\)?\s*([A-Z][A-Za-z]{1,8})\.?\s*(\d+)"),
+    ("mlj", r"[(\[]?" + _YEAR + r"[)\]]?\s*\(?(\d{1,2})?\)?\s*M\.?\s?L\.?\s?J\.?\s*(?:\((?:Cri|Crl)\.?\)\s*)?(\d+)"),
+    ("ac", r"[(\[]" + _YEAR + r"[)\]]\s*(\d{1,2})?\s*A\.?\s?C\.?(?![A-Za-z])\s*(\d+)"),
+    ("aller", r"[(\[]?" + _YEAR + r"[)\]]?\s*\(?(\d{1,2})?\)?\s*All\s?E\.?\s?R\.?\s*(\d+)"),
 )
 _CITATIONS = tuple((reporter, re.compile(p)) for reporter, p in _PATTERNS)
 _ANY_YEAR = re.compile(_YEAR)
 _EVERY_FORM = tuple((reporter, re.compile(p, re.I)) for reporter, p in _PATTERNS + _MORE_PATTERNS)
 # Years a reporter's volume may trail the judgment by (AIR/SCC/SCR often print it next year).
-REPORT_LAG = {"indlaw": 0, "air": 1, "scc": 1, "scr": 1, "crilj": 1, "jt": 1, "scale": 1, "scconline": 0, "insc": 0, "manu": 0}
+REPORT_LAG = {"indlaw": 0, "air": 1, "scc": 1, "scr": 1, "crilj": 1, "jt": 1, "scale": 1, "scconline": 0, "insc": 0, "manu": 0,
+              "ilr": 1, "mlj": 1, "ac": 1, "aller": 1}
 
 
 class Citation(NamedTuple):

@@ -7,7 +7,7 @@ import threading
 import time
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Callable
 
 
 class Step:
@@ -66,9 +66,11 @@ def _counted(body: Any, request: Any) -> Any:
 class FakeModelServer:
     """Answers POSTs from a script (then `default`), records every request; GET /v1beta/models/<m> describes a model."""
 
-    def __init__(self, default: Step | None = None):
+    def __init__(self, default: Step | None = None, respond: Callable[[Any], Step] | None = None):
+        """`respond(body)`: the answer to a POST once the script has run out, computed from its JSON body."""
         self.script: deque[Step] = deque()
         self.default = default
+        self.respond = respond
         self.requests: list[dict] = []
         server = self
 
@@ -100,7 +102,7 @@ class FakeModelServer:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"null")
                 server.requests.append({"method": "POST", "path": self.path, "headers": dict(self.headers), "body": body})
-                step = server.script.popleft() if server.script else server.default
+                step = server.script.popleft() if server.script else server.respond(body) if server.respond else server.default
                 if step is None:
                     step = Step({"error": {"code": 500, "message": "script exhausted", "status": "INTERNAL"}}, status=500)
                 self._send(Step(_counted(step.body, body), step.status, step.delay, step.headers))
