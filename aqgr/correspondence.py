@@ -118,7 +118,7 @@ class Reference:
 
 def normalise_section(raw: str) -> str:
     """'304-B' -> '304B', '103 (1)' -> '103(1)', '498a' -> '498A', '2(1)(C)' -> '2(1)(c)'."""
-    raw = re.sub(r"[\s\-]", "", raw)
+    raw = re.sub(r"[\s\-]", "", re.sub(r"\s+Part\s+\w+$", "", raw, flags=re.IGNORECASE))
     m = re.match(r"(\d+)([A-Za-z]*)(.*)", raw)
     if not m:
         return raw
@@ -142,7 +142,8 @@ def _name_pattern(name: str) -> str:
 
 
 _SEC_WORD = r"(?:\bu/ss?\.?\s*|\bsections?\s*|\bsecs?\.?\s*|\bss?\.\s*)"
-_NUM = r"\d{1,4}(?:\s?-\s?[A-Za-z]{1,2}\b|(?-i:[A-Z]{1,2})\b|[a-z]\b|\s(?-i:[A-Z])\b)?(?:\s?\(\s?[0-9A-Za-z]{1,4}\s?\))*"
+_NUM = (r"\d{1,4}(?:\s?-\s?[A-Za-z]{1,2}\b|(?-i:[A-Z]{1,2})\b|[a-z]\b|\s(?-i:[A-Z])\b)?(?:\s?\(\s?[0-9A-Za-z]{1,4}\s?\))*"
+        r"(?:\s+Part\s+(?:I{1,3}|[123])\b)?")  # "Section 304 Part II": the part is not kept
 _SEP = r"\s*(?:,|/|&|\band\b|\bor\b|\bread\s+with\b|\br/w\b|\bwith\b)\s*(?:(?:sections?|secs?\.?|ss?\.)\s*)?"
 _YEAR = r"(?:\s*,?\s*\(?(?:1[89]|20)\d\d\)?)?"
 _NUM_RE = re.compile(_NUM, re.IGNORECASE)
@@ -238,18 +239,19 @@ class Correspondence:
         return any(code in pair for pair in self.pairs)
 
     # -- what the search uses ----------------------------------------------
-    def expand(self, query: str) -> str:
-        """The query, then each referenced section's counterparts in the other code in the short
-        and the long form ("Section 302 IPC Section 302 Indian Penal Code"); the query as it is
-        when it names no section of the tables."""
+    def expand(self, query: str, *, both_forms: bool = False) -> str:
+        """The query, then each referenced section's counterparts in the other code, written the
+        way the reference was ("Section 103 BNS" -> "Section 302 IPC"; "Section 103 of the
+        Bharatiya Nyaya Sanhita" -> "Section 302 of the Indian Penal Code"), or in both forms
+        (`both_forms`); the query as it is when it names no section of the tables."""
         added: list[str] = []
         for ref in self.find(query):
             for section in ref.sections:
                 for other, other_section, _ in self.counterparts(ref.code, section):
                     names = self.names[other]
-                    forms = [f"Section {other_section} {names.abbreviations[0]}"]
-                    if names.names:
-                        forms.append(f"Section {other_section} {names.names[0]}")
+                    short = f"Section {other_section} {names.abbreviations[0]}"
+                    long = f"Section {other_section} of the {names.names[0]}" if names.names else short
+                    forms = [short, long] if both_forms else [long if ref.long else short]
                     added += [f for f in forms if f not in added]
         return query if not added else query + "\n" + "; ".join(added)
 
@@ -290,38 +292,54 @@ class Correspondence:
         return f"Section {section} {short}, {word} {' / '.join(told)}"
 
     # -- the benchmark's rewriting -----------------------------------------
-    def rewrite(self, text: str, *, to_new: bool = True) -> tuple[str, int, int]:
+    def rewrite(self, text: str, *, to_new: bool = True, names: bool = True) -> tuple[str, int, int]:
         """`text` with each reference to an old code (a new one, `to_new=False`) written in the
         other code, in the same form ("Section 302 of the Indian Penal Code" -> "Section 103(1)
         of the Bharatiya Nyaya Sanhita, 2023"; "s. 302 IPC" -> "Section 103(1) BNS"); returns
         (text, references rewritten, references left as they were because a section has no
-        counterpart)."""
+        counterpart). With `names`, the codes named outside a reference are renamed too
+        ("(in short 'IPC')" -> "(in short 'BNS')")."""
         out, last, done, left = [], 0, 0, 0
+        gap = (lambda piece: self._rename_codes(piece, to_new)) if names else (lambda piece: piece)
         for ref in self.find(text):
             if self.is_old(ref.code) != to_new:
                 continue
             targets: list[str] = []
             other_code = ""
-            ok = True
             for section in ref.sections:
                 found = self.counterparts(ref.code, section)
                 if not found:
-                    ok = False
+                    targets = []
                     break
                 other_code = found[0][0]
                 targets += [s for c, s, _ in found if c == other_code and s not in targets]
-            if not ok or not targets:
+            if not targets:  # kept as written, its code's name included
+                out += [gap(text[last:ref.start]), text[ref.start:ref.end]]
+                last = ref.end
                 left += 1
                 continue
-            names = self.names[other_code]
+            code_names = self.names[other_code]
             label = "Section" if len(targets) == 1 else "Sections"
             listed = targets[0] if len(targets) == 1 else ", ".join(targets[:-1]) + " and " + targets[-1]
-            code_text = f"of the {names.title or names.names[0]}" if ref.long and (names.title or names.names) else names.abbreviations[0]
-            out += [text[last:ref.start], f"{label} {listed} {code_text}"]
+            long_name = code_names.title or (code_names.names[0] if code_names.names else "")
+            code_text = f"of the {long_name}" if ref.long and long_name else code_names.abbreviations[0]
+            out += [gap(text[last:ref.start]), f"{label} {listed} {code_text}"]
             last = ref.end
             done += 1
-        out.append(text[last:])
+        out.append(gap(text[last:]))
         return "".join(out), done, left
+
+    def _rename_codes(self, text: str, to_new: bool) -> str:
+        """The codes' names outside section references ("(in short 'IPC')") moved to the other code."""
+        for old, new in self.pairs:
+            source, target = (old, new) if to_new else (new, old)
+            have, want = self.names[source], self.names[target]
+            if want.names or want.title:
+                for name in sorted(have.names, key=len, reverse=True):
+                    text = re.sub(rf"(?<![\w]){_name_pattern(name)}{_YEAR}", want.title or want.names[0], text, flags=re.IGNORECASE)
+            for abbr in have.abbreviations:
+                text = re.sub(rf"(?<![\w.]){_abbreviation_pattern(abbr)}(?![A-Za-z])", want.abbreviations[0], text)
+        return text
 
 
 def summary_text(summary) -> str:

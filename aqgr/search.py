@@ -119,8 +119,15 @@ class Searcher:
         self.options = options
         self.summarizer_name = summarizer_name
         self.citations = citations  # retrieval.citations.CitationGraph of the archive, or None
-        self.correspondence = correspondence  # aqgr.correspondence.Correspondence of the archive, or None
+        # () -> the archive's aqgr.correspondence.Correspondence or None, asked per query (a store's
+        # `load`, which reads the tables again only when their file changed), or None
+        self._correspondence = correspondence
         self.scorer = RelevanceScorer(index.tokenizer, index.idf(), len(index), embed=index.embed_query, embed_many=index.embed_queries)
+
+    @property
+    def correspondence(self):
+        """The section correspondence tables in force now (aqgr/correspondence.py), or None."""
+        return self._correspondence() if self._correspondence is not None else None
 
     # -- step 1: the questions ---------------------------------------------
     def plan(
@@ -337,8 +344,9 @@ class Searcher:
         if question is not None and vector_retrievers().intersection(names):
             vector = self.index.combined_vector(self.index.embed_query(query), self.index.embed_query(question), options.question_weight)
         text = query if question is None else question if options.question_alone else f"{question}\n{query}"
-        if self.correspondence:  # the lexical retrievers also read the sections' counterparts in the other code
-            expanded = self.correspondence.expand(text)
+        table = self.correspondence
+        if table:  # the lexical retrievers also read the sections' counterparts in the other code
+            expanded = table.expand(text)
             if expanded != text and vector is None and vector_retrievers().intersection(names):
                 vector = self.index.embed_query(text)  # the dense query stays the text as written
             text = expanded
@@ -347,11 +355,12 @@ class Searcher:
 
     def _sections(self, summary: StructuredSummary, facts: str) -> list[str]:
         """The judgment's sections with their counterparts (aqgr/correspondence.py); [] without a table."""
-        if not self.correspondence:
+        table = self.correspondence
+        if not table:
             return []
         from aqgr.correspondence import summary_text
 
-        return self.correspondence.describe(summary_text(summary), facts=facts)
+        return table.describe(summary_text(summary), facts=facts)
 
     def _fuse(self, runs: Sequence[tuple[str, Sequence[ScoredDoc]]], options: SearchOptions) -> list[ScoredDoc]:
         return fusers.create(options.fuser)([run for _, run in runs], options.fusion_weights([name for name, _ in runs]))

@@ -12,11 +12,13 @@ counterpart in the table (`Correspondence.rewrite` leaves none); judgments are t
 order of a stable hash of their id (never file order) up to --passages. Each passage is
 rewritten mechanically into the new code (aqgr/correspondence.py: "Sections 302/34 IPC" ->
 "Sections 103(1) and 3(5) BNS", "Section 32 of the Evidence Act" -> "Section 26 of the
-Bharatiya Sakshya Adhiniyam, 2023").
+Bharatiya Sakshya Adhiniyam, 2023"; the codes' names elsewhere too: "(in short 'IPC')" ->
+"(in short 'BNS')").
 
-Three queries per passage: the original; the rewritten one as it is (no table); the
+Four queries per passage: the original; the rewritten one as it is (no table); the
 rewritten one expanded with the table (`Correspondence.expand`, what a search does with a
-table loaded). Two runs:
+table loaded: each counterpart written as the reference was, short or long); the same with
+both forms of each counterpart (`both_forms=True`). Two runs:
 
 * known item: the target is the passage's own judgment;
 * cited: the passage's judgment excluded, the targets are the judgments of the archive it
@@ -44,7 +46,7 @@ from aqgr.paths import shared_datasets
 PASSAGE_WORDS = 60  # a passage grows sentence by sentence until it has this many words
 MAX_WORDS = 120
 DEPTH = 100  # how deep each query's ranking is read
-CONDITIONS = ("original", "rewritten", "rewritten+table")
+CONDITIONS = ("original", "rewritten", "rewritten+table", "rewritten+table, both forms")
 RETRIEVER = "fulltext"
 
 
@@ -90,14 +92,18 @@ def build_passages(texts: dict[str, str], table, n: int) -> dict[str, tuple[str,
     return out
 
 
-def citations(docs_dir: Path, doc_ids) -> dict[str, set[str]]:
-    """citing judgment -> the judgments of the corpus it cites."""
+def citations(docs_dir: Path, doc_ids, cache: Path | None = None) -> dict[str, set[str]]:
+    """citing judgment -> the judgments of the corpus it cites (kept in `cache`, a JSON file, once found)."""
     from aqgr.retrieval.citations.judgments import read_archive
     from aqgr.retrieval.citations.links import find_links
 
+    if cache is not None and cache.exists():
+        return {k: set(v) for k, v in json.loads(cache.read_text(encoding="utf-8")).items()}
     cited: dict[str, set[str]] = {}
     for link in find_links(read_archive(docs_dir, doc_ids)):
         cited.setdefault(link.citing, set()).add(link.cited)
+    if cache is not None:
+        cache.write_text(json.dumps({k: sorted(v) for k, v in cited.items()}), encoding="utf-8")
     return cited
 
 
@@ -133,13 +139,14 @@ def run(work: Path, tables: Path, n: int, datasets: Path | None = None) -> dict:
     table = load_tables([tables])
     passages = build_passages(texts, table, n)
     started = time.perf_counter()
-    cited = citations(root, sorted(texts))
+    cited = citations(root, sorted(texts), work / "citations.json")
     links_s = time.perf_counter() - started
     index, build_s = open_index(work, texts)
     queries = {
         "original": {d: p for d, (p, _) in passages.items()},
         "rewritten": {d: r for d, (_, r) in passages.items()},
         "rewritten+table": {d: table.expand(r) for d, (_, r) in passages.items()},
+        "rewritten+table, both forms": {d: table.expand(r, both_forms=True) for d, (_, r) in passages.items()},
     }
     known_qrels = {d: {d: 1} for d in passages}
     cited_qrels = {d: {c: 1 for c in cited[d]} for d in passages if cited.get(d)}
@@ -159,7 +166,7 @@ def run(work: Path, tables: Path, n: int, datasets: Path | None = None) -> dict:
     search_s = time.perf_counter() - started
     for name in ("known_item", "cited"):
         base = results[name]["original"]
-        for condition in ("rewritten", "rewritten+table"):
+        for condition in CONDITIONS[1:]:
             results[name][f"{condition} / original"] = {m: round(results[name][condition][m] / base[m], 4) if base[m] else None for m in measures}
     refs = sum(len(table.find(p)) for p, _ in passages.values())
     example = next(iter(passages.items()))

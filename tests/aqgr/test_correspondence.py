@@ -90,6 +90,16 @@ def test_describe_says_both_and_rewrite_keeps_the_form(sample):
     text, done, left = sample.rewrite("convicted under Section 302 of the Indian Penal Code and Section 377 IPC")
     assert text == "convicted under Section 103(1) of the Bharatiya Nyaya Sanhita, 2023 and Section 377 IPC" and (done, left) == (1, 1)
     assert sample.rewrite("Sections 302/34 IPC")[0] == "Sections 103(1) and 3(5) BNS"
+    # the codes' names outside a reference move too; a reference left as it was keeps its code
+    assert (sample.rewrite("Section 304 Part II IPC (in short 'IPC'), Section 377 IPC and the Evidence Act")[0]
+            == "Section 105 BNS (in short 'BNS'), Section 377 IPC and the Bharatiya Sakshya Adhiniyam, 2023")
+
+
+def test_expansion_writes_each_counterpart_as_the_reference_was_written(sample):
+    assert sample.expand("charged under Section 103 BNS") == "charged under Section 103 BNS\nSection 302 IPC"
+    assert sample.expand("Section 103 of the Bharatiya Nyaya Sanhita").endswith("\nSection 302 of the Indian Penal Code")
+    assert sample.expand("Section 26 BSA", both_forms=True).endswith("Section 32 IEA; Section 32 of the Indian Evidence Act")
+    assert sample.expand("no section named here") == "no section named here"
 
 
 def test_the_archive_keeps_its_tables_and_replaces_a_pair(tmp_path):
@@ -142,11 +152,12 @@ def tiny(tmp_path_factory):
 
 def test_facts_in_the_new_code_find_the_judgment_in_the_old_one_only_with_the_table(tiny):
     options = tiny.settings.search.model_copy(update={"retrievers": ["bm25", "fulltext"], "citation_weight": 0.0, "min_score": 1})
-    before = tiny.open_searcher().search(NEW_FACTS, k=3, options=options)
+    searcher = tiny.open_searcher()
+    before = searcher.search(NEW_FACTS, k=3, options=options)
     assert before.hits[0].judgment_id != "M1" and not any(h.sections for h in before.hits)
     report = tiny.add_correspondence([SAMPLE_TABLE])
     assert "IPC -> BNS" in report.pairs
-    after = tiny.open_searcher().search(NEW_FACTS, k=3, options=options)
+    after = searcher.search(NEW_FACTS, k=3, options=options)  # an open searcher (the server's) reads the new table
     top = after.hits[0]
     assert top.judgment_id == "M1"
     assert top.sections == ["Section 302 IPC, now Section 103(1) BNS"]
