@@ -30,7 +30,8 @@ tantivy.v1, the default spec), in an index built once into --work with the hashi
 (`hashing.v1`, the judgments' first line as the only summary field: the dense and summary
 retrievers are not queried). The machine this was written on was shared by several agents;
 the full pipeline (question generation, fusion) was not run. Measures (ir-measures): RR (MRR),
-R@10, AP (MAP), means over the queries of each run; results.json in --work.
+R@10, AP (MAP), means over the queries of each run, with each condition's ratio to the
+original and a paired comparison (queries better / worse, Wilcoxon p); results.json in --work.
 """
 
 from __future__ import annotations
@@ -107,6 +108,16 @@ def citations(docs_dir: Path, doc_ids, cache: Path | None = None) -> dict[str, s
     return cited
 
 
+def paired(scores: dict[str, float], base: dict[str, float]) -> dict:
+    """Per-query differences against the original: queries better / worse, and the Wilcoxon
+    signed-rank p-value over the queries that differ (None when none does)."""
+    from scipy.stats import wilcoxon
+
+    diffs = [scores[q] - base[q] for q in base if scores[q] != base[q]]
+    return {"better": sum(d > 0 for d in diffs), "worse": sum(d < 0 for d in diffs),
+            "wilcoxon_p": float(f"{wilcoxon(diffs).pvalue:.2g}") if diffs else None}
+
+
 def open_index(work: Path, texts: dict[str, str]):
     """The full-text index of the corpus in `work/index`, built once (hashing embedder)."""
     from aqgr.errors import AqgrError
@@ -152,6 +163,7 @@ def run(work: Path, tables: Path, n: int, datasets: Path | None = None) -> dict:
     cited_qrels = {d: {c: 1 for c in cited[d]} for d in passages if cited.get(d)}
     measures = ("RR", "R@10", "AP")
     results: dict = {"known_item": {}, "cited": {}}
+    per_query: dict = {"known_item": {}, "cited": {}}
     started = time.perf_counter()
     for condition in CONDITIONS:
         known, excluded = {}, {}
@@ -163,11 +175,14 @@ def run(work: Path, tables: Path, n: int, datasets: Path | None = None) -> dict:
         for name, qrels, run_ in (("known_item", known_qrels, known), ("cited", cited_qrels, excluded)):
             scores = compute(qrels, run_, measures)
             results[name][condition] = {m: round(v, 4) for m, v in scores.mean.items()}
+            per_query[name][condition] = scores.per_query
     search_s = time.perf_counter() - started
     for name in ("known_item", "cited"):
         base = results[name]["original"]
         for condition in CONDITIONS[1:]:
             results[name][f"{condition} / original"] = {m: round(results[name][condition][m] / base[m], 4) if base[m] else None for m in measures}
+            results[name][f"{condition} vs original, paired"] = {m: paired(per_query[name][condition][m], per_query[name]["original"][m])
+                                                                 for m in measures}
     refs = sum(len(table.find(p)) for p, _ in passages.values())
     example = next(iter(passages.items()))
     report = {
