@@ -181,3 +181,21 @@ def test_the_cli_loads_a_table_reports_bad_lines_and_shows_both_codes(tiny, tmp_
     hits = json.loads(result.stdout)["hits"]
     assert ["Section 302 IPC, now Section 103(1) BNS"] in [h["sections"] for h in hits]
     assert runner.invoke(app, ["statutes", "--home", home]).exit_code == 2
+
+
+def test_statute_hits_show_their_sections_in_both_codes(tiny, tmp_path):
+    from aqgr.statutes import StatuteCollection
+
+    folder = tmp_path / "statutes"
+    folder.mkdir()
+    (folder / "IPC_302.txt").write_text("Title: Section 302 of the Indian Penal Code: punishment for murder\n"
+                                        "Desc: Whoever commits murder shall be punished with death, or imprisonment for life.", encoding="utf-8")
+    (folder / "IPC_379.txt").write_text("Title: Section 379 IPC: punishment for theft\n"
+                                        "Desc: Whoever commits theft shall be punished with imprisonment.", encoding="utf-8")
+    collection = StatuteCollection(tiny.settings)
+    collection.add([folder])
+    result = collection.search("punishment for murder under Section 103 BNS", [], k=2, correspondence=load_tables([SAMPLE_TABLE]))
+    shown = {h.statute_id: h.sections for h in result.hits}
+    assert shown == {"IPC_302": ["Section 302 IPC, now Section 103(1) BNS"],
+                     "IPC_379": ["Section 379 IPC: no counterpart in BNS (the correspondence table has none)"]}
+    assert all(not h.sections for h in collection.search("punishment for murder under Section 103 BNS", [], k=2).hits)
