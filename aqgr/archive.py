@@ -509,7 +509,22 @@ class Archive:
             self.settings.search,
             engine,
             citations=self.citations(index.doc_ids),
+            correspondence=self._correspondence_store().load,
         )
+
+    def _correspondence_store(self):
+        from aqgr.correspondence import CorrespondenceStore
+
+        return CorrespondenceStore(self.settings.home)
+
+    def correspondence(self):
+        """The archive's section correspondence tables (aqgr/correspondence.py), or None when it has none."""
+        return self._correspondence_store().load()
+
+    def add_correspondence(self, paths: Iterable[str | Path]):
+        """Load correspondence tables (CSV, old code <-> new code) into the archive; returns the
+        StoreReport (rows per code pair, the lines not loaded with their numbers)."""
+        return self._correspondence_store().add(paths)
 
     def search(self, facts: str, questions: Sequence[str] | None = None, *, k: int | None = None, options: SearchOptions | None = None,
                restrict: set[str] | None = None, exclude: set[str] | None = None) -> SearchResult:

@@ -194,6 +194,8 @@ def _print_result(result, console) -> None:
             console.print(f"   {meta}")
         console.print(styled("   ", ("Issue:", "cyan"), f" {hit.legal_issue}"))
         console.print(styled("   ", ("Why it applies:", "cyan"), f" {hit.reason}"))
+        if hit.sections:
+            console.print(styled("   ", ("Sections:", "cyan"), f" {'; '.join(hit.sections)}"))
         if hit.cited_by:
             more = f" and {len(hit.cited_by) - 3} more" if len(hit.cited_by) > 3 else ""
             console.print(styled("   ", ("Cited by similar judgments:", "cyan"), f" {', '.join(hit.cited_by[:3])}{more}  ", (f"(aqgr citations {hit.judgment_id})", "dim")))

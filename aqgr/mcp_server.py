@@ -60,7 +60,8 @@ Returns a SearchResult: `questions` (the questions used), `candidate_questions` 
 score (relevance 1-10), legal_issue (the judgment's issue that matches), reason (why it applies, quoted from the
 judgment's summary), questions (0-based indexes of the questions it was retrieved for), cited_by (judgment_ids of
 archive judgments found for these facts that cite it: a precedent similar cases relied on), evidence (summary slot +
-quoted text); `engines` (which engines answered: offline or a model); `dropped_not_in_archive` (judgments an engine
+quoted text), sections (with a correspondence table loaded: the sections it cites with their counterparts in the
+code that replaced it, 'Section 302 IPC, now Section 103(1) BNS'); `engines` (which engines answered: offline or a model); `dropped_not_in_archive` (judgments an engine
 named that are not in the archive, dropped by the grounding guard). Every hit exists in the archive."""
 
 QUESTIONS_DESCRIPTION = """Candidate legal questions the facts raise, best first, for choosing before search_precedents.
@@ -92,7 +93,8 @@ STATUTES_DESCRIPTION = """Statutes of the archive's statute collection for the f
 Input: `facts`; optional `questions` (legal questions; default: the top ones generated from the case archive);
 `k` (1-50). Returns a StatuteResult: questions used, and hits ranked best first, each with statute_id, title, text
 (up to 1,000 characters), score, the indexes of the questions it was retrieved for, and quoted_by: judgments of
-the archive, among the precedents found for the facts, that quote it word for word (ranked by those votes first).
+the archive, among the precedents found for the facts, that quote it word for word (ranked by those votes first),
+and sections (its sections in both codes, when the archive has a correspondence table).
 Every statute returned exists in the archive's statute collection."""
 
 

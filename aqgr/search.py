@@ -14,7 +14,9 @@ search (aqgr/statutes.py) and the evaluation compose them, never repeat one:
    Lexical retrievers read the question followed by the facts; the dense retriever reads
    normalise(v(facts) + question_weight * v(question)), so the long facts are embedded
    once per search (memoised) and a question costs one short embedding.
-   The facts are queried without anonymisation placeholders (`drop_masks`).
+   The facts are queried without anonymisation placeholders (`drop_masks`). With a
+   correspondence table (aqgr/correspondence.py), a lexical query also carries the
+   counterparts of the sections it names ("Section 103 BNS" -> "Section 302 IPC").
 3. `fuse`: all runs fused into one candidate list, and the precedents referred (when the
    archive's citation graph is loaded and `citation_weight` > 0): the judgments the best
    `citation_depth` fused ones cite gain citation_weight x the best fused score x their
@@ -110,6 +112,7 @@ class Searcher:
         options: SearchOptions,
         summarizer_name: str,
         citations=None,
+        correspondence=None,
     ):
         if not len(index):
             raise EmptyArchiveError("search")
@@ -120,7 +123,15 @@ class Searcher:
         self.options = options
         self.summarizer_name = summarizer_name
         self.citations = citations  # retrieval.citations.CitationGraph of the archive, or None
+        # () -> the archive's aqgr.correspondence.Correspondence or None, asked per query (a store's
+        # `load`, which reads the tables again only when their file changed), or None
+        self._correspondence = correspondence
         self.scorer = RelevanceScorer(index.tokenizer, index.idf(), len(index), embed=index.embed_query, embed_many=index.embed_queries)
+
+    @property
+    def correspondence(self):
+        """The section correspondence tables in force now (aqgr/correspondence.py), or None."""
+        return self._correspondence() if self._correspondence is not None else None
 
     # -- step 1: the questions ---------------------------------------------
     def plan(
@@ -227,6 +238,7 @@ class Searcher:
                     retrieval_score=round(by_id[e.judgment_id].retrieval_score, 6),
                     cited_by=[d for d in referred[e.judgment_id].cited_by if d in self.index] if e.judgment_id in referred else [],
                     evidence=[Evidence(slot=s, text=t) for s, t in e.evidence],
+                    sections=self._sections(summary, plan.facts),
                 )
             )
         notes = [q.note for q in plan.candidates if q.note] + [e.note for e in explained if e.note]
@@ -344,8 +356,23 @@ class Searcher:
         if question is not None and vector_retrievers().intersection(names):
             vector = self.index.combined_vector(self.index.embed_query(query), self.index.embed_query(question), options.question_weight)
         text = query if question is None else question if options.question_alone else f"{question}\n{query}"
+        table = self.correspondence
+        if table:  # the lexical retrievers also read the sections' counterparts in the other code
+            expanded = table.expand(text)
+            if expanded != text and vector is None and vector_retrievers().intersection(names):
+                vector = self.index.embed_query(text)  # the dense query stays the text as written
+            text = expanded
         runs = self.index.retrieve(text, plan.depth, retrievers=names, restrict=plan.restrict, exclude=plan.exclude, vector=vector)
         return [(name, runs[name]) for name in names]
+
+    def _sections(self, summary: StructuredSummary, facts: str) -> list[str]:
+        """The judgment's sections with their counterparts (aqgr/correspondence.py); [] without a table."""
+        table = self.correspondence
+        if not table:
+            return []
+        from aqgr.correspondence import summary_text
+
+        return table.describe(summary_text(summary), facts=facts)
 
     def _fuse(self, runs: Sequence[tuple[str, Sequence[ScoredDoc]]], options: SearchOptions) -> list[ScoredDoc]:
         return fusers.create(options.fuser)([run for _, run in runs], options.fusion_weights([name for name, _ in runs]))

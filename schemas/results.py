@@ -42,6 +42,9 @@ class Hit(_Model):
     retrieval_score: float = Field(description="The fused retrieval score the ranking started from (with the precedents-referred lift, when any).")
     cited_by: list[str] = Field(default_factory=list, description="Judgments of the archive among the best-ranked for these facts that cite this one (precedents referred), best first.")
     evidence: list[Evidence] = Field(default_factory=list)
+    sections: list[str] = Field(default_factory=list, description="The sections this judgment cites, with their counterparts in the "
+                                "code that replaced it or that it replaced ('Section 302 IPC, now Section 103(1) BNS'), when the "
+                                "archive has a correspondence table; those the facts name first.")
 
 
 class Engines(_Model):

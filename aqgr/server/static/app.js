@@ -150,6 +150,9 @@ function renderHit(hit, questions) {
   if (citing.length) {  // precedents referred: judgments ranked for these facts cite it
     also += ` Cited by ${citing.length} of the judgments found for these facts (${citing.slice(0, 3).join(", ")}${citing.length > 3 ? ", ..." : ""}).`;
   }
+  if (hit.sections && hit.sections.length) {  // the archive's correspondence table: the old and the new code's sections
+    also += ` Sections: ${hit.sections.join("; ")}.`;
+  }
   node.querySelector(".also").textContent = also;
   const open = node.querySelector(".open");
   open.setAttribute("aria-label", `Open the summary and text of ${hit.parties}`);
