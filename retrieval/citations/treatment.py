@@ -63,10 +63,13 @@ class TreatmentEngine(Protocol):
 
 
 def more_severe(a: Treatment | None, b: Treatment | None) -> Treatment | None:
-    """The more severe of two treatments (the first on a tie); None counts as nothing."""
-    if a is None or (b is not None and SEVERITY[b.label] < SEVERITY[a.label]):
+    """The more severe of two treatments, of two as severe the one earlier in the text (so
+    that the answer does not depend on the order mentions are read in); None counts as nothing."""
+    if a is None:
         return b
-    return a
+    if b is None:
+        return a
+    return min(a, b, key=lambda t: (SEVERITY[t.label], t.start, t.end))
 
 
 # ---------------------------------------------------------------- sentences
