@@ -60,7 +60,8 @@ Returns a SearchResult: `questions` (the questions used), `candidate_questions` 
 score (relevance 1-10), legal_issue (the judgment's issue that matches), reason (why it applies, quoted from the
 judgment's summary), questions (0-based indexes of the questions it was retrieved for), cited_by (judgment_ids of
 archive judgments found for these facts that cite it: a precedent similar cases relied on), evidence (summary slot +
-quoted text); `engines` (which engines answered: offline or a model); `dropped_not_in_archive` (judgments an engine
+quoted text), treatment_warnings (later archive judgments that overruled or doubted it: judgment_id, parties, date,
+treatment, quote; check before relying on it); `engines` (which engines answered: offline or a model); `dropped_not_in_archive` (judgments an engine
 named that are not in the archive, dropped by the grounding guard). Every hit exists in the archive."""
 
 QUESTIONS_DESCRIPTION = """Candidate legal questions the facts raise, best first, for choosing before search_precedents.
