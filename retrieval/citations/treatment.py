@@ -345,6 +345,8 @@ class PhraseTreatments:
             gap = re.sub(r"\b(?:has|have|had)\s+(?:not\s+only\s+)?$", "", sentence[units[i].end:m.start()])
             if re.search(r"'s\b", _plain_gap(gap)):
                 return None  # "X ... also Bolam's test has been approved": another subject
+            if re.search(r"\b(?:and|but)\W*$", _plain_gap(gap)):
+                return None  # "considered in X and were overruled": the subject is the earlier verb's
             if "," in _plain_gap(gap) and re.match(r"^\W*In\s", sentence):
                 return None  # "In X, the Y was approved": X is where it happened
             return i if _gap_ok(gap) else None

@@ -31,6 +31,7 @@ def label(sentence: str, anchor: str = " v. ", nth: int = 0) -> str:
     ("This Court followed Ram v. Shyam, AIR 1970 SC 1 in several cases.", 0, "followed"),
     ("The principle in Ram v. Shyam, AIR 1970 SC 1 was approved in Gopal v. State.", 0, "approved"),
     ("In Ram v. Shyam, AIR 1970 SC 1, this Court held that a dying declaration needs no corroboration.", 0, "referred"),
+    ("Both these decisions were considered by a larger Bench in Ram v. Shyam, AIR 1970 SC 1 and were overruled.", 0, "referred"),
 ])
 def test_a_phrase_labels_the_case_it_points_at(sentence, nth, expected):
     assert label(sentence, nth=nth) == expected
