@@ -199,6 +199,10 @@ def _print_result(result, console) -> None:
         if hit.cited_by:
             more = f" and {len(hit.cited_by) - 3} more" if len(hit.cited_by) > 3 else ""
             console.print(styled("   ", ("Cited by similar judgments:", "cyan"), f" {', '.join(hit.cited_by[:3])}{more}  ", (f"(aqgr citations {hit.judgment_id})", "dim")))
+        for warning in hit.treatment_warnings:
+            when = f", {warning.date}" if warning.date else ""
+            console.print(styled("   ", (f"WARNING: {warning.treatment} by {warning.parties} [{warning.judgment_id}]{when}:", "bold red"),
+                                 f" \"{warning.quote}\""))
     engines = result.engines
     console.print(styled("\n", (f"engines: questions {engines.questions}, explanations {engines.explainer}, summaries {engines.summarizer}, embeddings {engines.embedder}; {result.timings_ms.get('total', 0):.0f} ms", "dim")))
     for note in result.notes:
@@ -248,7 +252,7 @@ def citations(
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output on stdout."),
 ) -> None:
     """The judgments of the archive that a judgment cites, and those that cite it (found by `aqgr index`),
-    each with the citing judgment's words that name it."""
+    each with the citing judgment's words that name it and its treatment (followed, distinguished, overruled, ...)."""
     try:
         found = open_archive(ctx, home, database_url).citations_of(judgment_id)
     except AqgrError as exc:
@@ -262,7 +266,10 @@ def citations(
         console.print(styled("\n", (title, "bold"), f" ({len(refs)} judgment(s) of the archive)" + (":" if refs else "")))
         for ref in refs:
             meta = ", ".join(x for x in (ref.case_number, ref.date) if x)
-            console.print(f"  {ref.parties}  [{ref.judgment_id}]" + (f"  {meta}" if meta else ""))
+            treated = f"  ({ref.treatment.label})" if ref.treatment else ""
+            console.print(f"  {ref.parties}  [{ref.judgment_id}]" + (f"  {meta}" if meta else "") + treated)
+            if ref.treatment and ref.treatment.label != "referred":
+                console.print(styled("    ", (f"{ref.treatment.label}: \"{ref.treatment.quote}\"", "yellow")))
             if ref.mention:
                 console.print(styled("    ", (f"{ref.how}: \"{ref.mention}\"", "dim")))
 

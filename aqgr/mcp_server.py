@@ -61,7 +61,8 @@ score (relevance 1-10), legal_issue (the judgment's issue that matches), reason 
 judgment's summary), questions (0-based indexes of the questions it was retrieved for), cited_by (judgment_ids of
 archive judgments found for these facts that cite it: a precedent similar cases relied on), evidence (summary slot +
 quoted text), sections (with a correspondence table loaded: the sections it cites with their counterparts in the
-code that replaced it, 'Section 302 IPC, now Section 103(1) BNS'); `engines` (which engines answered: offline or a model); `dropped_not_in_archive` (judgments an engine
+code that replaced it, 'Section 302 IPC, now Section 103(1) BNS'), treatment_warnings (later archive judgments that
+overruled or doubted it: judgment_id, parties, date, treatment, quote; check before relying on it); `engines` (which engines answered: offline or a model); `dropped_not_in_archive` (judgments an engine
 named that are not in the archive, dropped by the grounding guard). Every hit exists in the archive."""
 
 QUESTIONS_DESCRIPTION = """Candidate legal questions the facts raise, best first, for choosing before search_precedents.

@@ -50,7 +50,7 @@ from aqgr.retrieval.protocol import Index
 from aqgr.retrieval.retrievers import optional_retrievers, vector_retrievers
 from aqgr.retrieval.text import strip_masks
 from aqgr.retrieval.types import ScoredDoc, id_hash, ranked
-from aqgr.schemas.results import CandidateQuestion, Engines, Evidence, Hit, SearchResult
+from aqgr.schemas.results import CandidateQuestion, Engines, Evidence, Hit, SearchResult, TreatmentWarning
 from aqgr.schemas.summary import StructuredSummary
 
 
@@ -239,6 +239,7 @@ class Searcher:
                     cited_by=[d for d in referred[e.judgment_id].cited_by if d in self.index] if e.judgment_id in referred else [],
                     evidence=[Evidence(slot=s, text=t) for s, t in e.evidence],
                     sections=self._sections(summary, plan.facts),
+                    treatment_warnings=self._warnings(e.judgment_id),
                 )
             )
         notes = [q.note for q in plan.candidates if q.note] + [e.note for e in explained if e.note]
@@ -262,6 +263,18 @@ class Searcher:
             dropped_citations=sum(e.dropped_citations for e in grounded) + plan.dropped_questions,
             notes=list(dict.fromkeys(notes)),
         )
+
+    def _warnings(self, judgment_id: str) -> list[TreatmentWarning]:
+        """The judgments of the index that overruled or doubted this one (citation graph,
+        retrieval/citations/treatment.py), each with its date and words; the hit is kept."""
+        if self.citations is None:
+            return []
+        found = [(citing, t) for citing, t in self.citations.treated_by(judgment_id) if citing in self.index]
+        summaries = self._summaries_of([citing for citing, _ in found]) if found else {}
+        return [TreatmentWarning(judgment_id=citing, parties=parties_line(summaries[citing]) if citing in summaries else citing,
+                                 date=summaries[citing].date if citing in summaries else None, treatment=t.label,
+                                 quote=t.sentence, start=t.start, end=t.end)
+                for citing, t in found]
 
     # -- the steps composed ------------------------------------------------
     def search(

@@ -154,6 +154,12 @@ function renderHit(hit, questions) {
     also += ` Sections: ${hit.sections.join("; ")}.`;
   }
   node.querySelector(".also").textContent = also;
+  for (const w of hit.treatment_warnings || []) {  // a later judgment of the archive overruled or doubted it
+    const flag = el("p", { class: "treatment-warning", role: "alert" });
+    flag.append(el("strong", {}, `Warning: ${w.treatment} by ${w.parties} [${w.judgment_id}]${w.date ? `, ${w.date}` : ""}: `),
+                el("q", {}, w.quote));
+    node.querySelector(".meta").after(flag);
+  }
   const open = node.querySelector(".open");
   open.setAttribute("aria-label", `Open the summary and text of ${hit.parties}`);
   open.addEventListener("click", () => openJudgment(hit, open));
