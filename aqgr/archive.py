@@ -220,39 +220,14 @@ class Archive:
         }
 
     def check(self) -> dict:
-        """The archive's health: the database's integrity check and whether the saved index loads.
-        {"ok": bool, "database": {"where", "ok", "problems"}, "index": {"where", "ok", "state", "detail"}}."""
-        from aqgr.errors import AqgrError, IndexMismatchError, NoIndexError
-        from aqgr.store import redact_url
+        """What a search needs, checked without writing (aqgr/health.py): the home (writable or
+        read-only), the database (file, integrity, tables, every stored summary), the index against
+        its manifest and the archive, the caches, leftovers of a stopped `aqgr index`.
+        {"ok", "home", "database": {"where", "ok", "problems", ...}, "index": {"where", "ok", "state",
+        "detail"}, "caches", "leftovers", "damaged", "warnings"}: each damaged part with its recovery."""
+        from aqgr.health import check_archive
 
-        try:
-            store = self._store
-            where = store.where
-            problems = store.integrity()
-        except DatabaseDamagedError as exc:
-            where, problems = exc.where, [exc.detail]
-        except StoreError as exc:
-            where, problems = redact_url(self.settings.db_url), [str(exc)]
-        database = {"where": where, "ok": not problems, "problems": problems}
-        index = {"where": str(self.settings.index_dir), "ok": True, "state": "ok", "detail": None}
-        try:
-            from aqgr.retrieval.backends import load_index
-
-            loaded = load_index(self.settings.index_dir)
-            index["detail"] = f"{len(loaded)} judgments indexed"
-            deep = getattr(loaded, "check_files", None)  # every checksum, the registry's own check
-            problems = deep() if deep is not None else []
-            getattr(loaded, "close", lambda: None)()
-            if problems:
-                index.update(ok=False, state="damaged_or_outdated",
-                             detail=f"{'; '.join(problems)}: rebuild it with `aqgr index --rebuild`")
-        except NoIndexError as exc:
-            index.update(state="none", detail=str(exc))
-        except IndexMismatchError as exc:
-            index.update(ok=False, state="damaged_or_outdated", detail=str(exc))
-        except (AqgrError, OSError, ValueError) as exc:
-            index.update(ok=False, state="unreadable", detail=f"{exc}: rebuild it with `aqgr index`")
-        return {"ok": database["ok"] and index["ok"], "database": database, "index": index}
+        return check_archive(self.settings)
 
     def export_summaries(self, out: str | Path | None, *, format: str = "jsonl", engine: str | None = None) -> int:
         """Write the summaries (of `engine`, default the archive's summarizer) as JSON Lines (a file, or
@@ -303,15 +278,18 @@ class Archive:
 
     def _build_index(self, *, spec: IndexSpec | None, progress, backend: str, uri: str | None, rebuild: bool) -> dict:
         from aqgr.indexer import IndexLock, update_index
-        from aqgr.retrieval.embed_cache import EmbeddingCache
 
         spec = spec or self._index_spec()
         store = self._store
         if not store.summary_fingerprints(self.settings.summarizer):
             raise EmptyArchiveError("index")
         with IndexLock(self.home):
-            self.settings.cache_dir.mkdir(parents=True, exist_ok=True)
-            cache = EmbeddingCache(self.settings.cache_dir / "embeddings.sqlite")
+            from aqgr.health import open_embedding_cache
+            from aqgr.retrieval.index import clean_leftovers
+            from aqgr.statutes import StatuteCollection
+
+            clean_leftovers(StatuteCollection(self.settings).index_dir)  # the case index's: update_index
+            cache = open_embedding_cache(self.settings.cache_dir / "embeddings.sqlite")  # a damaged cache is made anew
             # the citations first: a server reloads when the index's manifest changes, and finds them
             self.link_citations(progress)
             index, change = update_index(store, self.settings.summarizer, self.settings.index_dir, spec=spec, backend=backend, uri=uri,

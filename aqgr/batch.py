@@ -36,7 +36,7 @@ from typing import Callable, Iterable
 from pydantic import BaseModel, Field
 
 from aqgr.errors import BatchInterrupted, ConfigError, LeaseLostError, ReadError, StoreError, SummarizeError, SummaryValidationError
-from aqgr.inputs import encodable, shown
+from aqgr.inputs import encodable, id_problem, shown
 from aqgr.store import JudgmentRow, Store
 from aqgr.schemas.summary import SCHEMA_VERSION, Provenance, StructuredSummary
 from aqgr.schemas.validation import validate_summary
@@ -342,6 +342,11 @@ def plan(paths: Iterable[str | Path], store: Store, engine: SummarizerEngine, *,
         if not (encodable(source) and encodable(judgment_id)):  # bytes that are not UTF-8 in the name: cannot be stored
             early.append(FileFailure(path=shown(source), judgment_id=shown(judgment_id), stage="read", reason="bad_name",
                                      message=f"{shown(source)}: the file name is not valid UTF-8 (its undecodable bytes shown as \\xNN): rename the file"))
+            continue
+        problem = id_problem(judgment_id)  # the id rule of every door: the API must be able to open it
+        if problem is not None:
+            early.append(FileFailure(path=source, judgment_id=None, stage="read", reason="invalid_id",
+                                     message=f"{source}: {problem}; rename the file or choose another --id-from"))
             continue
         if judgment_id in seen and seen[judgment_id] != source:
             early.append(FileFailure(path=source, judgment_id=judgment_id, stage="read", reason="duplicate_id", message=f"id {judgment_id!r} is also the id of {seen[judgment_id]} in this batch; rename one of the files or use --id-from relpath"))

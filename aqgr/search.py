@@ -94,6 +94,13 @@ class Fused:
     referred: Mapping[str, object]
 
 
+def damaged_note(ids: Sequence[str]) -> str:
+    """What a search (or an export) says of the judgments it skipped because their summary is damaged."""
+    shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+    return (f"{len(ids)} judgment(s) skipped: the stored summary is damaged ({shown}); `aqgr check` lists every one, "
+            "`aqgr summarize --force` of their files or `aqgr import --replace` of an export restores them")
+
+
 class Searcher:
     """Question-guided search over an index and the summaries it was built from."""
 
@@ -223,8 +230,13 @@ class Searcher:
         notes = [q.note for q in plan.candidates if q.note] + [e.note for e in explained if e.note]
         if self.citations is None and options.citation_weight:
             notes.append(NO_CITATIONS_NOTE)
-        if len(handed) < len(top):
-            notes.append(f"{len(top) - len(handed)} indexed judgment(s) have no summary in the archive now (removed or "
+        missing = [d.doc_id for d in top if d.doc_id not in found]
+        damaged_among = getattr(self.summaries, "damaged_among", None)
+        damaged = damaged_among(missing) if damaged_among is not None and missing else []
+        if damaged:
+            notes.append(damaged_note(damaged))
+        if len(missing) > len(damaged):
+            notes.append(f"{len(missing) - len(damaged)} indexed judgment(s) have no summary in the archive now (removed or "
                          "summarised by another engine since `aqgr index`): run `aqgr index` to bring the index up to date")
         return SearchResult(
             facts=plan.facts,
