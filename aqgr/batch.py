@@ -37,6 +37,7 @@ from pydantic import BaseModel, Field
 
 from aqgr.errors import BatchInterrupted, ConfigError, LeaseLostError, ReadError, StoreError, SummarizeError, SummaryValidationError
 from aqgr.inputs import encodable, id_problem, shown
+from aqgr.llm.deadline import task as model_task
 from aqgr.store import JudgmentRow, Store
 from aqgr.schemas.summary import SCHEMA_VERSION, Provenance, StructuredSummary
 from aqgr.schemas.validation import validate_summary
@@ -217,7 +218,8 @@ def _process(item: WorkItem, store: Store, engine: SummarizerEngine, force: bool
         return Outcome(path=item.path, judgment_id=judgment_id, status="unchanged")
     usage = None
     try:
-        slots = engine.summarize(JudgmentText(judgment_id=judgment_id, text=text, source_path=item.path, sha256=sha))
+        with model_task("judgment"):  # its model calls end within the judgment's time (aqgr/llm/deadline.py)
+            slots = engine.summarize(JudgmentText(judgment_id=judgment_id, text=text, source_path=item.path, sha256=sha))
         take_usage = getattr(engine, "take_usage", None)  # seam: provider engines report tokens/cost per call
         usage = take_usage() if callable(take_usage) else None
         tokens = {k: int(usage[k]) for k in ("input_tokens", "output_tokens") if usage and k in usage}

@@ -38,6 +38,7 @@ from aqgr.config import SearchOptions
 from aqgr.errors import EmptyArchiveError, FactsTooShortError
 from aqgr.explain import Candidate, Explainer
 from aqgr.inputs import check_text, check_texts
+from aqgr.llm.deadline import task as model_task
 from aqgr.questions import QuestionGenerator
 from aqgr.relevance import RelevanceScorer
 from aqgr.retrieval.fusion import fusers
@@ -160,7 +161,8 @@ class Searcher:
 
     def candidate_questions(self, facts: str, *, n: int | None = None, restrict=None, exclude=None, options: SearchOptions | None = None) -> list[CandidateQuestion]:
         """The candidate legal questions for the facts, best first (for the user to pick from)."""
-        return list(self.plan(facts, restrict=restrict, exclude=exclude, options=options, n_candidates=n).candidates)
+        with model_task("search"):
+            return list(self.plan(facts, restrict=restrict, exclude=exclude, options=options, n_candidates=n).candidates)
 
     # -- step 2: retrieval -------------------------------------------------
     def retrieve(self, plan: Plan) -> Retrieval:
@@ -262,7 +264,12 @@ class Searcher:
         exclude: set[str] | None = None,
         options: SearchOptions | None = None,
     ) -> SearchResult:
-        """Question-guided search: plan, retrieve, fuse and refer, explain; each once."""
+        """Question-guided search: plan, retrieve, fuse and refer, explain; each once. Its model calls
+        end within the search's time (aqgr/llm/deadline.py)."""
+        with model_task("search"):
+            return self._search(facts, questions, k=k, restrict=restrict, exclude=exclude, options=options)
+
+    def _search(self, facts, questions, *, k, restrict, exclude, options) -> SearchResult:
         timings: dict[str, float] = {}
         started = time.perf_counter()
         plan = self.plan(facts, questions, restrict=restrict, exclude=exclude, options=options)
