@@ -8,7 +8,6 @@ import time
 import pytest
 
 from aqgr.errors import ProviderError
-from aqgr.llm.deadline import task
 from tests.llm.servers import FakeModelServer, Step, openai_text
 from tests.llm.test_llm_http import _client, _request
 
@@ -28,6 +27,8 @@ def test_a_server_sending_a_byte_at_a_time_is_cut_at_the_call_deadline():
 def test_a_judgment_deadline_bounds_every_retry_of_every_call():
     """A server that always fails slowly: retried while the judgment's time lasts, then the judgment fails
     as timeout, long before 20 retries of 1 s calls."""
+    from aqgr.llm.deadline import task
+
     with FakeModelServer(default=Step({"error": {"message": "overloaded"}}, status=503, delay=0.3)) as server:
         client = _client("openai.v1", server.url, timeout_s=1.0, max_retries=20, backoff_initial_s=0.05, backoff_max_s=0.1,
                          judgment_timeout_s=2.0)
