@@ -236,6 +236,11 @@ class Archive:
 
         return export_summaries(self._store, out, format=format, engine=engine or self.settings.summarizer)
 
+    def damaged_summaries(self) -> list[str]:
+        """The judgment ids whose stored summary was found damaged by the reads so far (left out of
+        searches and exports: `check` finds every one)."""
+        return sorted({judgment_id for judgment_id, _ in self._store.damaged})
+
     def import_summaries(self, paths: Iterable[str | Path], *, replace: bool = False):
         """Read summaries back (.jsonl, .json, folders of them), validating each against the JSON
         Schema; invalid ones are reported, never stored. A stored summary of the same judgment and
@@ -264,7 +269,16 @@ class Archive:
         The manifest records the backend and URI, so a search opens the right one. One writer at
         a time: a second concurrent call raises IndexBusyError."""
         try:
-            return self._build_index(spec=spec, progress=progress, backend=backend, uri=uri, rebuild=rebuild)
+            try:
+                return self._build_index(spec=spec, progress=progress, backend=backend, uri=uri, rebuild=rebuild)
+            except sqlite3.DatabaseError as exc:  # the embedding cache found damaged only on use: made anew, once
+                from aqgr.health import is_corrupt, remove_sqlite, sqlite_problems
+
+                cache = self.settings.cache_dir / "embeddings.sqlite"
+                if not (is_corrupt(exc) and cache.exists() and sqlite_problems(cache, "vectors")):
+                    raise
+                remove_sqlite(cache)
+                return self._build_index(spec=spec, progress=progress, backend=backend, uri=uri, rebuild=rebuild)
         except OSError as exc:  # a full disk, a read-only home: the old index stays (committed atomically)
             from aqgr.errors import WriteError
 

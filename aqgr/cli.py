@@ -333,10 +333,15 @@ def export_(
 ) -> None:
     """Export the stored summaries as JSON."""
     try:
-        count = open_archive(ctx, home, database_url).export_summaries(out, format=format, engine=engine)
+        archive = open_archive(ctx, home, database_url)
+        count = archive.export_summaries(out, format=format, engine=engine)
     except AqgrError as exc:
         _fail(exc)
     _err().print(f"exported {count} summaries" + (f" -> {out}" if out else ""))
+    if archive.damaged_summaries():
+        from aqgr.search import damaged_note
+
+        _err().print(styled(("note:", "yellow"), " ", damaged_note(archive.damaged_summaries())), soft_wrap=True)
 
 
 @app.command("import")

@@ -48,6 +48,7 @@ def test_a_flipped_byte_in_a_stored_summary_is_found_and_skipped_not_fatal(archi
     assert any("damaged" in note and "A1" in note for note in result["notes"])
     exported = runner.invoke(app, ["export", *home])
     assert exported.exit_code == 0 and len(exported.stdout.splitlines()) == 3  # the other three, whole
+    assert "damaged" in exported.stderr and "A1" in exported.stderr  # and it says which it left out
 
     from aqgr.server import create_app
     from tests.server.conftest import TestClient
@@ -128,9 +129,14 @@ def test_a_database_gone_empty_or_missing_a_table_is_not_ok(archive_home, how):
         assert report["database"]["missing_tables"] == ["imports"]
 
 
-def test_a_garbled_embeddings_cache_is_reported_and_aqgr_index_makes_it_anew(archive_home):
+@pytest.mark.parametrize("garble", ["all", "pages"])
+def test_a_garbled_embeddings_cache_is_reported_and_aqgr_index_makes_it_anew(archive_home, garble):
+    from tests.aqgr.test_corruption import overwrite_pages
+
     cache = archive_home / "cache" / "embeddings.sqlite"
-    cache.write_bytes(bytes(range(256)) * 64)
+    with sqlite3.connect(cache) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    overwrite_pages(cache) if garble == "pages" else cache.write_bytes(bytes(range(256)) * 64)
     code, report, err = _check(archive_home)
     assert code == 1 and [c["name"] for c in report["caches"] if not c["ok"]] == ["embeddings"] and "aqgr index" in err
     result = runner.invoke(app, ["index", "--rebuild", "--embedder", "hashing.v1", "--home", str(archive_home)])
