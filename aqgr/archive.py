@@ -191,6 +191,7 @@ class Archive:
         return self._store.text(judgment_id)
 
     def status(self) -> dict:
+        from aqgr.health import stale_counts
         from aqgr.store import redact_url
         from aqgr.workqueue import ledger_status
 
@@ -214,6 +215,8 @@ class Archive:
             "failures_by_reason": by_reason,
             "failures_by_engine": by_engine,
             "index": manifest,
+            # the summaries the index does not reflect yet (`aqgr index` brings them in)
+            "index_stale": stale_counts(self.settings, store, manifest if isinstance(manifest, dict) and "error" not in manifest else None),
             # the graph the index's search uses (found among the indexed judgments)
             "citations": len(graph) if (graph := self.citations(self._indexed_ids())) is not None else None,
             "work_ledger": ledger_status(store),

@@ -346,3 +346,18 @@ def _check_leftovers(settings: "Settings", report: _Report) -> list[str]:
         report.warn("leftovers", settings.home, f"{len(found)} folder(s) left by an `aqgr index` that was stopped: {', '.join(found[:5])}",
                     "`aqgr index` removes them")
     return found
+
+
+def stale_counts(settings: "Settings", store, manifest: dict | None) -> dict[str, int] | None:
+    """{"new", "changed", "removed"}: the archive's summaries the saved index does not reflect (from
+    fingerprints on both sides: nothing is parsed), or None without a readable index."""
+    from aqgr.retrieval.backends import indexed_fingerprints
+
+    if not manifest:
+        return None
+    have = indexed_fingerprints(settings.index_dir)
+    if not have and manifest.get("n_docs"):
+        return None
+    wanted = store.summary_fingerprints(manifest.get("summarizer") or settings.summarizer)
+    return {"new": sum(1 for d in wanted if d not in have), "changed": sum(1 for d, fp in wanted.items() if d in have and have[d] != fp),
+            "removed": sum(1 for d in have if d not in wanted)}

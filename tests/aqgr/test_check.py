@@ -157,5 +157,8 @@ def test_an_index_older_than_the_summaries_is_said_to_be_stale(archive_home, tmp
     code, report, err = _check(archive_home)
     assert code == 0 and report["index"]["state"] == "stale" and report["index"]["stale"]["changed"] == 1, report["index"]
     assert "aqgr index" in err
+    status = json.loads(runner.invoke(app, ["status", *home]).stdout)
+    assert status["index_stale"] == {"new": 0, "changed": 1, "removed": 0}
     assert runner.invoke(app, ["index", "--embedder", "hashing.v1", *home]).exit_code == 0
     assert _check(archive_home)[1]["index"]["state"] == "ok"
+    assert json.loads(runner.invoke(app, ["status", *home]).stdout)["index_stale"] == {"new": 0, "changed": 0, "removed": 0}
