@@ -319,15 +319,14 @@ def status(ctx: typer.Context, home: Optional[Path] = HomeOption, database_url: 
 
 @app.command()
 def check(ctx: typer.Context, home: Optional[Path] = HomeOption, database_url: Optional[str] = DatabaseOption) -> None:
-    """Check the archive: the database's integrity (SQLite's integrity check of every page) and whether the
-    saved index loads. JSON on stdout; exit code 1 when something is damaged, with how to recover on stderr."""
+    """Check what a search needs: the database (integrity, tables, every stored summary), the index against its
+    manifest and the archive, the caches, leftovers. JSON on stdout; exit code 1 when something is damaged, each
+    damaged part with how to recover on stderr."""
     info = open_archive(ctx, home, database_url).check()
     typer.echo(json.dumps(info, indent=2))
-    if not info["database"]["ok"]:
-        _err().print(styled(("damaged:", "red"), f" the database {info['database']['where']}: restore a backup of it, or move it aside and "
-                            "`aqgr import` your last `aqgr export` (or `aqgr summarize` the judgments again), then `aqgr index`"), soft_wrap=True)
-    if not info["index"]["ok"]:
-        _err().print(styled(("damaged:", "red"), f" the index {info['index']['where']}: rebuild it with `aqgr index`"), soft_wrap=True)
+    for found, (word, colour) in ((info["damaged"], ("damaged:", "red")), (info["warnings"], ("note:", "yellow"))):
+        for part in found:
+            _err().print(styled((word, colour), f" {part['part']} {part['where']}: {part['problem']}: {part['recovery']}"), soft_wrap=True)
     if not info["ok"]:
         raise typer.Exit(1)
 
@@ -343,10 +342,15 @@ def export_(
 ) -> None:
     """Export the stored summaries as JSON."""
     try:
-        count = open_archive(ctx, home, database_url).export_summaries(out, format=format, engine=engine)
+        archive = open_archive(ctx, home, database_url)
+        count = archive.export_summaries(out, format=format, engine=engine)
     except AqgrError as exc:
         _fail(exc)
     _err().print(f"exported {count} summaries" + (f" -> {out}" if out else ""))
+    if archive.damaged_summaries():
+        from aqgr.search import damaged_note
+
+        _err().print(styled(("note:", "yellow"), " ", damaged_note(archive.damaged_summaries())), soft_wrap=True)
 
 
 @app.command("import")

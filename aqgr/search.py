@@ -43,6 +43,7 @@ from aqgr.config import SearchOptions
 from aqgr.errors import EmptyArchiveError, FactsTooShortError
 from aqgr.explain import Candidate, Explainer
 from aqgr.inputs import check_text, check_texts
+from aqgr.llm.deadline import task as model_task
 from aqgr.questions import QuestionGenerator
 from aqgr.relevance import RelevanceScorer
 from aqgr.retrieval.fusion import fusers
@@ -98,6 +99,13 @@ class Fused:
 
     ranking: list[ScoredDoc]
     referred: Mapping[str, object]
+
+
+def damaged_note(ids: Sequence[str]) -> str:
+    """What a search (or an export) says of the judgments it skipped because their summary is damaged."""
+    shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+    return (f"{len(ids)} judgment(s) skipped: the stored summary is damaged ({shown}); `aqgr check` lists every one, "
+            "`aqgr summarize --force` of their files or `aqgr import --replace` of an export restores them")
 
 
 class Searcher:
@@ -173,7 +181,8 @@ class Searcher:
 
     def candidate_questions(self, facts: str, *, n: int | None = None, restrict=None, exclude=None, options: SearchOptions | None = None) -> list[CandidateQuestion]:
         """The candidate legal questions for the facts, best first (for the user to pick from)."""
-        return list(self.plan(facts, restrict=restrict, exclude=exclude, options=options, n_candidates=n).candidates)
+        with model_task("search"):
+            return list(self.plan(facts, restrict=restrict, exclude=exclude, options=options, n_candidates=n).candidates)
 
     # -- step 2: retrieval -------------------------------------------------
     def retrieve(self, plan: Plan) -> Retrieval:
@@ -248,8 +257,13 @@ class Searcher:
                          "similar judgments' summaries nor the facts show")
         if self.citations is None and options.citation_weight:
             notes.append(NO_CITATIONS_NOTE)
-        if len(handed) < len(top):
-            notes.append(f"{len(top) - len(handed)} indexed judgment(s) have no summary in the archive now (removed or "
+        missing = [d.doc_id for d in top if d.doc_id not in found]
+        damaged_among = getattr(self.summaries, "damaged_among", None)
+        damaged = damaged_among(missing) if damaged_among is not None and missing else []
+        if damaged:
+            notes.append(damaged_note(damaged))
+        if len(missing) > len(damaged):
+            notes.append(f"{len(missing) - len(damaged)} indexed judgment(s) have no summary in the archive now (removed or "
                          "summarised by another engine since `aqgr index`): run `aqgr index` to bring the index up to date")
         return SearchResult(
             facts=plan.facts,
@@ -287,7 +301,12 @@ class Searcher:
         exclude: set[str] | None = None,
         options: SearchOptions | None = None,
     ) -> SearchResult:
-        """Question-guided search: plan, retrieve, fuse and refer, explain; each once."""
+        """Question-guided search: plan, retrieve, fuse and refer, explain; each once. Its model calls
+        end within the search's time (aqgr/llm/deadline.py)."""
+        with model_task("search"):
+            return self._search(facts, questions, k=k, restrict=restrict, exclude=exclude, options=options)
+
+    def _search(self, facts, questions, *, k, restrict, exclude, options) -> SearchResult:
         timings: dict[str, float] = {}
         started = time.perf_counter()
         plan = self.plan(facts, questions, restrict=restrict, exclude=exclude, options=options)

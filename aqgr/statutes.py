@@ -222,7 +222,7 @@ class StatuteCollection:
         """Add (or replace, by id) the statute files under `paths` and rebuild the statute index;
         with `judgments` ((id, text) pairs: the archive's), also link them (`link`). Returns the count."""
         from aqgr.retrieval.embed_cache import EmbeddingCache
-        from aqgr.retrieval.index import IndexSpec, SummaryIndex
+        from aqgr.retrieval.index import IndexSpec, SummaryIndex, clean_leftovers
 
         statutes = self.statutes()
         for path in _statute_files(paths):
@@ -240,6 +240,7 @@ class StatuteCollection:
         tmp = self.root / f".statutes.json.tmp-{os.getpid()}"
         tmp.write_text(json.dumps(statutes, ensure_ascii=False), encoding="utf-8")
         os.replace(tmp, self.root / "statutes.json")
+        clean_leftovers(self.index_dir)  # what a killed earlier save left beside it
         index.save(self.index_dir)
         if judgments is not None:
             self.link(judgments)

@@ -11,7 +11,7 @@ from aqgr.llm.config import ProviderConfig, ProviderOptions
 
 VERBS = {
     "home", "settings", "close",
-    "summarize", "summaries", "summary", "text", "texts", "status", "check",
+    "summarize", "summaries", "summary", "text", "texts", "status", "check", "damaged_summaries",
     "export_summaries", "import_summaries",
     "build_index", "remove", "link_citations", "link_statutes", "add_statutes", "add_correspondence", "correspondence",
     "citations", "citations_of",
