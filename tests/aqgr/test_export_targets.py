@@ -96,7 +96,7 @@ def _store_with(tmp_path, documents: list[dict]) -> Store:
 
 
 ODD_TEXT = ["line\u2028separator", "para\u2029graph", "next\x85line", "form\x0cfeed", "carriage\rreturn", "\ufeffbom"]
-ODD_IDS = ["x" * 300, "देवनागरी" * 12, "C1", "c1", "a~b", ".hidden", "sc/2001/C12", "%2F", "..", "~" * 10]
+ODD_IDS = ["x" * 300, "देवनागरी" * 12, "C1", "c1", "a~b", ".hidden", "sc/2001/C12", "%2F", "~" * 10, "漢" * 300]
 
 
 def test_export_then_import_gives_back_every_summary(source, tmp_path):
