@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import threading
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from typer.testing import CliRunner
 from aqgr import Archive
 from aqgr.cli import app
 from aqgr.store import Store
+from aqgr.targets import kind_of
 from aqgr.transfer import export_summaries, file_name_for, import_summaries, judgment_id_of_file
 from aqgr.schemas.validation import validate_summary
 from tests.aqgr.helpers import write_judgments
@@ -64,9 +66,13 @@ def test_a_fifo_is_refused_and_with_force_its_reader_gets_every_line(source, tmp
     assert len(got) == 4 and {json.loads(line)["judgment_id"] for line in got} == {"A1", "A2", "A3", "A4"}
 
 
-def test_a_device_or_a_folder_is_refused(source, tmp_path):
-    result = _export(source, "/dev/null")
-    assert result.exit_code == 2 and "character device" in result.stderr
+def test_a_device_a_socket_or_a_folder_is_refused(source, tmp_path):
+    assert kind_of(Path("/dev/null")) == "a character device"  # looked at only: a broken export run as root would replace it
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(tmp_path / "sock"))  # a special file a test may make anywhere
+    result = _export(source, tmp_path / "sock")
+    sock.close()
+    assert result.exit_code == 2 and "a socket" in result.stderr and (tmp_path / "sock").is_socket()
     folder = tmp_path / "a-folder"
     folder.mkdir()
     for extra in ((), ("--force",)):
