@@ -125,8 +125,8 @@ def register(app: typer.Typer, home_option) -> None:
             for problem in report.problems:
                 err.print(f"skipped: {problem}")
             loaded = ", ".join(f"{pair}: {n} rows" for pair, n in report.pairs.items())
-            typer.echo(f"correspondence loaded ({loaded}; {len(report.problems)} line(s) skipped) -> "
-                       f"{archive.settings.home / 'statutes' / 'correspondence.json'}", err=True)
+            _say(f"correspondence loaded ({loaded}; {len(report.problems)} line(s) skipped) -> "
+                 f"{archive.settings.home / 'statutes' / 'correspondence.json'}")
         if not paths:
             return
         collection = StatuteCollection(archive.settings)

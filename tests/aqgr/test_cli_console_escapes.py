@@ -55,3 +55,23 @@ def test_an_error_quoting_the_user_is_escaped(home, tmp_path):
     _hostile_archive(home, tmp_path)
     result = runner.invoke(app, ["citations", "C" + CLEAR, "--home", str(home)])
     assert result.exit_code == 2 and "\x1b" not in result.output and "C\\x1b[2J" in result.stderr
+
+
+def test_no_command_prints_a_data_string_past_the_console():
+    """The CLI modules print people-readable strings only through aqgr/console.py: `typer.echo` only of JSON."""
+    import ast
+    from pathlib import Path
+
+    import aqgr
+
+    root = Path(aqgr.__file__).parent
+    offenders = []
+    for module in ("cli.py", "serve_cli.py", "invocation.py"):
+        for node in ast.walk(ast.parse((root / module).read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in ("echo", "print") \
+                    and not isinstance(node.func, ast.Attribute) or (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                                                                     and node.func.attr == "echo"):
+                argument = ast.unparse(node.args[0]) if node.args else ""
+                if not any(safe in argument for safe in ("json.dumps", "model_dump_json")):
+                    offenders.append(f"{module}:{node.lineno}: {argument[:60]}")
+    assert offenders == []
