@@ -55,7 +55,7 @@ from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
 from .dense import QueryVectors, embed_sentences
 from .docstore import DocRegistry
-from .documents import slot_texts, summary_fingerprint
+from .documents import query_sentences, slot_texts, summary_fingerprint
 from .embed_cache import EmbeddingCache
 from .embedders import Embedder, embedders
 from .protocol import select_retrievers
@@ -359,7 +359,7 @@ class SummaryIndex:
             for summary in added:
                 engines.add(summary.provenance.engine)
                 yield (summary.judgment_id, slot_texts(summary, self.spec.slots), summary_fingerprint(summary),
-                       [" ".join(issue.split()) for issue in summary.issues])
+                       query_sentences(summary.issues))
 
         return self._apply(docs(), removed, cache=cache, progress=progress, full_texts=full_texts, total=total, engines=engines)
 
