@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
 
 from aqgr.config import SearchOptions
-from aqgr.errors import EmptyArchiveError, FactsTooShortError
+from aqgr.errors import EmptyArchiveError, FactsTooShortError, NoFiltersError
 from aqgr.explain import Candidate, Explainer
 from aqgr.inputs import check_text, check_texts
 from aqgr.questions import QuestionGenerator
@@ -45,6 +45,7 @@ from aqgr.retrieval.protocol import Index
 from aqgr.retrieval.retrievers import optional_retrievers, vector_retrievers
 from aqgr.retrieval.text import strip_masks
 from aqgr.retrieval.types import ScoredDoc, id_hash, ranked
+from aqgr.schemas.filters import FacetCount, Facets, Filters
 from aqgr.schemas.results import CandidateQuestion, Engines, Evidence, Hit, SearchResult
 from aqgr.schemas.summary import StructuredSummary
 
@@ -75,6 +76,8 @@ class Plan:
     restrict: frozenset[str] | None = None
     exclude: frozenset[str] | None = None
     facts_runs: tuple[tuple[str, list[ScoredDoc]], ...] | None = field(default=None, repr=False)
+    filters: Filters | None = None  # what `restrict` was narrowed by (retrieval/facets.py)
+    filter_notes: tuple[str, ...] = ()  # why a filter admitted no judgment, and the closest known values
 
 
 @dataclass(frozen=True)
@@ -129,19 +132,23 @@ class Searcher:
         options: SearchOptions | None = None,
         depth: int | None = None,
         n_candidates: int | None = None,
+        filters: Filters | None = None,
     ) -> Plan:
         """The request's questions: `questions` (the user's pick) as given, else the top generated
         ones. `depth`: how deep each run is read (default and at least: the options'
         `fusion_depth` and `per_retriever_k`). `n_candidates`: candidates generated (default
-        the options' `n_candidate_questions`)."""
+        the options' `n_candidate_questions`). `filters` narrow `restrict` to the judgments
+        matching them (every retriever searches only those; retrieval/facets.py)."""
         options = options or self.options
         facts = self._check_facts(facts, options)
         check_texts(questions, "questions")
         chosen = tuple(" ".join(q.split()) for q in questions or () if q and q.strip())
         restrict = frozenset(restrict) if restrict is not None else None
         exclude = frozenset(exclude) if exclude else None
+        filters = filters or None
+        restrict, filter_notes = self._narrow(filters, restrict)
         depth = max(options.per_retriever_k, options.fusion_depth, depth or 0)
-        plan = Plan(facts, chosen, bool(chosen), (), options, depth, restrict, exclude)
+        plan = Plan(facts, chosen, bool(chosen), (), options, depth, restrict, exclude, filters=filters, filter_notes=filter_notes)
         if chosen and not options.include_facts_query:
             return plan
         facts_runs = tuple(self._retrieve(plan))
@@ -151,9 +158,11 @@ class Searcher:
         candidates = tuple(self.questions.generate(self._query(facts, options), examples, n_candidates or options.n_candidate_questions, self.scorer))
         return replace(plan, questions=tuple(_top_questions(candidates, options)), candidates=candidates, facts_runs=facts_runs)
 
-    def candidate_questions(self, facts: str, *, n: int | None = None, restrict=None, exclude=None, options: SearchOptions | None = None) -> list[CandidateQuestion]:
-        """The candidate legal questions for the facts, best first (for the user to pick from)."""
-        return list(self.plan(facts, restrict=restrict, exclude=exclude, options=options, n_candidates=n).candidates)
+    def candidate_questions(self, facts: str, *, n: int | None = None, restrict=None, exclude=None, options: SearchOptions | None = None,
+                            filters: Filters | None = None) -> list[CandidateQuestion]:
+        """The candidate legal questions for the facts, best first (for the user to pick from),
+        harvested from the judgments that match `filters`."""
+        return list(self.plan(facts, restrict=restrict, exclude=exclude, options=options, n_candidates=n, filters=filters).candidates)
 
     # -- step 2: retrieval -------------------------------------------------
     def retrieve(self, plan: Plan) -> Retrieval:
@@ -220,7 +229,7 @@ class Searcher:
                     evidence=[Evidence(slot=s, text=t) for s, t in e.evidence],
                 )
             )
-        notes = [q.note for q in plan.candidates if q.note] + [e.note for e in explained if e.note]
+        notes = list(plan.filter_notes) + [q.note for q in plan.candidates if q.note] + [e.note for e in explained if e.note]
         if self.citations is None and options.citation_weight:
             notes.append(NO_CITATIONS_NOTE)
         if len(handed) < len(top):
@@ -237,6 +246,8 @@ class Searcher:
             below_threshold=len(grounded) - len(kept),
             dropped_citations=sum(e.dropped_citations for e in grounded),
             notes=list(dict.fromkeys(notes)),
+            filters=plan.filters,
+            facets=self.facets([d.doc_id for d in fused.ranking]),
         )
 
     # -- the steps composed ------------------------------------------------
@@ -249,11 +260,14 @@ class Searcher:
         restrict: set[str] | None = None,
         exclude: set[str] | None = None,
         options: SearchOptions | None = None,
+        filters: Filters | None = None,
     ) -> SearchResult:
-        """Question-guided search: plan, retrieve, fuse and refer, explain; each once."""
+        """Question-guided search: plan, retrieve, fuse and refer, explain; each once. `filters`:
+        only judgments matching them are retrieved and ranked; the result's facets count the
+        candidates."""
         timings: dict[str, float] = {}
         started = time.perf_counter()
-        plan = self.plan(facts, questions, restrict=restrict, exclude=exclude, options=options)
+        plan = self.plan(facts, questions, restrict=restrict, exclude=exclude, options=options, filters=filters)
         timings["questions"] = _ms(started)
         t = time.perf_counter()
         retrieval = self.retrieve(plan)
@@ -265,7 +279,8 @@ class Searcher:
         timings["total"] = _ms(started)
         return result.model_copy(update={"timings_ms": timings})
 
-    def rank(self, facts: str, questions: Sequence[str] | None = None, *, depth: int = 1000, restrict=None, exclude=None, options: SearchOptions | None = None) -> tuple[SearchResult, list[ScoredDoc]]:
+    def rank(self, facts: str, questions: Sequence[str] | None = None, *, depth: int = 1000, restrict=None, exclude=None, options: SearchOptions | None = None,
+             filters: Filters | None = None) -> tuple[SearchResult, list[ScoredDoc]]:
         """The search result plus a deep ranking for evaluation: the explained candidates (the
         best `explain_top` fused ones, by explanation score, whatever their score) first, then
         every other fused judgment by fused score, down to `depth`. The result's hits are the
@@ -273,7 +288,7 @@ class Searcher:
         `depth`, at least `fusion_depth`), one fusion, one explanation."""
         options = options or self.options
         every = options.model_copy(update={"min_score": 1})
-        plan = self.plan(facts, questions, restrict=restrict, exclude=exclude, options=every, depth=depth)
+        plan = self.plan(facts, questions, restrict=restrict, exclude=exclude, options=every, depth=depth, filters=filters)
         retrieval = self.retrieve(plan)
         fused = self.fuse(plan, retrieval)
         result = self.explain(plan, fused, retrieval, k=min(depth, options.explain_top))
@@ -296,7 +311,34 @@ class Searcher:
             fuser=options.fuser,
         )
 
+    def facets(self, ids: Sequence[str]) -> Facets | None:
+        """Counts per court, year, statute, ... over the judgments `ids` (a search's candidates);
+        None when the index stores no filter fields."""
+        reader = getattr(self.index, "facets", None)
+        if reader is None:
+            return None
+        counted = self.index.ns_of(dict.fromkeys(ids))
+        found = reader.counts(counted)
+        return Facets(candidates=len(counted), **{name: [FacetCount(value=v, count=c) for v, c in pairs] for name, pairs in found.items()})
+
     # -- helpers of the steps ----------------------------------------------
+    def _narrow(self, filters: Filters | None, restrict: frozenset[str] | None) -> tuple[frozenset[str] | None, tuple[str, ...]]:
+        """`restrict` narrowed to the judgments matching `filters`, and the notes of the filter
+        clauses that matched none (unknown court or judge: an empty result, not an error)."""
+        if not filters:
+            return restrict, ()
+        reader = getattr(self.index, "facets", None)
+        if reader is None:
+            where = str(getattr(self.index, "directory", None) or getattr(self.index, "uri", "") or "this archive")
+            why = ("was built before search filters existed" if hasattr(self.index, "facets")
+                   else "is on a backend that does not store filter fields (only the embedded index does)")
+            raise NoFiltersError(where, why)
+        selection = reader.select(filters)
+        if selection.ns is None:
+            return restrict, tuple(selection.notes)
+        admitted = frozenset(self.index.ids_of(selection.ns))
+        return (admitted if restrict is None else restrict & admitted), tuple(selection.notes)
+
     def _summaries_of(self, ids: Sequence[str]) -> dict[str, StructuredSummary]:
         """The summaries of `ids` that the archive has, in the order of `ids` (one store query when
         the mapping reads the store)."""
