@@ -429,9 +429,9 @@ class FacetReader:
         known = self._registry.facet_values(_SUGGEST_FROM[name])
         pool = {k.lower(): k for k in known}
         close = [pool[c] for c in difflib.get_close_matches(asked.lower(), list(pool), n=3, cutoff=0.4)]
-        if not close and name in ("judge", "statute"):
-            word = asked.split()[-1].lower() if asked.split() else ""
-            close = [k for k in known if word and word[:4] in k.lower()][:3]
+        if not close:  # a word of it in a known value ('Sikry' -> 'A. K. Sikri' by its first letters, 'Supreme' -> the court)
+            words = [w[:4] for w in re.findall(r"[a-z]{4,}", asked.lower())]
+            close = [k for k in known if any(w in k.lower() for w in words)][:3]
         said = f"closest known: {', '.join(repr(c) for c in close)}" if close else (
             f"known values include: {', '.join(repr(k) for k in known[:5])}" if known else "this archive's summaries record none")
         return f"no judgment of this archive matches {name} {asked!r}; {said}"
