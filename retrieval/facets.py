@@ -436,11 +436,12 @@ class FacetReader:
             f"known values include: {', '.join(repr(k) for k in known[:5])}" if known else "this archive's summaries record none")
         return f"no judgment of this archive matches {name} {asked!r}; {said}"
 
-    def counts(self, ns: Sequence[int]) -> dict[str, list[tuple[str, int]]]:
-        """Per facet, (value, count) over the documents `ns`, most frequent first (then by value)."""
+    def counts(self, ns: Sequence[int], limit: int | None = FACETS_SHOWN) -> dict[str, list[tuple[str, int]]]:
+        """Per facet, (value, count) over the documents `ns`, most frequent first (then by value),
+        at most `limit` values each (None: all)."""
         raw = self._registry.facet_counts(ns, list(FACET_FIELDS))
         out: dict[str, list[tuple[str, int]]] = {}
         for stored, facet in FACET_FIELDS.items():
             pairs = sorted(raw.get(stored, {}).items(), key=lambda p: (-p[1], p[0]))
-            out[facet] = pairs[:FACETS_SHOWN]
+            out[facet] = pairs if limit is None else pairs[:limit]
         return out
