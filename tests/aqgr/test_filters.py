@@ -192,3 +192,24 @@ def test_an_index_made_before_filters_asks_for_aqgr_index_which_adds_them(tmp_pa
     old.build_index()  # sees the index lacks filter fields: rebuilds it
     fresh = Archive(settings=archive.settings)
     assert {h.judgment_id for h in fresh.search(DYING_DECLARATION_FACTS, options=EVERY, filters=Filters(court="SC")).hits} == {"A1", "A2", "A3"}
+
+
+def _narrowing(facet: str, value: str) -> dict:
+    """A facet value as the filter the page sends back for it (filters.js `narrowing`)."""
+    if facet == "year":
+        return {"decided_from": value, "decided_to": value}
+    if facet == "decade":
+        return {"decided_from": value[:4], "decided_to": str(int(value[:4]) + 9)}
+    return {"statute" if facet == "section" else facet: value}
+
+
+def test_every_facet_value_narrows_to_as_many_judgments_as_it_counts(archive):
+    facets = archive.search(DYING_DECLARATION_FACTS, options=EVERY).facets
+    assert facets.candidates == 5  # the whole archive: a filtered search then ranks exactly the counted ones
+    checked = 0
+    for facet in ("court", "year", "decade", "statute", "section", "judge", "kind", "disposal"):
+        for c in getattr(facets, facet):
+            narrowed = archive.search(DYING_DECLARATION_FACTS, options=EVERY, filters=Filters(**_narrowing(facet, c.value)))
+            assert narrowed.facets.candidates == c.count, (facet, c.value)
+            checked += 1
+    assert checked >= 20
