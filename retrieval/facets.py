@@ -389,15 +389,22 @@ class FacetReader:
 
     def __init__(self, registry: DocRegistry, live: np.ndarray, n_live: int):
         self._registry, self._live, self._n_live = registry, live, n_live
-        self._memo: dict[tuple[str, str], np.ndarray] = {}
+        self._memo: dict[tuple, np.ndarray] = {}  # a clause -> its live n, sorted (this generation's)
 
-    def _ns(self, term: tuple[str, str]) -> np.ndarray:
-        found = self._memo.get(term)
+    def _clause_ns(self, clause: Sequence[tuple[str, str]] | tuple[str, str, str]) -> np.ndarray:
+        """The live n holding any term of `clause` (or, for ("date", lo, hi), decided in that range),
+        memoised: a reader serves one committed generation, so a repeated filter costs no query."""
+        key = tuple(clause)
+        found = self._memo.get(key)
         if found is None:
-            found = self._registry.facet_ns(*term)
+            if key and key[0] == "date":
+                found = self._live_only(self._registry.date_ns(key[1], key[2]))
+            else:
+                parts = [self._registry.facet_ns(*term) for term in clause]
+                found = self._live_only(np.unique(np.concatenate(parts))) if parts else np.empty(0, dtype=np.int64)
             if len(self._memo) > 256:
                 self._memo.clear()
-            self._memo[term] = found
+            self._memo[key] = found
         return found
 
     def _live_only(self, ns: np.ndarray) -> np.ndarray:
@@ -408,15 +415,14 @@ class FacetReader:
         notes: list[str] = []
         chosen: np.ndarray | None = None
         for name, asked, clause in _clauses(filters):
-            parts = [self._ns(term) for term in clause]
-            ns = self._live_only(np.unique(np.concatenate(parts))) if parts else np.empty(0, dtype=np.int64)
+            ns = self._clause_ns(clause)
             if not len(ns):
                 notes.append(self._unknown(name, asked))
             chosen = ns if chosen is None else np.intersect1d(chosen, ns, assume_unique=True)
         if filters.decided_from or filters.decided_to:
             lo = filters.decided_from.isoformat() if filters.decided_from else "0000-00-00"
             hi = filters.decided_to.isoformat() if filters.decided_to else "9999-99-99"
-            ns = self._live_only(self._registry.date_ns(lo, hi))
+            ns = self._clause_ns(("date", lo, hi))
             if not len(ns):
                 notes.append(f"no judgment of this archive was decided between {lo if filters.decided_from else 'the first'} "
                              f"and {hi if filters.decided_to else 'the last'} (as far as their dates could be read)")
