@@ -18,6 +18,7 @@ from typing import Annotated, Callable, TypeVar
 from pydantic import AfterValidator, BaseModel, Field
 
 from aqgr.errors import AqgrError
+from aqgr.schemas.filters import Filters
 
 T = TypeVar("T")
 
@@ -27,6 +28,10 @@ MAX_TEXT_CHARS = 200_000
 
 Facts = Annotated[str, Field(description="The facts, in plain words: who did what, what happened, what is disputed.")]
 Questions = Annotated[list[str] | None, Field(description="Legal questions to search with (replace the generated ones).")]
+FiltersArg = Annotated[Filters | None, Field(description="Only judgments matching every given field: court ('SC', 'Bombay High Court'), "
+                                             "court_level (supreme/high/district/tribunal), decided_from / decided_to (YYYY-MM-DD, YYYY-MM or "
+                                             "YYYY), judge ('A.K. Sikri'), kind ('criminal appeal'), statute ('Section 302 IPC'), disposal "
+                                             "(allowed/dismissed/partly). An unknown court or judge gives no hits and a note naming the closest known values.")]
 
 
 class JudgmentTextOut(BaseModel):
@@ -67,7 +72,9 @@ archive judgments found for these facts that cite it: a precedent similar cases 
 quoted text), sections (with a correspondence table loaded: the sections it cites with their counterparts in the
 code that replaced it, 'Section 302 IPC, now Section 103(1) BNS'), treatment_warnings (later archive judgments that
 overruled or doubted it: judgment_id, parties, date, treatment, quote; check before relying on it); `engines` (which engines answered: offline or a model); `dropped_not_in_archive` (judgments an engine
-named that are not in the archive, dropped by the grounding guard). Every hit exists in the archive."""
+named that are not in the archive, dropped by the grounding guard); `filters` (the filters applied) and `facets`
+(counts per court, year, decade, statute, section, judge, kind, disposal over the ranked candidates, to narrow
+with `filters`). Every hit exists in the archive."""
 
 QUESTIONS_DESCRIPTION = """Candidate legal questions the facts raise, best first, for choosing before search_precedents.
 
@@ -143,14 +150,15 @@ def build_server(home: str | Path | None = None, *, archive=None):
             raise ToolError(str(exc)) from exc
 
     @server.tool(description=SEARCH_DESCRIPTION)
-    async def search_precedents(facts: Facts, questions: Questions = None, k: Annotated[int, Field(ge=1, le=MAX_K)] = 10) -> SearchResult:
+    async def search_precedents(facts: Facts, questions: Questions = None, k: Annotated[int, Field(ge=1, le=MAX_K)] = 10,
+                                filters: FiltersArg = None) -> SearchResult:
         check(facts, k, questions)
-        return await call(lambda: service.searcher().search(facts, questions or None, k=k))
+        return await call(lambda: service.searcher().search(facts, questions or None, k=k, filters=filters))
 
     @server.tool(description=QUESTIONS_DESCRIPTION)
-    async def candidate_questions(facts: Facts, n: Annotated[int, Field(ge=1, le=50)] = 10) -> list[CandidateQuestion]:
+    async def candidate_questions(facts: Facts, n: Annotated[int, Field(ge=1, le=50)] = 10, filters: FiltersArg = None) -> list[CandidateQuestion]:
         check(facts)
-        return await call(lambda: service.searcher().candidate_questions(facts, n=n))
+        return await call(lambda: service.searcher().candidate_questions(facts, n=n, filters=filters))
 
     @server.tool(description=SUMMARY_DESCRIPTION)
     async def get_judgment_summary(judgment_id: JudgmentId) -> StructuredSummary:
@@ -173,11 +181,12 @@ def build_server(home: str | Path | None = None, *, archive=None):
     if service.statutes.exists():
 
         @server.tool(description=STATUTES_DESCRIPTION)
-        async def search_statutes(facts: Facts, questions: Questions = None, k: Annotated[int, Field(ge=1, le=MAX_K)] = 10) -> StatuteResult:
+        async def search_statutes(facts: Facts, questions: Questions = None, k: Annotated[int, Field(ge=1, le=MAX_K)] = 10,
+                                  filters: FiltersArg = None) -> StatuteResult:
             check(facts, k, questions)
 
             def run() -> StatuteResult:
-                return service.search_statutes(facts, questions or None, k=k)
+                return service.search_statutes(facts, questions or None, k=k, filters=filters)
 
             return await call(run)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .filters import Facets, Filters
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -84,6 +86,8 @@ class SearchResult(_Model):
     dropped_citations: int = Field(default=0, description="Sentences removed from explanations because they cited a judgment outside the candidate list, "
                                    "and generated questions dropped because they cited one that neither the similar judgments nor the facts show.")
     notes: list[str] = Field(default_factory=list, description="What did not go as configured (e.g. a model failed and an offline engine answered instead).")
+    filters: Filters | None = Field(default=None, description="The filters the search was narrowed by (null: none).")
+    facets: Facets | None = Field(default=None, description="Counts per court, year, statute, ... over the ranked candidates (null when the index has no filter fields).")
     model_usage: dict[str, dict] = Field(default_factory=dict, description="Model calls, cache hits, retries and tokens of this search, per stage (empty without a model).")
     timings_ms: dict[str, float] = Field(default_factory=dict)
 

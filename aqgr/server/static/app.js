@@ -182,6 +182,7 @@ function renderRef(hit) {
 function renderResults(result) {
   state.result = result;
   renderEngines(result);
+  aqgrFilters.render(result, () => $("questions-form").requestSubmit());  // filters.js: active filters, facets
   const root = $("results");
   root.replaceChildren();
   // Each question lists the hits retrieved for it, best first; a hit is shown in full once
@@ -222,7 +223,7 @@ async function search(event) {
   if (!questions.length) { showError("Tick at least one question, or add your own."); return; }
   busy($("search"), $("search-busy"), true);
   try {
-    const result = await api("/api/search", { facts, questions, k: Number($("k").value) });
+    const result = await api("/api/search", { facts, questions, k: Number($("k").value), filters: aqgrFilters.current() });
     renderResults(result);
   } catch (error) {
     showError(error.message);
