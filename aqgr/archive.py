@@ -509,6 +509,7 @@ class Archive:
             self.settings.search,
             engine,
             citations=self.citations(index.doc_ids),
+            texts=self._store.texts,
         )
 
     def search(self, facts: str, questions: Sequence[str] | None = None, *, k: int | None = None, options: SearchOptions | None = None,

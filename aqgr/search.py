@@ -21,7 +21,8 @@ search (aqgr/statutes.py) and the evaluation compose them, never repeat one:
    citing judgments (`cited_by`).
 4. `explain`: the explainer scores (1-10) and explains the best `explain_top` fused
    candidates, from a closed list. The grounding guard drops anything not in that list
-   or not in the archive; hits below `min_score` are not returned.
+   or not in the archive; hits below `min_score` are not returned. `search` then pins each
+   returned hit's evidence to the judgment's text (aqgr/pinpoint.py: offsets, paragraph).
 
 Process-wide settings are not the Searcher's: a long-running process calls `freeze_heap`
 once, at its start-up (the server does).
@@ -32,12 +33,13 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from typing import Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from aqgr.config import SearchOptions
 from aqgr.errors import EmptyArchiveError, FactsTooShortError
 from aqgr.explain import Candidate, Explainer
 from aqgr.inputs import check_text, check_texts
+from aqgr.pinpoint import pin_hits
 from aqgr.questions import QuestionGenerator
 from aqgr.relevance import RelevanceScorer
 from aqgr.retrieval.fusion import fusers
@@ -106,6 +108,7 @@ class Searcher:
         options: SearchOptions,
         summarizer_name: str,
         citations=None,
+        texts: Callable[[Iterable[str]], Mapping[str, str]] | None = None,
     ):
         if not len(index):
             raise EmptyArchiveError("search")
@@ -116,6 +119,7 @@ class Searcher:
         self.options = options
         self.summarizer_name = summarizer_name
         self.citations = citations  # retrieval.citations.CitationGraph of the archive, or None
+        self.texts = texts  # ids -> {id: judgment text} (Store.texts), to pin the hits' evidence; None: not pinned
         self.scorer = RelevanceScorer(index.tokenizer, index.idf(), len(index), embed=index.embed_query, embed_many=index.embed_queries)
 
     # -- step 1: the questions ---------------------------------------------
@@ -262,6 +266,10 @@ class Searcher:
         t = time.perf_counter()
         result = self.explain(plan, fused, retrieval, k=k)
         timings["explanation"] = _ms(t)
+        if self.texts is not None and result.hits:  # the hits shown only: a few texts read, each prepared once
+            t = time.perf_counter()
+            result = result.model_copy(update={"hits": pin_hits(result.hits, self.texts)})
+            timings["pinpoint"] = _ms(t)
         timings["total"] = _ms(started)
         return result.model_copy(update={"timings_ms": timings})
 
