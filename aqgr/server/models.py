@@ -70,9 +70,15 @@ class StatuteSearchRequest(_Request):
     k: int = Field(default=10, ge=1)
 
 
+class ParagraphMark(BaseModel):
+    number: int = Field(description="The judgment's own paragraph number.")
+    start: int = Field(description="Character offset in `text` of the line where that paragraph starts.")
+
+
 class JudgmentText(BaseModel):
     judgment_id: str
-    text: str = Field(description="The judgment's source text, as read when it was summarised.")
+    text: str = Field(description="The judgment's source text, as read when it was summarised (search hits' evidence offsets point into it).")
+    paragraphs: list[ParagraphMark] = Field(default_factory=list, description="Where its numbered paragraphs start (empty: it does not number them).")
 
 
 class Health(BaseModel):
