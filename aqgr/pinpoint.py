@@ -243,13 +243,15 @@ def pin_hits(hits: Sequence[Hit], texts: Callable[[Iterable[str]], Mapping[str, 
 
 def _slot_passages(summary: StructuredSummary) -> Iterator[tuple[str, str]]:
     """(slot name, passage) of every text slot; multi-passage slots split at their line breaks."""
-    for name in ("facts", "reasoning", "final_judgment"):
-        for passage in getattr(summary, name).split("\n"):
-            if passage.strip():
-                yield name, passage
-    yield from ((f"issues[{i}]", t) for i, t in enumerate(summary.issues))
+    def passages(name: str) -> Iterator[tuple[str, str]]:
+        return ((name, p) for p in getattr(summary, name).split("\n") if p.strip())
+
+    yield from passages("facts")
     for side in ("appellants", "respondents"):
         yield from ((f"arguments.{side}[{i}]", t) for i, t in enumerate(getattr(summary.arguments, side)))
+    yield from ((f"issues[{i}]", t) for i, t in enumerate(summary.issues))
+    yield from passages("reasoning")
+    yield from passages("final_judgment")
     for name in ("statutes", "precedents", "new_principles"):
         for i, ref in enumerate(getattr(summary, name)):
             for part in ("principle", "application"):
@@ -276,12 +278,13 @@ def numbered_lines(text: str) -> Iterator[tuple[int | None, str]]:
 
 def where(pin: Pinpoint | Evidence | None) -> str:
     """How a pinpoint reads to a person: "para 12", "chars 310-520" (no numbered paragraph
-    there), "not found in the judgment", or "" when it was not looked up."""
+    there), either with ", in part" when only a part of the quote was found, "not found in
+    the judgment", or "" when it was not looked up."""
     if pin is None:
         return ""
     if not pin.located:
         return "not found in the judgment"
-    part = " (part of it)" if pin.match == "part" else ""
+    part = ", in part" if pin.match == "part" else ""
     if pin.paragraph is not None:
         return f"para {pin.paragraph}{part}"
     return f"chars {pin.start}-{pin.end}{part}"
