@@ -21,8 +21,9 @@ search (aqgr/statutes.py) and the evaluation compose them, never repeat one:
    citing judgments (`cited_by`).
 4. `explain`: the explainer scores (1-10) and explains the best `explain_top` fused
    candidates, from a closed list. The grounding guard drops anything not in that list
-   or not in the archive; hits below `min_score` are not returned. `search` then pins each
-   returned hit's evidence to the judgment's text (aqgr/pinpoint.py: offsets, paragraph).
+   or not in the archive; hits below `min_score` are not returned.
+5. `pin` (in `search`, not in `rank`): each returned hit's issue, reason and evidence pinned to
+   the judgment's text (aqgr/pinpoint.py: offsets, paragraph).
 
 Process-wide settings are not the Searcher's: a long-running process calls `freeze_heap`
 once, at its start-up (the server does).
@@ -243,6 +244,15 @@ class Searcher:
             notes=list(dict.fromkeys(notes)),
         )
 
+    # -- step 5: pinpoints -------------------------------------------------
+    def pin(self, result: SearchResult) -> SearchResult:
+        """The result with its hits' issue, reason and evidence pinned to the judgments' texts
+        (aqgr/pinpoint.py): the hits shown only, their texts read in one query, each prepared
+        once. Unchanged without a text source."""
+        if self.texts is None or not result.hits:
+            return result
+        return result.model_copy(update={"hits": pin_hits(result.hits, self.texts)})
+
     # -- the steps composed ------------------------------------------------
     def search(
         self,
@@ -254,7 +264,7 @@ class Searcher:
         exclude: set[str] | None = None,
         options: SearchOptions | None = None,
     ) -> SearchResult:
-        """Question-guided search: plan, retrieve, fuse and refer, explain; each once."""
+        """Question-guided search: plan, retrieve, fuse and refer, explain, pin; each once."""
         timings: dict[str, float] = {}
         started = time.perf_counter()
         plan = self.plan(facts, questions, restrict=restrict, exclude=exclude, options=options)
@@ -266,10 +276,9 @@ class Searcher:
         t = time.perf_counter()
         result = self.explain(plan, fused, retrieval, k=k)
         timings["explanation"] = _ms(t)
-        if self.texts is not None and result.hits:  # the hits shown only: a few texts read, each prepared once
-            t = time.perf_counter()
-            result = result.model_copy(update={"hits": pin_hits(result.hits, self.texts)})
-            timings["pinpoint"] = _ms(t)
+        t = time.perf_counter()
+        result = self.pin(result)
+        timings["pinpoint"] = _ms(t)
         timings["total"] = _ms(started)
         return result.model_copy(update={"timings_ms": timings})
 
