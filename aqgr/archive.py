@@ -191,6 +191,7 @@ class Archive:
         return self._store.text(judgment_id)
 
     def status(self) -> dict:
+        from aqgr.health import stale_counts
         from aqgr.store import redact_url
         from aqgr.workqueue import ledger_status
 
@@ -214,45 +215,22 @@ class Archive:
             "failures_by_reason": by_reason,
             "failures_by_engine": by_engine,
             "index": manifest,
+            # the summaries the index does not reflect yet (`aqgr index` brings them in)
+            "index_stale": stale_counts(self.settings, store, manifest if isinstance(manifest, dict) and "error" not in manifest else None),
             # the graph the index's search uses (found among the indexed judgments)
             "citations": len(graph) if (graph := self.citations(self._indexed_ids())) is not None else None,
             "work_ledger": ledger_status(store),
         }
 
     def check(self) -> dict:
-        """The archive's health: the database's integrity check and whether the saved index loads.
-        {"ok": bool, "database": {"where", "ok", "problems"}, "index": {"where", "ok", "state", "detail"}}."""
-        from aqgr.errors import AqgrError, IndexMismatchError, NoIndexError
-        from aqgr.store import redact_url
+        """What a search needs, checked without writing (aqgr/health.py): the home (writable or
+        read-only), the database (file, integrity, tables, every stored summary), the index against
+        its manifest and the archive, the caches, leftovers of a stopped `aqgr index`.
+        {"ok", "home", "database": {"where", "ok", "problems", ...}, "index": {"where", "ok", "state",
+        "detail"}, "caches", "leftovers", "damaged", "warnings"}: each damaged part with its recovery."""
+        from aqgr.health import check_archive
 
-        try:
-            store = self._store
-            where = store.where
-            problems = store.integrity()
-        except DatabaseDamagedError as exc:
-            where, problems = exc.where, [exc.detail]
-        except StoreError as exc:
-            where, problems = redact_url(self.settings.db_url), [str(exc)]
-        database = {"where": where, "ok": not problems, "problems": problems}
-        index = {"where": str(self.settings.index_dir), "ok": True, "state": "ok", "detail": None}
-        try:
-            from aqgr.retrieval.backends import load_index
-
-            loaded = load_index(self.settings.index_dir)
-            index["detail"] = f"{len(loaded)} judgments indexed"
-            deep = getattr(loaded, "check_files", None)  # every checksum, the registry's own check
-            problems = deep() if deep is not None else []
-            getattr(loaded, "close", lambda: None)()
-            if problems:
-                index.update(ok=False, state="damaged_or_outdated",
-                             detail=f"{'; '.join(problems)}: rebuild it with `aqgr index --rebuild`")
-        except NoIndexError as exc:
-            index.update(state="none", detail=str(exc))
-        except IndexMismatchError as exc:
-            index.update(ok=False, state="damaged_or_outdated", detail=str(exc))
-        except (AqgrError, OSError, ValueError) as exc:
-            index.update(ok=False, state="unreadable", detail=f"{exc}: rebuild it with `aqgr index`")
-        return {"ok": database["ok"] and index["ok"], "database": database, "index": index}
+        return check_archive(self.settings)
 
     def export_summaries(self, out: str | Path | None, *, format: str = "jsonl", engine: str | None = None) -> int:
         """Write the summaries (of `engine`, default the archive's summarizer) as JSON Lines (a file, or
@@ -260,6 +238,11 @@ class Archive:
         from aqgr.transfer import export_summaries
 
         return export_summaries(self._store, out, format=format, engine=engine or self.settings.summarizer)
+
+    def damaged_summaries(self) -> list[str]:
+        """The judgment ids whose stored summary was found damaged by the reads so far (left out of
+        searches and exports: `check` finds every one)."""
+        return sorted({judgment_id for judgment_id, _ in self._store.damaged})
 
     def import_summaries(self, paths: Iterable[str | Path], *, replace: bool = False):
         """Read summaries back (.jsonl, .json, folders of them), validating each against the JSON
@@ -289,7 +272,16 @@ class Archive:
         The manifest records the backend and URI, so a search opens the right one. One writer at
         a time: a second concurrent call raises IndexBusyError."""
         try:
-            return self._build_index(spec=spec, progress=progress, backend=backend, uri=uri, rebuild=rebuild)
+            try:
+                return self._build_index(spec=spec, progress=progress, backend=backend, uri=uri, rebuild=rebuild)
+            except sqlite3.DatabaseError as exc:  # the embedding cache found damaged only on use: made anew, once
+                from aqgr.health import is_corrupt, remove_sqlite, sqlite_problems
+
+                cache = self.settings.cache_dir / "embeddings.sqlite"
+                if not (is_corrupt(exc) and cache.exists() and sqlite_problems(cache, "vectors")):
+                    raise
+                remove_sqlite(cache)
+                return self._build_index(spec=spec, progress=progress, backend=backend, uri=uri, rebuild=rebuild)
         except OSError as exc:  # a full disk, a read-only home: the old index stays (committed atomically)
             from aqgr.errors import WriteError
 
@@ -303,15 +295,18 @@ class Archive:
 
     def _build_index(self, *, spec: IndexSpec | None, progress, backend: str, uri: str | None, rebuild: bool) -> dict:
         from aqgr.indexer import IndexLock, update_index
-        from aqgr.retrieval.embed_cache import EmbeddingCache
 
         spec = spec or self._index_spec()
         store = self._store
         if not store.summary_fingerprints(self.settings.summarizer):
             raise EmptyArchiveError("index")
         with IndexLock(self.home):
-            self.settings.cache_dir.mkdir(parents=True, exist_ok=True)
-            cache = EmbeddingCache(self.settings.cache_dir / "embeddings.sqlite")
+            from aqgr.health import open_embedding_cache
+            from aqgr.retrieval.index import clean_leftovers
+            from aqgr.statutes import StatuteCollection
+
+            clean_leftovers(StatuteCollection(self.settings).index_dir)  # the case index's: update_index
+            cache = open_embedding_cache(self.settings.cache_dir / "embeddings.sqlite")  # a damaged cache is made anew
             # the citations first: a server reloads when the index's manifest changes, and finds them
             self.link_citations(progress)
             index, change = update_index(store, self.settings.summarizer, self.settings.index_dir, spec=spec, backend=backend, uri=uri,
@@ -510,7 +505,22 @@ class Archive:
             engine,
             citations=self.citations(index.doc_ids),
             texts=self._store.texts,
+            correspondence=self._correspondence_store().load,
         )
+
+    def _correspondence_store(self):
+        from aqgr.correspondence import CorrespondenceStore
+
+        return CorrespondenceStore(self.settings.home)
+
+    def correspondence(self):
+        """The archive's section correspondence tables (aqgr/correspondence.py), or None when it has none."""
+        return self._correspondence_store().load()
+
+    def add_correspondence(self, paths: Iterable[str | Path]):
+        """Load correspondence tables (CSV, old code <-> new code) into the archive; returns the
+        StoreReport (rows per code pair, the lines not loaded with their numbers)."""
+        return self._correspondence_store().add(paths)
 
     def search(self, facts: str, questions: Sequence[str] | None = None, *, k: int | None = None, options: SearchOptions | None = None,
                restrict: set[str] | None = None, exclude: set[str] | None = None) -> SearchResult:

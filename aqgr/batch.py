@@ -36,7 +36,9 @@ from typing import Callable, Iterable
 from pydantic import BaseModel, Field
 
 from aqgr.errors import BatchInterrupted, ConfigError, LeaseLostError, ReadError, StoreError, SummarizeError, SummaryValidationError
-from aqgr.inputs import encodable, shown
+from aqgr.inputs import encodable, id_problem, shown
+from aqgr.grounding import ground_summary
+from aqgr.llm.deadline import task as model_task
 from aqgr.store import JudgmentRow, Store
 from aqgr.schemas.summary import SCHEMA_VERSION, Provenance, StructuredSummary
 from aqgr.schemas.validation import validate_summary
@@ -217,11 +219,15 @@ def _process(item: WorkItem, store: Store, engine: SummarizerEngine, force: bool
         return Outcome(path=item.path, judgment_id=judgment_id, status="unchanged")
     usage = None
     try:
-        slots = engine.summarize(JudgmentText(judgment_id=judgment_id, text=text, source_path=item.path, sha256=sha))
+        with model_task("judgment"):  # its model calls end within the judgment's time (aqgr/llm/deadline.py)
+            slots = engine.summarize(JudgmentText(judgment_id=judgment_id, text=text, source_path=item.path, sha256=sha))
+        ungrounded: list[str] = []
+        if getattr(engine, "model", None) is not None:  # a model wrote the values: keep those the judgment's text shows (aqgr/grounding.py)
+            slots, ungrounded = ground_summary(judgment_id, slots, text)
         take_usage = getattr(engine, "take_usage", None)  # seam: provider engines report tokens/cost per call
         usage = take_usage() if callable(take_usage) else None
         tokens = {k: int(usage[k]) for k in ("input_tokens", "output_tokens") if usage and k in usage}
-        provenance = Provenance(engine=engine.name, engine_version=engine.version, source_sha256=sha, model=engine.model, **tokens)
+        provenance = Provenance(engine=engine.name, engine_version=engine.version, source_sha256=sha, model=engine.model, ungrounded=ungrounded, **tokens)
         summary = validate_summary(StructuredSummary.from_slots(judgment_id, slots, provenance))
     except SummarizeError as exc:
         if exc.reason in SETUP_FAILURES:
@@ -342,6 +348,11 @@ def plan(paths: Iterable[str | Path], store: Store, engine: SummarizerEngine, *,
         if not (encodable(source) and encodable(judgment_id)):  # bytes that are not UTF-8 in the name: cannot be stored
             early.append(FileFailure(path=shown(source), judgment_id=shown(judgment_id), stage="read", reason="bad_name",
                                      message=f"{shown(source)}: the file name is not valid UTF-8 (its undecodable bytes shown as \\xNN): rename the file"))
+            continue
+        problem = id_problem(judgment_id)  # the id rule of every door: the API must be able to open it
+        if problem is not None:
+            early.append(FileFailure(path=source, judgment_id=None, stage="read", reason="invalid_id",
+                                     message=f"{source}: {problem}; rename the file or choose another --id-from"))
             continue
         if judgment_id in seen and seen[judgment_id] != source:
             early.append(FileFailure(path=source, judgment_id=judgment_id, stage="read", reason="duplicate_id", message=f"id {judgment_id!r} is also the id of {seen[judgment_id]} in this batch; rename one of the files or use --id-from relpath"))

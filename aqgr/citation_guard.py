@@ -4,14 +4,19 @@ An explanation may name only what the archive shows: a candidate of the closed l
 parties, or a reporter citation in its summary) or a precedent the candidates' summaries
 cite (its name or citation). The guard finds every common form of Indian case citation:
 
-* a case name around "v.", "v", "vs", "vs.", "v/s" or "versus" ("Ram v. State of U.P."),
-  in any letter case ("ram v. state of up"; "versus" only beside a capitalised name);
-* "In re X";
-* a case by a short name: "the X case", "X's case", "in the case of X" (X capitalised, not
-  only generic words like "the Sessions case"; in a sentence with no capital letter at all,
-  X holding a word the candidates never use);
-* a bare reporter citation: SCC, AIR, SCR, SCALE, JT, Cri LJ, Indlaw, SCC OnLine, INSC,
-  MANU, numbered supplements, in any letter case (retrieval.citations.normalize).
+* a case name around "v.", "v", "vs", "vs.", "v/s" or "versus" ("Ram v. State of U.P.",
+  "Ram v.State"), in any letter case ("ram v. state of up"; "versus" only beside a
+  capitalised name);
+* "In re X", "X, In re", "Re X";
+* a case by a short name: "the X case", "X's case", "in the case of X", "X (supra)",
+  "X, supra", "as held in X" (also "as ... observed / decided / laid down in X", and
+  "held in X that"); X capitalised, not only generic words like "the Sessions case" nor
+  an enactment or a court ("the Land Acquisition Act (supra)", "as held in the Kerala High
+  Court"); for the first three, in a sentence
+  with no capital letter at all, X holding a word the candidates never use;
+* a bare reporter citation: SCC, AIR (also "AIR 2020 Supreme Court 99"), SCR, SCALE, JT,
+  Cri LJ, Indlaw, SCC OnLine, INSC, MANU, ILR, MLJ, AC, All ER, numbered supplements, in any
+  letter case (retrieval.citations.normalize).
 
 Text is read after NFKC normalisation, with Cyrillic and Greek look-alike letters, curly
 quotes and invisible characters mapped to ASCII or removed, accents stripped and words
@@ -20,7 +25,8 @@ side's words are a title's parties' words (or abbreviate them: "Raj." for Rajast
 either way round; a side written without capitals may run on into ordinary words, so
 there the words next to "v." must match, one of them distinctive. A sentence citing a
 case the archive does not show is removed and counted. Words that merely sound legal
-("the appellant", "the State", "Section 302", "Article 21", "the present case") are not
+("the appellant", "the State", "Section 302", "Article 21", "the present case", "in
+re-examination", "supra note 4", "AIR conditioning", "Re: the bail application") are not
 citations.
 """
 
@@ -30,10 +36,11 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from itertools import takewhile
-from typing import Iterable, Iterator, NamedTuple
+from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from aqgr.retrieval.citations.normalize import STATE_ABBREVIATIONS, citations, party_key
 from aqgr.retrieval.text import STOPWORDS
+from aqgr.schemas.results import CandidateQuestion
 from aqgr.schemas.summary import StructuredSummary
 from aqgr.summarizer.sentences import split_sentences
 
@@ -48,6 +55,8 @@ _LOOKALIKES = str.maketrans(
     }
 )
 _VS_SLASH = re.compile(r"\b(v)\s?/\s?(s)\b\.?", re.I)
+_VS_GLUED = re.compile(r"(?<=\s)(vs?)\.(?=[A-Za-z])", re.I)  # "Ram v.State": the marker is its own word
+_AIR_COURT = re.compile(r"(\bA\.?\s?I\.?\s?R\.?\s*\(?(?:18|19|20)\d{2}\)?\s*)Supreme\s+Court\b\.?", re.I)  # "AIR 2020 Supreme Court 9" = "AIR 2020 SC 9"
 _STATE_OF = re.compile(r"\b(state|government|govt\.?)\s+of\s+([a-z])\.?\s?([a-z])\b\.?", re.I)
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'.&-]*")
 _HARD = frozenset(',;:()[]{}"!?|')  # punctuation a name does not run across
@@ -86,6 +95,11 @@ _GENERIC = frozenset(
     succession probate arbitration company labour industrial land property matrimonial divorce custody
     maintenance""".split()
 )
+# A name ending in these is an enactment or a court ("the Land Acquisition Act (supra)", "as held in
+# the Kerala High Court"), not a case.
+_ENACTMENT = frozenset("act acts code constitution rules regulations ordinance ipc crpc cpc court bench tribunal commission".split())
+# "as held in X": the verbs before "in" (with "as" a few words before them).
+_HELD = frozenset("held observed decided explained ruled stated opined noticed noted".split())
 # Words a mention may add to a party's name: honorifics and "and others".
 _ANY_PARTY = frozenset("sh mst pt thiru selvi sardar others another ors anr etc".split())
 # Party words too common to tell one title from another.
@@ -97,10 +111,12 @@ def normalise(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).translate(_LOOKALIKES).split())
 
 
-def _fold(text: str) -> str:
+def fold(text: str) -> str:
     """`normalise`d text read for citations: accents stripped, "v/s" as "vs", "State of UP" spelt out."""
     text = "".join(ch for ch in unicodedata.normalize("NFKD", normalise(text)) if not unicodedata.combining(ch))
     text = _VS_SLASH.sub("vs", text)
+    text = _VS_GLUED.sub(r"\1. ", text)
+    text = _AIR_COURT.sub(r"\1SC ", text)
 
     def state(m: re.Match) -> str:
         name = STATE_ABBREVIATIONS.get((m.group(2) + m.group(3)).lower())
@@ -137,9 +153,10 @@ def _words(text: str) -> list[_Word]:
     return out
 
 
-def _run(text: str, words: list[_Word], i: int, step: int, *, limit: int = 8, loose_first: bool = False) -> tuple[list[int], bool]:
+def _run(text: str, words: list[_Word], i: int, step: int, *, limit: int = 8, loose_first: str = "") -> tuple[list[int], bool]:
     """Indexes of the name words beside words[i] going `step` (-1 left, +1 right), in text
-    order, and whether they were read by capitals."""
+    order, and whether they were read by capitals. `loose_first`: punctuation the first gap
+    may hold ("In re: X", "X, In re", "X (supra)")."""
     first = next((j for j in range(i + step, i + step * 4, step) if 0 <= j < len(words) and words[j].bare not in _CONNECTORS), None)
     cased = first is not None and words[first].raw[0].isupper()
     taken, prev, j = [], words[i], i + step
@@ -147,7 +164,7 @@ def _run(text: str, words: list[_Word], i: int, step: int, *, limit: int = 8, lo
         w = words[j]
         gap = text[w.end : prev.start] if step < 0 else text[prev.end : w.start]
         if loose_first and not taken:
-            gap = gap.replace(":", "")
+            gap = "".join(c for c in gap if c not in loose_first)
         if any(c in _HARD for c in gap) or w.bare in _MARKERS or w.bare in _STOP:
             break
         if cased and not (w.raw[0].isupper() or w.raw[0].isdigit() or w.bare in _CONNECTORS):
@@ -180,7 +197,7 @@ def mentions(text: str, vocabulary: frozenset[str] | None = None) -> list[Mentio
     """Every case citation in `text` (one sentence, or a summary's slot). `vocabulary`:
     words that are not names in a sentence written all in lower case (None: such
     sentences have no "the x case" names)."""
-    text = _fold(text)
+    text = fold(text)
     found = [Mention("report", text[c.start : c.end], key=c.key) for c in citations(text, every_form=True)]
     masked = text
     for c in citations(text, every_form=True):
@@ -191,13 +208,49 @@ def mentions(text: str, vocabulary: frozenset[str] | None = None) -> list[Mentio
         if w.bare in _MARKERS:
             found += _name(masked, words, i)
         elif w.bare == "in" and i + 1 < len(words) and words[i + 1].raw.casefold().rstrip(".") == "re":
-            taken, cased = _run(masked, words, i + 1, 1, loose_first=True)
+            taken, cased = _run(masked, words, i + 1, 1, loose_first=":")
             side = _side(words, taken, cased, left=False) if taken else None
             if side:
                 found.append(Mention("in re", _span(masked, words, [i, *taken]), (side,)))
+            else:  # "X, In re"
+                found += _named_beside(masked, words, i, -1, "in re", [i, i + 1], loose=",", vocabulary=vocabulary)
+        elif w.raw == "Re" and (i == 0 or words[i - 1].bare != "in"):  # "Re X" (not "Re: the bail application")
+            found += _named_beside(masked, words, i, 1, "in re", [i], vocabulary=vocabulary)
+        elif w.bare == "supra":  # "X (supra)", "X, supra"
+            found += _named_beside(masked, words, i, -1, "case", [i], loose="(,", vocabulary=vocabulary)
+        elif w.bare == "in" and i >= 1 and _held_in(words, i):  # "as held in X", "held in X that"
+            found += _named_beside(masked, words, i, 1, "case", [], vocabulary=vocabulary, then_that=not _as_before(words, i))
         elif w.bare == "case":
             found += _short_name(masked, words, i, lower, vocabulary)
     return found
+
+
+def _as_before(words: list[_Word], i: int) -> bool:
+    return any(w.bare == "as" for w in words[max(0, i - 5) : i - 1])
+
+
+def _held_in(words: list[_Word], i: int) -> bool:
+    """words[i] is the "in" of "held in", "observed in", "laid down in"."""
+    before = words[i - 1].bare
+    return before in _HELD or (before == "down" and i >= 2 and words[i - 2].bare in ("laid", "lay", "lays"))
+
+
+def _named_beside(text: str, words: list[_Word], i: int, step: int, form: str, extra: list[int], *, loose: str = "",
+                  vocabulary: frozenset[str] | None = None, then_that: bool = False) -> list[Mention]:
+    """A capitalised case name right beside words[i] (going `step`) read as a one-sided mention of `form`:
+    not generic words, not an enactment or a court. `then_that`: only when "that" follows the name ("held in X that")."""
+    taken, cased = _run(text, words, i, step, limit=6, loose_first=loose)
+    if not taken or not cased or words[taken[-1]].bare in _ENACTMENT:
+        return []
+    nearest = taken[0] if step > 0 else taken[-1]
+    if any(w.bare != "the" for w in words[min(i, nearest) + 1 : max(i, nearest)]):
+        return []  # the name must stand right beside the word ("as held in the X case": "the" between is fine)
+    if then_that and not (taken[-1] + 1 < len(words) and words[taken[-1] + 1].bare == "that"):
+        return []
+    if not _name_like(words, taken, True, vocabulary):
+        return []
+    side = _side(words, taken, True, left=False)
+    return [Mention(form, _span(text, words, [*taken, *extra]), (side,))] if side else []
 
 
 def _name(text: str, words: list[_Word], i: int) -> list[Mention]:
@@ -277,29 +330,34 @@ def _fits(side: Side, pool: frozenset[str]) -> bool:
 
 class CitationGuard:
     """The citations explanations may make about `summaries` (the candidates): their
-    parties, and every name and reporter citation their summaries contain."""
+    parties, and every name and reporter citation their summaries contain, or `texts`
+    (what the user wrote) contain. A model's summary holds only the names its judgment's
+    text shows (aqgr/grounding.py), so this is no licence for what a model invented."""
 
-    def __init__(self, summaries: Iterable[StructuredSummary]):
+    def __init__(self, summaries: Iterable[StructuredSummary], texts: Iterable[str] = ()):
         self.titles: list[tuple[frozenset[str], frozenset[str]]] = []  # (one side's words, the other's)
         self.names: list[frozenset[str]] = []  # a precedent known by one name
         self.reports: set[str] = set()
         words: set[str] = set()
         for s in summaries:
-            appellants = frozenset(w for p in s.parties.appellants for w in party_key(_fold(p)))
-            respondents = frozenset(w for p in s.parties.respondents for w in party_key(_fold(p)))
+            appellants = frozenset(w for p in s.parties.appellants for w in party_key(fold(p)))
+            respondents = frozenset(w for p in s.parties.respondents for w in party_key(fold(p)))
             if appellants or respondents:
                 self.titles.append((appellants, respondents))
             for text in _strings(s.model_dump(exclude={"provenance"})):
-                words.update(w.bare for w in _words(_fold(text)))
+                words.update(w.bare for w in _words(fold(text)))
                 self._learn(text)
             for p in s.precedents:
                 if not any(m.form != "report" for m in mentions(p.name)):
-                    name = _fold(p.name)
+                    name = fold(p.name)
                     for c in reversed(citations(name, every_form=True)):
                         name = name[: c.start] + " " + name[c.end :]
                     own = frozenset(party_key(name))
                     if any(w.isalpha() for w in own):
                         self.names.append(own)
+        for text in texts:
+            words.update(w.bare for w in _words(fold(text)))
+            self._learn(text)
         self.vocabulary = frozenset(words)
 
     def _learn(self, text: str) -> None:
@@ -336,3 +394,16 @@ class CitationGuard:
             else:
                 kept.append(sentence)
         return " ".join(kept).strip(), removed
+
+
+def grounded_questions(questions: Sequence[CandidateQuestion], examples: Iterable[StructuredSummary], facts: str) -> tuple[list[CandidateQuestion], int]:
+    """The questions that cite only cases the examples (the summaries the generator was shown)
+    or the facts show, in their order, and how many were dropped. A question is one sentence
+    of a model's: it is dropped whole rather than rewritten. No guard is built when no
+    question cites anything."""
+    questions = list(questions)
+    if not any(mentions(q.text, frozenset()) for q in questions):
+        return questions, 0
+    guard = CitationGuard(examples, texts=(facts,))
+    kept = [q for q in questions if not guard.unknown(q.text)]
+    return kept, len(questions) - len(kept)

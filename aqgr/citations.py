@@ -1,8 +1,9 @@
 """A judgment's citations inside the archive: what it cites, and what cites it.
 
 The links are the archive's citation graph (retrieval/citations, found by `aqgr index`);
-both ends of every link are judgments of the archive, each listed with its header slots
-and the citing judgment's words that name it, so a reader can check the link.
+both ends of every link are judgments of the archive, each listed with its header slots,
+the citing judgment's words that name it, so a reader can check the link, and how the
+citing judgment treats the cited one (followed, distinguished, overruled, ...: quoted).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Callable
 from aqgr.errors import NoCitationGraphError, UnknownJudgmentError
 from aqgr.search import parties_line
 from aqgr.retrieval.citations.graph import Mention
-from aqgr.schemas.results import CitedJudgment, JudgmentCitations
+from aqgr.schemas.results import CitationTreatment, CitedJudgment, JudgmentCitations
 from aqgr.schemas.summary import StructuredSummary
 
 
@@ -42,6 +43,9 @@ def judgment_citations(judgment_id: str, graph, summary_of: Callable[[str], Stru
 
 
 def _ref(summary: StructuredSummary, mention: Mention | None = None) -> CitedJudgment:
+    treated = mention.treatment if mention else None
     return CitedJudgment(judgment_id=summary.judgment_id, parties=parties_line(summary), case_number=summary.case_number,
                          court=summary.court, date=summary.date,
-                         how=mention.how if mention else None, mention=mention.text if mention else None)
+                         how=mention.how if mention else None, mention=mention.text if mention else None,
+                         treatment=CitationTreatment(label=treated.label, quote=treated.sentence, start=treated.start, end=treated.end)
+                         if treated else None)

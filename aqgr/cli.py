@@ -145,7 +145,7 @@ def index(
     home: Optional[Path] = HomeOption,
     precedents: bool = typer.Option(False, "--precedents/--no-precedents", help="Index the precedents slot too (the study: better for lawyers, lower on the FIRE gold standard)."),
     slots: Optional[str] = typer.Option(None, help="Comma-separated slots to index (default: parties,case_number,facts,issues,reasoning,new_principles)."),
-    embedder: Optional[str] = typer.Option(None, help="Embedding model (default minilm-l6.v1, shipped in a package)."),
+    embedder: Optional[str] = typer.Option(None, help="Embedding model (default minilm-l6-int8.v1: the packaged MiniLM in int8; minilm-l6.v1: the same on torch)."),
     backend: str = typer.Option("embedded", "--backend", help="Index backend: embedded (BM25 + FAISS files in the home) or milvus (needs pip install 'aqgr[milvus]')."),
     uri: Optional[str] = typer.Option(None, "--uri", help="Milvus URI for --backend milvus: http://127.0.0.1:19530, or a milvus-lite path (default: milvus.db in the home)."),
     rebuild: bool = typer.Option(False, "--rebuild", help="Build the whole index anew instead of adding only what changed since the last `aqgr index`."),
@@ -207,9 +207,15 @@ def _print_result(result, console) -> None:
         if hit.evidence:
             console.print(styled("   ", ("Evidence:", "cyan"), " " + " · ".join(f"{e.slot}, {where(e)}" if where(e) else e.slot for e in hit.evidence),
                                  ("  (aqgr show " + hit.judgment_id + " --text)", "dim")))
+        if hit.sections:
+            console.print(styled("   ", ("Sections:", "cyan"), f" {'; '.join(hit.sections)}"))
         if hit.cited_by:
             more = f" and {len(hit.cited_by) - 3} more" if len(hit.cited_by) > 3 else ""
             console.print(styled("   ", ("Cited by similar judgments:", "cyan"), f" {', '.join(hit.cited_by[:3])}{more}  ", (f"(aqgr citations {hit.judgment_id})", "dim")))
+        for warning in hit.treatment_warnings:
+            when = f", {warning.date}" if warning.date else ""
+            console.print(styled("   ", (f"WARNING: {warning.treatment} by {warning.parties} [{warning.judgment_id}]{when}:", "bold red"),
+                                 f" \"{warning.quote}\""))
     engines = result.engines
     console.print(styled("\n", (f"engines: questions {engines.questions}, explanations {engines.explainer}, summaries {engines.summarizer}, embeddings {engines.embedder}; {result.timings_ms.get('total', 0):.0f} ms", "dim")))
     for note in result.notes:
@@ -259,7 +265,7 @@ def citations(
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output on stdout."),
 ) -> None:
     """The judgments of the archive that a judgment cites, and those that cite it (found by `aqgr index`),
-    each with the citing judgment's words that name it."""
+    each with the citing judgment's words that name it and its treatment (followed, distinguished, overruled, ...)."""
     try:
         found = open_archive(ctx, home, database_url).citations_of(judgment_id)
     except AqgrError as exc:
@@ -273,7 +279,10 @@ def citations(
         console.print(styled("\n", (title, "bold"), f" ({len(refs)} judgment(s) of the archive)" + (":" if refs else "")))
         for ref in refs:
             meta = ", ".join(x for x in (ref.case_number, ref.date) if x)
-            console.print(f"  {ref.parties}  [{ref.judgment_id}]" + (f"  {meta}" if meta else ""))
+            treated = f"  ({ref.treatment.label})" if ref.treatment else ""
+            console.print(f"  {ref.parties}  [{ref.judgment_id}]" + (f"  {meta}" if meta else "") + treated)
+            if ref.treatment and ref.treatment.label != "referred":
+                console.print(styled("    ", (f"{ref.treatment.label}: \"{ref.treatment.quote}\"", "yellow")))
             if ref.mention:
                 console.print(styled("    ", (f"{ref.how}: \"{ref.mention}\"", "dim")))
 
@@ -323,15 +332,14 @@ def status(ctx: typer.Context, home: Optional[Path] = HomeOption, database_url: 
 
 @app.command()
 def check(ctx: typer.Context, home: Optional[Path] = HomeOption, database_url: Optional[str] = DatabaseOption) -> None:
-    """Check the archive: the database's integrity (SQLite's integrity check of every page) and whether the
-    saved index loads. JSON on stdout; exit code 1 when something is damaged, with how to recover on stderr."""
+    """Check what a search needs: the database (integrity, tables, every stored summary), the index against its
+    manifest and the archive, the caches, leftovers. JSON on stdout; exit code 1 when something is damaged, each
+    damaged part with how to recover on stderr."""
     info = open_archive(ctx, home, database_url).check()
     typer.echo(json.dumps(info, indent=2))
-    if not info["database"]["ok"]:
-        _err().print(styled(("damaged:", "red"), f" the database {info['database']['where']}: restore a backup of it, or move it aside and "
-                            "`aqgr import` your last `aqgr export` (or `aqgr summarize` the judgments again), then `aqgr index`"), soft_wrap=True)
-    if not info["index"]["ok"]:
-        _err().print(styled(("damaged:", "red"), f" the index {info['index']['where']}: rebuild it with `aqgr index`"), soft_wrap=True)
+    for found, (word, colour) in ((info["damaged"], ("damaged:", "red")), (info["warnings"], ("note:", "yellow"))):
+        for part in found:
+            _err().print(styled((word, colour), f" {part['part']} {part['where']}: {part['problem']}: {part['recovery']}"), soft_wrap=True)
     if not info["ok"]:
         raise typer.Exit(1)
 
@@ -347,10 +355,15 @@ def export_(
 ) -> None:
     """Export the stored summaries as JSON."""
     try:
-        count = open_archive(ctx, home, database_url).export_summaries(out, format=format, engine=engine)
+        archive = open_archive(ctx, home, database_url)
+        count = archive.export_summaries(out, format=format, engine=engine)
     except AqgrError as exc:
         _fail(exc)
     _err().print(f"exported {count} summaries" + (f" -> {out}" if out else ""))
+    if archive.damaged_summaries():
+        from aqgr.search import damaged_note
+
+        _err().print(styled(("note:", "yellow"), " ", damaged_note(archive.damaged_summaries())), soft_wrap=True)
 
 
 @app.command("import")

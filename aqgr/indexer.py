@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Callable
 
 from aqgr.errors import EmptyArchiveError, IndexBusyError, IndexMismatchError, NoIndexError
+from aqgr.retrieval.index import MANIFEST, clean_leftovers, leftovers  # noqa: F401 (clean_leftovers re-exported)
 from aqgr.retrieval.spec import IndexSpec
 from aqgr.store import Store
 
@@ -76,19 +77,14 @@ def _read_holder(fd: int) -> str | None:
     return text or None
 
 
-def clean_leftovers(index_dir: Path) -> list[Path]:
-    """Remove what a killed rebuild or save left beside the index (only while holding the lock)."""
-    removed = []
-    parent = index_dir.parent
-    if parent.is_dir():
-        for prefix in (f".{index_dir.name}.rebuild-", f".{index_dir.name}.tmp-", f".{index_dir.name}.old-"):
-            for leftover in parent.glob(prefix + "*"):
-                if not index_dir.exists() and leftover.name.startswith(f".{index_dir.name}.old-"):
-                    os.replace(leftover, index_dir)  # a swap that stopped between its two renames
-                    continue
-                shutil.rmtree(leftover, ignore_errors=True)
-                removed.append(leftover)
-    return removed
+_INDEX_PARTS = {"docs.sqlite", "docs.sqlite-wal", "docs.sqlite-shm", "bm25", "dense", "fulltext"}
+
+
+def _made_by_aqgr(index_dir: Path) -> bool:
+    """Whether a folder without a manifest holds only what an embedded index writes (its documents
+    file among them): a folder of the user's is never removed."""
+    names = {p.name for p in index_dir.iterdir()}
+    return "docs.sqlite" in names and all(n in _INDEX_PARTS or n.startswith(".manifest.json.tmp-") or n.endswith(".lock") for n in names)
 
 
 def update_index(store: Store, engine: str, index_dir: Path, *, spec: IndexSpec, backend: str, uri: str | None,
@@ -102,6 +98,12 @@ def update_index(store: Store, engine: str, index_dir: Path, *, spec: IndexSpec,
     if not wanted:
         raise EmptyArchiveError("index")
     clean_leftovers(index_dir)
+    if index_dir.is_dir() and not (index_dir / MANIFEST).exists() and _made_by_aqgr(index_dir):
+        # the manifest is gone (deleted, or a disk that lost it): without it no generation can be read;
+        # the folder is the archive's own index, so it goes and the index is built again in place
+        doomed = index_dir.parent / f".{index_dir.name}.tmp-{uuid.uuid4().hex[:12]}"
+        os.replace(index_dir, doomed)
+        shutil.rmtree(doomed, ignore_errors=True)
     backend = canonical(backend)
     current, why = None, "build"
     if index_dir.exists():

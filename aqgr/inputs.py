@@ -64,3 +64,25 @@ def shown(value: str) -> str:
         return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     except UnicodeEncodeError:
         return value.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+# A judgment id is looked up in the database, never used as a path; still, nothing path-like or
+# unprintable, and nothing that a route of the HTTP API would read as its own suffix.
+_ID = re.compile(r"^[^\x00-\x1f\x7f-\x9f\\\ud800-\udfff]{1,300}$")
+ROUTE_SUFFIXES = ("text", "citations")  # /api/judgments/{id}/text, /api/judgments/{id}/citations
+ID_RULE = ("1 to 300 characters, without control characters, '\\', a leading '/', an empty, '.' or '..' part "
+           f"between slashes, or a last part {' or '.join(repr(s) for s in ROUTE_SUFFIXES)} after a slash")
+
+
+def id_problem(value: object) -> str | None:
+    """What makes `value` unusable as a judgment id, or None when it is one: the one id rule of every
+    door (summarize, import, the HTTP API, MCP), so that every stored judgment can be opened by its id
+    and no id answers for another's route (an id "X/text" would open X's text)."""
+    if not isinstance(value, str):
+        return f"a judgment id is a string, not {type(value).__name__}"
+    if not _ID.match(value):
+        return f"{shown(value)[:80]!r} is not a judgment id: ids are {ID_RULE}"
+    parts = value.split("/")
+    if any(p in ("", ".", "..") for p in parts) or (len(parts) > 1 and parts[-1] in ROUTE_SUFFIXES):
+        return f"{value[:80]!r} is not a judgment id: ids are {ID_RULE}"
+    return None

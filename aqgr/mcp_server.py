@@ -21,8 +21,8 @@ from aqgr.errors import AqgrError
 
 T = TypeVar("T")
 
-MAX_FACTS_CHARS = 20_000  # as the HTTP server: about five pages
-MAX_K = 50
+from aqgr.caps import MAX_FACTS_CHARS, MAX_K  # noqa: E402 - the caps of every door (aqgr/caps.py)
+
 MAX_TEXT_CHARS = 200_000
 
 Facts = Annotated[str, Field(description="The facts, in plain words: who did what, what happened, what is disputed.")]
@@ -36,9 +36,13 @@ class JudgmentTextOut(BaseModel):
 
 
 def _valid_id(value: str) -> str:
-    from aqgr.inputs import check_text
+    from aqgr.inputs import check_text, id_problem
 
-    return check_text(value, "judgment id")
+    check_text(value, "judgment id")
+    problem = id_problem(value)  # the id rule of every door (aqgr/inputs.py)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
 
 
 JudgmentId = Annotated[str, Field(description="A judgment_id as returned in search hits.", min_length=1, max_length=300), AfterValidator(_valid_id)]
@@ -61,7 +65,9 @@ score (relevance 1-10), legal_issue (the judgment's issue that matches), reason 
 judgment's summary), questions (0-based indexes of the questions it was retrieved for), cited_by (judgment_ids of
 archive judgments found for these facts that cite it: a precedent similar cases relied on), evidence (summary slot +
 quoted text + where it stands in the judgment: located, start/end offsets into get_judgment_text's text, paragraph
-number; legal_issue_at and reason_at the same for those); `engines` (which engines answered: offline or a model); `dropped_not_in_archive` (judgments an engine
+number; legal_issue_at and reason_at the same for those), sections (with a correspondence table loaded: the sections it cites with their counterparts in the
+code that replaced it, 'Section 302 IPC, now Section 103(1) BNS'), treatment_warnings (later archive judgments that
+overruled or doubted it: judgment_id, parties, date, treatment, quote; check before relying on it); `engines` (which engines answered: offline or a model); `dropped_not_in_archive` (judgments an engine
 named that are not in the archive, dropped by the grounding guard). Every hit exists in the archive."""
 
 QUESTIONS_DESCRIPTION = """Candidate legal questions the facts raise, best first, for choosing before search_precedents.
@@ -100,19 +106,20 @@ STATUTES_DESCRIPTION = """Statutes of the archive's statute collection for the f
 Input: `facts`; optional `questions` (legal questions; default: the top ones generated from the case archive);
 `k` (1-50). Returns a StatuteResult: questions used, and hits ranked best first, each with statute_id, title, text
 (up to 1,000 characters), score, the indexes of the questions it was retrieved for, and quoted_by: judgments of
-the archive, among the precedents found for the facts, that quote it word for word (ranked by those votes first).
+the archive, among the precedents found for the facts, that quote it word for word (ranked by those votes first),
+and sections (its sections in both codes, when the archive has a correspondence table).
 Every statute returned exists in the archive's statute collection."""
 
 
 def _check(facts: str, k: int | None = None, questions: list[str] | None = None) -> None:
+    from aqgr.caps import request_problem
     from aqgr.inputs import check_text, check_texts
 
     check_text(facts, "facts")
     check_texts(questions, "questions")
-    if len(facts) > MAX_FACTS_CHARS:
-        raise AqgrError(f"the facts have {len(facts):,} characters; at most {MAX_FACTS_CHARS:,} are accepted: keep the facts that matter")
-    if k is not None and not 1 <= k <= MAX_K:
-        raise AqgrError(f"k must be between 1 and {MAX_K}, got {k}")
+    problem = request_problem(facts, questions, k)  # the HTTP API's caps (aqgr/caps.py)
+    if problem is not None:
+        raise AqgrError(problem[1])
 
 
 def build_server(home: str | Path | None = None, *, archive=None):
@@ -191,5 +198,10 @@ def build_server(home: str | Path | None = None, *, archive=None):
 
 
 def run(home: str | Path | None = None, *, archive=None) -> None:
-    """Serve the archive's tools over stdio until the client closes the connection."""
-    build_server(home, archive=archive).run("stdio")
+    """Serve the archive's tools over stdio until the client closes the connection (every request
+    answered, one the SDK cannot parse with an error: aqgr/mcp_stdio.py)."""
+    import anyio
+
+    from aqgr.mcp_stdio import serve
+
+    anyio.run(serve, build_server(home, archive=archive))

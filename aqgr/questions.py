@@ -24,6 +24,9 @@ question_generators: Registry["QuestionGenerator"] = Registry("question generato
 
 
 class QuestionGenerator(Protocol):
+    """`name`; optionally `copies_examples = True` when every question is an example's own text (the
+    search then skips the citation check it runs on questions a model wrote)."""
+
     name: str
 
     def generate(self, facts: str, examples: Sequence[StructuredSummary], n: int, scorer: RelevanceScorer) -> list[CandidateQuestion]: ...
@@ -58,6 +61,7 @@ class HarvestQuestionGenerator:
     """`harvest.v1`: issue sentences of similar judgments, ranked by coverage of the facts."""
 
     name = "harvest.v1"
+    copies_examples = True  # its questions are the examples' own issue sentences: the search's citation check is not needed
 
     def generate(self, facts: str, examples: Sequence[StructuredSummary], n: int, scorer: RelevanceScorer) -> list[CandidateQuestion]:
         harvested = [

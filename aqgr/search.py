@@ -5,14 +5,18 @@ search (aqgr/statutes.py) and the evaluation compose them, never repeat one:
 
 1. `plan`: the questions. The summaries most similar to the facts are the in-context
    examples; the question generator proposes candidates, the top `n_questions` are used.
-   When the user chose the questions, nothing is generated (no model call) and the facts
+   A generated question citing a case that neither the examples nor the facts show is
+   dropped and counted (aqgr/citation_guard.py; not for `harvest.v1`, whose questions are
+   the examples' own sentences). When the user chose the questions, nothing is generated (no model call) and the facts
    are retrieved only if the facts-alone query takes part (`include_facts_query`).
 2. `retrieve`: each question together with the facts queries every retriever (runs read
    to `Plan.depth`, at least `fusion_depth`); with the facts-alone runs of step 1, reused.
    Lexical retrievers read the question followed by the facts; the dense retriever reads
    normalise(v(facts) + question_weight * v(question)), so the long facts are embedded
    once per search (memoised) and a question costs one short embedding.
-   The facts are queried without anonymisation placeholders (`drop_masks`).
+   The facts are queried without anonymisation placeholders (`drop_masks`). With a
+   correspondence table (aqgr/correspondence.py), a lexical query also carries the
+   counterparts of the sections it names ("Section 103 BNS" -> "Section 302 IPC").
 3. `fuse`: all runs fused into one candidate list, and the precedents referred (when the
    archive's citation graph is loaded and `citation_weight` > 0): the judgments the best
    `citation_depth` fused ones cite gain citation_weight x the best fused score x their
@@ -36,11 +40,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Mapping, Sequence
 
+from aqgr.citation_guard import grounded_questions
 from aqgr.config import SearchOptions
 from aqgr.errors import EmptyArchiveError, FactsTooShortError
 from aqgr.explain import Candidate, Explainer
 from aqgr.inputs import check_text, check_texts
 from aqgr.pinpoint import pin_hits
+from aqgr.llm.deadline import task as model_task
 from aqgr.questions import QuestionGenerator
 from aqgr.relevance import RelevanceScorer
 from aqgr.retrieval.fusion import fusers
@@ -48,7 +54,7 @@ from aqgr.retrieval.protocol import Index
 from aqgr.retrieval.retrievers import optional_retrievers, vector_retrievers
 from aqgr.retrieval.text import strip_masks
 from aqgr.retrieval.types import ScoredDoc, id_hash, ranked
-from aqgr.schemas.results import CandidateQuestion, Engines, Evidence, Hit, SearchResult
+from aqgr.schemas.results import CandidateQuestion, Engines, Evidence, Hit, SearchResult, TreatmentWarning
 from aqgr.schemas.summary import StructuredSummary
 
 
@@ -78,6 +84,7 @@ class Plan:
     restrict: frozenset[str] | None = None
     exclude: frozenset[str] | None = None
     facts_runs: tuple[tuple[str, list[ScoredDoc]], ...] | None = field(default=None, repr=False)
+    dropped_questions: int = 0  # generated questions dropped for citing a case the examples and facts do not show
 
 
 @dataclass(frozen=True)
@@ -97,6 +104,13 @@ class Fused:
     referred: Mapping[str, object]
 
 
+def damaged_note(ids: Sequence[str]) -> str:
+    """What a search (or an export) says of the judgments it skipped because their summary is damaged."""
+    shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+    return (f"{len(ids)} judgment(s) skipped: the stored summary is damaged ({shown}); `aqgr check` lists every one, "
+            "`aqgr summarize --force` of their files or `aqgr import --replace` of an export restores them")
+
+
 class Searcher:
     """Question-guided search over an index and the summaries it was built from."""
 
@@ -110,6 +124,7 @@ class Searcher:
         summarizer_name: str,
         citations=None,
         texts: Callable[[Iterable[str]], Mapping[str, str]] | None = None,
+        correspondence=None,
     ):
         if not len(index):
             raise EmptyArchiveError("search")
@@ -121,7 +136,15 @@ class Searcher:
         self.summarizer_name = summarizer_name
         self.citations = citations  # retrieval.citations.CitationGraph of the archive, or None
         self.texts = texts  # ids -> {id: judgment text} (Store.texts), to pin the hits' evidence; None: not pinned
+        # () -> the archive's aqgr.correspondence.Correspondence or None, asked per query (a store's
+        # `load`, which reads the tables again only when their file changed), or None
+        self._correspondence = correspondence
         self.scorer = RelevanceScorer(index.tokenizer, index.idf(), len(index), embed=index.embed_query, embed_many=index.embed_queries)
+
+    @property
+    def correspondence(self):
+        """The section correspondence tables in force now (aqgr/correspondence.py), or None."""
+        return self._correspondence() if self._correspondence is not None else None
 
     # -- step 1: the questions ---------------------------------------------
     def plan(
@@ -154,11 +177,17 @@ class Searcher:
             return replace(plan, facts_runs=facts_runs)
         examples = list(self._summaries_of([d.doc_id for d in self._fuse(facts_runs, options)[: options.per_retriever_k]]).values())
         candidates = tuple(self.questions.generate(self._query(facts, options), examples, n_candidates or options.n_candidate_questions, self.scorer))
-        return replace(plan, questions=tuple(_top_questions(candidates, options)), candidates=candidates, facts_runs=facts_runs)
+        dropped = 0
+        if not getattr(self.questions, "copies_examples", False):  # written by a model: the citation guard's rule
+            kept, dropped = grounded_questions(candidates, examples, facts)
+            candidates = tuple(kept)
+        return replace(plan, questions=tuple(_top_questions(candidates, options)), candidates=candidates, facts_runs=facts_runs,
+                       dropped_questions=dropped)
 
     def candidate_questions(self, facts: str, *, n: int | None = None, restrict=None, exclude=None, options: SearchOptions | None = None) -> list[CandidateQuestion]:
         """The candidate legal questions for the facts, best first (for the user to pick from)."""
-        return list(self.plan(facts, restrict=restrict, exclude=exclude, options=options, n_candidates=n).candidates)
+        with model_task("search"):
+            return list(self.plan(facts, restrict=restrict, exclude=exclude, options=options, n_candidates=n).candidates)
 
     # -- step 2: retrieval -------------------------------------------------
     def retrieve(self, plan: Plan) -> Retrieval:
@@ -223,13 +252,23 @@ class Searcher:
                     retrieval_score=round(by_id[e.judgment_id].retrieval_score, 6),
                     cited_by=[d for d in referred[e.judgment_id].cited_by if d in self.index] if e.judgment_id in referred else [],
                     evidence=[Evidence(slot=s, text=t) for s, t in e.evidence],
+                    sections=self._sections(summary, plan.facts),
+                    treatment_warnings=self._warnings(e.judgment_id),
                 )
             )
         notes = [q.note for q in plan.candidates if q.note] + [e.note for e in explained if e.note]
+        if plan.dropped_questions:
+            notes.append(f"{plan.dropped_questions} generated question(s) dropped: they cited a judgment that neither the "
+                         "similar judgments' summaries nor the facts show")
         if self.citations is None and options.citation_weight:
             notes.append(NO_CITATIONS_NOTE)
-        if len(handed) < len(top):
-            notes.append(f"{len(top) - len(handed)} indexed judgment(s) have no summary in the archive now (removed or "
+        missing = [d.doc_id for d in top if d.doc_id not in found]
+        damaged_among = getattr(self.summaries, "damaged_among", None)
+        damaged = damaged_among(missing) if damaged_among is not None and missing else []
+        if damaged:
+            notes.append(damaged_note(damaged))
+        if len(missing) > len(damaged):
+            notes.append(f"{len(missing) - len(damaged)} indexed judgment(s) have no summary in the archive now (removed or "
                          "summarised by another engine since `aqgr index`): run `aqgr index` to bring the index up to date")
         return SearchResult(
             facts=plan.facts,
@@ -240,7 +279,7 @@ class Searcher:
             engines=self.engines(options),
             dropped_not_in_archive=dropped,
             below_threshold=len(grounded) - len(kept),
-            dropped_citations=sum(e.dropped_citations for e in grounded),
+            dropped_citations=sum(e.dropped_citations for e in grounded) + plan.dropped_questions,
             notes=list(dict.fromkeys(notes)),
         )
 
@@ -252,6 +291,17 @@ class Searcher:
         if self.texts is None or not result.hits:
             return result
         return result.model_copy(update={"hits": pin_hits(result.hits, self.texts)})
+    def _warnings(self, judgment_id: str) -> list[TreatmentWarning]:
+        """The judgments of the index that overruled or doubted this one (citation graph,
+        retrieval/citations/treatment.py), each with its date and words; the hit is kept."""
+        if self.citations is None:
+            return []
+        found = [(citing, t) for citing, t in self.citations.treated_by(judgment_id) if citing in self.index]
+        summaries = self._summaries_of([citing for citing, _ in found]) if found else {}
+        return [TreatmentWarning(judgment_id=citing, parties=parties_line(summaries[citing]) if citing in summaries else citing,
+                                 date=summaries[citing].date if citing in summaries else None, treatment=t.label,
+                                 quote=t.sentence, start=t.start, end=t.end)
+                for citing, t in found]
 
     # -- the steps composed ------------------------------------------------
     def search(
@@ -264,7 +314,12 @@ class Searcher:
         exclude: set[str] | None = None,
         options: SearchOptions | None = None,
     ) -> SearchResult:
-        """Question-guided search: plan, retrieve, fuse and refer, explain, pin; each once."""
+        """Question-guided search: plan, retrieve, fuse and refer, explain, pin; each once. Its model calls
+        end within the search's time (aqgr/llm/deadline.py)."""
+        with model_task("search"):
+            return self._search(facts, questions, k=k, restrict=restrict, exclude=exclude, options=options)
+
+    def _search(self, facts, questions, *, k, restrict, exclude, options) -> SearchResult:
         timings: dict[str, float] = {}
         started = time.perf_counter()
         plan = self.plan(facts, questions, restrict=restrict, exclude=exclude, options=options)
@@ -349,8 +404,23 @@ class Searcher:
         if question is not None and vector_retrievers().intersection(names):
             vector = self.index.combined_vector(self.index.embed_query(query), self.index.embed_query(question), options.question_weight)
         text = query if question is None else question if options.question_alone else f"{question}\n{query}"
+        table = self.correspondence
+        if table:  # the lexical retrievers also read the sections' counterparts in the other code
+            expanded = table.expand(text)
+            if expanded != text and vector is None and vector_retrievers().intersection(names):
+                vector = self.index.embed_query(text)  # the dense query stays the text as written
+            text = expanded
         runs = self.index.retrieve(text, plan.depth, retrievers=names, restrict=plan.restrict, exclude=plan.exclude, vector=vector)
         return [(name, runs[name]) for name in names]
+
+    def _sections(self, summary: StructuredSummary, facts: str) -> list[str]:
+        """The judgment's sections with their counterparts (aqgr/correspondence.py); [] without a table."""
+        table = self.correspondence
+        if not table:
+            return []
+        from aqgr.correspondence import summary_text
+
+        return table.describe(summary_text(summary), facts=facts)
 
     def _fuse(self, runs: Sequence[tuple[str, Sequence[ScoredDoc]]], options: SearchOptions) -> list[ScoredDoc]:
         return fusers.create(options.fuser)([run for _, run in runs], options.fusion_weights([name for name, _ in runs]))

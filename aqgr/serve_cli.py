@@ -89,14 +89,35 @@ def register(app: typer.Typer, home_option) -> None:
     @app.command()
     def statutes(
         ctx: typer.Context,
-        paths: list[Path] = typer.Argument(..., help="Statute files or folders of .txt files: 'Title: ...' then 'Desc: ...', or a title line then the text."),
+        paths: Optional[list[Path]] = typer.Argument(None, help="Statute files or folders of .txt files: 'Title: ...' then 'Desc: ...', or a title line then the text."),
+        correspondence: Optional[list[Path]] = typer.Option(
+            None, "--correspondence", help="A section correspondence table between an old and a new code (CSV: old_act, old_section, "
+            "new_act, new_section, subject, note), or a folder of them; repeat for more. Replaces the archive's rows for the code pairs it holds."),
         home: Optional[Path] = home_option,
     ) -> None:
         """Add statutes to the archive (searched with the same legal questions as the judgments, and
-        through the archive's judgments that quote them)."""
+        through the archive's judgments that quote them), and/or section correspondence tables
+        (old code <-> new code: a search then matches either code's sections and shows both)."""
         from aqgr.statutes import StatuteCollection
 
+        if not paths and not correspondence:
+            _fail(AqgrError("give statute files or folders, or --correspondence FILE (or both)"))
         archive = _open(ctx, home)
+        if correspondence:
+            from aqgr.console import console as make_console
+
+            try:
+                report = archive.add_correspondence(correspondence)
+            except AqgrError as exc:
+                _fail(exc)
+            err = make_console(stderr=True)
+            for problem in report.problems:
+                err.print(f"skipped: {problem}")
+            loaded = ", ".join(f"{pair}: {n} rows" for pair, n in report.pairs.items())
+            typer.echo(f"correspondence loaded ({loaded}; {len(report.problems)} line(s) skipped) -> "
+                       f"{archive.settings.home / 'statutes' / 'correspondence.json'}", err=True)
+        if not paths:
+            return
         collection = StatuteCollection(archive.settings)
         try:
             count = archive.add_statutes(paths)

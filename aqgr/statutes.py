@@ -147,7 +147,7 @@ def statutes_for(searcher, collection: "StatuteCollection", facts: str, question
     options = options or searcher.options
     cases, ranking = searcher.rank(facts, questions, depth=PRECEDENT_DEPTH, exclude=set(exclude) if exclude else None, options=options)
     return collection.search(facts, cases.questions, k=k, precedents=[d.doc_id for d in ranking],
-                             question_weight=options.question_weight)
+                             question_weight=options.question_weight, correspondence=getattr(searcher, "correspondence", None))
 
 
 class StatuteCollection:
@@ -222,7 +222,7 @@ class StatuteCollection:
         """Add (or replace, by id) the statute files under `paths` and rebuild the statute index;
         with `judgments` ((id, text) pairs: the archive's), also link them (`link`). Returns the count."""
         from aqgr.retrieval.embed_cache import EmbeddingCache
-        from aqgr.retrieval.index import IndexSpec, SummaryIndex
+        from aqgr.retrieval.index import IndexSpec, SummaryIndex, clean_leftovers
 
         statutes = self.statutes()
         for path in _statute_files(paths):
@@ -240,6 +240,7 @@ class StatuteCollection:
         tmp = self.root / f".statutes.json.tmp-{os.getpid()}"
         tmp.write_text(json.dumps(statutes, ensure_ascii=False), encoding="utf-8")
         os.replace(tmp, self.root / "statutes.json")
+        clean_leftovers(self.index_dir)  # what a killed earlier save left beside it
         index.save(self.index_dir)
         if judgments is not None:
             self.link(judgments)
@@ -258,10 +259,13 @@ class StatuteCollection:
             return self._loaded[1], self._loaded[2]
 
     def search(self, facts: str, questions: Sequence[str], *, k: int = 10, per_query_k: int = 12,
-               precedents: Sequence[str] | None = None, question_weight: float = QUESTION_WEIGHT) -> StatuteResult:
+               precedents: Sequence[str] | None = None, question_weight: float = QUESTION_WEIGHT,
+               correspondence=None) -> StatuteResult:
         """Statutes for the facts and the questions (each question is asked together with the
         facts); with `precedents` (the case archive's ranking for the same facts, judgment ids
-        best first), also through the statutes those judgments quote (`rank_with_precedents`)."""
+        best first), also through the statutes those judgments quote (`rank_with_precedents`);
+        with `correspondence` (aqgr/correspondence.py), the lexical queries also carry the
+        sections' counterparts in the other code and each hit lists its sections in both."""
         from aqgr.retrieval.fusion import fusers
 
         index, statutes = self._load()
@@ -269,6 +273,8 @@ class StatuteCollection:
         used = [" ".join(q.split()) for q in questions if q and q.strip()]
         runs, retrieved_for = [], {}
         for number, query, vector in statute_queries(index, facts, used, question_weight):
+            if correspondence:
+                query = correspondence.expand(query)
             for run in index.retrieve(query, per_query_k, vector=vector).values():
                 runs.append(run)
                 for doc in run:
@@ -287,6 +293,8 @@ class StatuteCollection:
                 score=round(d.score, 6),
                 questions=sorted(retrieved_for.get(d.doc_id, ())),
                 quoted_by=quoted_by.get(d.doc_id, [])[:QUOTED_BY_SHOWN],
+                sections=correspondence.describe(f"{statutes[d.doc_id]['title']}\n{statutes[d.doc_id]['text']}", facts=facts)
+                if correspondence else [],
             )
             for rank, d in enumerate((d for d in fused if d.doc_id in statutes), 1)
             if rank <= k

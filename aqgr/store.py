@@ -17,6 +17,7 @@ database (`BEGIN IMMEDIATE`), so one writer at a time.
 
 from __future__ import annotations
 
+import json
 import threading
 import zlib
 from collections import OrderedDict
@@ -25,7 +26,7 @@ from datetime import datetime, timezone
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from sqlalchemy import JSON, Column, Index, Text, event, text
+from sqlalchemy import JSON, Column, Index, Text, cast, event, text
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlmodel import Field, Session, SQLModel, create_engine, delete, func, select
 
@@ -177,6 +178,38 @@ def classify(exc: BaseException) -> StoreError:
     return StoreError("unavailable", message)
 
 
+def summary_problem(raw: str | None, *, full: bool = False, judgment_id: str | None = None) -> str | None:
+    """What is wrong with a stored summary's JSON text (None when it is a summary): not JSON, not an
+    object, not the summary model, with `full` not the JSON Schema, or of another judgment's id."""
+    from pydantic import ValidationError
+
+    from aqgr.errors import SummaryValidationError
+
+    try:
+        data = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError as exc:
+        return f"the stored JSON does not parse ({exc})"
+    if not isinstance(data, dict):
+        return f"the stored JSON is a {type(data).__name__}, not a summary object"
+    if full:
+        from aqgr.schemas.validation import validate_summary
+
+        try:
+            validate_summary(data)
+        except SummaryValidationError as exc:
+            return str(exc)
+        except (ValidationError, ValueError, RecursionError) as exc:
+            return f"not a valid summary ({str(exc).splitlines()[0]})"
+    else:
+        try:
+            StructuredSummary.model_validate(data)
+        except (ValidationError, ValueError) as exc:
+            return f"not a valid summary ({str(exc).splitlines()[0]})"
+    if judgment_id is not None and data.get("judgment_id") != judgment_id:
+        return f"the stored summary names judgment {str(data.get('judgment_id'))[:80]!r}"
+    return None
+
+
 class Store:
     """Typed access to the archive database. Methods commit their own transaction.
 
@@ -185,6 +218,7 @@ class Store:
 
     def __init__(self, url: str, *, create: bool = True):
         self.url = url
+        self.damaged: dict[tuple[str, str], str] = {}  # (judgment id, engine) -> problem, of summaries read and left out
         self.dialect = url.split(":", 1)[0].split("+", 1)[0]
         if self.dialect == "sqlite":
             self.engine = create_engine(url, connect_args={"timeout": 60})
@@ -219,6 +253,8 @@ class Store:
                 database = make_url(self.url).database
             except Exception:
                 database = None
+            if database and database.startswith("file:"):  # an SQLite URI (uri=true): file:PATH?mode=ro
+                database = database[5:].split("?", 1)[0]
             if database and database != ":memory:":
                 import os
 
@@ -334,8 +370,11 @@ class Store:
             return set(s.exec(select(JudgmentRow.id)).all())
 
     def text(self, judgment_id: str) -> str | None:
-        row = self.judgment(judgment_id)
-        return row.text if row else None
+        """The judgment's source text (its column alone: the citation linker reads every text)."""
+        if not encodable(judgment_id):
+            return None
+        with self.session() as s:
+            return s.exec(select(JudgmentRow.text).where(JudgmentRow.id == judgment_id)).first()
 
     def remove(self, ids: Iterable[str]) -> list[str]:
         """Delete judgments with their summaries (every engine), import records, failures and work
@@ -461,13 +500,56 @@ class Store:
             return {(e, v): n for e, v, n in s.exec(query).all()}
 
     def summaries(self, engine: str, ids: Iterable[str] | None = None) -> list[StructuredSummary]:
-        """Every stored summary made by `engine` (optionally only these ids), ordered by judgment id."""
+        """Every stored summary made by `engine` (optionally only these ids), ordered by judgment id.
+        A damaged one (its stored JSON does not parse or is not a summary) is left out and recorded
+        in `damaged`: one bad row never fails the others' reads."""
         with self.session() as s:
-            query = select(SummaryRow).where(SummaryRow.engine == engine).order_by(SummaryRow.judgment_id)
+            query = select(SummaryRow.judgment_id, cast(SummaryRow.data, Text)).where(SummaryRow.engine == engine).order_by(SummaryRow.judgment_id)
             if ids is not None:
                 query = query.where(SummaryRow.judgment_id.in_([i for i in ids if encodable(i)]))
             rows = s.exec(query).all()
-        return [StructuredSummary.model_validate(r.data) for r in rows]
+        out = []
+        for judgment_id, raw in rows:
+            parsed = self._parsed(judgment_id, engine, raw)
+            if parsed is not None:
+                out.append(parsed)
+        return out
+
+    def _parsed(self, judgment_id: str, engine: str, raw: str | None) -> StructuredSummary | None:
+        """The summary stored as `raw`, or None with the problem recorded in `damaged`."""
+        summary, _ = self._document(judgment_id, engine, raw)
+        return summary
+
+    def _document(self, judgment_id: str, engine: str, raw: str | None) -> tuple[StructuredSummary | None, dict | None]:
+        from pydantic import ValidationError
+
+        try:
+            data = json.loads(raw) if isinstance(raw, str) else raw
+            summary = StructuredSummary.model_validate(data)
+        except (ValidationError, ValueError, TypeError):
+            self.damaged[(judgment_id, engine)] = summary_problem(raw) or "not a valid summary"
+            return None, None
+        self.damaged.pop((judgment_id, engine), None)
+        return summary, data
+
+    def check_summaries(self, batch: int = 500) -> list[tuple[str, str, str]]:
+        """(judgment id, engine, problem) of every stored summary that does not parse or does not pass
+        the summary's JSON Schema: what `aqgr check` reports (a flipped byte found, with its id)."""
+        found: list[tuple[str, str, str]] = []
+        last: tuple[str, str] = ("", "")
+        while True:
+            with self.session() as s:
+                query = (select(SummaryRow.judgment_id, SummaryRow.engine, cast(SummaryRow.data, Text))
+                         .where((SummaryRow.judgment_id > last[0]) | ((SummaryRow.judgment_id == last[0]) & (SummaryRow.engine > last[1])))
+                         .order_by(SummaryRow.judgment_id, SummaryRow.engine).limit(batch))
+                rows = s.exec(query).all()
+            if not rows:
+                return found
+            for judgment_id, engine, raw in rows:
+                problem = summary_problem(raw, full=True, judgment_id=judgment_id)
+                if problem is not None:
+                    found.append((judgment_id, engine, problem))
+            last = (rows[-1][0], rows[-1][1])
 
     def summary_ids(self, engine: str) -> list[str]:
         """The ids of the judgments with a summary by `engine`, ordered."""
@@ -509,19 +591,22 @@ class Store:
             return dict(s.exec(select(JudgmentRow.id, JudgmentRow.text).where(JudgmentRow.id.in_(wanted))).all())
 
     def iter_summaries(self, engine: str | None = None, batch: int = 500) -> Iterator[dict[str, Any]]:
-        """Stored summaries as JSON documents, by judgment id (then engine), `batch` rows at a time."""
+        """Stored summaries as JSON documents, by judgment id (then engine), `batch` rows at a time;
+        a damaged one is left out and recorded in `damaged` (see `summaries`)."""
         last: tuple[str, str] = ("", "")
         while True:
             with self.session() as s:
-                query = select(SummaryRow.judgment_id, SummaryRow.engine, SummaryRow.data)
+                query = select(SummaryRow.judgment_id, SummaryRow.engine, cast(SummaryRow.data, Text))
                 if engine is not None:
                     query = query.where(SummaryRow.engine == engine)
                 query = query.where((SummaryRow.judgment_id > last[0]) | ((SummaryRow.judgment_id == last[0]) & (SummaryRow.engine > last[1])))
                 rows = s.exec(query.order_by(SummaryRow.judgment_id, SummaryRow.engine).limit(batch)).all()
             if not rows:
                 return
-            for judgment_id, engine_name, data in rows:
-                yield data
+            for judgment_id, engine_name, raw in rows:
+                summary, data = self._document(judgment_id, engine_name, raw)
+                if summary is not None:
+                    yield data
             last = (rows[-1][0], rows[-1][1])
 
     def count_summaries(self) -> dict[tuple[str, str], int]:
@@ -598,6 +683,10 @@ class SummaryReader(Mapping):
                     self._memo.popitem(last=False)
             out.update(found)
         return {i: out[i] for i in wanted if i in out}
+
+    def damaged_among(self, ids: Iterable[str]) -> list[str]:
+        """Those of `ids` whose stored summary was read and found damaged (left out of every answer)."""
+        return [i for i in ids if (i, self._engine) in self._store.damaged]
 
     def __getitem__(self, judgment_id: str) -> StructuredSummary:
         found = self.many([judgment_id])

@@ -31,7 +31,7 @@ from urllib.parse import quote
 from pydantic import BaseModel, Field
 
 from aqgr.errors import ConfigError, SummaryValidationError, WriteError
-from aqgr.inputs import first_invalid
+from aqgr.inputs import first_invalid, id_problem
 from aqgr.store import Store
 from aqgr.schemas.summary import StructuredSummary
 from aqgr.schemas.validation import validate_summary
@@ -179,7 +179,10 @@ def _validated(where: str, document: object, report: ImportReport) -> Structured
         report.invalid.append(InvalidDocument(where=where, problem=f"a string holds an invalid character (lone surrogate U+{ord(found[1]):04X}): not valid Unicode text"))
         return None
     try:
-        return validate_summary(document)
+        summary = validate_summary(document)
+        problem = id_problem(summary.judgment_id)  # the id rule of every door: the API must be able to open it
+        if problem is None:
+            return summary
     except SummaryValidationError as exc:
         problem = str(exc)
     except RecursionError:

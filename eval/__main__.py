@@ -35,7 +35,7 @@ def main(
     depth: int = typer.Option(1000, help="Documents per query in the run."),
     cache_dir: Optional[Path] = typer.Option(None, help="Eval cache: summaries, indexes, embeddings (default $AQGR_HOME/cache/eval)."),
     summarizer: Optional[str] = typer.Option(None, help="Summariser of the summary-based systems (default extractive.v1)."),
-    embedder: Optional[str] = typer.Option(None, help="Embedding model of the summary-based systems (default minilm-l6.v1)."),
+    embedder: Optional[str] = typer.Option(None, help="Embedding model of the summary-based systems (default minilm-l6-int8.v1)."),
     bm25_idf: Optional[str] = typer.Option(None, help="BM25 idf of the summary-based systems: lucene (the default; what Milvus computes) or okapi (rank-bm25's, floored; embedded backend only)."),
     milvus_uri: Optional[str] = typer.Option(None, help="Where the NAME@milvus systems keep their index: a Milvus server URL, or a milvus-lite path (default: milvus.db in the cached archive home)."),
     as_json: bool = typer.Option(False, "--json", help="Print the means as JSON on stdout."),

@@ -41,6 +41,7 @@ import time
 from pathlib import Path
 
 from aqgr.paths import shared_datasets
+from aqgr.retrieval.embedders import DEFAULT_EMBEDDER
 
 AILA_ROOT = shared_datasets() / "aila2019"
 STATE = "bench-synthetic.json"  # in the archive home: what generated it (seed, corpus, engine version)
@@ -394,7 +395,7 @@ def main(argv=None) -> int:
     parser.add_argument("--queries", type=int, default=50, help="queries searched (the first ones of the file)")
     parser.add_argument("--base-limit", type=int, default=None, help="real judgments to recombine (default: all)")
     parser.add_argument("--embedder", default="hashing.v1", help="the index's embedder")
-    parser.add_argument("--rate-embedder", default="minilm-l6.v1", help="embedder whose documents/s is measured apart")
+    parser.add_argument("--rate-embedder", default=DEFAULT_EMBEDDER, help="embedder whose documents/s is measured apart (default: the index default)")
     parser.add_argument("--rate-sample", type=int, default=64, help="summaries embedded for that rate (0: skip)")
     parser.add_argument("--add", type=int, default=1000, help="judgments added after each size")
     parser.add_argument("--batch", type=int, default=500, help="judgments per database transaction")

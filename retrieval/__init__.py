@@ -47,7 +47,8 @@ Modules (import them directly; this package imports nothing heavy):
   text        BM25 tokenizers (`words.v1`), word pairs, placeholder stripping
   bm25        BM25 as a sparse weight matrix (`rank-bm25.v1`; okapi or lucene idf)
   bm25s_scorer  `bm25s.v1`, the optional bm25s implementation (compared in the eval)
-  embedders   `minilm-l6.v1` (default), `hashing.v1` (no torch)
+  embedders   `minilm-l6.v1` (torch), `hashing.v1` (no torch)
+  onnx_minilm `minilm-l6-int8.v1` (default): the same MiniLM in int8 on ONNX Runtime (exported once, cached)
   embed_cache SQLite cache of vectors by (embedder fingerprint, text sha256)
   dense       windowed embeddings in FAISS, max-over-windows scoring
   fusion      rrf.v1 / score.v1 over runs keyed by doc id

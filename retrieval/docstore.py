@@ -90,6 +90,19 @@ class DocRegistry:
             return dict(self._db.execute(
                 "SELECT judgment_id, fingerprint FROM docs WHERE gen <= ? AND (dead IS NULL OR dead > ?)", (generation, generation)))
 
+    def live_rows(self, generation: int, batch: int = 2000) -> Iterator[tuple[int, str, str, str]]:
+        """(n, judgment id, fingerprint, slot texts as stored JSON) of every live row at `generation`,
+        by n, `batch` rows at a time (for `aqgr check`, which compares them with the archive)."""
+        last = -1
+        while True:
+            with self._lock:
+                rows = self._db.execute("SELECT n, judgment_id, fingerprint, texts FROM docs WHERE n > ? AND gen <= ? AND "
+                                        "(dead IS NULL OR dead > ?) ORDER BY n LIMIT ?", (last, generation, generation, batch)).fetchall()
+            if not rows:
+                return
+            yield from rows
+            last = rows[-1][0]
+
     def count_live(self, generation: int) -> int:
         with self._lock:
             return self._db.execute("SELECT COUNT(*) FROM docs WHERE gen <= ? AND (dead IS NULL OR dead > ?)",

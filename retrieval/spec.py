@@ -46,7 +46,7 @@ class IndexSpec(BaseModel):
     """How an index is built. Every default is declared once, where it comes from:
 
     slots: retrieval/documents.py DEFAULT_SLOTS (the study's retrieval slots, no precedents);
-    embedder: retrieval/embedders.py (minilm-l6.v1, shipped in a package);
+    embedder: retrieval/embedders.py (minilm-l6-int8.v1: the packaged MiniLM in int8);
     tokenizer: retrieval/text.py (words.v1);
     bm25_k1 / bm25_b / bm25_epsilon / bm25_idf: retrieval/bm25.py (both BM25 retrievers);
     window_chars: retrieval/dense.py (fits MiniLM's 256-token input);

@@ -54,6 +54,18 @@ class Evidence(_Model):
     match: Literal["exact", "whitespace", "case", "part"] | None = Field(default=None, description=_MATCH)
 
 
+class TreatmentWarning(_Model):
+    """A later judgment of the archive that overruled or doubted a hit, in its own words."""
+
+    judgment_id: str = Field(description="The judgment that overruled or doubted the hit.")
+    parties: str = Field(description="Its parties, 'Appellants v. Respondents'.")
+    date: str | None = Field(default=None, description="Its date, when known.")
+    treatment: str = Field(description="'overruled' (incl. 'not good law', 'per incuriam') or 'doubted' (incl. 'not followed', 'requires reconsideration').")
+    quote: str = Field(description="Its sentence that says so, quoted.")
+    start: int = Field(ge=0, description="Where that sentence starts in its text (character offset).")
+    end: int = Field(ge=0, description="Where it ends.")
+
+
 class Hit(_Model):
     """One judgment of the archive that addresses the questions."""
 
@@ -72,6 +84,10 @@ class Hit(_Model):
     evidence: list[Evidence] = Field(default_factory=list)
     legal_issue_at: Pinpoint | None = Field(default=None, description="Where the legal issue stands in the judgment (None: not looked up).")
     reason_at: Pinpoint | None = Field(default=None, description="Where the reason stands in the judgment (None: not looked up).")
+    sections: list[str] = Field(default_factory=list, description="The sections this judgment cites, with their counterparts in the "
+                                "code that replaced it or that it replaced ('Section 302 IPC, now Section 103(1) BNS'), when the "
+                                "archive has a correspondence table; those the facts name first.")
+    treatment_warnings: list[TreatmentWarning] = Field(default_factory=list, description="Later judgments of the archive that overruled or doubted this one, the most severe first: check them before relying on it (the hit is kept).")
 
 
 class Engines(_Model):
@@ -95,10 +111,20 @@ class SearchResult(_Model):
     engines: Engines
     dropped_not_in_archive: int = Field(default=0, description="Judgments named by an engine but absent from the candidate list or the archive; dropped.")
     below_threshold: int = Field(default=0, description="Candidates explained but under the relevance threshold.")
-    dropped_citations: int = Field(default=0, description="Sentences removed from explanations because they cited a judgment outside the candidate list.")
+    dropped_citations: int = Field(default=0, description="Sentences removed from explanations because they cited a judgment outside the candidate list, "
+                                   "and generated questions dropped because they cited one that neither the similar judgments nor the facts show.")
     notes: list[str] = Field(default_factory=list, description="What did not go as configured (e.g. a model failed and an offline engine answered instead).")
     model_usage: dict[str, dict] = Field(default_factory=dict, description="Model calls, cache hits, retries and tokens of this search, per stage (empty without a model).")
     timings_ms: dict[str, float] = Field(default_factory=dict)
+
+
+class CitationTreatment(_Model):
+    """How a citing judgment treats the judgment it cites, with its words."""
+
+    label: str = Field(description="followed, approved, distinguished, doubted, overruled, or referred (no signal).")
+    quote: str = Field(description="The citing judgment's sentence that shows it.")
+    start: int = Field(ge=0, description="Where that sentence starts in the citing judgment's text (character offset).")
+    end: int = Field(ge=0, description="Where it ends.")
 
 
 class CitedJudgment(_Model):
@@ -111,6 +137,7 @@ class CitedJudgment(_Model):
     date: str | None = None
     how: str | None = Field(default=None, description="How the citing judgment names it: 'title' (the case's name) or 'citation' (a reporter citation); None when not recorded.")
     mention: str | None = Field(default=None, description="The citing judgment's words that name it (the first mention), to check the link.")
+    treatment: CitationTreatment | None = Field(default=None, description="How the citing judgment treats the cited one (the most severe of its mentions); None when not recorded.")
 
 
 class JudgmentCitations(_Model):

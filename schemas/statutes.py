@@ -21,6 +21,8 @@ class StatuteHit(_Model):
     questions: list[int] = Field(default_factory=list, description="Indexes (0-based) of the questions it was retrieved for.")
     quoted_by: list[str] = Field(default_factory=list, description="Judgments of the archive, among the precedents found "
                                  "for the facts, that quote this statute word for word (best ranked first, at most 5).")
+    sections: list[str] = Field(default_factory=list, description="The sections this statute's title and text name, with their "
+                                "counterparts in the other code of the archive's correspondence table ('Section 302 IPC, now Section 103(1) BNS').")
 
 
 class StatuteResult(_Model):

@@ -107,6 +107,11 @@ class Provenance(_Model):
     model: str | None = Field(default=None, description="Model name, for model-backed engines.")
     input_tokens: int | None = None
     output_tokens: int | None = None
+    ungrounded: list[str] = Field(
+        default_factory=list,
+        description="What a model wrote that the judgment's text does not show (a party, court, date, judge, statute or "
+        "precedent, or a sentence citing a case), as 'slot: value': dropped from the slots, kept here as the model's claim.",
+    )
 
 
 def missing_required(slots: dict) -> list[str]:

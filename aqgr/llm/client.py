@@ -39,13 +39,15 @@ from .base import LLMReply, LLMRequest, Provider, providers, redact
 from .budget import UNKNOWN_WINDOW, Budget, stage_budget, template_reserve
 from .cache import ResponseCache
 from .config import ProviderConfig
+from .deadline import task_left
 from .ledger import TokenLedger
 from .limits import RateLimiter, estimate_tokens
 
 MAX_RETRY_AFTER_S = 300.0  # a server asking for a longer wait fails the call instead of stalling the batch
 ESTIMATE_CHARS_PER_TOKEN = 3.5  # budget checks without a tokenizer: errs towards more tokens than ~4 of English
 INPUT_CUT_RATIO = 0.5  # a server that reports fewer than this share of the prompt tokens sent has cut the prompt
-MAX_GROWTHS = 2  # a cut reply is asked again with a doubled budget at most this often
+MAX_GROWTHS = 2
+MIN_CALL_S = 0.05  # a task with less time left than this makes no more calls  # a cut reply is asked again with a doubled budget at most this often
 
 
 class LLMClient:
@@ -161,14 +163,18 @@ class LLMClient:
             if self.limiter is not None:
                 self.limiter.acquire(1, estimate)  # a retry is a request too
             try:
+                timeout_s = self._call_timeout(request)
                 with self._slots:
-                    reply = self.provider.generate(asked, timeout_s=self.config.timeout_s)
+                    reply = self.provider.generate(asked, timeout_s=timeout_s)
             except ProviderError as exc:
                 if exc.retryable and attempt < self.config.max_retries and (exc.retry_after or 0) <= MAX_RETRY_AFTER_S:
-                    self.ledger.record_retry(request.stage)
-                    self._sleep(self._backoff(attempt, exc))
-                    attempt += 1
-                    continue
+                    wait = self._backoff(attempt, exc)
+                    left = None if getattr(self.provider, "paces_itself", False) else task_left(self.config)
+                    if left is None or left[0] > wait + MIN_CALL_S:  # a retry that could not finish in the task's time is not made
+                        self.ledger.record_retry(request.stage)
+                        self._sleep(wait)
+                        attempt += 1
+                        continue
                 self.ledger.record_failure(request.stage)
                 raise self._clean(exc) from None
             except Exception as exc:  # an SDK bug or an unexpected reply shape
@@ -195,6 +201,19 @@ class LLMClient:
         if store:
             self.remember(request, reply)
         return reply
+
+    def _call_timeout(self, request: LLMRequest) -> float:
+        """The time one attempt may take: the configured per-call timeout, within what is left of the
+        current task (a judgment, a search: aqgr/llm/deadline.py); ProviderError 'timeout' when that
+        is spent."""
+        left = task_left(self.config)
+        if left is None or getattr(self.provider, "paces_itself", False):  # an in-process model: its own deadline (llamacpp.Pace)
+            return self.config.timeout_s
+        seconds, given, what = left
+        if seconds < MIN_CALL_S:
+            raise ProviderError(self.provider.name, "timeout", f"the {what}'s model calls took its whole {given:g} s (its deadline: raise "
+                                f"AQGR_{what.upper()}_TIMEOUT_S on a slow server or machine); this {request.stage} call was not made")
+        return min(self.config.timeout_s, seconds)
 
     def _check_input_kept(self, request: LLMRequest, reply: LLMReply, prompt_tokens: int) -> None:
         if not getattr(self.provider, "may_cut_prompts", False):  # only servers whose window aqgr cannot know

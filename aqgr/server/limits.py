@@ -10,7 +10,10 @@
 * `read_timeout_protocol`: uvicorn's h11 protocol with a deadline: a request's headers and
   body must arrive within `read_timeout_seconds` of the connection (or of the previous
   answer on a kept-alive connection), else 408 and the connection is closed. Clients
-  trickling a byte every few seconds no longer hold connections open.
+  trickling a byte every few seconds no longer hold connections open. The same protocol answers
+  a request that is not valid HTTP (400) and the connection cap (503, `max_connections`) in the
+  API's `{error, detail}` shape, and at the cap closes the connection idle longest to make room,
+  so one client's idle sockets cannot lock everyone else out until their deadline.
 The body size limit is `BodyLimit` in app.py; defaults are in config.py.
 """
 
@@ -129,15 +132,66 @@ class SearchGate:
             slots.release()
 
 
+def _raw_answer(status: int, reason: str, error: str, detail: str) -> bytes:
+    """A whole HTTP/1.1 answer in the API's error shape that closes the connection (written to the socket as is)."""
+    body = json.dumps({"error": error, "detail": detail}).encode()
+    return (b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: %d\r\n\r\n%s"
+            % (status, reason.encode(), len(body), body))
+
+
 def read_timeout_protocol(seconds: float) -> type:
     """uvicorn's h11 protocol, closing a connection whose request is not read within `seconds` (408)."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    body = json.dumps({"error": "request_timeout", "detail": f"the request did not arrive within {seconds:g} s: send it in one go"}).encode()
-    answer = b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body)
+    answer = _raw_answer(408, "Request Timeout", "request_timeout", f"the request did not arrive within {seconds:g} s: send it in one go")
+    evicted = _raw_answer(408, "Request Timeout", "idle_connection_closed", "the connection sent nothing while the server was at its "
+                          "connection limit, and was closed to make room: send the request when the connection is opened")
+    invalid = _raw_answer(400, "Bad Request", "invalid_http", "the request is not valid HTTP/1.1 (request line, headers or framing): "
+                          "send a well-formed request")
+    full = _json_response(503, "too_many_connections", "the server has as many open connections as it accepts: retry in a few seconds",
+                          headers={"Retry-After": "2", "Connection": "close"})
 
     class ReadTimeoutH11Protocol(H11Protocol):
         _deadline: asyncio.TimerHandle | None = None
+        _idle_since: float | None = None  # when this connection last became idle (no request in progress, none begun)
+
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            # the connection cap is applied here (in the API's error shape), not by uvicorn (plain text)
+            self._cap, self.limit_concurrency = self.limit_concurrency, None
+            self._app = self.app
+            self.app = self._capped
+
+        async def _capped(self, scope, receive, send) -> None:
+            cap = self._cap
+            # as uvicorn counts: this connection among the connections, this request's task among the tasks
+            if cap is not None and (len(self.connections) >= cap or len(self.tasks) - 1 >= cap):
+                await full(scope, receive, send)
+                return
+            await self._app(scope, receive, send)
+
+        def data_received(self, data: bytes) -> None:
+            self._idle_since = None
+            super().data_received(data)
+
+        def send_400_response(self, msg: str) -> None:  # uvicorn's is plain text
+            if not self.transport.is_closing():
+                self.transport.write(invalid)
+            self.transport.close()
+
+        def _make_room(self) -> None:
+            """At the connection limit, close the connection idle longest (one that has sent nothing
+            since it was opened or last answered): one client holding idle sockets cannot lock
+            everyone else out until their read deadline."""
+            if self._cap is None or len(self.connections) < self._cap:
+                return
+            idle = [c for c in self.connections if c is not self and getattr(c, "_idle_since", None) is not None]
+            if idle:
+                oldest = min(idle, key=lambda c: c._idle_since)
+                oldest._idle_since = None
+                if not oldest.transport.is_closing():
+                    oldest.transport.write(evicted)
+                oldest.transport.close()
 
         def _arm(self) -> None:
             self._disarm()
@@ -150,6 +204,8 @@ def read_timeout_protocol(seconds: float) -> type:
 
         def connection_made(self, transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
+            self._idle_since = self.loop.time()
+            self._make_room()
             self._arm()
 
         def connection_lost(self, exc) -> None:
@@ -165,6 +221,7 @@ def read_timeout_protocol(seconds: float) -> type:
         def on_response_complete(self) -> None:
             super().on_response_complete()
             if not self.transport.is_closing():
+                self._idle_since = self.loop.time()
                 self._arm()  # the next request on this connection gets the same deadline
 
         def _timed_out(self) -> None:

@@ -32,14 +32,16 @@ import os
 import tempfile
 from collections import defaultdict
 from itertools import islice
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-FORMAT = "citations.v2"  # v2: each link keeps how it was found and the matched text
-READABLE = ("citations.v1", FORMAT)  # v1 files (pairs only) still load, without the mentions
+from aqgr.retrieval.citations.treatment import SEVERITY, WARN, Treatment
+
+FORMAT = "citations.v3"  # v2: each link keeps how it was found and the matched text; v3: and its treatment
+READABLE = ("citations.v1", "citations.v2", FORMAT)  # v1 files (pairs only) still load, without the mentions
 FILE_NAME = "citations.json"
 NORMS = ("mean", "cosine", "sum")  # how a judgment's votes are divided by its number of citing judgments
 
@@ -54,10 +56,12 @@ class Referral:
 
 @dataclass(frozen=True)
 class Mention:
-    """Where a citing judgment names the cited one: by its "title" or a reporter "citation"."""
+    """Where a citing judgment names the cited one: by its "title" or a reporter "citation";
+    `treatment`, how it treats it there (retrieval/citations/treatment.py), when read."""
 
     how: str
     text: str
+    treatment: "Treatment | None" = None
 
 
 class CitationGraph:
@@ -76,16 +80,32 @@ class CitationGraph:
         cited = [index.setdefault(b, len(index)) for _, b in distinct]
         self._set(list(index), np.array(citing, dtype=np.int64), np.array(cited, dtype=np.int64))
         self.mentions: Mapping[tuple[str, str], Mention] = {p: m for p, m in (mentions or {}).items() if p in distinct}
+        self._treated = None
 
     @classmethod
     def from_arrays(cls, names: Sequence[str], citing: np.ndarray, cited: np.ndarray,
-                    mentions: Mapping[tuple[str, str], Mention]) -> "CitationGraph":
+                    mentions: Mapping[tuple[str, str], Mention],
+                    treated: "Callable[[str, Iterable[str]], list[tuple[str, Treatment]]] | None" = None) -> "CitationGraph":
         """The graph of the links names[citing[i]] -> names[cited[i]] (distinct, no self-links),
-        with `mentions` as given (not filtered)."""
+        with `mentions` as given (not filtered); `treated`: a faster `treated_by` (the store's)."""
         graph = cls.__new__(cls)
         graph._set(names, np.asarray(citing, dtype=np.int64), np.asarray(cited, dtype=np.int64))
         graph.mentions = mentions
+        graph._treated = treated
         return graph
+
+    def treated_by(self, cited: str, labels: Iterable[str] = WARN) -> list[tuple[str, "Treatment"]]:
+        """(citing id, treatment) of the judgments whose treatment of `cited` is one of
+        `labels` (default: overruled or doubted), most severe first."""
+        if self._treated is not None:
+            return self._treated(cited, labels)
+        labels = set(labels)
+        found = []
+        for citing in self.cited_by.get(cited, ()):
+            mention = self.mentions.get((citing, cited))
+            if mention is not None and mention.treatment is not None and mention.treatment.label in labels:
+                found.append((citing, mention.treatment))
+        return sorted(found, key=lambda item: (SEVERITY[item[1].label], item[0]))
 
     def _set(self, names: Sequence[str], citing: np.ndarray, cited: np.ndarray) -> None:
         n = max(len(names), 1)
@@ -114,15 +134,26 @@ class CitationGraph:
         from aqgr.retrieval.citations.judgments import parse_judgment
         from aqgr.retrieval.citations.links import find_links
 
-        judgments = {}
+        judgments, texts_by_id = {}, {}
         for n, (doc_id, text) in enumerate(texts, 1):
             judgments[doc_id] = parse_judgment(doc_id, text)
+            texts_by_id[doc_id] = text
             if progress is not None:
                 progress(n)
+        from aqgr.retrieval.citations.store import TREATMENT, paragraph_starts, treat
+        from aqgr.retrieval.citations.treatment import create, more_severe
+
+        engine, starts = create(TREATMENT), {}
         links = sorted(find_links(judgments), key=lambda link: link.paragraph)  # the first mention of a pair wins
         mentions: dict[tuple[str, str], Mention] = {}
+        treated: dict[tuple[str, str], Treatment] = {}
         for link in links:
-            mentions.setdefault((link.citing, link.cited), Mention(link.how, link.evidence))
+            pair = (link.citing, link.cited)
+            mentions.setdefault(pair, Mention(link.how, link.evidence))
+            if link.citing not in starts:
+                starts[link.citing] = paragraph_starts(texts_by_id[link.citing], judgments[link.citing])
+            treated[pair] = more_severe(treated.get(pair), treat(engine, link, judgments[link.citing], starts[link.citing]))
+        mentions = {pair: replace(m, treatment=treated[pair]) for pair, m in mentions.items()}
         return cls(mentions.keys(), mentions)
 
     def referred(self, ranking: Sequence[str], *, depth: int, exclude: set[str] | frozenset[str] = frozenset(),
@@ -165,7 +196,11 @@ class CitationGraph:
         links = []
         for pair in self.pairs():
             mention = self.mentions.get(pair)
-            links.append([*pair, mention.how, mention.text] if mention else list(pair))
+            if mention is None:
+                links.append(list(pair))
+            else:
+                t = mention.treatment
+                links.append([*pair, mention.how, mention.text] + ([t.label, t.sentence, t.start, t.end, t.cue] if t else []))
         body = {"format": FORMAT, "judgments": ids_digest(judgments), "links": links}
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".citations-", suffix=".json")
         try:
@@ -190,7 +225,9 @@ class CitationGraph:
             return None
         try:
             pairs = [(str(link[0]), str(link[1])) for link in body["links"]]
-            mentions = {pair: Mention(str(link[2]), str(link[3])) for pair, link in zip(pairs, body["links"]) if len(link) == 4}
+            mentions = {pair: Mention(str(link[2]), str(link[3]),
+                                      Treatment(str(link[4]), str(link[5]), int(link[6]), int(link[7]), str(link[8])) if len(link) == 9 and str(link[4]) in SEVERITY else None)
+                        for pair, link in zip(pairs, body["links"]) if len(link) in (4, 9)}
         except (TypeError, ValueError, IndexError, KeyError):
             return None
         return cls(pairs, mentions)

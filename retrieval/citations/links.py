@@ -47,6 +47,10 @@ class Link:
     how: str          # "title" or "citation"
     paragraph: int    # index into the citing judgment's paragraphs
     evidence: str     # the text that was matched
+    # where the mention is in that paragraph (its source text, not the normalised one): the
+    # "v." of a title or the reporter citation; the treatment engine reads the sentence there
+    start: int = 0
+    end: int = 0
 
 
 class TitleForms(ABC):
@@ -138,6 +142,11 @@ def title_links(citing: Judgment, index: TitleForms) -> TitlePass:
     for p, paragraph in enumerate(citing.paragraphs):
         text = expand(paragraph)
         markers = list(_MARKER.finditer(text))
+        # the same markers in the source paragraph (expanding never makes or breaks one;
+        # where the counts differ, the expanded offsets, clipped, stand in)
+        source = list(_MARKER.finditer(paragraph))
+        if len(source) != len(markers):
+            source = markers
         for i, m in enumerate(markers):
             left_text = text[max(0, m.start() - LEFT_CHARS):m.start()]
             right_text = text[m.end():m.end() + RIGHT_CHARS]
@@ -165,7 +174,9 @@ def title_links(citing: Judgment, index: TitleForms) -> TitlePass:
                 if year_fits(c, cited.year):
                     seen[c.key].add(cited.doc_id)
             end = m.end() + tail_from + len(window)
-            links.append(Link(citing.doc_id, cited.doc_id, "title", p, _snippet(text, m.start() - 60, end)))
+            at = source[i]
+            links.append(Link(citing.doc_id, cited.doc_id, "title", p, _snippet(text, m.start() - 60, end),
+                              min(at.start(), len(paragraph)), min(at.end(), len(paragraph))))
     return TitlePass(links, seen, keys)
 
 
@@ -198,7 +209,8 @@ def citation_links(citing: Judgment, table: Mapping[str, str], judgments: Mappin
     for p, c in reporter_citations(citing) if found is None else found:
         doc_id = table.get(c.key)
         if doc_id and doc_id != citing.doc_id and not_newer(judgments[doc_id], citing):
-            links.append(Link(citing.doc_id, doc_id, "citation", p, _snippet(citing.paragraphs[p], c.start - 100, c.end + 20)))
+            links.append(Link(citing.doc_id, doc_id, "citation", p, _snippet(citing.paragraphs[p], c.start - 100, c.end + 20),
+                              c.start, c.end))
     return links
 
 

@@ -5,7 +5,7 @@ common abbreviations ("U.P.", "Ltd.", "Corpn.", "UOI") and initials are folded, 
 "State of U.P." and "State Of Uttar Pradesh" give the same tokens. Reporter citations
 (Indlaw, AIR, SCC, SCR, Cri LJ, JT) become keys such as "scc:1994:3:112", so
 "(1994) 3 SCC 112" and "1994 (3) SCC 112" are one citation. `citations(text, every_form=True)`
-also reads numbered supplements, SCALE, SCC OnLine, INSC and MANU citations, in any letter
+also reads numbered supplements, SCALE, SCC OnLine, INSC, MANU, ILR, MLJ, AC and All ER citations, in any letter
 case, for checking what a model wrote; the graph links only the forms above.
 """
 
@@ -19,11 +19,14 @@ _STATES = [("U", "P", "Uttar Pradesh"), ("M", "P", "Madhya Pradesh"), ("A", "P",
            ("H", "P", "Himachal Pradesh"), ("T", "N", "Tamil Nadu"), ("W", "B", "West Bengal")]
 # "UP" -> "Uttar Pradesh": the two-letter forms of the states above.
 STATE_ABBREVIATIONS: dict[str, str] = {(a + b).lower(): name for a, b, name in _STATES}
+# Each pattern begins with its first letter, the word boundary before it checked behind
+# ("U(?<=\bU)" is "\bU"): a pattern that starts with a literal is searched for by that
+# literal, one that starts with "\b" is tried at every position (100x slower on a judgment).
 _PHRASES: tuple[tuple[re.Pattern, str], ...] = tuple(
-    [(re.compile(rf"\b{a}\.?\s?{b}\b\.?"), f" {name} ") for a, b, name in _STATES]   # "U.P.", "UP" (capitals only)
+    [(re.compile(rf"{a}(?<=\b{a})\.?\s?{b}\b\.?"), f" {name} ") for a, b, name in _STATES]   # "U.P.", "UP" (capitals only)
     + [(re.compile(p, re.I), r) for p, r in [
-        (r"\bJ\s?&\s?K\b", " Jammu and Kashmir "), (r"\bU\.?O\.?I\b\.?", " Union of India "),
-        (r"\bM/s\.?", " "), (r"\bN\.?C\.?T\b\.?", " National Capital Territory "),
+        (r"J(?<=\bJ)\s?&\s?K\b", " Jammu and Kashmir "), (r"U(?<=\bU)\.?O\.?I\b\.?", " Union of India "),
+        (r"M(?<=\bM)/s\.?", " "), (r"N(?<=\bN)\.?C\.?T\b\.?", " National Capital Territory "),
         (r"&", " and "), (r"'s\b", " "),
     ]]
     # "Hussainara Khatoon (I)" and "(IV)" are different judgments: keep the numeral as a word.
@@ -112,11 +115,20 @@ _MORE_PATTERNS: tuple[tuple[str, str], ...] = (
     ("scconline", _YEAR + r"\s*SCC\s*On\s?Line\s*([A-Z][A-Za-z]{1,8})\.?\s*(\d+)"),
     ("insc", r"[(\[]?" + _YEAR + r"[)\]]?\s*INSC\s*(\d+)"),
     ("manu", r"\bMANU\s*/\s*([A-Z]{2,4})\s*/\s*(\d{1,5})\s*/\s*" + _YEAR),
+    # Indian Law Reports ("ILR 1990 Kar 123", "I.L.R. (1950) 1 Cal 123"), Madras Law Journal
+    # ("(1990) 2 MLJ 123"), English Appeal Cases ("[1932] AC 562": a bracketed year only, so that
+    # "AC" in prose is no citation) and All England Reports ("[1990] 1 All ER 123").
+    ("ilr", r"\bI\.?\s?L\.?\s?R\.?\s*[(\[]?" + _YEAR + r"[)\]]?\s*\(?(\d{1,2})?\)?\s*([A-Z][A-Za-z]{1,8})\.?\s*(\d+)"),
+    ("mlj", r"[(\[]?" + _YEAR + r"[)\]]?\s*\(?(\d{1,2})?\)?\s*M\.?\s?L\.?\s?J\.?\s*(?:\((?:Cri|Crl)\.?\)\s*)?(\d+)"),
+    ("ac", r"[(\[]" + _YEAR + r"[)\]]\s*(\d{1,2})?\s*A\.?\s?C\.?(?![A-Za-z])\s*(\d+)"),
+    ("aller", r"[(\[]?" + _YEAR + r"[)\]]?\s*\(?(\d{1,2})?\)?\s*All\s?E\.?\s?R\.?\s*(\d+)"),
 )
 _CITATIONS = tuple((reporter, re.compile(p)) for reporter, p in _PATTERNS)
+_ANY_YEAR = re.compile(_YEAR)
 _EVERY_FORM = tuple((reporter, re.compile(p, re.I)) for reporter, p in _PATTERNS + _MORE_PATTERNS)
 # Years a reporter's volume may trail the judgment by (AIR/SCC/SCR often print it next year).
-REPORT_LAG = {"indlaw": 0, "air": 1, "scc": 1, "scr": 1, "crilj": 1, "jt": 1, "scale": 1, "scconline": 0, "insc": 0, "manu": 0}
+REPORT_LAG = {"indlaw": 0, "air": 1, "scc": 1, "scr": 1, "crilj": 1, "jt": 1, "scale": 1, "scconline": 0, "insc": 0, "manu": 0,
+              "ilr": 1, "mlj": 1, "ac": 1, "aller": 1}
 
 
 class Citation(NamedTuple):
@@ -133,6 +145,8 @@ def citations(text: str, *, every_form: bool = False) -> list[Citation]:
     `every_form`: also the forms the citation graph does not link (numbered supplements,
     SCALE, SCC OnLine, INSC, MANU), in any letter case ("air 2020 sc 999"): for checking
     text a model wrote. The keys of the common forms are the same either way."""
+    if not _ANY_YEAR.search(text):
+        return []  # every form holds a year
     found = []
     for reporter, pattern in _EVERY_FORM if every_form else _CITATIONS:
         for m in pattern.finditer(text):

@@ -23,6 +23,13 @@ table keeps only unambiguous citations, dates are checked. The key lists are the
 linker's own normalised words, so no full-text search is needed to find the judgments to
 relink: their texts are re-read with `text_of(id)`, and only theirs.
 
+Each link also keeps the citing judgment's treatment of the cited one
+(retrieval/citations/treatment.py): of every mention of the pair in that pass, the most
+severe treatment, with the sentence quoted and its character offsets in the citing
+judgment's source text. It is found when the citing judgment is linked, from its own
+text only, so it is as incremental as the links; a store made by another treatment
+engine is rebuilt, like one of another linker.
+
 Each `add` or `remove` is one SQLite transaction: a crash leaves the previous state, and
 running it again completes it. Readers (another process) see the last committed state.
 """
@@ -31,6 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from dataclasses import replace
 import threading
 from array import array
 from contextlib import contextmanager
@@ -43,13 +51,15 @@ import numpy as np
 from aqgr.errors import IndexMismatchError
 from aqgr.retrieval.citations.graph import CitationGraph, Mention
 from aqgr.retrieval.citations.judgments import Judgment, parse_judgment
+from aqgr.retrieval.citations.treatment import LABELS, SEVERITY, Treatment, TreatmentEngine, create, more_severe
 from aqgr.retrieval.citations.links import (Link, TitleForms, citation_links, form_key, header_citations,
                                             reporter_citations, title_keys, title_links)
 
 # The store's layout, and the linker whose findings it keeps: bump LINKER when links.py,
 # normalize.py or judgments.py change what they find (a store of another one is rebuilt).
-FORMAT = "citation-store.v1"
+FORMAT = "citation-store.v2"  # v2: links keep their treatment
 LINKER = "links.v1"
+TREATMENT = "phrases.v1"  # the treatment engine (retrieval/citations/treatment.py) the links were read with
 HOW = ("title", "citation")  # stored as 0, 1: a pair's first mention is the earliest paragraph, title pass first
 _CACHE = 1 << 16  # title-index keys, facts and ids kept in memory during one update
 
@@ -76,8 +86,12 @@ CREATE TABLE IF NOT EXISTS reporter(key TEXT PRIMARY KEY, doc INTEGER NOT NULL) 
 CREATE INDEX IF NOT EXISTS reporter_doc ON reporter(doc);
 -- per pass (how: 0 title, 1 citation), the first mention of each cited judgment: seq orders
 -- mentions within the citing judgment's pass
+-- treatment: index into treatment.LABELS, with sentence, t_start, t_end: the citing sentence and its
+-- offsets in the citing judgment's source text, and cue: the words that decided (the most severe of the pass's mentions)
 CREATE TABLE IF NOT EXISTS links(citing INTEGER, cited INTEGER, how INTEGER, paragraph INTEGER, seq INTEGER,
-    evidence TEXT NOT NULL, PRIMARY KEY(citing, cited, how)) WITHOUT ROWID;
+    evidence TEXT NOT NULL, treatment INTEGER NOT NULL DEFAULT 5, sentence TEXT NOT NULL DEFAULT '',
+    t_start INTEGER NOT NULL DEFAULT 0, t_end INTEGER NOT NULL DEFAULT 0, cue TEXT NOT NULL DEFAULT '', PRIMARY KEY(citing, cited, how)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS links_treated ON links(cited, treatment);
 CREATE INDEX IF NOT EXISTS links_cited ON links(cited);
 """
 # What one update has touched (per connection, emptied at each update's start).
@@ -96,10 +110,11 @@ Progress = Callable[[str, int, "int | None"], None]
 class CitationStore:
     """The citation graph of one archive, in the SQLite file at `path` (made if absent).
 
-    Raises IndexMismatchError for a file that is not a citation store of this FORMAT and
-    LINKER (rebuild: remove the file and `add` every judgment)."""
+    Raises IndexMismatchError for a file that is not a citation store of this FORMAT,
+    LINKER and TREATMENT engine (rebuild: remove the file and `add` every judgment)."""
 
     def __init__(self, path: Path | str):
+        self._treatments = create(TREATMENT)
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=60)
@@ -113,7 +128,8 @@ class CitationStore:
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise IndexMismatchError(str(self.path), [f"not a citation store ({exc})"]) from exc
-        wrong = [f"{k} {found.get(k)!r}, expected {v!r}" for k, v in (("format", FORMAT), ("linker", LINKER)) if found.get(k) != v]
+        expected = (("format", FORMAT), ("linker", LINKER), ("treatment", TREATMENT))
+        wrong = [f"{k} {found.get(k)!r}, expected {v!r}" for k, v in expected if found.get(k) != v]
         if wrong:
             self._db.close()
             raise IndexMismatchError(str(self.path), [f"citation store {w}" for w in wrong])
@@ -127,8 +143,8 @@ class CitationStore:
             return {}
         with self._write():
             _run(self._db, SCHEMA)
-            self._db.executemany("INSERT INTO meta VALUES (?, ?)", [("format", FORMAT), ("linker", LINKER)])
-        return {"format": FORMAT, "linker": LINKER}
+            self._db.executemany("INSERT INTO meta VALUES (?, ?)", [("format", FORMAT), ("linker", LINKER), ("treatment", TREATMENT)])
+        return {"format": FORMAT, "linker": LINKER, "treatment": TREATMENT}
 
     def close(self) -> None:
         self._db.close()
@@ -163,7 +179,8 @@ class CitationStore:
             finally:
                 self._db.execute("COMMIT")
         index = np.searchsorted(nodes, edges)
-        return CitationGraph.from_arrays(names, index[:, 0], index[:, 1], _StoredMentions(self.path))
+        mentions = _StoredMentions(self.path)
+        return CitationGraph.from_arrays(names, index[:, 0], index[:, 1], mentions, treated=mentions.treated)
 
     # -- updating ------------------------------------------------------------
     def add(self, texts: Iterable[tuple[str, str]], *, text_of: Callable[[str], str], progress: Progress | None = None) -> None:
@@ -257,13 +274,15 @@ class CitationStore:
         db.execute("INSERT OR IGNORE INTO todo SELECT doc FROM fresh")
         db.execute("INSERT OR IGNORE INTO todo SELECT m.doc FROM forms f CROSS JOIN markers m ON m.hash = f.hash")
         for doc, name in self._todo(progress, "titles"):
-            found = title_links(parse_judgment(name, text_of(name)), titles)
+            text = text_of(name)
+            judgment = parse_judgment(name, text)
+            found = title_links(judgment, titles)
             db.execute("INSERT OR IGNORE INTO keys SELECT key FROM observed WHERE citing = ?", (doc,))
             db.execute("DELETE FROM observed WHERE citing = ?", (doc,))
             db.executemany("INSERT INTO observed VALUES (?, ?, ?)",
                            [(doc, key, titles.id_of(cited)) for key, docs in found.seen.items() for cited in docs])
             db.executemany("INSERT OR IGNORE INTO keys VALUES (?)", [(key,) for key in found.seen])
-            self._set_links(doc, 0, found.links, titles)
+            self._set_links(doc, 0, found.links, titles, judgment, text)
             self._set_hashes(doc, "markers", {_hash(key) for key in found.keys})
         # (3) the reporter table's entries whose observations or header citations changed:
         # a key names one judgment, or none when it names several
@@ -283,12 +302,13 @@ class CitationStore:
         db.execute("INSERT OR IGNORE INTO todo SELECT doc FROM fresh")
         db.execute("INSERT OR IGNORE INTO todo SELECT o.doc FROM entries e CROSS JOIN occurs o ON o.hash = e.hash")
         for doc, name in self._todo(progress, "citations"):
-            judgment = parse_judgment(name, text_of(name))
+            text = text_of(name)
+            judgment = parse_judgment(name, text)
             found = reporter_citations(judgment)
             keys = sorted({c.key for _, c in found})
             table = dict(db.execute(f"SELECT r.key, j.name FROM reporter r JOIN judgments j ON j.id = r.doc "
                                     f"WHERE r.key IN ({','.join('?' * len(keys))})", keys)) if keys else {}
-            self._set_links(doc, 1, citation_links(judgment, table, titles.judgments, found), titles)
+            self._set_links(doc, 1, citation_links(judgment, table, titles.judgments, found), titles, judgment, text)
             self._set_hashes(doc, "occurs", {_hash(key) for key in keys})
 
     def _todo(self, progress: Progress | None, stage: str, step: int = 1000) -> Iterator[tuple[int, str]]:
@@ -305,14 +325,20 @@ class CitationStore:
                     progress(stage, done, total)
             last = page[-1][0]
 
-    def _set_links(self, doc: int, how: int, links: Sequence[Link], titles: "_StoredTitles") -> None:
-        """Replace the judgment's links of one pass by the first mention of each cited judgment."""
+    def _set_links(self, doc: int, how: int, links: Sequence[Link], titles: "_StoredTitles", judgment: Judgment, text: str) -> None:
+        """Replace the judgment's links of one pass by the first mention of each cited judgment,
+        with the most severe treatment of its mentions (offsets in `text`, the judgment's source)."""
         first: dict[str, tuple[int, int, str]] = {}
+        treated: dict[str, Treatment] = {}
+        starts = paragraph_starts(text, judgment) if links else []
         for seq, link in enumerate(links):
             first.setdefault(link.cited, (link.paragraph, seq, link.evidence))
+            treated[link.cited] = more_severe(treated.get(link.cited), treat(self._treatments, link, judgment, starts))
         self._db.execute("DELETE FROM links WHERE citing = ? AND how = ?", (doc, how))
-        self._db.executemany("INSERT INTO links VALUES (?, ?, ?, ?, ?, ?)",
-                             [(doc, titles.id_of(cited), how, *mention) for cited, mention in first.items()])
+        self._db.executemany("INSERT INTO links VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                             [(doc, titles.id_of(cited), how, *mention, LABELS.index(treated[cited].label),
+                               treated[cited].sentence, treated[cited].start, treated[cited].end, treated[cited].cue)
+                              for cited, mention in first.items()])
 
     def _set_hashes(self, doc: int, table: str, hashes: set[int]) -> None:
         """Make `table` (markers or occurs) hold exactly these hashes for the judgment."""
@@ -380,8 +406,10 @@ class _StoredMentions(Mapping[tuple[str, str], Mention]):
     """(citing, cited) -> the first mention, read from the store file when asked (its own
     connection, opened on first use, only read through; safe to share between threads)."""
 
-    _FIRST = ("SELECT l.how, l.evidence FROM links l JOIN judgments c ON c.id = l.citing JOIN judgments d ON d.id = l.cited "
-              "WHERE c.name = ? AND d.name = ? ORDER BY l.paragraph, l.how, l.seq LIMIT 1")
+    _ROWS = ("SELECT l.how, l.evidence, l.treatment, l.sentence, l.t_start, l.t_end, l.cue FROM links l JOIN judgments c ON c.id = l.citing "
+             "JOIN judgments d ON d.id = l.cited WHERE c.name = ? AND d.name = ? ORDER BY l.paragraph, l.how, l.seq")
+    _TREATED = ("SELECT c.name, l.treatment, l.sentence, l.t_start, l.t_end, l.cue FROM links l JOIN judgments d ON d.id = l.cited "
+                "JOIN judgments c ON c.id = l.citing WHERE d.name = ? AND l.treatment IN ({})")
 
     def __init__(self, path: Path):
         self._path = path
@@ -395,10 +423,26 @@ class _StoredMentions(Mapping[tuple[str, str], Mention]):
             return self._db.execute(sql, args).fetchall()
 
     def __getitem__(self, pair: tuple[str, str]) -> Mention:
-        rows = self._query(self._FIRST, tuple(pair))
+        """The pair's first mention, with the most severe treatment of its passes."""
+        rows = self._query(self._ROWS, tuple(pair))
         if not rows:
             raise KeyError(pair)
-        return Mention(HOW[rows[0][0]], rows[0][1])
+        treatment = None
+        for row in rows:
+            treatment = more_severe(treatment, _treatment(*row[2:]))
+        return Mention(HOW[rows[0][0]], rows[0][1], treatment)
+
+    def treated(self, cited: str, labels: Iterable[str]) -> list[tuple[str, Treatment]]:
+        """(citing id, treatment) of each judgment whose treatment of `cited` is one of
+        `labels`, the most severe of its passes, most severe first, then by the citing
+        judgment's id (a stable order for display; no ranking depends on it)."""
+        wanted = [LABELS.index(label) for label in labels]
+        if not wanted:
+            return []
+        best: dict[str, Treatment] = {}
+        for name, *row in self._query(self._TREATED.format(",".join("?" * len(wanted))), (cited, *wanted)):
+            best[name] = more_severe(best.get(name), _treatment(*row))
+        return sorted(best.items(), key=lambda item: (SEVERITY[item[1].label], item[0]))
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
         return iter(self._query("SELECT DISTINCT c.name, d.name FROM links l JOIN judgments c ON c.id = l.citing "
@@ -410,6 +454,29 @@ class _StoredMentions(Mapping[tuple[str, str], Mention]):
     def __del__(self) -> None:
         if self._db is not None:
             self._db.close()
+
+
+def _treatment(label: int, sentence: str, start: int, end: int, cue: str) -> Treatment:
+    return Treatment(LABELS[label], sentence, start, end, cue)
+
+
+def treat(engine: TreatmentEngine, link: Link, judgment: Judgment, starts: Sequence[int]) -> Treatment:
+    """The engine's treatment at the link's mention, its offsets in the citing judgment's
+    source text (`starts`: its paragraphs' offsets there, `paragraph_starts`)."""
+    found = engine.classify(judgment.paragraphs[link.paragraph], link.start, link.end)
+    at = starts[link.paragraph]
+    return replace(found, start=found.start + at, end=found.end + at)
+
+
+def paragraph_starts(text: str, judgment: Judgment) -> list[int]:
+    """The offset in `text` of each of the judgment's paragraphs (parse_judgment: the
+    stripped non-empty lines after the header)."""
+    starts, at = [], 0
+    for line in text.splitlines(keepends=True):
+        if line.strip():
+            starts.append(at + len(line) - len(line.lstrip()))
+        at += len(line)
+    return starts[len(judgment.header):]
 
 
 def _names_of(db: sqlite3.Connection, nodes: np.ndarray) -> list[str]:

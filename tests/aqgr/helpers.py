@@ -93,3 +93,16 @@ DYING_DECLARATION_FACTS = (
     "Before dying in the hospital he gave a statement to the treating doctor naming the neighbour as the attacker. "
     "There is no other eye witness and the prosecution relies only on this dying declaration to convict the accused of murder."
 )
+
+# A6, a later judgment, overrules A1 and distinguishes A2 (the treatments aqgr reads and shows).
+OVERRULING_JUDGMENTS = {**JUDGMENTS, "A6": """Gopal Singh v State of Haryana
+Supreme Court of India
+
+20 January 2015
+Criminal Appeal No. 90 of 2014
+The Judgment was delivered by : K. Rao, J.
+1. The accused was convicted of murder on the dying declaration of the deceased, recorded by a magistrate in the hospital, without any other eye witness.
+2. We hold that Ram Kumar v. State of Punjab does not lay down the correct law on the dying declaration as the sole basis of conviction, and to that extent it is overruled.
+3. The decision in Sunita Devi v. Union of India is clearly distinguishable on facts.
+4. The appeal is allowed.
+"""}

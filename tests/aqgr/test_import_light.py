@@ -1,7 +1,8 @@
 import subprocess
 import sys
 
-HEAVY = ("torch", "faiss", "sentence_transformers", "llama_index", "llama_cpp", "unstructured", "google.genai", "google.generativeai", "openai", "transformers", "tantivy")
+HEAVY = ("torch", "faiss", "sentence_transformers", "llama_index", "llama_cpp", "unstructured", "google.genai", "google.generativeai", "openai", "transformers",
+         "tantivy", "onnxruntime", "onnx", "tokenizers")
 
 
 def _loaded_after(code: str) -> set[str]:
@@ -29,4 +30,11 @@ def test_public_api_is_explicit():
 
 def test_looking_up_every_provider_imports_no_sdk():
     loaded = _loaded_after("from aqgr.llm.base import providers\nfor name in providers.names():\n    providers.get(name)")
+    assert not [m for m in HEAVY if m in loaded]
+
+
+def test_creating_every_embedder_loads_no_model_library():
+    code = ("from aqgr.retrieval.embedders import embedders\n"
+            "for name in embedders.names():\n    embedders.create(name).fingerprint")
+    loaded = _loaded_after(code)
     assert not [m for m in HEAVY if m in loaded]

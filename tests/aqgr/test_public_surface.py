@@ -11,9 +11,9 @@ from aqgr.llm.config import ProviderConfig, ProviderOptions
 
 VERBS = {
     "home", "settings", "close",
-    "summarize", "summaries", "summary", "text", "texts", "status", "check",
+    "summarize", "summaries", "summary", "text", "texts", "status", "check", "damaged_summaries",
     "export_summaries", "import_summaries",
-    "build_index", "remove", "link_citations", "link_statutes", "add_statutes",
+    "build_index", "remove", "link_citations", "link_statutes", "add_statutes", "add_correspondence", "correspondence",
     "citations", "citations_of",
     "search", "candidate_questions", "search_statutes", "open_searcher", "model_usage",
 }

@@ -19,7 +19,7 @@ def archive(tmp_path_factory):
     report = archive.summarize([SAMPLE / "judgments"])
     assert not report.failed and len(report.summarised) >= 12
     manifest = archive.build_index()
-    assert manifest["embedder"]["name"] == "minilm-l6.v1"
+    assert manifest["embedder"]["name"] == "minilm-l6-int8.v1"
     return archive
 
 

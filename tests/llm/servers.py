@@ -7,14 +7,16 @@ import threading
 import time
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Callable
 
 
 class Step:
     """One scripted HTTP answer."""
 
-    def __init__(self, body: Any, status: int = 200, delay: float = 0.0, headers: dict | None = None):
-        self.body, self.status, self.delay, self.headers = body, status, delay, headers or {}
+    def __init__(self, body: Any, status: int = 200, delay: float = 0.0, headers: dict | None = None, drip: float = 0.0):
+        """`drip`: the whole answer, status line and headers included, is sent one byte every `drip`
+        seconds (a server that is slow but never silent for long: each socket read gets a byte)."""
+        self.body, self.status, self.delay, self.headers, self.drip = body, status, delay, headers or {}, drip
 
 
 def gemini_text(text: str, *, finish: str | int = "STOP", prompt_tokens: int = 100, output_tokens: int = 20, thoughts_tokens: int = 0) -> dict:
@@ -66,9 +68,11 @@ def _counted(body: Any, request: Any) -> Any:
 class FakeModelServer:
     """Answers POSTs from a script (then `default`), records every request; GET /v1beta/models/<m> describes a model."""
 
-    def __init__(self, default: Step | None = None):
+    def __init__(self, default: Step | None = None, respond: Callable[[Any], Step] | None = None):
+        """`respond(body)`: the answer to a POST once the script has run out, computed from its JSON body."""
         self.script: deque[Step] = deque()
         self.default = default
+        self.respond = respond
         self.requests: list[dict] = []
         server = self
 
@@ -80,6 +84,18 @@ class FakeModelServer:
                 if step.delay:
                     time.sleep(step.delay)
                 payload = json.dumps(step.body).encode()
+                if step.drip:
+                    head = (f"HTTP/1.1 {step.status} OK\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
+                            "Connection: close\r\n\r\n").encode()
+                    try:
+                        for i in range(len(head + payload)):
+                            self.wfile.write((head + payload)[i:i + 1])
+                            self.wfile.flush()
+                            time.sleep(step.drip)
+                    except (BrokenPipeError, ConnectionResetError, OSError):
+                        pass
+                    self.close_connection = True
+                    return
                 try:
                     self.send_response(step.status)
                     self.send_header("Content-Type", "application/json")
@@ -100,10 +116,10 @@ class FakeModelServer:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"null")
                 server.requests.append({"method": "POST", "path": self.path, "headers": dict(self.headers), "body": body})
-                step = server.script.popleft() if server.script else server.default
+                step = server.script.popleft() if server.script else server.respond(body) if server.respond else server.default
                 if step is None:
                     step = Step({"error": {"code": 500, "message": "script exhausted", "status": "INTERNAL"}}, status=500)
-                self._send(Step(_counted(step.body, body), step.status, step.delay, step.headers))
+                self._send(Step(_counted(step.body, body), step.status, step.delay, step.headers, step.drip))
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True

@@ -31,7 +31,8 @@ CANDIDATES = [
         "C1", ["Ram Kumar"], ["State of U.P."], case_number="Criminal Appeal No. 12 of 1997",
         precedents=["Maneka Gandhi v. Union of India (1978) 1 SCC 248", "In re Arundhati Roy", "Vishaka", "AIR 1980 SC 898"],
         reasoning="As held in 1995 Supp (2) SCR 10, (2004) 5 SCALE 123 and JT 2003 (2) SC 45, and in 1999 Cri LJ 3456, "
-        "2004 Indlaw SC 123, 2021 SCC OnLine SC 5 and 2023 INSC 45, a dying declaration needs no corroboration.",
+        "2004 Indlaw SC 123, 2021 SCC OnLine SC 5 and 2023 INSC 45, a dying declaration needs no corroboration. "
+        "So do ILR 1990 Kar 123, (1990) 2 MLJ 123, [1932] AC 562 and [1990] 1 All ER 123.",
     ),
     _summary("C2", ["Sunita Devi"], ["Union of India"]),
 ]
@@ -61,6 +62,21 @@ FORMS = [
     ("Indlaw", "2004 Indlaw SC 123", "2010 Indlaw SC 9"),
     ("SCC OnLine", "2021 SCC OnLine SC 5", "2022 SCC OnLine SC 77"),
     ("INSC", "2023 INSC 45", "2023 INSC 46"),
+    ("X v.Y, no space", "Ram Kumar v.State of U.P.", "Phantom Trust v.Imaginary Union"),
+    ("X vs.Y, no space", "Sunita Devi vs.Union of India", "Phantom Trust vs.Imaginary Union"),
+    ("AIR, the court spelt out", "AIR 1980 Supreme Court 898", "AIR 2031 Supreme Court 4242"),
+    ("X, In re", "Arundhati Roy, In re", "Ghostly Estate, In re"),
+    ("Re X", "Re Arundhati Roy", "Re Ghostly Estate"),
+    ("X (supra)", "Maneka Gandhi (supra)", "Phantom Trust (supra)"),
+    ("X, supra", "Vishaka, supra", "Phantom Trust, supra"),
+    ("as held in X", "the rule as held in Maneka Gandhi", "the rule as held in Phantom Trust"),
+    ("as ... observed in X", "the rule, as this Court observed in Vishaka", "the rule, as this Court observed in Phantom Trust"),
+    ("held in X that", "what was held in Vishaka that bail is the rule", "what was held in Phantom Trust that bail is the rule"),
+    ("ILR", "ILR 1990 Kar 123", "ILR 2031 Kar 999"),
+    ("ILR, year in brackets", "I.L.R. (1990) Kar 123", "I.L.R. (2031) 9 Mad 999"),
+    ("MLJ", "(1990) 2 MLJ 123", "(2031) 9 MLJ 999"),
+    ("AC", "[1932] AC 562", "[2031] AC 999"),
+    ("All ER", "[1990] 1 All ER 123", "[2031] 9 All ER 999"),
 ]
 
 
@@ -129,6 +145,23 @@ FALSE_POSITIVES = [
     "In respect of the Supreme Court's earlier view, see the same case.",
     "the appellant was convicted under section 302 and the state did not appeal.",
     "in the present case the prosecution case rests on the murder weapon.",
+    "The court rejected the appellant v. the State's argument on delay.",
+    "In re-examination the doctor said the deceased was conscious.",
+    "The AIR conditioning of the ward was not working in 2001.",
+    "The hospital had AIR 2 units and a ventilator.",
+    "See supra note 4 and the authorities cited supra.",
+    "The judgment (supra) and the Land Acquisition Act (supra) do not help the appellant.",
+    "Section 302 IPC (supra) and Article 21 (supra) were argued.",
+    "Re: the bail application of the second accused.",
+    "The Re-trial was ordered by the High Court.",
+    "The accused was held in Tihar Jail for two years.",
+    "This is as held in the present case by the Sessions Court.",
+    "As laid down in the Constitution and as held in Section 302 of the Code, life is protected.",
+    "As this Court held in its earlier judgment, the declaration suffices.",
+    "The witness was held in custody that night.",
+    "As held in the Kerala High Court, the delay was condoned.",
+    "The English rule in AC circuits does not apply; the 1990 AC unit failed.",
+    "All ER staff and the MLJ editor were examined.",
 ]
 
 

@@ -156,6 +156,8 @@ def test_batch_records_a_safety_block_and_goes_on(tmp_path):
     def responder(request):
         if "Sunita Devi" in request.prompt:
             return SafetyBlockError("fake.v1", "prompt blocked: SAFETY")
+        if "Mohan Lal" in request.prompt:  # each judgment's own parties: a summary naming none of them is not stored
+            return FakeReply(json.dumps({**SLOTS, "parties": {"appellants": ["Mohan Lal"], "respondents": ["State of Rajasthan"]}}), 1000, 200)
         return FakeReply(json.dumps(SLOTS), 1000, 200)
 
     provider = FakeProvider(responder=responder)

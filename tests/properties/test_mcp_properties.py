@@ -63,3 +63,27 @@ def test_mcp_tool_errors_carry_aqgrs_message(server):
         with pytest.raises(ToolError) as caught:
             anyio.run(server.call_tool, "search_precedents", arguments)
         assert "lone surrogate U+D800" in str(caught.value) or "at most 20,000" in str(caught.value), str(caught.value)
+
+
+@given(tool=st.sampled_from(sorted(TOOLS)), arguments=st.dictionaries(any_text, json_values, min_size=1, max_size=4),
+       request_id=st.one_of(st.integers(min_value=-(2**53), max_value=2**53), any_text))
+def test_properties_mcp_transport_answers_every_request_the_sdk_cannot_parse(tool, arguments, request_id):
+    """A tools/call line as a client's JSON encoder writes it (lone surrogates as \\uXXXX escapes): either the
+    SDK's parser reads it, or aqgr's transport answers it with a JSON-RPC error for that id that encodes;
+    never silence (the client would wait forever)."""
+    import json
+
+    import mcp_types as types
+
+    from aqgr.mcp_stdio import INVALID_PARAMS, refusal
+
+    line = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
+    try:
+        types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except Exception:  # noqa: BLE001 - what the SDK drops
+        answer = refusal(line)
+        assert answer is not None, line
+        answered_id, code, message = answer
+        assert code == INVALID_PARAMS or "JSON-RPC" in message
+        error = types.JSONRPCError(jsonrpc="2.0", id=answered_id, error=types.ErrorData(code=code, message=message))
+        error.model_dump_json().encode("utf-8")

@@ -48,7 +48,7 @@ def test_cache_round_trip_and_hits(tmp_path):
     texts = ["alpha beta", "gamma", "alpha beta"]
     with EmbeddingCache(tmp_path / "cache.sqlite") as cache:
         first, n = embed_with_cache(emb, texts, cache)
-        assert n == 2 and emb.calls == [["alpha beta", "gamma"]] and len(cache) == 2
+        assert n == 2 and emb.calls == [["gamma", "alpha beta"]] and len(cache) == 2  # shortest first
     with EmbeddingCache(tmp_path / "cache.sqlite") as cache:  # reopened from disk
         again, n = embed_with_cache(emb, texts, cache)
         assert n == 0 and len(emb.calls) == 1

@@ -13,6 +13,7 @@ from retrieval_samples import Counting, summary
 import aqgr.retrieval.index as index_module
 from aqgr.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
 from aqgr.retrieval.embed_cache import EmbeddingCache
+from aqgr.retrieval.embedders import DEFAULT_EMBEDDER
 from aqgr.retrieval.embedders import embedders
 from aqgr.retrieval.documents import DENSE_SLOTS
 from aqgr.retrieval.index import FORMAT_VERSION, IndexSpec, SummaryIndex
@@ -28,7 +29,7 @@ def test_spec_defaults_and_validation():
     spec = IndexSpec()
     assert spec.slots == ("parties", "case_number", "facts", "issues", "reasoning", "new_principles")
     assert (spec.embedder, spec.tokenizer, spec.bm25_k1, spec.bm25_b, spec.window_chars) == (
-        "minilm-l6.v1", "words.v1", 1.2, 0.75, 1000
+        "minilm-l6-int8.v1", "words.v1", 1.2, 0.75, 1000
     )
     with pytest.raises(UnknownNameError, match="facts"):
         IndexSpec(slots=("facts", "headnote"))
@@ -237,17 +238,17 @@ def test_ngrams_validated_and_recorded(hashing_spec):
     with pytest.raises(ValueError, match="ngrams"):
         IndexSpec(fulltext_ngrams=3)
     assert IndexSpec().describe()["ngrams"] == {"bm25": 1, "fulltext": 2}
-    assert IndexSpec.from_manifest(IndexSpec(bm25_ngrams=2).describe() | {"embedder": {"name": "minilm-l6.v1"}}) == IndexSpec(bm25_ngrams=2)
+    assert IndexSpec.from_manifest(IndexSpec(bm25_ngrams=2).describe() | {"embedder": {"name": DEFAULT_EMBEDDER}}) == IndexSpec(bm25_ngrams=2)
 
 
 def test_fulltext_bm25_parameters_recorded_and_old_manifests_read_as_built():
     spec = IndexSpec(fulltext_k1=3.0, fulltext_query_tf="raw")
-    manifest = spec.describe() | {"embedder": {"name": "minilm-l6.v1"}}
+    manifest = spec.describe() | {"embedder": {"name": DEFAULT_EMBEDDER}}
     assert manifest["fulltext_bm25"] == {"k1": 3.0, "query_tf": "raw"}
     assert IndexSpec.from_manifest(manifest) == spec
     # An index saved before the full-text BM25 had parameters of its own was built with the
     # shared k1 and raw query counts: it is read as such, and differs from today's defaults.
-    old = {k: v for k, v in IndexSpec().describe().items() if k != "fulltext_bm25"} | {"embedder": {"name": "minilm-l6.v1"}}
+    old = {k: v for k, v in IndexSpec().describe().items() if k != "fulltext_bm25"} | {"embedder": {"name": DEFAULT_EMBEDDER}}
     read = IndexSpec.from_manifest(old)
     assert (read.fulltext_k1, read.fulltext_query_tf) == (IndexSpec().bm25_k1, "raw")
     assert read != IndexSpec()
@@ -313,7 +314,7 @@ def test_dense_can_embed_the_legal_slots_only(hashing_spec, tmp_path):
     # recorded; an index saved before dense_slots existed is read as "every slot"
     assert legal.manifest["dense_slots"] == ["issues", "reasoning", "new_principles"]
     assert everything.manifest["dense_slots"] is None
-    old = {k: v for k, v in spec.describe().items() if k != "dense_slots"} | {"embedder": {"name": "minilm-l6.v1"}}
+    old = {k: v for k, v in spec.describe().items() if k != "dense_slots"} | {"embedder": {"name": DEFAULT_EMBEDDER}}
     assert IndexSpec.from_manifest(old).dense_slots is None
     with pytest.raises(UnknownNameError):
         IndexSpec(dense_slots=("holding",))

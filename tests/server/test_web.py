@@ -167,3 +167,29 @@ def test_errors_are_shown_to_the_user(browser, live_server, artifacts):
     _wait(d).until(EC.visibility_of_element_located((By.ID, "error")))
     assert "content word" in d.find_element(By.ID, "error").text
     assert d.find_element(By.ID, "error").get_attribute("role") == "alert"
+
+
+def test_a_hit_overruled_in_the_archive_is_flagged_visibly(browser, home, tmp_path, artifacts):
+    """A later judgment of the archive overruled a hit: the page shows a warning with that
+    judgment and its words on the hit's card (not a tooltip), the hit kept."""
+    from aqgr.server import ServeConfig, create_app
+    from tests.aqgr.helpers import DYING_DECLARATION_FACTS, OVERRULING_JUDGMENTS, indexed_archive
+    from tests.server.conftest import LiveServer
+
+    archive = indexed_archive(home, tmp_path / "in", OVERRULING_JUDGMENTS)
+    with LiveServer(create_app(archive=archive, config=ServeConfig(reload_check_seconds=0))) as server:
+        d = browser
+        d.set_window_size(1366, 900)
+        d.get(server.url + "/")
+        _wait(d).until(EC.text_to_be_present_in_element((By.ID, "server-status"), "indexed"))
+        d.find_element(By.ID, "facts").send_keys(DYING_DECLARATION_FACTS)
+        d.find_element(By.ID, "suggest").click()
+        _wait(d).until(lambda drv: drv.find_elements(By.CSS_SELECTOR, "#questions li"))
+        d.find_element(By.ID, "search").click()
+        _wait(d).until(lambda drv: drv.find_elements(By.CSS_SELECTOR, "#results .hit"))
+        card = d.find_element(By.ID, "hit-A1")
+        flag = card.find_element(By.CSS_SELECTOR, ".treatment-warning")
+        assert flag.is_displayed() and flag.get_attribute("role") == "alert"
+        assert "overruled by Gopal Singh" in flag.text and "[A6]" in flag.text and "does not lay down the correct law" in flag.text
+        assert not d.find_elements(By.CSS_SELECTOR, "#hit-A2 .treatment-warning")  # distinguished only: no flag
+        d.save_screenshot(str(artifacts / "7-overruled-warning.png"))

@@ -152,7 +152,16 @@ function renderHit(hit, questions) {
   if (citing.length) {  // precedents referred: judgments ranked for these facts cite it
     also += ` Cited by ${citing.length} of the judgments found for these facts (${citing.slice(0, 3).join(", ")}${citing.length > 3 ? ", ..." : ""}).`;
   }
+  if (hit.sections && hit.sections.length) {  // the archive's correspondence table: the old and the new code's sections
+    also += ` Sections: ${hit.sections.join("; ")}.`;
+  }
   node.querySelector(".also").textContent = also;
+  for (const w of hit.treatment_warnings || []) {  // a later judgment of the archive overruled or doubted it
+    const flag = el("p", { class: "treatment-warning", role: "alert" });
+    flag.append(el("strong", {}, `Warning: ${w.treatment} by ${w.parties} [${w.judgment_id}]${w.date ? `, ${w.date}` : ""}: `),
+                el("q", {}, w.quote));
+    node.querySelector(".meta").after(flag);
+  }
   const open = node.querySelector(".open");
   open.setAttribute("aria-label", `Open the summary and text of ${hit.parties}`);
   open.addEventListener("click", () => openJudgment(hit, open));

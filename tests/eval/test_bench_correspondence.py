@@ -1,0 +1,27 @@
+"""The correspondence benchmark's passages: real-judgment paragraphs rewritten into the new code."""
+
+from __future__ import annotations
+
+from aqgr.correspondence import SAMPLE_TABLE, load_tables
+from aqgr.eval.bench_correspondence import build_passages, passage_of
+
+TABLE = load_tables([SAMPLE_TABLE])
+
+
+def test_the_passage_starts_near_the_first_section_and_is_rewritten_whole():
+    paragraphs = [
+        "The appeal arises out of a dispute over land between two brothers.",
+        "The respondent lodged a report. The appellant was tried for offences under Sections 302/34 of the Indian Penal Code "
+        "and convicted. The High Court confirmed the conviction relying on Section 32 of the Evidence Act.",
+    ]
+    passage, rewritten = passage_of(paragraphs, TABLE)
+    assert passage.startswith("The respondent lodged a report.") and "Section 32 of the Evidence Act" in passage
+    assert "Sections 103(1) and 3(5) of the Bharatiya Nyaya Sanhita, 2023" in rewritten
+    assert "Section 26 of the Bharatiya Sakshya Adhiniyam, 2023" in rewritten
+    assert not [r for r in TABLE.find(rewritten) if TABLE.is_old(r.code)]
+
+
+def test_a_passage_with_a_section_the_table_lacks_is_not_taken():
+    assert passage_of(["He was convicted under Section 377 IPC and Section 302 IPC."], TABLE) is None
+    texts = {"J1": "Title\nconvicted under Section 377 IPC.", "J2": "Title\nconvicted under Section 302 IPC.", "J3": "Title\nno sections"}
+    assert set(build_passages(texts, TABLE, 5)) == {"J2"}
