@@ -3,8 +3,6 @@ text at that passage, highlighted; a #judgment=ID&at=START-END link opens it the
 
 from __future__ import annotations
 
-import pytest
-
 from tests.server.test_web import _wait, artifacts, browser, pytestmark  # noqa: F401  (fixtures, and the skip without chromium)
 
 from selenium.webdriver.common.by import By  # noqa: E402
