@@ -505,6 +505,7 @@ class Archive:
             self.settings.search,
             engine,
             citations=self.citations(index.doc_ids),
+            texts=self._store.texts,
             correspondence=self._correspondence_store().load,
         )
 

@@ -15,6 +15,7 @@ from aqgr.errors import AqgrError
 from aqgr.invocation import DatabaseOption, HomeOption, Invocation, _err, _fail, _out, open_archive
 from aqgr.paths import SAMPLE
 from aqgr.schemas.filters import facet_lines, make_filters
+from aqgr.show_cli import show
 
 app = typer.Typer(
     name="aqgr",
@@ -182,7 +183,16 @@ def index(
     typer.echo(json.dumps({k: v for k, v in manifest.items() if k != "doc_ids"}, indent=2, default=str))
 
 
+def _at(pin) -> tuple[str, str] | str:
+    """' (para 12)' after a quoted explanation, dim; nothing when it was not looked up."""
+    from aqgr.pinpoint import where
+
+    return (f"  ({where(pin)})", "dim") if pin is not None else ""
+
+
 def _print_result(result, console) -> None:
+    from aqgr.pinpoint import where
+
     console.print(styled(("Questions", "bold"), f" ({'chosen' if result.questions_chosen_by_user else 'generated'}):"))
     for i, question in enumerate(result.questions, 1):
         console.print(f"  Q{i}. {question}")
@@ -193,8 +203,11 @@ def _print_result(result, console) -> None:
         meta = ", ".join(x for x in (hit.case_number, hit.court, hit.date) if x)
         if meta:
             console.print(f"   {meta}")
-        console.print(styled("   ", ("Issue:", "cyan"), f" {hit.legal_issue}"))
-        console.print(styled("   ", ("Why it applies:", "cyan"), f" {hit.reason}"))
+        console.print(styled("   ", ("Issue:", "cyan"), f" {hit.legal_issue}", _at(hit.legal_issue_at)))
+        console.print(styled("   ", ("Why it applies:", "cyan"), f" {hit.reason}", _at(hit.reason_at)))
+        if hit.evidence:
+            console.print(styled("   ", ("Evidence:", "cyan"), " " + " · ".join(f"{e.slot}, {where(e)}" if where(e) else e.slot for e in hit.evidence),
+                                 ("  (aqgr show " + hit.judgment_id + " --text)", "dim")))
         if hit.sections:
             console.print(styled("   ", ("Sections:", "cyan"), f" {'; '.join(hit.sections)}"))
         if hit.cited_by:
@@ -451,6 +464,8 @@ def _register_eval() -> None:
 
 
 _register_eval()
+
+app.command()(show)  # aqgr show (aqgr/show_cli.py)
 
 
 def _register_serve() -> None:

@@ -26,6 +26,8 @@ search (aqgr/statutes.py) and the evaluation compose them, never repeat one:
 4. `explain`: the explainer scores (1-10) and explains the best `explain_top` fused
    candidates, from a closed list. The grounding guard drops anything not in that list
    or not in the archive; hits below `min_score` are not returned.
+5. `pin` (in `search`, not in `rank`): each returned hit's issue, reason and evidence pinned to
+   the judgment's text (aqgr/pinpoint.py: offsets, paragraph).
 
 Process-wide settings are not the Searcher's: a long-running process calls `freeze_heap`
 once, at its start-up (the server does).
@@ -36,13 +38,14 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from typing import Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from aqgr.citation_guard import grounded_questions
 from aqgr.config import SearchOptions
 from aqgr.errors import EmptyArchiveError, FactsTooShortError, NoFiltersError
 from aqgr.explain import Candidate, Explainer
 from aqgr.inputs import check_text, check_texts
+from aqgr.pinpoint import pin_hits
 from aqgr.llm.deadline import task as model_task
 from aqgr.questions import QuestionGenerator
 from aqgr.relevance import RelevanceScorer
@@ -123,6 +126,7 @@ class Searcher:
         options: SearchOptions,
         summarizer_name: str,
         citations=None,
+        texts: Callable[[Iterable[str]], Mapping[str, str]] | None = None,
         correspondence=None,
     ):
         if not len(index):
@@ -134,6 +138,7 @@ class Searcher:
         self.options = options
         self.summarizer_name = summarizer_name
         self.citations = citations  # retrieval.citations.CitationGraph of the archive, or None
+        self.texts = texts  # ids -> {id: judgment text} (Store.texts), to pin the hits' evidence; None: not pinned
         # () -> the archive's aqgr.correspondence.Correspondence or None, asked per query (a store's
         # `load`, which reads the tables again only when their file changed), or None
         self._correspondence = correspondence
@@ -289,6 +294,14 @@ class Searcher:
             facets=self.facets([d.doc_id for d in fused.ranking]),
         )
 
+    # -- step 5: pinpoints -------------------------------------------------
+    def pin(self, result: SearchResult) -> SearchResult:
+        """The result with its hits' issue, reason and evidence pinned to the judgments' texts
+        (aqgr/pinpoint.py): the hits shown only, their texts read in one query, each prepared
+        once. Unchanged without a text source."""
+        if self.texts is None or not result.hits:
+            return result
+        return result.model_copy(update={"hits": pin_hits(result.hits, self.texts)})
     def _warnings(self, judgment_id: str) -> list[TreatmentWarning]:
         """The judgments of the index that overruled or doubted this one (citation graph,
         retrieval/citations/treatment.py), each with its date and words; the hit is kept."""
@@ -313,7 +326,7 @@ class Searcher:
         options: SearchOptions | None = None,
         filters: Filters | None = None,
     ) -> SearchResult:
-        """Question-guided search: plan, retrieve, fuse and refer, explain; each once. `filters`:
+        """Question-guided search: plan, retrieve, fuse and refer, explain, pin; each once. `filters`:
         only judgments matching them are retrieved and ranked; the result's facets count the
         candidates. Its model calls end within the search's time (aqgr/llm/deadline.py)."""
         with model_task("search"):
@@ -331,6 +344,9 @@ class Searcher:
         t = time.perf_counter()
         result = self.explain(plan, fused, retrieval, k=k)
         timings["explanation"] = _ms(t)
+        t = time.perf_counter()
+        result = self.pin(result)
+        timings["pinpoint"] = _ms(t)
         timings["total"] = _ms(started)
         return result.model_copy(update={"timings_ms": timings})
 

@@ -48,6 +48,7 @@ from aqgr.server.models import (
     ErrorBody,
     Health,
     JudgmentText,
+    ParagraphMark,
     QuestionsRequest,
     QuestionsResponse,
     SearchRequest,
@@ -56,7 +57,9 @@ from aqgr.server.models import (
 )
 from aqgr.server.service import ArchiveService
 
-from aqgr.schemas.results import JudgmentCitations, SearchResult
+from aqgr.pinpoint import ParagraphIndex
+from aqgr.pinpoint import judgment_pinpoints as pinpoints_of
+from aqgr.schemas.results import JudgmentCitations, SearchResult, SummaryPinpoints
 from aqgr.schemas.statutes import StatuteResult
 from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
@@ -344,7 +347,14 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
         text = service.text(judgment_id)
         if text is None:
             raise RequestRefused(404, "not_found", f"no judgment {judgment_id!r} in the archive")
-        return JudgmentText(judgment_id=judgment_id, text=text)
+        marks = ParagraphIndex(text).marks
+        return JudgmentText(judgment_id=judgment_id, text=text, paragraphs=[ParagraphMark(number=n, start=at) for n, at in marks])
+
+    @app.get("/api/judgments/{judgment_id:path}/pinpoints", response_model=SummaryPinpoints, responses=ERRORS, dependencies=api, tags=["judgments"])
+    def judgment_pinpoints(judgment_id: str) -> SummaryPinpoints:
+        """The judgment's structured summary with each passage's pinpoint in its text (offsets, paragraph; `aqgr show`)."""
+        check_id(judgment_id)
+        return pinpoints_of(judgment_id, service.summary, service.text)
 
     @app.get("/api/judgments/{judgment_id:path}/citations", response_model=JudgmentCitations, responses=ERRORS, dependencies=api, tags=["judgments"])
     def judgment_citations(judgment_id: str) -> JudgmentCitations:

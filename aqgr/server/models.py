@@ -74,9 +74,15 @@ class StatuteSearchRequest(_Request):
     filters: Filters | None = Field(default=None, description="Only judgments matching these filters rank and vote for statutes.")
 
 
+class ParagraphMark(BaseModel):
+    number: int = Field(description="The judgment's own paragraph number.")
+    start: int = Field(description="Character offset in `text` of the line where that paragraph starts.")
+
+
 class JudgmentText(BaseModel):
     judgment_id: str
-    text: str = Field(description="The judgment's source text, as read when it was summarised.")
+    text: str = Field(description="The judgment's source text, as read when it was summarised (search hits' evidence offsets point into it).")
+    paragraphs: list[ParagraphMark] = Field(default_factory=list, description="Where its numbered paragraphs start (empty: it does not number them).")
 
 
 class Health(BaseModel):
