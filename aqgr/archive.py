@@ -31,6 +31,7 @@ from aqgr.store import Store, SummaryReader
 CITATIONS_FILE = "citations.sqlite"  # retrieval/citations/store.py, beside the index
 from aqgr.retrieval.index import IndexSpec
 from aqgr.retrieval.protocol import Index
+from aqgr.schemas.filters import Filters
 from aqgr.schemas.results import CandidateQuestion, SearchResult
 from aqgr.schemas.statutes import StatuteResult
 from aqgr.schemas.summary import StructuredSummary
@@ -340,7 +341,7 @@ class Archive:
 
         return StatuteCollection(self.settings).add(paths, judgments=self.texts())
 
-    def search_statutes(self, facts: str, questions: Sequence[str] | None = None, *, k: int = 10) -> StatuteResult:
+    def search_statutes(self, facts: str, questions: Sequence[str] | None = None, *, k: int = 10, filters: Filters | None = None) -> StatuteResult:
         """The statutes for the facts: searched with the same legal questions (the given ones,
         or the archive's top generated ones) and through the precedents that quote them.
         Raises NoStatutesError when the archive has none (`add_statutes`)."""
@@ -350,7 +351,7 @@ class Archive:
             self._statutes = StatuteCollection(self.settings)
         if not self._statutes.exists():  # said before the case index is loaded
             raise NoStatutesError(self._statutes.root)
-        return statutes_for(self._searcher(), self._statutes, facts, questions, k=k)
+        return statutes_for(self._searcher(), self._statutes, facts, questions, k=k, filters=filters)
 
     def link_statutes(self, progress: Callable[[str, int, int], None] | None = None) -> int | None:
         """Record which judgments quote which statutes of the archive's statute collection
@@ -504,6 +505,7 @@ class Archive:
             self.settings.search,
             engine,
             citations=self.citations(index.doc_ids),
+            texts=self._store.texts,
             correspondence=self._correspondence_store().load,
         )
 
@@ -522,16 +524,18 @@ class Archive:
         return self._correspondence_store().add(paths)
 
     def search(self, facts: str, questions: Sequence[str] | None = None, *, k: int | None = None, options: SearchOptions | None = None,
-               restrict: set[str] | None = None, exclude: set[str] | None = None) -> SearchResult:
+               restrict: set[str] | None = None, exclude: set[str] | None = None, filters: Filters | None = None) -> SearchResult:
         """Question-guided search. `questions` replaces the generated ones (the user's pick);
-        `restrict` keeps only those judgment ids, `exclude` drops those."""
+        `restrict` keeps only those judgment ids, `exclude` drops those; `filters` (court, dates,
+        judge, kind, statute, disposal) keep only the judgments matching them."""
         searcher = self._searcher()
         if self._llm is None:
-            return searcher.search(facts, questions, k=k, options=options, restrict=restrict, exclude=exclude)
+            return searcher.search(facts, questions, k=k, options=options, restrict=restrict, exclude=exclude, filters=filters)
         before = self._llm.ledger.snapshot()  # per-search usage (approximate under concurrent searches)
-        result = searcher.search(facts, questions, k=k, options=options, restrict=restrict, exclude=exclude)
+        result = searcher.search(facts, questions, k=k, options=options, restrict=restrict, exclude=exclude, filters=filters)
         return result.model_copy(update={"model_usage": self._llm.ledger.difference(self._llm.ledger.snapshot(), before)})
 
-    def candidate_questions(self, facts: str, *, n: int | None = None) -> list[CandidateQuestion]:
-        """The candidate legal questions for the facts, best first (for the user to pick from)."""
-        return self._searcher().candidate_questions(facts, n=n)
+    def candidate_questions(self, facts: str, *, n: int | None = None, filters: Filters | None = None) -> list[CandidateQuestion]:
+        """The candidate legal questions for the facts, best first (for the user to pick from),
+        drawn from the judgments matching `filters` when given."""
+        return self._searcher().candidate_questions(facts, n=n, filters=filters)

@@ -14,6 +14,8 @@ from aqgr.console import console, styled  # light: rich is imported when somethi
 from aqgr.errors import AqgrError
 from aqgr.invocation import DatabaseOption, HomeOption, Invocation, _err, _fail, _out, open_archive
 from aqgr.paths import SAMPLE
+from aqgr.schemas.filters import facet_lines, make_filters
+from aqgr.show_cli import show
 
 app = typer.Typer(
     name="aqgr",
@@ -181,7 +183,16 @@ def index(
     typer.echo(json.dumps({k: v for k, v in manifest.items() if k != "doc_ids"}, indent=2, default=str))
 
 
+def _at(pin) -> tuple[str, str] | str:
+    """' (para 12)' after a quoted explanation, dim; nothing when it was not looked up."""
+    from aqgr.pinpoint import where
+
+    return (f"  ({where(pin)})", "dim") if pin is not None else ""
+
+
 def _print_result(result, console) -> None:
+    from aqgr.pinpoint import where
+
     console.print(styled(("Questions", "bold"), f" ({'chosen' if result.questions_chosen_by_user else 'generated'}):"))
     for i, question in enumerate(result.questions, 1):
         console.print(f"  Q{i}. {question}")
@@ -192,8 +203,11 @@ def _print_result(result, console) -> None:
         meta = ", ".join(x for x in (hit.case_number, hit.court, hit.date) if x)
         if meta:
             console.print(f"   {meta}")
-        console.print(styled("   ", ("Issue:", "cyan"), f" {hit.legal_issue}"))
-        console.print(styled("   ", ("Why it applies:", "cyan"), f" {hit.reason}"))
+        console.print(styled("   ", ("Issue:", "cyan"), f" {hit.legal_issue}", _at(hit.legal_issue_at)))
+        console.print(styled("   ", ("Why it applies:", "cyan"), f" {hit.reason}", _at(hit.reason_at)))
+        if hit.evidence:
+            console.print(styled("   ", ("Evidence:", "cyan"), " " + " · ".join(f"{e.slot}, {where(e)}" if where(e) else e.slot for e in hit.evidence),
+                                 ("  (aqgr show " + hit.judgment_id + " --text)", "dim")))
         if hit.sections:
             console.print(styled("   ", ("Sections:", "cyan"), f" {'; '.join(hit.sections)}"))
         if hit.cited_by:
@@ -205,6 +219,8 @@ def _print_result(result, console) -> None:
                                  f" \"{warning.quote}\""))
     engines = result.engines
     console.print(styled("\n", (f"engines: questions {engines.questions}, explanations {engines.explainer}, summaries {engines.summarizer}, embeddings {engines.embedder}; {result.timings_ms.get('total', 0):.0f} ms", "dim")))
+    for line in facet_lines(result):
+        console.print(styled((line, "dim")))
     for note in result.notes:
         console.print(styled((note, "yellow")))
     if result.dropped_not_in_archive:
@@ -220,14 +236,27 @@ def search(
     k: int = typer.Option(10, "-k", min=1, help="Most judgments to return."),
     candidates: bool = typer.Option(False, "--candidates", help="Only list the candidate legal questions for the facts."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output on stdout."),
+    court: Optional[str] = typer.Option(None, "--court", help="Only judgments of this court ('SC', 'Supreme Court of India', 'Bombay High Court')."),
+    court_level: Optional[str] = typer.Option(None, "--court-level", help="Only this level of court: supreme, high, district, tribunal."),
+    decided_from: Optional[str] = typer.Option(None, "--from", help="Only judgments decided on or after this date (YYYY-MM-DD, YYYY-MM or YYYY)."),
+    decided_to: Optional[str] = typer.Option(None, "--to", help="Only judgments decided on or before this date (YYYY-MM-DD, YYYY-MM or YYYY)."),
+    judge: Optional[str] = typer.Option(None, "--judge", help="Only judgments with this judge on the bench ('A.K. Sikri', 'Sikri')."),
+    kind: Optional[str] = typer.Option(None, "--kind", help="Only this kind of judgment ('criminal appeal', 'writ petition', 'appeal')."),
+    statute: Optional[str] = typer.Option(None, "--statute", help="Only judgments referring to this statute or section ('IPC', 'Section 302 IPC')."),
+    disposal: Optional[str] = typer.Option(None, "--disposal", help="Only judgments disposed so: allowed, dismissed, partly."),
 ) -> None:
     """Question-guided search: the legal questions the facts raise, and the judgments that answer them."""
     if facts == "-":
         facts = sys.stdin.read()
+    try:
+        filters = make_filters(court=court, court_level=court_level, decided_from=decided_from, decided_to=decided_to, judge=judge,
+                               kind=kind, statute=statute, disposal=disposal)
+    except AqgrError as exc:
+        _fail(exc)
     archive = open_archive(ctx, home)
     try:
         if candidates:
-            found = archive.candidate_questions(facts)
+            found = archive.candidate_questions(facts, filters=filters)
             if as_json:
                 typer.echo(json.dumps([c.model_dump() for c in found], indent=2))
             else:
@@ -235,7 +264,7 @@ def search(
                 for i, c in enumerate(found, 1):
                     shown.print(f"{i}. {c.text}  [{c.source_judgment_id}, {c.score:.3f}]", soft_wrap=True)
             return
-        result = archive.search(facts, question or None, k=k)
+        result = archive.search(facts, question or None, k=k, filters=filters)
     except AqgrError as exc:
         _fail(exc)
     if as_json:
@@ -437,6 +466,8 @@ def _register_eval() -> None:
 
 
 _register_eval()
+
+app.command()(show)  # aqgr show (aqgr/show_cli.py)
 
 
 def _register_serve() -> None:

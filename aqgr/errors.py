@@ -129,6 +129,23 @@ class NoStatutesError(AqgrError):
         super().__init__(f"the archive has no statutes at {where}: add them with `aqgr statutes PATH...` (plain-text files, one statute each)")
 
 
+class InvalidFilterError(AqgrError, ValueError):
+    """A search filter that cannot be read (a date that is not one, a range that ends before it starts)."""
+
+    def __init__(self, detail: str):
+        self.detail = detail
+        super().__init__(f"invalid search filter: {detail}")
+
+
+class NoFiltersError(AqgrError):
+    """A filtered search on an index whose documents lack the filter fields (made before them, or a
+    backend that does not store them)."""
+
+    def __init__(self, where: str, why: str = "was built before search filters existed"):
+        super().__init__(f"the index at {where} {why}: re-run `aqgr index` (it rebuilds the index with the court, date, "
+                         "bench, kind, statute and disposal of every judgment), then search again")
+
+
 class InvalidTextError(AqgrError, ValueError):
     """Text that is not valid Unicode (a lone surrogate such as \\ud800, from a broken encoder or
     a JSON escape). Refused before it reaches the archive, the index or an answer."""

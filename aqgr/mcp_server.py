@@ -2,7 +2,7 @@
 
 Tools (their descriptions are what an agent reads; they say exactly what comes back):
 `search_precedents`, `candidate_questions`, `get_judgment_summary`, `get_judgment_text`,
-and `search_statutes` when the archive has statutes. Every judgment a tool returns is a
+`get_judgment_pinpoints`, `get_judgment_citations`, and `search_statutes` when the archive has statutes. Every judgment a tool returns is a
 judgment of the archive: search hits pass the grounding guard (SPEC.md) and summaries
 and texts are read from the archive by id. Errors come back as tool errors carrying
 aqgr's message (what went wrong and what to do), never a stack trace.
@@ -18,6 +18,7 @@ from typing import Annotated, Callable, TypeVar
 from pydantic import AfterValidator, BaseModel, Field
 
 from aqgr.errors import AqgrError
+from aqgr.schemas.filters import Filters
 
 T = TypeVar("T")
 
@@ -27,6 +28,10 @@ MAX_TEXT_CHARS = 200_000
 
 Facts = Annotated[str, Field(description="The facts, in plain words: who did what, what happened, what is disputed.")]
 Questions = Annotated[list[str] | None, Field(description="Legal questions to search with (replace the generated ones).")]
+FiltersArg = Annotated[Filters | None, Field(description="Only judgments matching every given field: court ('SC', 'Bombay High Court'), "
+                                             "court_level (supreme/high/district/tribunal), decided_from / decided_to (YYYY-MM-DD, YYYY-MM or "
+                                             "YYYY), judge ('A.K. Sikri'), kind ('criminal appeal'), statute ('Section 302 IPC'), disposal "
+                                             "(allowed/dismissed/partly). An unknown court or judge gives no hits and a note naming the closest known values.")]
 
 
 class JudgmentTextOut(BaseModel):
@@ -51,7 +56,7 @@ INSTRUCTIONS = (
     "aqgr finds precedents (court judgments) for a set of facts by the legal questions the facts raise. "
     "Typical use: call candidate_questions with the facts, choose the questions that matter, then call "
     "search_precedents with the facts and those questions; open a hit with get_judgment_summary or "
-    "get_judgment_text, and follow its citations inside the archive with get_judgment_citations. Every judgment returned exists in the archive: cite only those, by their judgment_id, "
+    "get_judgment_text (get_judgment_pinpoints gives each summary passage's paragraph), and follow its citations inside the archive with get_judgment_citations. Every judgment returned exists in the archive: cite only those, by their judgment_id, "
     "parties and case number."
 )
 
@@ -64,10 +69,13 @@ Returns a SearchResult: `questions` (the questions used), `candidate_questions` 
 score (relevance 1-10), legal_issue (the judgment's issue that matches), reason (why it applies, quoted from the
 judgment's summary), questions (0-based indexes of the questions it was retrieved for), cited_by (judgment_ids of
 archive judgments found for these facts that cite it: a precedent similar cases relied on), evidence (summary slot +
-quoted text), sections (with a correspondence table loaded: the sections it cites with their counterparts in the
+quoted text + where it stands in the judgment: located, start/end offsets into get_judgment_text's text, paragraph
+number; legal_issue_at and reason_at the same for those), sections (with a correspondence table loaded: the sections it cites with their counterparts in the
 code that replaced it, 'Section 302 IPC, now Section 103(1) BNS'), treatment_warnings (later archive judgments that
 overruled or doubted it: judgment_id, parties, date, treatment, quote; check before relying on it); `engines` (which engines answered: offline or a model); `dropped_not_in_archive` (judgments an engine
-named that are not in the archive, dropped by the grounding guard). Every hit exists in the archive."""
+named that are not in the archive, dropped by the grounding guard); `filters` (the filters applied) and `facets`
+(counts per court, year, decade, statute, section, judge, kind, disposal over the ranked candidates, to narrow
+with `filters`). Every hit exists in the archive."""
 
 QUESTIONS_DESCRIPTION = """Candidate legal questions the facts raise, best first, for choosing before search_precedents.
 
@@ -86,6 +94,13 @@ TEXT_DESCRIPTION = """The source text of one judgment of the archive, by its jud
 
 Returns {judgment_id, text, truncated}: the text as read when it was summarised, cut to `max_chars` (default 20,000;
 at most 200,000) with truncated=true when cut. An unknown id is an error."""
+
+PINPOINTS_DESCRIPTION = """The structured summary of one judgment with where each of its passages stands in the judgment's text.
+
+Returns {summary, paragraphs_numbered, passages}: passages are [{slot (facts, issues[0], statutes[1].principle, ...), text,
+located, start, end, paragraph, match}]; start/end are character offsets into get_judgment_text's text, paragraph
+the judgment's own paragraph number (cite it as "para 12"); located=false: the passage is not in the text as quoted.
+An unknown id is an error."""
 
 CITATIONS_DESCRIPTION = """The judgments of the archive that one judgment cites, and those that cite it, by its judgment_id (as in search hits).
 
@@ -123,7 +138,8 @@ def build_server(home: str | Path | None = None, *, archive=None):
     import aqgr
     from aqgr.archive import Archive
     from aqgr.server.service import ArchiveService
-    from aqgr.schemas.results import CandidateQuestion, JudgmentCitations, SearchResult
+    from aqgr.pinpoint import judgment_pinpoints
+    from aqgr.schemas.results import CandidateQuestion, JudgmentCitations, SearchResult, SummaryPinpoints
     from aqgr.schemas.statutes import StatuteResult
     from aqgr.schemas.summary import StructuredSummary
 
@@ -143,14 +159,15 @@ def build_server(home: str | Path | None = None, *, archive=None):
             raise ToolError(str(exc)) from exc
 
     @server.tool(description=SEARCH_DESCRIPTION)
-    async def search_precedents(facts: Facts, questions: Questions = None, k: Annotated[int, Field(ge=1, le=MAX_K)] = 10) -> SearchResult:
+    async def search_precedents(facts: Facts, questions: Questions = None, k: Annotated[int, Field(ge=1, le=MAX_K)] = 10,
+                                filters: FiltersArg = None) -> SearchResult:
         check(facts, k, questions)
-        return await call(lambda: service.searcher().search(facts, questions or None, k=k))
+        return await call(lambda: service.searcher().search(facts, questions or None, k=k, filters=filters))
 
     @server.tool(description=QUESTIONS_DESCRIPTION)
-    async def candidate_questions(facts: Facts, n: Annotated[int, Field(ge=1, le=50)] = 10) -> list[CandidateQuestion]:
+    async def candidate_questions(facts: Facts, n: Annotated[int, Field(ge=1, le=50)] = 10, filters: FiltersArg = None) -> list[CandidateQuestion]:
         check(facts)
-        return await call(lambda: service.searcher().candidate_questions(facts, n=n))
+        return await call(lambda: service.searcher().candidate_questions(facts, n=n, filters=filters))
 
     @server.tool(description=SUMMARY_DESCRIPTION)
     async def get_judgment_summary(judgment_id: JudgmentId) -> StructuredSummary:
@@ -166,6 +183,10 @@ def build_server(home: str | Path | None = None, *, archive=None):
             raise ToolError(f"no judgment {judgment_id!r} in the archive: use a judgment_id from search_precedents")
         return JudgmentTextOut(judgment_id=judgment_id, text=text[:max_chars], truncated=len(text) > max_chars)
 
+    @server.tool(description=PINPOINTS_DESCRIPTION)
+    async def get_judgment_pinpoints(judgment_id: JudgmentId) -> SummaryPinpoints:
+        return await call(lambda: judgment_pinpoints(judgment_id, service.summary, service.text))
+
     @server.tool(description=CITATIONS_DESCRIPTION)
     async def get_judgment_citations(judgment_id: JudgmentId) -> JudgmentCitations:
         return await call(lambda: service.citations_of(judgment_id))
@@ -173,11 +194,12 @@ def build_server(home: str | Path | None = None, *, archive=None):
     if service.statutes.exists():
 
         @server.tool(description=STATUTES_DESCRIPTION)
-        async def search_statutes(facts: Facts, questions: Questions = None, k: Annotated[int, Field(ge=1, le=MAX_K)] = 10) -> StatuteResult:
+        async def search_statutes(facts: Facts, questions: Questions = None, k: Annotated[int, Field(ge=1, le=MAX_K)] = 10,
+                                  filters: FiltersArg = None) -> StatuteResult:
             check(facts, k, questions)
 
             def run() -> StatuteResult:
-                return service.search_statutes(facts, questions or None, k=k)
+                return service.search_statutes(facts, questions or None, k=k, filters=filters)
 
             return await call(run)
 

@@ -12,10 +12,10 @@ near-duplicates are dropped.
 
 from __future__ import annotations
 
-import re
 from typing import Protocol, Sequence
 
 from aqgr.registry import Registry
+from aqgr.retrieval.documents import question_form
 from aqgr.relevance import RelevanceScorer
 from aqgr.schemas.results import CandidateQuestion
 from aqgr.schemas.summary import StructuredSummary
@@ -34,27 +34,7 @@ class QuestionGenerator(Protocol):
 
 # Candidates shorter than this carry no legal question ("Whether the appeal lies?").
 _MIN_WORDS = 5
-_MAX_CHARS = 400
 _DUPLICATE_OVERLAP = 0.6
-
-
-_NUMBERING = re.compile(r"^\(?(?:\d{1,3}|[ivx]{1,5}|[a-h])[.)]\s+", re.IGNORECASE)
-
-
-_LEAD_IN = re.compile(r"^[^.?;]{0,120}?\b(?=whether\b)", re.IGNORECASE)
-
-
-def _as_question(text: str) -> str:
-    text = _NUMBERING.sub("", re.sub(r"\s+", " ", text).strip()).strip(" ;:,.-")
-    lead = _LEAD_IN.match(text)  # "The question that arises is whether X" -> "Whether X"
-    if lead:
-        text = text[lead.end() :]
-    if len(text) > _MAX_CHARS:
-        cut = text[:_MAX_CHARS].rsplit(" ", 1)[0]
-        text = cut + " ..."
-    if text and text[0].islower():
-        text = text[0].upper() + text[1:]
-    return text if text.endswith(("?", "...")) else text + "?"
 
 
 class HarvestQuestionGenerator:
@@ -65,7 +45,7 @@ class HarvestQuestionGenerator:
 
     def generate(self, facts: str, examples: Sequence[StructuredSummary], n: int, scorer: RelevanceScorer) -> list[CandidateQuestion]:
         harvested = [
-            (position, summary.judgment_id, _as_question(issue), " ".join(issue.split()))
+            (position, summary.judgment_id, question_form(issue), " ".join(issue.split()))
             for position, summary in enumerate(examples)
             for issue in summary.issues
             if len(issue.split()) >= _MIN_WORDS

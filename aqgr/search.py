@@ -26,6 +26,8 @@ search (aqgr/statutes.py) and the evaluation compose them, never repeat one:
 4. `explain`: the explainer scores (1-10) and explains the best `explain_top` fused
    candidates, from a closed list. The grounding guard drops anything not in that list
    or not in the archive; hits below `min_score` are not returned.
+5. `pin` (in `search`, not in `rank`): each returned hit's issue, reason and evidence pinned to
+   the judgment's text (aqgr/pinpoint.py: offsets, paragraph).
 
 Process-wide settings are not the Searcher's: a long-running process calls `freeze_heap`
 once, at its start-up (the server does).
@@ -36,13 +38,14 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from typing import Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from aqgr.citation_guard import grounded_questions
 from aqgr.config import SearchOptions
-from aqgr.errors import EmptyArchiveError, FactsTooShortError
+from aqgr.errors import EmptyArchiveError, FactsTooShortError, NoFiltersError
 from aqgr.explain import Candidate, Explainer
 from aqgr.inputs import check_count, check_text, check_texts, many
+from aqgr.pinpoint import pin_hits
 from aqgr.llm.deadline import task as model_task
 from aqgr.questions import QuestionGenerator
 from aqgr.relevance import RelevanceScorer
@@ -51,6 +54,7 @@ from aqgr.retrieval.protocol import Index
 from aqgr.retrieval.retrievers import optional_retrievers, vector_retrievers
 from aqgr.retrieval.text import strip_masks
 from aqgr.retrieval.types import ScoredDoc, id_hash, ranked
+from aqgr.schemas.filters import FacetCount, Facets, Filters
 from aqgr.schemas.results import CandidateQuestion, Engines, Evidence, Hit, SearchResult, TreatmentWarning
 from aqgr.schemas.summary import StructuredSummary
 
@@ -82,6 +86,8 @@ class Plan:
     exclude: frozenset[str] | None = None
     facts_runs: tuple[tuple[str, list[ScoredDoc]], ...] | None = field(default=None, repr=False)
     dropped_questions: int = 0  # generated questions dropped for citing a case the examples and facts do not show
+    filters: Filters | None = None  # what `restrict` was narrowed by (retrieval/facets.py)
+    filter_notes: tuple[str, ...] = ()  # why a filter admitted no judgment, and the closest known values
 
 
 @dataclass(frozen=True)
@@ -120,6 +126,7 @@ class Searcher:
         options: SearchOptions,
         summarizer_name: str,
         citations=None,
+        texts: Callable[[Iterable[str]], Mapping[str, str]] | None = None,
         correspondence=None,
     ):
         if not len(index):
@@ -131,6 +138,7 @@ class Searcher:
         self.options = options
         self.summarizer_name = summarizer_name
         self.citations = citations  # retrieval.citations.CitationGraph of the archive, or None
+        self.texts = texts  # ids -> {id: judgment text} (Store.texts), to pin the hits' evidence; None: not pinned
         # () -> the archive's aqgr.correspondence.Correspondence or None, asked per query (a store's
         # `load`, which reads the tables again only when their file changed), or None
         self._correspondence = correspondence
@@ -152,11 +160,13 @@ class Searcher:
         options: SearchOptions | None = None,
         depth: int | None = None,
         n_candidates: int | None = None,
+        filters: Filters | None = None,
     ) -> Plan:
         """The request's questions: `questions` (the user's pick) as given, else the top generated
         ones. `depth`: how deep each run is read (default and at least: the options'
         `fusion_depth` and `per_retriever_k`). `n_candidates`: candidates generated (default
-        the options' `n_candidate_questions`)."""
+        the options' `n_candidate_questions`). `filters` narrow `restrict` to the judgments
+        matching them (every retriever searches only those; retrieval/facets.py)."""
         many(questions, "questions", "['Whether a dying declaration alone can sustain a conviction?']")
         many(restrict, "restrict", "{'SC12', 'SC40'}")
         many(exclude, "exclude", "{'SC12'}")
@@ -166,8 +176,10 @@ class Searcher:
         chosen = tuple(" ".join(q.split()) for q in questions or () if q and q.strip())
         restrict = frozenset(restrict) if restrict is not None else None
         exclude = frozenset(exclude) if exclude else None
+        filters = filters or None
+        restrict, filter_notes = self._narrow(filters, restrict)
         depth = max(options.per_retriever_k, options.fusion_depth, depth or 0)
-        plan = Plan(facts, chosen, bool(chosen), (), options, depth, restrict, exclude)
+        plan = Plan(facts, chosen, bool(chosen), (), options, depth, restrict, exclude, filters=filters, filter_notes=filter_notes)
         if chosen and not options.include_facts_query:
             return plan
         facts_runs = tuple(self._retrieve(plan))
@@ -182,10 +194,12 @@ class Searcher:
         return replace(plan, questions=tuple(_top_questions(candidates, options)), candidates=candidates, facts_runs=facts_runs,
                        dropped_questions=dropped)
 
-    def candidate_questions(self, facts: str, *, n: int | None = None, restrict=None, exclude=None, options: SearchOptions | None = None) -> list[CandidateQuestion]:
-        """The candidate legal questions for the facts, best first (for the user to pick from)."""
+    def candidate_questions(self, facts: str, *, n: int | None = None, restrict=None, exclude=None, options: SearchOptions | None = None,
+                            filters: Filters | None = None) -> list[CandidateQuestion]:
+        """The candidate legal questions for the facts, best first (for the user to pick from),
+        harvested from the judgments that match `filters`."""
         with model_task("search"):
-            return list(self.plan(facts, restrict=restrict, exclude=exclude, options=options, n_candidates=n).candidates)
+            return list(self.plan(facts, restrict=restrict, exclude=exclude, options=options, n_candidates=n, filters=filters).candidates)
 
     # -- step 2: retrieval -------------------------------------------------
     def retrieve(self, plan: Plan) -> Retrieval:
@@ -254,7 +268,7 @@ class Searcher:
                     treatment_warnings=self._warnings(e.judgment_id),
                 )
             )
-        notes = [q.note for q in plan.candidates if q.note] + [e.note for e in explained if e.note]
+        notes = list(plan.filter_notes) + [q.note for q in plan.candidates if q.note] + [e.note for e in explained if e.note]
         if plan.dropped_questions:
             notes.append(f"{plan.dropped_questions} generated question(s) dropped: they cited a judgment that neither the "
                          "similar judgments' summaries nor the facts show")
@@ -279,8 +293,18 @@ class Searcher:
             below_threshold=len(grounded) - len(kept),
             dropped_citations=sum(e.dropped_citations for e in grounded) + plan.dropped_questions,
             notes=list(dict.fromkeys(notes)),
+            filters=plan.filters,
+            facets=self.facets([d.doc_id for d in fused.ranking]),
         )
 
+    # -- step 5: pinpoints -------------------------------------------------
+    def pin(self, result: SearchResult) -> SearchResult:
+        """The result with its hits' issue, reason and evidence pinned to the judgments' texts
+        (aqgr/pinpoint.py): the hits shown only, their texts read in one query, each prepared
+        once. Unchanged without a text source."""
+        if self.texts is None or not result.hits:
+            return result
+        return result.model_copy(update={"hits": pin_hits(result.hits, self.texts)})
     def _warnings(self, judgment_id: str) -> list[TreatmentWarning]:
         """The judgments of the index that overruled or doubted this one (citation graph,
         retrieval/citations/treatment.py), each with its date and words; the hit is kept."""
@@ -303,17 +327,19 @@ class Searcher:
         restrict: set[str] | None = None,
         exclude: set[str] | None = None,
         options: SearchOptions | None = None,
+        filters: Filters | None = None,
     ) -> SearchResult:
-        """Question-guided search: plan, retrieve, fuse and refer, explain; each once. Its model calls
-        end within the search's time (aqgr/llm/deadline.py)."""
+        """Question-guided search: plan, retrieve, fuse and refer, explain, pin; each once. `filters`:
+        only judgments matching them are retrieved and ranked; the result's facets count the
+        candidates. Its model calls end within the search's time (aqgr/llm/deadline.py)."""
         check_count(k, "k")
         with model_task("search"):
-            return self._search(facts, questions, k=k, restrict=restrict, exclude=exclude, options=options)
+            return self._search(facts, questions, k=k, restrict=restrict, exclude=exclude, options=options, filters=filters)
 
-    def _search(self, facts, questions, *, k, restrict, exclude, options) -> SearchResult:
+    def _search(self, facts, questions, *, k, restrict, exclude, options, filters) -> SearchResult:
         timings: dict[str, float] = {}
         started = time.perf_counter()
-        plan = self.plan(facts, questions, restrict=restrict, exclude=exclude, options=options)
+        plan = self.plan(facts, questions, restrict=restrict, exclude=exclude, options=options, filters=filters)
         timings["questions"] = _ms(started)
         t = time.perf_counter()
         retrieval = self.retrieve(plan)
@@ -322,10 +348,14 @@ class Searcher:
         t = time.perf_counter()
         result = self.explain(plan, fused, retrieval, k=k)
         timings["explanation"] = _ms(t)
+        t = time.perf_counter()
+        result = self.pin(result)
+        timings["pinpoint"] = _ms(t)
         timings["total"] = _ms(started)
         return result.model_copy(update={"timings_ms": timings})
 
-    def rank(self, facts: str, questions: Sequence[str] | None = None, *, depth: int = 1000, restrict=None, exclude=None, options: SearchOptions | None = None) -> tuple[SearchResult, list[ScoredDoc]]:
+    def rank(self, facts: str, questions: Sequence[str] | None = None, *, depth: int = 1000, restrict=None, exclude=None, options: SearchOptions | None = None,
+             filters: Filters | None = None) -> tuple[SearchResult, list[ScoredDoc]]:
         """The search result plus a deep ranking for evaluation: the explained candidates (the
         best `explain_top` fused ones, by explanation score, whatever their score) first, then
         every other fused judgment by fused score, down to `depth`. The result's hits are the
@@ -333,7 +363,7 @@ class Searcher:
         `depth`, at least `fusion_depth`), one fusion, one explanation."""
         options = options or self.options
         every = options.model_copy(update={"min_score": 1})
-        plan = self.plan(facts, questions, restrict=restrict, exclude=exclude, options=every, depth=depth)
+        plan = self.plan(facts, questions, restrict=restrict, exclude=exclude, options=every, depth=depth, filters=filters)
         retrieval = self.retrieve(plan)
         fused = self.fuse(plan, retrieval)
         result = self.explain(plan, fused, retrieval, k=min(depth, options.explain_top))
@@ -356,7 +386,34 @@ class Searcher:
             fuser=options.fuser,
         )
 
+    def facets(self, ids: Sequence[str]) -> Facets | None:
+        """Counts per court, year, statute, ... over the judgments `ids` (a search's candidates);
+        None when the index stores no filter fields."""
+        reader = getattr(self.index, "facets", None)
+        if reader is None:
+            return None
+        counted = self.index.ns_of(dict.fromkeys(ids))
+        found = reader.counts(counted)
+        return Facets(candidates=len(counted), **{name: [FacetCount(value=v, count=c) for v, c in pairs] for name, pairs in found.items()})
+
     # -- helpers of the steps ----------------------------------------------
+    def _narrow(self, filters: Filters | None, restrict: frozenset[str] | None) -> tuple[frozenset[str] | None, tuple[str, ...]]:
+        """`restrict` narrowed to the judgments matching `filters`, and the notes of the filter
+        clauses that matched none (unknown court or judge: an empty result, not an error)."""
+        if not filters:
+            return restrict, ()
+        reader = getattr(self.index, "facets", None)
+        if reader is None:
+            where = str(getattr(self.index, "directory", None) or getattr(self.index, "uri", "") or "this archive")
+            why = ("was built before search filters existed" if hasattr(self.index, "facets")
+                   else "is on a backend that does not store filter fields (only the embedded index does)")
+            raise NoFiltersError(where, why)
+        selection = reader.select(filters)
+        if selection.ns is None:
+            return restrict, tuple(selection.notes)
+        admitted = frozenset(self.index.ids_of(selection.ns))
+        return (admitted if restrict is None else restrict & admitted), tuple(selection.notes)
+
     def _summaries_of(self, ids: Sequence[str]) -> dict[str, StructuredSummary]:
         """The summaries of `ids` that the archive has, in the order of `ids` (one store query when
         the mapping reads the store)."""

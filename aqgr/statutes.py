@@ -143,16 +143,18 @@ def statute_queries(index: Index, facts: str, questions: Sequence[str], question
 
 
 def statutes_for(searcher, collection: "StatuteCollection", facts: str, questions: Sequence[str] | None = None, *,
-                 k: int = 10, exclude: Iterable[str] | None = None, options=None) -> StatuteResult:
+                 k: int = 10, exclude: Iterable[str] | None = None, options=None, filters=None) -> StatuteResult:
     """The product's statute search: one case ranking for the facts (`searcher.rank` to
     PRECEDENT_DEPTH: the given questions, or the case archive's top generated ones, planned
     once), then `collection.search` with those questions and that ranking's judgments as the
     precedents. `searcher`: the case archive's aqgr.search.Searcher; `exclude`: judgments kept
     out of the case ranking (and so from voting); `options`: the case search's SearchOptions
-    (default the searcher's)."""
+    (default the searcher's); `filters` (aqgr.schemas.filters.Filters): only judgments matching them
+    rank and vote."""
     check_count(k, "k")
     options = options or searcher.options
-    cases, ranking = searcher.rank(facts, questions, depth=PRECEDENT_DEPTH, exclude=set(exclude) if exclude else None, options=options)
+    cases, ranking = searcher.rank(facts, questions, depth=PRECEDENT_DEPTH, exclude=set(exclude) if exclude else None, options=options,
+                                   filters=filters)
     return collection.search(facts, cases.questions, k=k, precedents=[d.doc_id for d in ranking],
                              question_weight=options.question_weight, correspondence=getattr(searcher, "correspondence", None))
 

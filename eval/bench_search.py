@@ -53,8 +53,9 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
 
 
-def _size(directory: Path, names) -> int:
-    return sum((directory / n).stat().st_size for n in names if (directory / n).exists())
+def _tree_size(path: Path) -> int:
+    """Bytes of a file, or of every file under a folder (an index part)."""
+    return path.stat().st_size if path.is_file() else sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
 def bench(data: Path, cache_dir: Path, summarizer: str, embedder: str | None, cold_embeddings: bool) -> dict:
@@ -85,22 +86,16 @@ def bench(data: Path, cache_dir: Path, summarizer: str, embedder: str | None, co
         build_s = time.perf_counter() - t
         manifest = index.manifest
         saved = index.save(Path(tmp) / "index")
-        files = manifest["retrievers"]
+        update = manifest.get("last_update", {})
         out["index"] = {
             "spec": spec.describe(),
             "build_s": round(build_s, 2),
-            "stages_s": manifest["build_seconds"],  # tokenize, bm25, embed, faiss
+            "stages_s": update.get("seconds", {}),  # per part, as the index recorded them
             "embedding_cache": "cold (empty)" if cold_embeddings else str(cache_path),
-            "windows": manifest["n_windows"],
-            "windows_embedded": manifest["embedded_windows"],
-            "terms": manifest["n_terms"],
-            "bytes": {
-                "bm25": _size(saved, files["bm25"]),
-                "fulltext": _size(saved, files.get("fulltext", [])),
-                "faiss": _size(saved, files["dense"]),
-                "documents.json": _size(saved, ["documents.json"]),
-                "total": sum(p.stat().st_size for p in saved.iterdir()),
-            },
+            "windows": manifest.get("n_windows"),
+            "sentences": manifest.get("n_sentences"),
+            "counts": {k: v for k, v in update.items() if k != "seconds"},
+            "bytes": {p.name: _tree_size(p) for p in sorted(saved.iterdir())} | {"total": _tree_size(saved)},
         }
     say(f"index: {out['index']['build_s']} s {out['index']['stages_s']}")
 
@@ -169,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--cache-dir", type=Path, default=None, help="eval cache (default $AQGR_HOME/cache/eval)")
     parser.add_argument("--summarizer", default=DEFAULT_SUMMARIZER)
-    parser.add_argument("--embedder", default=None, help="default: the index default (minilm-l6.v1)")
+    parser.add_argument("--embedder", default=None, help="default: the index default (minilm-l6-int8.v1)")
     parser.add_argument("--cold-embeddings", action="store_true", help="embed every window again (empty embedding cache)")
     args = parser.parse_args(argv)
     return print_result(lambda: bench(args.data, args.cache_dir or default_cache_dir(), args.summarizer, args.embedder,

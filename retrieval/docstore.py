@@ -14,6 +14,12 @@ rolls the unfinished generation back (`rollback`) before it starts. Rows dead at
 committed generation are purged, and their n handed to the retrievers to delete, after the
 commit (`purge`).
 
+`facet_terms` and `facet_dates` hold each document's filter fields, normalised when it was
+indexed (retrieval/facets.py): (field, value, n) rows looked up by field and value, the ISO
+date by range; their rows follow the document's (added with it, rolled back and purged with
+it). `meta` key 'facets' records the normalisation version; an index made before filters has
+none (a filtered search then says to re-run `aqgr index`).
+
 `sentences` keeps short texts embedded at build time (the summaries' issues), keyed by a
 hash of the whitespace-normalised text, so that a query equal to one costs no model call
 and nothing of it is held in memory.
@@ -46,6 +52,11 @@ CREATE INDEX IF NOT EXISTS docs_dead ON docs (dead);
 CREATE INDEX IF NOT EXISTS docs_gen ON docs (gen);
 CREATE TABLE IF NOT EXISTS sentences (key BLOB PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS facet_terms (field TEXT NOT NULL, value TEXT NOT NULL, n INTEGER NOT NULL,
+                                        PRIMARY KEY (field, value, n)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS facet_terms_n ON facet_terms (n);
+CREATE TABLE IF NOT EXISTS facet_dates (n INTEGER PRIMARY KEY, decided TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS facet_dates_decided ON facet_dates (decided, n);
 """
 
 
@@ -120,6 +131,51 @@ class DocRegistry:
             raise KeyError(n)
         return json.loads(row[0])
 
+    # -- facets ------------------------------------------------------------------
+    def facets_version(self) -> int | None:
+        """The facet normalisation version the documents were indexed with (None: made before facets)."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'facets'").fetchone()
+        return row[0] if row else None
+
+    def mark_facets(self, version: int) -> None:
+        """Record that every document is indexed with facets of `version` (a new index)."""
+        with self._lock, self._db:
+            self._db.execute("INSERT INTO meta (key, value) VALUES ('facets', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                             (version,))
+
+    def facet_ns(self, field: str, value: str) -> np.ndarray:
+        """The n holding the term (field, value), live or not (the caller keeps the live ones)."""
+        with self._lock:
+            rows = self._db.execute("SELECT n FROM facet_terms WHERE field = ? AND value = ?", (field, value)).fetchall()
+        return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+
+    def date_ns(self, lo: str, hi: str) -> np.ndarray:
+        """The n decided between the ISO dates `lo` and `hi` (inclusive), sorted."""
+        with self._lock:
+            rows = self._db.execute("SELECT n FROM facet_dates WHERE decided BETWEEN ? AND ?", (lo, hi)).fetchall()
+        return np.unique(np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)))
+
+    def facet_values(self, field: str, limit: int = 5000) -> list[str]:
+        """Distinct values of a field, the most frequent first (for 'closest known' notes)."""
+        with self._lock:
+            rows = self._db.execute("SELECT value FROM facet_terms WHERE field = ? GROUP BY value ORDER BY COUNT(*) DESC, value LIMIT ?",
+                                    (field, limit)).fetchall()
+        return [r[0] for r in rows]
+
+    def facet_counts(self, ns: Sequence[int], fields: Sequence[str]) -> dict[str, dict[str, int]]:
+        """field -> value -> how many of the documents `ns` hold it."""
+        out: dict[str, dict[str, int]] = {f: {} for f in fields}
+        ns = list(dict.fromkeys(int(n) for n in ns))
+        field_marks = ",".join("?" * len(fields))
+        with self._lock:
+            for chunk in _chunks(ns, 500):
+                rows = self._db.execute(f"SELECT field, value, COUNT(*) FROM facet_terms WHERE n IN ({','.join('?' * len(chunk))}) "
+                                        f"AND field IN ({field_marks}) GROUP BY field, value", (*chunk, *fields))
+                for name, value, count in rows:
+                    out[name][value] = out[name].get(value, 0) + count
+        return out
+
     def next_n(self) -> int:
         """The first n never handed out: above every row's, and above every n a rolled-back
         generation used (so no part can hold an old document under a new one's n)."""
@@ -135,10 +191,12 @@ class DocRegistry:
         return [] if found == ["ok"] else found
 
     # -- writing (one writer: the caller holds the archive's index lock) ---------
-    def stage(self, generation: int, added: Sequence[tuple[int, str, str, Mapping[str, str]]], removed: Iterable[str]) -> list[int]:
+    def stage(self, generation: int, added: Sequence[tuple[int, str, str, Mapping[str, str]]], removed: Iterable[str],
+              facets: Mapping[int, tuple[Sequence[tuple[str, str]], str | None]] | None = None) -> list[int]:
         """Record generation `generation`'s changes, invisible until it is committed: `added`
-        rows (n, judgment id, fingerprint, slot texts; a judgment already live is replaced) and
-        `removed` judgment ids. Returns the n of the rows this generation kills."""
+        rows (n, judgment id, fingerprint, slot texts; a judgment already live is replaced),
+        `removed` judgment ids, and `facets` of the added n ((field, value) terms, ISO date or
+        None). Returns the n of the rows this generation kills."""
         killed: list[int] = []
         with self._lock, self._db:
             self._db.execute("BEGIN")
@@ -153,6 +211,11 @@ class DocRegistry:
             self._db.executemany(
                 "INSERT INTO docs (n, judgment_id, fingerprint, texts, gen) VALUES (?, ?, ?, ?, ?)",
                 ((n, j, f, json.dumps(dict(t), ensure_ascii=False), generation) for n, j, f, t in added))
+            for n, (terms, decided) in (facets or {}).items():
+                self._db.executemany("INSERT OR IGNORE INTO facet_terms (field, value, n) VALUES (?, ?, ?)",
+                                     ((f, v, n) for f, v in terms))
+                if decided:
+                    self._db.execute("INSERT OR REPLACE INTO facet_dates (n, decided) VALUES (?, ?)", (n, decided))
             if added:
                 self._db.execute("INSERT INTO meta (key, value) VALUES ('next_n', ?) ON CONFLICT (key) DO UPDATE SET "
                                  "value = MAX(value, excluded.value)", (max(a[0] for a in added) + 1,))
@@ -164,6 +227,7 @@ class DocRegistry:
         with self._lock, self._db:
             self._db.execute("BEGIN")
             added = [r[0] for r in self._db.execute("SELECT n FROM docs WHERE gen > ?", (committed,))]
+            self._forget_facets(added)
             self._db.execute("DELETE FROM docs WHERE gen > ?", (committed,))
             self._db.execute("UPDATE docs SET dead = NULL WHERE dead > ?", (committed,))
         return added
@@ -173,8 +237,16 @@ class DocRegistry:
         with self._lock, self._db:
             self._db.execute("BEGIN")
             dead = [r[0] for r in self._db.execute("SELECT n FROM docs WHERE dead IS NOT NULL AND dead <= ?", (committed,))]
+            self._forget_facets(dead)
             self._db.execute("DELETE FROM docs WHERE dead IS NOT NULL AND dead <= ?", (committed,))
         return dead
+
+    def _forget_facets(self, ns: Sequence[int]) -> None:
+        """Delete the facet rows of `ns` (inside the caller's transaction)."""
+        for chunk in _chunks(list(ns), 500):
+            marks = ",".join("?" * len(chunk))
+            self._db.execute(f"DELETE FROM facet_terms WHERE n IN ({marks})", chunk)
+            self._db.execute(f"DELETE FROM facet_dates WHERE n IN ({marks})", chunk)
 
     # -- pre-embedded sentences ------------------------------------------------
     def add_sentences(self, texts: Sequence[str], vectors: np.ndarray) -> None:

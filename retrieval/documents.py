@@ -12,6 +12,7 @@ tell new, changed and unchanged judgments apart without comparing their slots.
 from __future__ import annotations
 
 import hashlib
+import re
 from datetime import timezone
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
@@ -129,3 +130,34 @@ def summary_fingerprint(summary: StructuredSummary) -> str:
     creation time (a summary made again, or imported in place of another, differs)."""
     p = summary.provenance
     return fingerprint_of(p.engine, p.engine_version, p.source_sha256, p.created_at)
+
+
+# -- the texts a search embeds that an index can embed ahead -------------------------------------
+
+_NUMBERING = re.compile(r"^\(?(?:\d{1,3}|[ivx]{1,5}|[a-h])[.)]\s+", re.IGNORECASE)
+_LEAD_IN = re.compile(r"^[^.?;]{0,120}?\b(?=whether\b)", re.IGNORECASE)
+QUESTION_MAX_CHARS = 400
+
+
+def question_form(issue: str) -> str:
+    """An issue sentence as the offline question generator asks it: numbering and lead-in
+    dropped ("The question that arises is whether X" -> "Whether X?"), capitalised, at most
+    QUESTION_MAX_CHARS characters, ending in "?"."""
+    text = _NUMBERING.sub("", re.sub(r"\s+", " ", issue).strip()).strip(" ;:,.-")
+    lead = _LEAD_IN.match(text)
+    if lead:
+        text = text[lead.end():]
+    if len(text) > QUESTION_MAX_CHARS:
+        text = text[:QUESTION_MAX_CHARS].rsplit(" ", 1)[0] + " ..."
+    if text and text[0].islower():
+        text = text[0].upper() + text[1:]
+    return text if text.endswith(("?", "...")) else text + "?"
+
+
+def query_sentences(issues: Iterable[str]) -> tuple[str, ...]:
+    """The short texts of a judgment that a search embeds, whitespace-normalised, once each: its
+    issue sentences (the question ranking compares the facts with them) and their question forms
+    (the questions a search retrieves with). An index embeds them when it adds the judgment, so a
+    search finds their vectors instead of running the model."""
+    texts = (" ".join(t.split()) for issue in issues for t in (issue, question_form(issue)))
+    return tuple(dict.fromkeys(t for t in texts if t))

@@ -7,7 +7,8 @@ A saved index is a directory:
                     committed generation, each retriever's state, document count, timings,
                     the sha256 of its immutable files
     docs.sqlite     retrieval/docstore.py: n -> judgment id, summary fingerprint, indexed slot
-                    texts, by generation; the pre-embedded sentences
+                    texts, by generation; the pre-embedded sentences; the filter fields
+                    (retrieval/facets.py, normalised when a summary is indexed)
     bm25/           retrieval/lexical.py engine over the indexed slot texts
     fulltext/       optional: the engine over the judgments' full texts (retriever "fulltext")
     dense/          retrieval/dense_store.py segments of window vectors
@@ -55,7 +56,8 @@ from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
 from .dense import QueryVectors, embed_sentences
 from .docstore import DocRegistry
-from .documents import slot_texts, summary_fingerprint
+from .facets import FACETS_VERSION, DocFacets, FacetReader, facets_of
+from .documents import query_sentences, slot_texts, summary_fingerprint
 from .embed_cache import EmbeddingCache
 from .embedders import Embedder, embedders
 from .protocol import select_retrievers
@@ -225,6 +227,8 @@ class SummaryIndex:
         self._doc_ids = tuple(d for d in self._ids if d is not None)
         self._live = np.fromiter((d is not None for d in self._ids), dtype=bool, count=len(self._ids))
         self._idf = LazyIdf(self._parts["bm25"].doc_freq, len(self._n_of))
+        known = self._registry.facets_version()
+        self._facets = FacetReader(self._registry, self._live, len(self._n_of)) if known == FACETS_VERSION else None
 
     # --- making -------------------------------------------------------------------------
 
@@ -242,6 +246,7 @@ class SummaryIndex:
         path.mkdir(parents=True, exist_ok=True)
         embedder = _resolve_embedder(spec, embedder)
         registry = DocRegistry(path, create=True)
+        registry.mark_facets(FACETS_VERSION)
         parts = {}
         for name in RETRIEVERS:
             part = retriever_kinds.get(name).create(path, spec, full_texts=full_texts, embedder=embedder)
@@ -327,7 +332,7 @@ class SummaryIndex:
             raise ValueError(f"judgment ids must be unique; repeated: {', '.join(dupes[:10])}")
         index = cls.create(directory, spec, embedder=embedder, full_texts=full_texts is not None)
         try:
-            docs = ((d, dict(texts[d]), _texts_fingerprint(texts[d]), ()) for d in doc_ids)
+            docs = ((d, dict(texts[d]), _texts_fingerprint(texts[d]), (), None) for d in doc_ids)
             index._apply(docs, (), cache=cache, progress=progress, full_texts=full_texts, total=len(doc_ids),
                          sentences=sentences or (), summarizer=summarizer)
         except BaseException:
@@ -355,18 +360,19 @@ class SummaryIndex:
         index with the full-text retriever; `total`: how many summaries come, for progress."""
         engines: set[str] = set()
 
-        def docs() -> Iterator[tuple[str, dict[str, str], str, Sequence[str]]]:
+        def docs() -> Iterator[tuple[str, dict[str, str], str, Sequence[str], DocFacets | None]]:
             for summary in added:
                 engines.add(summary.provenance.engine)
                 yield (summary.judgment_id, slot_texts(summary, self.spec.slots), summary_fingerprint(summary),
-                       [" ".join(issue.split()) for issue in summary.issues])
+                       query_sentences(summary.issues), facets_of(summary))
 
         return self._apply(docs(), removed, cache=cache, progress=progress, full_texts=full_texts, total=total, engines=engines)
 
-    def _apply(self, docs: Iterable[tuple[str, dict[str, str], str, Sequence[str]]], removed: Iterable[str], *,
+    def _apply(self, docs: Iterable[tuple[str, dict[str, str], str, Sequence[str], DocFacets | None]], removed: Iterable[str], *,
                cache, progress, full_texts, total, sentences: Sequence[str] = (), summarizer: str | None = None,
                engines: set[str] | None = None) -> dict:
-        """Stage, index and commit documents given as (id, slot texts, fingerprint, issue sentences);
+        """Stage, index and commit documents given as (id, slot texts, fingerprint, issue sentences,
+        filter fields or None);
         `engines` collects the summarizers seen (for the manifest), `summarizer` names it outright."""
         report = progress or (lambda stage, done, total: None)
         self._recover()
@@ -375,7 +381,7 @@ class SummaryIndex:
         counts = {"added": 0, "replaced": 0, "removed": 0}
         asked_removed = list(dict.fromkeys(removed))
         removed = [r for r in asked_removed if r in self._n_of]
-        pending: list[tuple[str, dict[str, str], str, Sequence[str]]] = []
+        pending: list[tuple[str, dict[str, str], str, Sequence[str], DocFacets | None]] = []
         staged_ids: set[str] = set()
         generation = self._manifest["generation"] + 1
         next_n = max(self._registry.next_n(), len(self._ids))
@@ -388,17 +394,20 @@ class SummaryIndex:
                 return
             rows = []
             new_docs = []
-            for doc_id, texts, fingerprint, _ in pending:
+            facets = {}
+            for doc_id, texts, fingerprint, _, doc_facets in pending:
                 rows.append((next_n, doc_id, fingerprint, texts))
+                if doc_facets is not None:
+                    facets[next_n] = (doc_facets.terms, doc_facets.decided)
                 full = (text_of(doc_id) or "") if (text_of is not None and "fulltext" in self._parts) else None
                 new_docs.append(NewDoc(next_n, doc_id, texts, full))
                 next_n += 1
             counts["replaced"] += sum(1 for doc_id, *_ in pending if doc_id in self._n_of)
             counts["added"] += sum(1 for doc_id, *_ in pending if doc_id not in self._n_of)
-            self._registry.stage(generation, rows, ())
+            self._registry.stage(generation, rows, (), facets)
             for part in self._parts.values():
                 part.add(new_docs, context)
-            self._embed_sentences([s for *_, issues in pending for s in issues], cache, context)
+            self._embed_sentences([s for _, _, _, issues, _ in pending for s in issues], cache, context)
             since_commit += len(pending)
             pending.clear()
 
@@ -676,6 +685,20 @@ class SummaryIndex:
     @staticmethod
     def combined_vector(base: np.ndarray | None, extra: np.ndarray | None, weight: float) -> np.ndarray | None:
         return combine_vectors(base, extra, weight)
+
+    @property
+    def facets(self) -> FacetReader | None:
+        """The documents' filter fields (retrieval/facets.py): `select(filters)`, `counts(ns)`; None
+        for an index made before them (a filtered search then asks to re-run `aqgr index`)."""
+        return self._facets
+
+    def ids_of(self, ns) -> list[str]:
+        """The judgment ids of live document numbers (a facet selection)."""
+        return [self._ids[int(n)] for n in ns]
+
+    def ns_of(self, ids) -> list[int]:
+        """The document numbers of indexed judgment ids (those not indexed are left out)."""
+        return [self._n_of[d] for d in ids if d in self._n_of]
 
     @property
     def retrievers(self) -> tuple[str, ...]:

@@ -94,7 +94,7 @@ from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
 from .dense import (SENTENCES_FILE, QueryVectors, Sentences, document_windows, embed_sentences, flatten_windows,
                     load_sentences, save_sentences)
-from .documents import dense_texts, slot_texts, summary_fingerprint
+from .documents import dense_texts, query_sentences, slot_texts, summary_fingerprint
 from .embed_cache import EmbeddingCache, embed_with_cache
 from .embedders import Embedder
 from .index import (
@@ -209,7 +209,7 @@ class Origin:
 
     @classmethod
     def of(cls, summary: StructuredSummary) -> "Origin":
-        return cls(summary_fingerprint(summary), summary.provenance.engine, _sentence_texts(summary.issues))
+        return cls(summary_fingerprint(summary), summary.provenance.engine, query_sentences(summary.issues))
 
 
 class _Batch(NamedTuple):

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
+
+from aqgr.schemas.summary import StructuredSummary
+from .filters import Facets, Filters
 
 
 class _Model(BaseModel):
@@ -19,11 +24,35 @@ class CandidateQuestion(_Model):
     note: str | None = Field(default=None, description="Why a fallback engine answered instead, if one did.")
 
 
+_LOCATED = "Whether the text was found in the judgment's stored text; false: it is not there as quoted (no offsets given)."
+_START = "Character offset, into the judgment's stored text (GET /api/judgments/{id}/text), where the passage starts."
+_END = "Character offset where it ends (exclusive): text[start:end] is the passage."
+_PARAGRAPH = "The judgment's own paragraph number there, when it numbers its paragraphs ('12.', '(12)', '12)')."
+_MATCH = ("How it was found: exact; whitespace (the same words, whitespace differing); case (also case, quote marks, "
+          "dashes differing); part (only the longest part of the quote was found, e.g. a sentence or a statute's principle "
+          "after 'Section 302 ...: ': the span covers that part).")
+
+
+class Pinpoint(_Model):
+    """Where a quoted passage stands in the judgment's own text (aqgr.pinpoint)."""
+
+    located: bool = Field(default=False, description=_LOCATED)
+    start: int | None = Field(default=None, ge=0, description=_START)
+    end: int | None = Field(default=None, ge=0, description=_END)
+    paragraph: int | None = Field(default=None, description=_PARAGRAPH)
+    match: Literal["exact", "whitespace", "case", "part"] | None = Field(default=None, description=_MATCH)
+
+
 class Evidence(_Model):
-    """A summary slot a hit's explanation was drawn from, quoted."""
+    """A summary slot a hit's explanation was drawn from, quoted, and where it stands in the judgment."""
 
     slot: str
     text: str
+    located: bool = Field(default=False, description=_LOCATED)
+    start: int | None = Field(default=None, ge=0, description=_START)
+    end: int | None = Field(default=None, ge=0, description=_END)
+    paragraph: int | None = Field(default=None, description=_PARAGRAPH)
+    match: Literal["exact", "whitespace", "case", "part"] | None = Field(default=None, description=_MATCH)
 
 
 class TreatmentWarning(_Model):
@@ -54,6 +83,8 @@ class Hit(_Model):
     retrieval_score: float = Field(description="The fused retrieval score the ranking started from (with the precedents-referred lift, when any).")
     cited_by: list[str] = Field(default_factory=list, description="Judgments of the archive among the best-ranked for these facts that cite this one (precedents referred), best first.")
     evidence: list[Evidence] = Field(default_factory=list)
+    legal_issue_at: Pinpoint | None = Field(default=None, description="Where the legal issue stands in the judgment (None: not looked up).")
+    reason_at: Pinpoint | None = Field(default=None, description="Where the reason stands in the judgment (None: not looked up).")
     sections: list[str] = Field(default_factory=list, description="The sections this judgment cites, with their counterparts in the "
                                 "code that replaced it or that it replaced ('Section 302 IPC, now Section 103(1) BNS'), when the "
                                 "archive has a correspondence table; those the facts name first.")
@@ -84,6 +115,8 @@ class SearchResult(_Model):
     dropped_citations: int = Field(default=0, description="Sentences removed from explanations because they cited a judgment outside the candidate list, "
                                    "and generated questions dropped because they cited one that neither the similar judgments nor the facts show.")
     notes: list[str] = Field(default_factory=list, description="What did not go as configured (e.g. a model failed and an offline engine answered instead).")
+    filters: Filters | None = Field(default=None, description="The filters the search was narrowed by (null: none).")
+    facets: Facets | None = Field(default=None, description="Counts per court, year, statute, ... over the ranked candidates (null when the index has no filter fields).")
     model_usage: dict[str, dict] = Field(default_factory=dict, description="Model calls, cache hits, retries and tokens of this search, per stage (empty without a model).")
     timings_ms: dict[str, float] = Field(default_factory=dict)
 
@@ -116,3 +149,11 @@ class JudgmentCitations(_Model):
     judgment: CitedJudgment = Field(description="The judgment asked about (no mention).")
     cites: list[CitedJudgment] = Field(default_factory=list, description="Judgments of the archive it cites (precedents referred), by parties.")
     cited_by: list[CitedJudgment] = Field(default_factory=list, description="Judgments of the archive that cite it, by parties.")
+
+
+class SummaryPinpoints(_Model):
+    """A judgment's structured summary with where each extracted passage stands in its text (`aqgr show`)."""
+
+    summary: StructuredSummary
+    paragraphs_numbered: bool = Field(description="Whether the judgment numbers its paragraphs (else no paragraph is given, only offsets).")
+    passages: list[Evidence] = Field(default_factory=list, description="Each passage of the text slots (a multi-passage slot gives one per passage), slot named as facts, issues[0], statutes[1].principle, ..., with its pinpoint.")

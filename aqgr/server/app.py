@@ -31,8 +31,10 @@ from aqgr.errors import (
     EmptyArchiveError,
     FactsTooShortError,
     IndexMismatchError,
+    InvalidFilterError,
     InvalidTextError,
     NoCitationGraphError,
+    NoFiltersError,
     NoStatutesError,
     NoIndexError,
     ProviderError,
@@ -46,6 +48,7 @@ from aqgr.server.models import (
     ErrorBody,
     Health,
     JudgmentText,
+    ParagraphMark,
     QuestionsRequest,
     QuestionsResponse,
     SearchRequest,
@@ -54,7 +57,9 @@ from aqgr.server.models import (
 )
 from aqgr.server.service import ArchiveService
 
-from aqgr.schemas.results import JudgmentCitations, SearchResult
+from aqgr.pinpoint import ParagraphIndex
+from aqgr.pinpoint import judgment_pinpoints as pinpoints_of
+from aqgr.schemas.results import JudgmentCitations, SearchResult, SummaryPinpoints
 from aqgr.schemas.statutes import StatuteResult
 from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
@@ -89,6 +94,8 @@ def _status_of(exc: AqgrError) -> tuple[int, str]:
         (InvalidTextError, 422, "invalid_text"),
         (UnknownNameError, 422, "unknown_name"),
         (NoStatutesError, 404, "no_statutes"),
+        (InvalidFilterError, 422, "invalid_filter"),
+        (NoFiltersError, 503, "no_filters"),
         (UnknownJudgmentError, 404, "not_found"),
         (NoCitationGraphError, 503, "no_citations"),
         (NoIndexError, 503, "no_index"),
@@ -292,7 +299,7 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
 
         def run() -> QuestionsResponse:
             searcher = service.searcher()
-            found = searcher.candidate_questions(body.facts, n=body.n)
+            found = searcher.candidate_questions(body.facts, n=body.n, filters=body.filters)
             keep = min(searcher.options.n_questions, len(found))
             return QuestionsResponse(facts=" ".join(body.facts.split()), candidates=found, preselected=list(range(keep)), engine=searcher.questions.name)
 
@@ -321,7 +328,7 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
                 options = SearchOptions(**{**searcher.options.model_dump(), **patch})
             except ValueError as exc:  # pydantic's ValidationError: an inconsistent combination of options
                 raise RequestRefused(422, "invalid_options", str(exc)) from None
-        return searcher.search(body.facts, body.questions or None, k=body.k, options=options)
+        return searcher.search(body.facts, body.questions or None, k=body.k, options=options, filters=body.filters)
 
     @app.post("/api/statutes/search", response_model=StatuteResult, responses=ERRORS, dependencies=api, tags=["statutes"])
     async def statutes(body: StatuteSearchRequest) -> StatuteResult:
@@ -331,7 +338,7 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
         check_k(body.k)
         if not service.statutes.exists():
             raise NoStatutesError(service.statutes.root)
-        return await gate.run(lambda: service.search_statutes(body.facts, body.questions or None, k=body.k))
+        return await gate.run(lambda: service.search_statutes(body.facts, body.questions or None, k=body.k, filters=body.filters))
 
     @app.get("/api/judgments/{judgment_id:path}/text", response_model=JudgmentText, responses=ERRORS, dependencies=api, tags=["judgments"])
     def judgment_text(judgment_id: str) -> JudgmentText:
@@ -340,7 +347,14 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
         text = service.text(judgment_id)
         if text is None:
             raise RequestRefused(404, "not_found", f"no judgment {judgment_id!r} in the archive")
-        return JudgmentText(judgment_id=judgment_id, text=text)
+        marks = ParagraphIndex(text).marks
+        return JudgmentText(judgment_id=judgment_id, text=text, paragraphs=[ParagraphMark(number=n, start=at) for n, at in marks])
+
+    @app.get("/api/judgments/{judgment_id:path}/pinpoints", response_model=SummaryPinpoints, responses=ERRORS, dependencies=api, tags=["judgments"])
+    def judgment_pinpoints(judgment_id: str) -> SummaryPinpoints:
+        """The judgment's structured summary with each passage's pinpoint in its text (offsets, paragraph; `aqgr show`)."""
+        check_id(judgment_id)
+        return pinpoints_of(judgment_id, service.summary, service.text)
 
     @app.get("/api/judgments/{judgment_id:path}/citations", response_model=JudgmentCitations, responses=ERRORS, dependencies=api, tags=["judgments"])
     def judgment_citations(judgment_id: str) -> JudgmentCitations:

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from aqgr.inputs import first_invalid
+from aqgr.schemas.filters import Filters
 from aqgr.schemas.results import CandidateQuestion, Engines
 
 
@@ -50,11 +51,13 @@ class SearchRequest(_Request):
     questions: list[str] | None = Field(default=None, description="Chosen or edited legal questions; they replace the generated ones. Omit to use the top generated questions.")
     k: int = Field(default=10, ge=1, description="Most judgments returned (the server caps it).")
     options: SearchOptionsPatch | None = None
+    filters: Filters | None = Field(default=None, description="Only judgments matching every given field: court, court_level, decided_from, decided_to, judge, kind, statute, disposal.")
 
 
 class QuestionsRequest(_Request):
     facts: str = Field(description="The facts, in plain words.")
     n: int | None = Field(default=None, ge=1, le=50, description="How many candidate questions (default: the archive's setting, 10).")
+    filters: Filters | None = Field(default=None, description="Harvest the questions from the judgments matching these filters only.")
 
 
 class QuestionsResponse(BaseModel):
@@ -68,11 +71,18 @@ class StatuteSearchRequest(_Request):
     facts: str
     questions: list[str] | None = Field(default=None, description="Chosen legal questions; omit to use the top ones generated from the case archive.")
     k: int = Field(default=10, ge=1)
+    filters: Filters | None = Field(default=None, description="Only judgments matching these filters rank and vote for statutes.")
+
+
+class ParagraphMark(BaseModel):
+    number: int = Field(description="The judgment's own paragraph number.")
+    start: int = Field(description="Character offset in `text` of the line where that paragraph starts.")
 
 
 class JudgmentText(BaseModel):
     judgment_id: str
-    text: str = Field(description="The judgment's source text, as read when it was summarised.")
+    text: str = Field(description="The judgment's source text, as read when it was summarised (search hits' evidence offsets point into it).")
+    paragraphs: list[ParagraphMark] = Field(default_factory=list, description="Where its numbered paragraphs start (empty: it does not number them).")
 
 
 class Health(BaseModel):

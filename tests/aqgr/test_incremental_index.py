@@ -42,9 +42,9 @@ def test_only_the_new_judgments_are_indexed(archive, monkeypatch):
 
     real = index_module.DocRegistry.stage
 
-    def counting(self, generation, added, removed):
+    def counting(self, generation, added, removed, *rest):
         staged.extend(row[1] for row in added)
-        return real(self, generation, added, removed)
+        return real(self, generation, added, removed, *rest)
 
     monkeypatch.setattr(index_module.DocRegistry, "stage", counting)
     manifest = archive.build_index()

@@ -73,8 +73,9 @@ def test_the_steps_compose_to_the_search(archive):
     plan = searcher.plan(DYING_DECLARATION_FACTS)
     retrieval = searcher.retrieve(plan)
     fused = searcher.fuse(plan, retrieval)
-    stepwise = searcher.explain(plan, fused, retrieval)
+    stepwise = searcher.pin(searcher.explain(plan, fused, retrieval))
     whole = searcher.search(DYING_DECLARATION_FACTS)
+    assert all(e.located for h in whole.hits for e in h.evidence)
     assert stepwise.model_dump(exclude={"timings_ms"}) == whole.model_dump(exclude={"timings_ms"})
     assert list(plan.questions) == whole.questions and plan.candidates
 

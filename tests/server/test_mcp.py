@@ -10,7 +10,7 @@ from mcp import Client, StdioServerParameters
 
 from tests.server.conftest import REPO
 
-EXPECTED_TOOLS = {"search_precedents", "candidate_questions", "get_judgment_summary", "get_judgment_text", "get_judgment_citations", "search_statutes"}
+EXPECTED_TOOLS = {"search_precedents", "candidate_questions", "get_judgment_summary", "get_judgment_text", "get_judgment_citations", "get_judgment_pinpoints", "search_statutes"}
 
 
 def _server(home) -> StdioServerParameters:
@@ -54,6 +54,11 @@ def test_mcp_tools_over_stdio(sample_archive, scenarios):
             text = await client.call_tool("get_judgment_text", {"judgment_id": "SC001", "max_chars": 200})
             assert not text.is_error
             assert text.structured_content["text"].startswith("Harbans Lal") and text.structured_content["truncated"] is True
+
+            pinned = await client.call_tool("get_judgment_pinpoints", {"judgment_id": "SC001"})
+            assert not pinned.is_error and pinned.structured_content["paragraphs_numbered"] is True
+            assert all(p["located"] and p["paragraph"] for p in pinned.structured_content["passages"])
+            assert all(e["located"] and e["start"] < e["end"] for h in hits for e in h["evidence"])
 
             cited = await client.call_tool("get_judgment_citations", {"judgment_id": "SC001"})
             assert not cited.is_error

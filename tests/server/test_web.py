@@ -193,3 +193,50 @@ def test_a_hit_overruled_in_the_archive_is_flagged_visibly(browser, home, tmp_pa
         assert "overruled by Gopal Singh" in flag.text and "[A6]" in flag.text and "does not lay down the correct law" in flag.text
         assert not d.find_elements(By.CSS_SELECTOR, "#hit-A2 .treatment-warning")  # distinguished only: no flag
         d.save_screenshot(str(artifacts / "7-overruled-warning.png"))
+
+
+def test_facets_narrow_the_search_from_the_keyboard_and_hostile_filters_stay_text(browser, live_server, scenarios, artifacts):
+    d = browser
+    d.set_window_size(1366, 900)
+    d.get(live_server.url + "/")
+    d.find_element(By.ID, "facts").send_keys(scenarios[0]["facts"])
+    d.find_element(By.ID, "suggest").click()
+    _wait(d).until(lambda drv: drv.find_elements(By.CSS_SELECTOR, "#questions li"))
+    assert d.find_element(By.CSS_SELECTOR, "label[for=filter-court]").text == "Court"
+    d.find_element(By.ID, "search").click()
+
+    # facets over the ranked candidates, each value a button
+    _wait(d).until(EC.visibility_of_element_located((By.ID, "facets")))
+    assert d.find_element(By.ID, "active-filters").get_attribute("hidden") is not None  # no filter yet
+    courts = {b.find_element(By.CSS_SELECTOR, ".facet-label").text: b for b in d.find_elements(By.CSS_SELECTOR, "#facets button[data-facet=court]")}
+    assert {"Supreme Court of India", "Delhi High Court"} <= set(courts)
+    assert courts["Delhi High Court"].find_element(By.CSS_SELECTOR, ".facet-count").text == "1"
+    _full_height_screenshot(d, artifacts / "7-facets-laptop.png", 1366)
+    d.set_window_size(1366, 900)
+
+    # Enter on a facet value narrows to it and searches again
+    courts["Delhi High Court"].send_keys(Keys.ENTER)
+    _wait(d).until(EC.text_to_be_present_in_element((By.ID, "active-filters"), "Court: Delhi High Court"))
+    assert d.find_element(By.ID, "filter-court").get_attribute("value") == "Delhi High Court"
+    assert "Among the 1 judgments ranked" in d.find_element(By.ID, "facets").text
+    assert [b.text for b in d.find_elements(By.CSS_SELECTOR, "#facets button[data-facet=court] .facet-label")] == ["Delhi High Court"]
+    for hit in d.find_elements(By.CSS_SELECTOR, "#results .hit"):
+        assert "High Court of Delhi" in hit.find_element(By.CSS_SELECTOR, ".meta").text
+    _full_height_screenshot(d, artifacts / "8-narrowed-laptop.png", 1366)
+    d.set_window_size(1366, 900)
+
+    # the active filter's button removes it (keyboard again)
+    chip = d.find_element(By.CSS_SELECTOR, "#active-filters button.chip")
+    assert chip.get_attribute("aria-label") == "Remove the filter Court: Delhi High Court"
+    chip.send_keys(Keys.ENTER)
+    _wait(d).until(lambda drv: drv.find_element(By.ID, "active-filters").get_attribute("hidden") is not None)
+    assert d.find_element(By.ID, "filter-court").get_attribute("value") == ""
+
+    # a hostile court typed in: shown as text, an empty result naming the closest known courts
+    hostile = '<img src=x onerror="window.__pwned=1">Supreme'
+    d.find_element(By.ID, "filter-court").send_keys(hostile)
+    d.find_element(By.ID, "search").click()
+    _wait(d).until(EC.text_to_be_present_in_element((By.ID, "active-filters"), hostile))
+    assert d.execute_script("return window.__pwned === undefined && !document.querySelector('#results-section img')")
+    assert "closest known" in d.find_element(By.ID, "guard").text and not d.find_elements(By.CSS_SELECTOR, "#results .hit")
+    d.find_element(By.ID, "filter-court").clear()

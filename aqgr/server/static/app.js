@@ -144,6 +144,8 @@ function renderHit(hit, questions) {
   node.querySelector(".meta").textContent = [hit.case_number, hit.court, hit.date].filter(Boolean).join(" · ") || hit.judgment_id;
   node.querySelector(".issue").textContent = hit.legal_issue;
   node.querySelector(".reason").textContent = hit.reason;
+  pinLink(node.querySelector(".issue"), hit, hit.legal_issue_at);
+  pinLink(node.querySelector(".reason"), hit, hit.reason_at);
   const all = hit.questions.map((i) => `Q${i + 1}`);
   let also = all.length ? `Retrieved for ${all.join(", ")}.` : "Retrieved from the facts alone.";
   const citing = hit.cited_by || [];
@@ -166,6 +168,26 @@ function renderHit(hit, questions) {
   return node;
 }
 
+// "para 12": where the quoted explanation stands in the judgment; opens the text there, highlighted.
+function pinLabel(pin) {
+  if (!pin || !pin.located) return null;
+  return pin.paragraph !== null && pin.paragraph !== undefined ? `para ${pin.paragraph}` : `chars ${pin.start}-${pin.end}`;
+}
+
+function pinHash(judgmentId, pin) { return `#judgment=${encodeURIComponent(judgmentId)}&at=${pin.start}-${pin.end}`; }
+
+function pinLink(dd, hit, pin) {
+  const label = pinLabel(pin);
+  if (!label) return;
+  const link = el("a", { href: pinHash(hit.judgment_id, pin), class: "pin", "aria-label": `${label}: open the judgment text at this passage` }, label);
+  link.addEventListener("click", (e) => {
+    e.preventDefault();
+    history.replaceState(null, "", pinHash(hit.judgment_id, pin));
+    openJudgment(hit, link, pin);
+  });
+  dd.append(" ", link);
+}
+
 function renderRef(hit) {
   const item = el("li", { class: "ref" });
   const link = el("a", { href: `#hit-${hit.judgment_id}` }, hit.parties);
@@ -182,6 +204,7 @@ function renderRef(hit) {
 function renderResults(result) {
   state.result = result;
   renderEngines(result);
+  aqgrFilters.render(result, () => $("questions-form").requestSubmit());  // filters.js: active filters, facets
   const root = $("results");
   root.replaceChildren();
   // Each question lists the hits retrieved for it, best first; a hit is shown in full once
@@ -222,7 +245,7 @@ async function search(event) {
   if (!questions.length) { showError("Tick at least one question, or add your own."); return; }
   busy($("search"), $("search-busy"), true);
   try {
-    const result = await api("/api/search", { facts, questions, k: Number($("k").value) });
+    const result = await api("/api/search", { facts, questions, k: Number($("k").value), filters: aqgrFilters.current() });
     renderResults(result);
   } catch (error) {
     showError(error.message);
@@ -322,7 +345,9 @@ function renderText(text, evidence) {
   const norm = normalised(text);
   const spans = [];
   for (const item of evidence) {
-    const found = findPassage(norm, item.text);
+    // the server's offsets when it located the passage; else a search of the text here
+    const located = item.located && Number.isInteger(item.start) && Number.isInteger(item.end) && 0 <= item.start && item.start < item.end && item.end <= text.length;
+    const found = located ? [item.start, item.end] : item.text ? findPassage(norm, item.text) : null;
     if (found && !spans.some(([a, b]) => found[0] < b && a < found[1])) spans.push(found);
   }
   spans.sort((a, b) => a[0] - b[0]);
@@ -331,7 +356,7 @@ function renderText(text, evidence) {
   let at = 0;
   for (const [start, end] of spans) {
     pre.append(document.createTextNode(text.slice(at, start)));
-    pre.append(el("mark", {}, text.slice(start, end)));
+    pre.append(el("mark", { "data-start": String(start) }, text.slice(start, end)));
     at = end;
   }
   pre.append(document.createTextNode(text.slice(at)));
@@ -341,7 +366,7 @@ function renderText(text, evidence) {
   return spans.length;
 }
 
-function selectTab(which) {
+function selectTab(which, at) {
   const summary = which === "summary";
   $("tab-summary").setAttribute("aria-selected", String(summary));
   $("tab-text").setAttribute("aria-selected", String(!summary));
@@ -350,14 +375,16 @@ function selectTab(which) {
   $("panel-summary").hidden = !summary;
   $("panel-text").hidden = summary;
   if (!summary) {
-    const mark = $("judgment-text").querySelector("mark");
+    const marks = [...$("judgment-text").querySelectorAll("mark")];
+    marks.forEach((m) => m.classList.remove("current"));
+    const mark = marks.find((m) => at !== undefined && m.dataset.start === String(at.start)) || marks[0];
     if (mark) { mark.classList.add("current"); mark.scrollIntoView({ block: "center" }); }
   }
 }
 
 let returnFocus = null;
 
-async function openJudgment(hit, opener) {
+async function openJudgment(hit, opener, at) {
   showError(null);
   returnFocus = opener;
   const id = encodeURIComponent(hit.judgment_id).replace(/%2F/g, "/");
@@ -370,11 +397,27 @@ async function openJudgment(hit, opener) {
     $("judgment-title").textContent = hit.parties;
     renderSummary(summary);
     renderCitations(cited);
-    renderText(text.text, hit.evidence);
-    selectTab("summary");
+    renderText(text.text, at ? [{ ...at, text: "" }, ...hit.evidence] : hit.evidence);
     const dialog = $("judgment");
     if (!dialog.open) dialog.showModal();
-    $("tab-summary").focus();
+    selectTab(at ? "text" : "summary", at);
+    $(at ? "tab-text" : "tab-summary").focus();
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
+// A link such as #judgment=C12&at=310-520 opens that judgment's text with the passage highlighted.
+async function openFromHash() {
+  const match = /^#judgment=([^&]+)&at=(\d+)-(\d+)$/.exec(location.hash);
+  if (!match) return;
+  let judgmentId;
+  try { judgmentId = decodeURIComponent(match[1]); } catch (e) { return; }
+  const at = { located: true, start: Number(match[2]), end: Number(match[3]) };
+  try {
+    const summary = await api(`/api/judgments/${encodeURIComponent(judgmentId).replace(/%2F/g, "/")}`);
+    const parties = `${summary.parties.appellants.join(", ")} v. ${summary.parties.respondents.join(", ")}`;
+    await openJudgment({ judgment_id: judgmentId, parties, evidence: [] }, document.activeElement, at);
   } catch (error) {
     showError(error.message);
   }
@@ -424,4 +467,6 @@ document.addEventListener("DOMContentLoaded", () => {
     loadStatus();
   });
   loadStatus();
+  window.addEventListener("hashchange", openFromHash);
+  openFromHash();
 });
