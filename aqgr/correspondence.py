@@ -149,6 +149,11 @@ _YEAR = r"(?:\s*,?\s*\(?(?:1[89]|20)\d\d\)?)?"
 _NUM_RE = re.compile(_NUM, re.IGNORECASE)
 
 
+# The search filters name the Evidence Act by its words (aqgr.retrieval.facets); the tables by "IEA".
+_FACET_TO_TABLE = {"Evidence Act": "IEA"}
+_TABLE_TO_FACET = {v: k for k, v in _FACET_TO_TABLE.items()}
+
+
 class Correspondence:
     """The loaded tables (any number of old -> new code pairs) and what they answer."""
 
@@ -231,6 +236,22 @@ class Correspondence:
                 out.append((row.old_act, row.old_section, row))
         seen: set[tuple[str, str]] = set()
         return [c for c in out if (c[0], c[1]) not in seen and not seen.add((c[0], c[1]))]
+
+    def section_equivalents(self, label: str) -> list[str]:
+        """The search filters' labels of the provisions a filter label's section corresponds to
+        ("IPC s. 302" -> ["BNS s. 103"]; aqgr.retrieval.facets labels name a section by its
+        number, without sub-sections): for `Facets.select`."""
+        from aqgr.retrieval.facets import section_label
+
+        act, sep, number = label.partition(" s. ")
+        if not sep:
+            return []
+        code = _FACET_TO_TABLE.get(act, act)
+        out = []
+        for other, section, _ in self.counterparts(code, number):
+            other_act = _TABLE_TO_FACET.get(other, other)
+            out.append(section_label(other_act, base_section(section)))
+        return list(dict.fromkeys(out))
 
     def is_old(self, code: str) -> bool:
         return code in self.old_codes

@@ -408,7 +408,8 @@ class Searcher:
             why = ("was built before search filters existed" if hasattr(self.index, "facets")
                    else "is on a backend that does not store filter fields (only the embedded index does)")
             raise NoFiltersError(where, why)
-        selection = reader.select(filters)
+        table = self.correspondence
+        selection = reader.select(filters, table.section_equivalents if table else None)
         if selection.ns is None:
             return restrict, tuple(selection.notes)
         admitted = frozenset(self.index.ids_of(selection.ns))

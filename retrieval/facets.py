@@ -24,9 +24,9 @@ Fields (the value is the normalised form a filter is compared with, also what fa
                number alone (a filter naming a section without its act)
   disposal     allowed | dismissed | partly, from the last disposal words of the final order
 
-Old and new codes: a section filter is widened by the functions registered with
-`register_correspondence` (label -> equivalent labels, e.g. "IPC s. 302" -> "BNS s. 103"), so a
-correspondence table added later narrows searches without re-indexing.
+Old and new codes: a section filter is widened by the `equivalents` given to
+`select(filters, equivalents)` (label -> equivalent labels, e.g. "IPC s. 302" -> "BNS s. 103";
+the archive's correspondence tables), so a table added later narrows searches without re-indexing.
 """
 
 from __future__ import annotations
@@ -189,19 +189,15 @@ _SECTION_WORD = re.compile(r"\b(?:sections?|secs?\.?|ss?\.|u/ss?\.?|u/s|articles
 _NUMBERS = re.compile(r"(?:\d+[A-Z]{0,2}(?:\s*\([^)]*\))*\s*(?:,|/|\band\b|&|\bor\b|-|\bto\b)?\s*)+")
 _NUMBER = re.compile(r"\d+[A-Z]{0,2}")
 
-_correspondences: list[Callable[[str], Iterable[str]]] = []
+# A section filter may be widened by a correspondence table: `equivalents(label)` gives the
+# labels of the same provision in other codes ('IPC s. 302' -> ['BNS s. 103']).
+Equivalents = Callable[[str], Iterable[str]]
 
 
-def register_correspondence(equivalents: Callable[[str], Iterable[str]]) -> None:
-    """Widen section filters: `equivalents(label)` gives the labels of the same provision in
-    other codes ('IPC s. 302' -> ['BNS s. 103']); every registered function is consulted."""
-    _correspondences.append(equivalents)
-
-
-def equivalent_sections(label: str) -> list[str]:
+def equivalent_sections(label: str, equivalents: Equivalents | None = None) -> list[str]:
     found = [label]
-    for equivalents in _correspondences:
-        found += [e for e in equivalents(label) if e not in found]
+    if equivalents is not None:
+        found += [e for e in dict.fromkeys(equivalents(label)) if e not in found]
     return found
 
 
@@ -250,10 +246,10 @@ def statute_terms(text: str) -> list[tuple[str, str]]:
     return terms
 
 
-def statute_clause(query: str) -> list[tuple[str, str]]:
+def statute_clause(query: str, equivalents: Equivalents | None = None) -> list[tuple[str, str]]:
     act, numbers, article = statute_refs(query)
     if act and numbers:
-        return [("section", label) for n in numbers for label in equivalent_sections(section_label(act, n, article))]
+        return [("section", label) for n in numbers for label in equivalent_sections(section_label(act, n, article), equivalents)]
     if numbers:
         return [("section_any", n) for n in numbers]
     return [("statute", act or canonical_act(query))]
@@ -351,7 +347,7 @@ def facets_of(summary: StructuredSummary) -> DocFacets:
 # --- reading: filters to documents, and facet counts ------------------------------------------
 
 # field of the request -> (label in notes, clause maker); a clause is any-of (field, value) terms
-def _clauses(filters: Filters) -> list[tuple[str, str, list[tuple[str, str]]]]:
+def _clauses(filters: Filters, equivalents: Equivalents | None = None) -> list[tuple[str, str, list[tuple[str, str]]]]:
     out = []
     if filters.court:
         court = normalise_court(filters.court)
@@ -364,7 +360,7 @@ def _clauses(filters: Filters) -> list[tuple[str, str, list[tuple[str, str]]]]:
         kind = normalise_kind(filters.kind) or filters.kind
         out.append(("kind", filters.kind, [("kind", kind), ("kind_head", kind)]))
     if filters.statute:
-        out.append(("statute", filters.statute, statute_clause(filters.statute)))
+        out.append(("statute", filters.statute, statute_clause(filters.statute, equivalents)))
     if filters.disposal:
         out.append(("disposal", filters.disposal, [("disposal", filters.disposal)]))
     return out
@@ -411,10 +407,12 @@ class FacetReader:
         ns = ns[ns < len(self._live)]
         return ns[self._live[ns]]
 
-    def select(self, filters: Filters) -> Selection:
+    def select(self, filters: Filters, equivalents: Equivalents | None = None) -> Selection:
+        """The judgments matching every clause of `filters`; `equivalents` widens a section to its
+        counterparts in other codes (a correspondence table)."""
         notes: list[str] = []
         chosen: np.ndarray | None = None
-        for name, asked, clause in _clauses(filters):
+        for name, asked, clause in _clauses(filters, equivalents):
             ns = self._clause_ns(clause)
             if not len(ns):
                 notes.append(self._unknown(name, asked))

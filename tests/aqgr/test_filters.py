@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from aqgr import Filters, NoFiltersError, SearchOptions
 from aqgr.errors import InvalidFilterError
 from aqgr.retrieval.facets import (judge_clause, judge_names, judge_terms, normalise_court, parse_decided, disposal_of,
-                                   register_correspondence, statute_terms, _correspondences)
+                                   statute_terms)
 from aqgr.schemas.filters import make_filters
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS, JUDGMENTS, indexed_archive
 
@@ -159,13 +159,16 @@ def test_candidate_questions_come_from_the_filtered_judgments(archive):
     assert found and {c.source_judgment_id for c in found} == {"B1"}
 
 
-def test_a_correspondence_widens_a_section_filter(archive):
-    register_correspondence(lambda label: ["IPC s. 302"] if label == "BNS s. 103" else [])
-    try:
-        assert set(hits(archive, statute="Section 103 BNS")) == {"A1", "B1"}
-    finally:
-        _correspondences.clear()
+def test_a_correspondence_table_widens_a_section_filter_to_the_other_code(tmp_path):
+    """Facts written today name Section 103 BNS; the judgments say Section 302 IPC: with the
+    archive's table loaded, a filter on either form admits them, without re-indexing."""
+    archive = indexed_archive(tmp_path / "home", tmp_path / "in", MORE)
     assert hits(archive, statute="Section 103 BNS") == []
+    table = tmp_path / "ipc-bns.csv"
+    table.write_text("old_act,old_section,new_act,new_section\nIPC,302,BNS,103(1)\n", encoding="utf-8")
+    archive.add_correspondence([table])
+    assert set(hits(archive, statute="Section 103 BNS")) == {"A1", "B1"}
+    assert set(hits(archive, statute="Section 302 IPC")) == {"A1", "B1"}
 
 
 def test_facets_follow_updates_and_removals(tmp_path):
