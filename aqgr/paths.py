@@ -1,5 +1,6 @@
 """Where aqgr's own data lies: the sample archive it ships and the shared evaluation datasets."""
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -14,3 +15,12 @@ def shared_datasets() -> Path:
     if configured:
         return Path(configured)
     return Path(__file__).resolve().parents[2] / "shared" / "datasets"
+
+
+def file_sha256(path: str | Path) -> str:
+    """The hex sha256 of a file's bytes, read a MiB at a time."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -29,6 +29,7 @@ from typing import Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from aqgr.errors import MissingDependencyError
+from aqgr.paths import file_sha256
 from aqgr.registry import Registry
 
 from .text import STOPWORDS
@@ -64,11 +65,7 @@ def _normalise(vectors: np.ndarray) -> np.ndarray:
 
 @functools.lru_cache(maxsize=None)
 def _file_sha256(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return file_sha256(path)  # memoised: the packaged weights do not change while a process runs
 
 
 # --- minilm-l6.v1 -----------------------------------------------------------------------

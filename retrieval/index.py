@@ -52,6 +52,7 @@ from typing import Callable, ClassVar, Iterable, Iterator, Mapping, Sequence
 import numpy as np
 
 from aqgr.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
+from aqgr.paths import file_sha256
 from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
 from .dense import QueryVectors, embed_sentences
@@ -93,11 +94,7 @@ def summarizer_of(summaries: Sequence[StructuredSummary]) -> str | None:
 
 
 def _sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return file_sha256(path)
 
 
 def combine_vectors(base: np.ndarray | None, extra: np.ndarray | None, weight: float) -> np.ndarray | None:

@@ -47,6 +47,7 @@ from typing import Sequence
 import numpy as np
 
 from aqgr.errors import MissingDependencyError, WriteError
+from aqgr.paths import file_sha256
 
 from .embedders import _file_sha256, _minilm_dir, _normalise, _quiet_loading, _tokenizer, embedders
 
@@ -159,11 +160,7 @@ def _record_ok(folder: Path, export_key: str) -> bool:
 
 
 def _sha256_now(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return file_sha256(path)  # not memoised: the file may have been damaged or replaced since
 
 
 _EXPORT_LOCK = threading.Lock()
