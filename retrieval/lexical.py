@@ -30,6 +30,7 @@ Importing this module does not load tantivy (retrieval/lexical_tantivy.py import
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -167,6 +168,7 @@ def query_weights(query_terms: Sequence[str], query_tf: str) -> dict[str, float]
     return {t: float(c) for t, c in counts.items()}
 
 
+@functools.lru_cache(maxsize=1 << 18)  # a search ranks the same documents again and again
 def tie_key(n: int) -> int:
     """The tie-break of equal scores: a stable hash of `n` (blake2b, 8 bytes, as an unsigned int);
     never `n` itself, which may follow insertion or file order."""
@@ -174,7 +176,16 @@ def tie_key(n: int) -> int:
 
 
 def best(hits: Iterable[tuple[int, float]], k: int) -> list[tuple[int, float]]:
-    """The first k of `hits` by -score, then `tie_key`."""
+    """The first k of `hits` by -score, then `tie_key`. Only the hits that can be among them (those
+    scoring at least the k-th score) are given a tie key."""
+    if k <= 0:
+        return []
+    hits = sorted(hits, key=operator.itemgetter(1), reverse=True)
+    if len(hits) > k:
+        end, cut = k, hits[k - 1][1]
+        while end < len(hits) and hits[end][1] == cut:
+            end += 1
+        hits = hits[:end]
     return sorted(hits, key=lambda hit: (-hit[1], tie_key(hit[0])))[:k]
 
 

@@ -8,6 +8,7 @@ leak labels into the ranking.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from typing import Iterable, Mapping, NamedTuple
 
@@ -19,6 +20,7 @@ class ScoredDoc(NamedTuple):
     score: float
 
 
+@functools.lru_cache(maxsize=1 << 18)  # a search ranks the same ids again and again
 def id_hash(doc_id: str) -> bytes:
     """A stable, id-order-free tie-break key (blake2b, 8 bytes) for a document id."""
     return hashlib.blake2b(doc_id.encode("utf-8"), digest_size=8).digest()
