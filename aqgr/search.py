@@ -42,7 +42,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from aqgr.citation_guard import grounded_questions
 from aqgr.config import SearchOptions
-from aqgr.errors import EmptyArchiveError, FactsTooShortError, NoFiltersError
+from aqgr.errors import EmptyArchiveError, FactsTooShortError, NoFiltersError, StoreError
 from aqgr.explain import Candidate, Explainer
 from aqgr.inputs import check_count, check_text, check_texts, many
 from aqgr.pinpoint import pin_hits
@@ -304,7 +304,10 @@ class Searcher:
         once. Unchanged without a text source."""
         if self.texts is None or not result.hits:
             return result
-        return result.model_copy(update={"hits": pin_hits(result.hits, self.texts)})
+        try:
+            return result.model_copy(update={"hits": pin_hits(result.hits, self.texts)})
+        except StoreError as exc:  # the texts cannot be read now (a damaged database): the hits stand, unpinned
+            return result.model_copy(update={"notes": [*result.notes, f"passages not pinned to the judgments' texts: {exc}"]})
     def _warnings(self, judgment_id: str) -> list[TreatmentWarning]:
         """The judgments of the index that overruled or doubted this one (citation graph,
         retrieval/citations/treatment.py), each with its date and words; the hit is kept."""

@@ -161,7 +161,9 @@ def test_a_server_started_before_the_damage_keeps_searching_its_snapshot(archive
         assert client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS}).status_code == 200
         app_.state.service.archive.close()
         overwrite_pages(archive_home / "aqgr.db")
-        assert client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS}).status_code == 200  # in memory
+        searched = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS})  # the index and summaries it holds
+        assert searched.status_code == 200 and searched.json()["hits"]
+        assert any("not pinned" in note for note in searched.json()["notes"])  # the texts cannot be read: said, not a 503
         text = client.get("/api/judgments/A1/text")
         assert text.status_code == 503 and text.json()["error"] == "database_damaged"
 
