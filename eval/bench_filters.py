@@ -2,6 +2,7 @@
 
     python -m aqgr.eval.bench_filters [--data $AQGR_DATASETS/aila2019] [--cache-dir DIR]
                                       [--embedder hashing.v1] [--queries 20]
+    python -m aqgr.eval.bench_filters --home ARCHIVE_HOME [--queries 20]   (its saved index, no build)
 
 1. summaries: the eval cache's archive (`eval.pipeline_systems.case_archive`; summarised now
    if not yet);
@@ -56,9 +57,73 @@ def _pick_filters(facets) -> dict[str, dict]:
     return chosen
 
 
+def measure(searcher, index, queries: list[tuple[str, str]], n_docs: int, out: dict) -> dict:
+    """The filtered and unfiltered searches of `queries` over `index`, into `out`."""
+    from aqgr.schemas.filters import Filters
+
+    def say(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    out["queries"] = len(queries)
+    out["filters"] = {}
+    options = searcher.options.model_copy(update={"min_content_words": 1})
+    every_n = [index.ns_of([d])[0] for d in index.doc_ids]
+    whole = {name: dict(pairs) for name, pairs in index.facets.counts(every_n, limit=None).items()}
+    requests = {"unfiltered": None, **{name: Filters(**f) for name, f in _pick_filters(whole).items()}}
+    admitted = {}
+    for name, filters in requests.items():
+        if filters is None:
+            continue
+        t = time.perf_counter()
+        selection = index.facets.select(filters)
+        admitted[name] = (None if selection.ns is None else set(index.ids_of(selection.ns)), (time.perf_counter() - t) * 1000)
+    searcher.search(queries[0][1], options=options)  # warm-up
+    freeze_heap()
+    latencies: dict[str, list[float]] = {name: [] for name in requests}
+    violations: dict[str, int] = {name: 0 for name in requests}
+    hits: dict[str, int] = {name: 0 for name in requests}
+    for _, facts in queries:
+        for name, filters in requests.items():
+            t = time.perf_counter()
+            result = searcher.search(facts, options=options, filters=filters)
+            latencies[name].append((time.perf_counter() - t) * 1000)
+            hits[name] += len(result.hits)
+            allowed = admitted.get(name, (None, 0))[0]
+            if allowed is not None:
+                violations[name] += sum(h.judgment_id not in allowed for h in result.hits)
+    base = statistics.median(latencies["unfiltered"])
+    for name, filters in requests.items():
+        median = statistics.median(latencies[name])
+        allowed, select_ms = admitted.get(name, (None, 0.0))
+        out["filters"][name] = {
+            "request": filters.active() if filters else None,
+            "admits": n_docs if allowed is None else len(allowed),
+            "select_ms": round(select_ms, 2),
+            "p50_ms": round(median, 1),
+            "p95_ms": round(percentile(latencies[name], 95), 1),
+            "ratio_p50": round(median / base, 3),
+            "hits": hits[name],
+            "hits_outside_filter": violations[name],
+        }
+        say(f"{name}: admits {out['filters'][name]['admits']}, p50 {median:.1f} ms, x{median / base:.3f}")
+    return out
+
+
+def bench_home(home: Path, data: Path, n_queries: int) -> dict:
+    """The same over an existing archive home and its saved index (e.g. a synthetic archive of
+    `aqgr.eval.bench_pipeline`), with the queries of `data`."""
+    from aqgr import Archive
+
+    archive = Archive(home)
+    searcher = archive.open_searcher()
+    index = searcher.index
+    out: dict = {"home": str(home), "documents": len(index.doc_ids)}
+    measure(searcher, index, list(load_dataset(data).queries.items())[:n_queries], len(index.doc_ids), out)
+    return out
+
+
 def bench(data: Path, cache_dir: Path, embedder: str, n_queries: int) -> dict:
     from aqgr.retrieval.index import IndexSpec, SummaryIndex
-    from aqgr.schemas.filters import Filters
 
     def say(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
@@ -75,49 +140,7 @@ def bench(data: Path, cache_dir: Path, embedder: str, n_queries: int) -> dict:
         out["index_build_s"] = round(time.perf_counter() - t, 2)
         say(f"index: {out['index_build_s']} s")
         searcher = archive.open_searcher(index)
-        options = searcher.options.model_copy(update={"min_content_words": 1})
-        every_n = [index.ns_of([d])[0] for d in index.doc_ids]
-        whole = {name: dict(pairs) for name, pairs in index.facets.counts(every_n, limit=None).items()}
-        requests = {"unfiltered": None, **{name: Filters(**f) for name, f in _pick_filters(whole).items()}}
-        admitted = {}
-        for name, filters in requests.items():
-            if filters is None:
-                continue
-            t = time.perf_counter()
-            selection = index.facets.select(filters)
-            admitted[name] = (None if selection.ns is None else set(index.ids_of(selection.ns)), (time.perf_counter() - t) * 1000)
-        queries = list(dataset.queries.items())[:n_queries]
-        searcher.search(queries[0][1], options=options)  # warm-up
-        freeze_heap()
-        latencies: dict[str, list[float]] = {name: [] for name in requests}
-        violations: dict[str, int] = {name: 0 for name in requests}
-        hits: dict[str, int] = {name: 0 for name in requests}
-        for _, facts in queries:
-            for name, filters in requests.items():
-                t = time.perf_counter()
-                result = searcher.search(facts, options=options, filters=filters)
-                latencies[name].append((time.perf_counter() - t) * 1000)
-                hits[name] += len(result.hits)
-                allowed = admitted.get(name, (None, 0))[0]
-                if allowed is not None:
-                    violations[name] += sum(h.judgment_id not in allowed for h in result.hits)
-        base = statistics.median(latencies["unfiltered"])
-        out["queries"] = len(queries)
-        out["filters"] = {}
-        for name, filters in requests.items():
-            median = statistics.median(latencies[name])
-            allowed, select_ms = admitted.get(name, (None, 0.0))
-            out["filters"][name] = {
-                "request": filters.active() if filters else None,
-                "admits": len(summaries) if allowed is None else len(allowed),
-                "select_ms": round(select_ms, 2),
-                "p50_ms": round(median, 1),
-                "p95_ms": round(percentile(latencies[name], 95), 1),
-                "ratio_p50": round(median / base, 3),
-                "hits": hits[name],
-                "hits_outside_filter": violations[name],
-            }
-            say(f"{name}: admits {out['filters'][name]['admits']}, p50 {median:.1f} ms, x{median / base:.3f}")
+        measure(searcher, index, list(dataset.queries.items())[:n_queries], len(summaries), out)
         index.close()
     return out
 
@@ -128,7 +151,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache-dir", type=Path, default=None)
     parser.add_argument("--embedder", default="hashing.v1")
     parser.add_argument("--queries", type=int, default=20)
+    parser.add_argument("--home", type=Path, default=None, help="an existing archive home and its index (no build): e.g. a bench_pipeline archive")
     args = parser.parse_args(argv)
+    if args.home is not None:
+        return print_result(lambda: bench_home(args.home, args.data, args.queries))
     return print_result(lambda: bench(args.data, args.cache_dir or default_cache_dir(), args.embedder, args.queries))
 
 
