@@ -39,7 +39,7 @@ from aqgr.errors import BatchInterrupted, ConfigError, LeaseLostError, ReadError
 from aqgr.inputs import encodable, id_problem, many, shown
 from aqgr.grounding import ground_summary
 from aqgr.llm.deadline import task as model_task
-from aqgr.renames import stored_as
+from aqgr.renames import StoredMeanwhile, guard, stored_as
 from aqgr.store import JudgmentRow, Store
 from aqgr.schemas.summary import SCHEMA_VERSION, Provenance, StructuredSummary
 from aqgr.schemas.validation import validate_summary
@@ -336,7 +336,22 @@ def _process(item: WorkItem, store: Store, engine: SummarizerEngine, force: bool
     if not _has_content(summary):
         return fail("summarize", "no_content", f"{item.path}: no parties, facts, issues or final order were found in its {words} words: "
                                               "not stored (is this file a judgment?)")
-    store.save(JudgmentRow(id=judgment_id, source_path=item.path, sha256=sha, n_chars=len(text), text=text), summary, then=_settle(item, store, engine, "done"))
+    settle = _settle(item, store, engine, "done")
+    if existing is None and same is None:  # a new judgment: unless a copy of it was stored meanwhile (aqgr/renames.py)
+        check = guard(store, judgment_id, item.path, sha)
+
+        def then(session, settle=settle) -> None:
+            check(session)
+            if settle is not None:
+                settle(session)
+    else:
+        then = settle
+    try:
+        store.save(JudgmentRow(id=judgment_id, source_path=item.path, sha256=sha, n_chars=len(text), text=text), summary, then=then)
+    except StoredMeanwhile as exc:
+        if item.had_failure or item.claim is not None:
+            store.clear_failure(item.path, engine.name, then=settle)
+        return Outcome(path=item.path, judgment_id=exc.stored.judgment_id, status="duplicate", stored_path=exc.stored.stored_path)
     return Outcome(path=item.path, judgment_id=judgment_id, status="summarised", usage=usage, stored_path=moved_from)
 
 

@@ -13,6 +13,11 @@ batch asks `stored_as` before summarising a file whose id is not stored yet: the
 - The same bytes are stored from this very path under another id (a renamed file met again, or
   another `--id-from`): 'stored', the file is that judgment, under its stored id.
 
+Two workers may meet two copies of a new judgment at once, each before the other stored it: the
+write of a new judgment runs `guard` in its transaction (SQLite: the database is locked for it;
+PostgreSQL: an advisory lock on the bytes' digest), which refuses it when the bytes were stored
+meanwhile from a file still in place, and the batch reports the copy as a duplicate.
+
 Several stored judgments with these bytes (an archive from before this rule) are taken in the
 order they were added: the first still in place makes a duplicate, else the first gone is moved.
 A stored path that now holds other bytes is not a rename: that file still claims the id (it is
@@ -24,9 +29,13 @@ A file whose id is already stored keeps the old rules (changed bytes: summarised
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
+
+from sqlalchemy import text
+from sqlmodel import Session, select
 
 from aqgr.paths import file_sha256
-from aqgr.store import Store
+from aqgr.store import JudgmentRow, Store
 
 
 @dataclass(frozen=True)
@@ -64,3 +73,27 @@ def stored_as(store: Store, path: str, sha256: str) -> StoredAs | None:
         if state == "gone":
             return StoredAs("renamed", judgment_id, source)
     return None
+
+
+class StoredMeanwhile(Exception):
+    """Raised inside a new judgment's write (rolling it back) when another worker stored the same
+    bytes first; the batch catches it and reports a duplicate. Never reaches a user."""
+
+    def __init__(self, stored: StoredAs):
+        super().__init__(f"{stored.stored_path} was stored as {stored.judgment_id} meanwhile")
+        self.stored = stored
+
+
+def guard(store: Store, judgment_id: str, path: str, sha256: str) -> Callable[[Session], None]:
+    """What a new judgment's write runs in its transaction: StoredMeanwhile when these bytes are now
+    stored under another id from a file still in place (see the module's docstring)."""
+    def check(session: Session) -> None:
+        if store.dialect == "postgresql":  # writers of the same bytes wait for each other; the later sees the first's commit
+            session.exec(text("SELECT pg_advisory_xact_lock(:key)").bindparams(key=int(sha256[:15], 16)))
+        rows = session.exec(select(JudgmentRow.id, JudgmentRow.source_path, JudgmentRow.added_at)
+                            .where(JudgmentRow.sha256 == sha256, JudgmentRow.id != judgment_id)).all()
+        for other, source, _ in sorted(rows, key=lambda row: row[2]):
+            if source == path or _state(source, sha256) == "same":
+                raise StoredMeanwhile(StoredAs("duplicate", other, source))
+
+    return check

@@ -115,3 +115,30 @@ def test_the_cli_reports_renames_and_duplicates(tmp_path):
     assert result.exit_code == 0, result.output
     assert f"renamed: {(folder / JUDGMENTS[0].name).resolve()} -> {(folder / 'moved.txt').resolve()}: judgment {JUDGMENTS[0].stem} kept" in result.output
     assert f"duplicate: {(folder / 'twin.txt').resolve()} has the bytes of judgment {JUDGMENTS[1].stem}" in result.output
+
+
+def test_a_copy_stored_meanwhile_by_another_worker_is_a_duplicate(tmp_path, monkeypatch):
+    """Two workers each check for the bytes before the other stored them: the later write is refused."""
+    import aqgr.batch as batch
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(JUDGMENTS[0], folder / "a.txt")
+    shutil.copy(JUDGMENTS[0], folder / "b.txt")
+    archive = Archive(tmp_path / "home", index=SPEC)
+    assert archive.summarize([folder / "a.txt"]).summarised == ["a"]
+    monkeypatch.setattr(batch, "stored_as", lambda *args: None)  # b's check ran before a was stored
+    report = archive.summarize([folder / "b.txt"])
+    assert report.summarised == [] and [(d.judgment_id, d.stored_path) for d in report.duplicates] == [("a", str((folder / "a.txt").resolve()))]
+    assert archive._store.judgment_ids() == {"a"}
+
+
+def test_a_rename_summarised_again_is_counted_once(indexed):
+    archive, folder = indexed
+    old = folder / JUDGMENTS[0].name
+    old.rename(folder / "elsewhere.txt")
+    report = archive.summarize([folder], force=True)
+    assert old.stem in report.summarised and "elsewhere" not in report.summarised
+    assert [(r.judgment_id, r.summarised) for r in report.renamed] == [(old.stem, True)]
+    assert report.processed == len(JUDGMENTS)
+    assert archive._store.judgment_ids() == {p.stem for p in JUDGMENTS}
