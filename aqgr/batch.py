@@ -39,6 +39,7 @@ from aqgr.errors import BatchInterrupted, ConfigError, LeaseLostError, ReadError
 from aqgr.inputs import encodable, id_problem, many, shown
 from aqgr.grounding import ground_summary
 from aqgr.llm.deadline import task as model_task
+from aqgr.renames import StoredMeanwhile, guard, stored_as
 from aqgr.store import JudgmentRow, Store
 from aqgr.schemas.summary import SCHEMA_VERSION, Provenance, StructuredSummary
 from aqgr.schemas.validation import validate_summary
@@ -71,13 +72,25 @@ class FileFailure(BaseModel):
 
 
 class Outcome(BaseModel):
-    """What happened to one file: 'summarised', 'unchanged' or 'failed'."""
+    """What happened to one file: 'summarised', 'unchanged', 'renamed' (a stored judgment's file
+    under a new name: its id kept, its path updated), 'duplicate' (the bytes of a stored judgment
+    whose file is still there: nothing stored) or 'failed'. `judgment_id` is the stored id."""
 
     path: str
     judgment_id: str | None
     status: str
     failure: FileFailure | None = None
     usage: dict[str, float] | None = None
+    stored_path: str | None = Field(default=None, description="Renamed: where the judgment's file was; duplicate: the stored judgment's file.")
+
+
+class SameBytes(BaseModel):
+    """A file whose bytes are a stored judgment's under another id (aqgr/renames.py)."""
+
+    path: str
+    judgment_id: str = Field(description="The stored judgment's id (kept).")
+    stored_path: str = Field(description="Renamed: the judgment's former path; duplicate: its file that is still there.")
+    summarised: bool = Field(default=False, description="Renamed and also summarised again (engine changed): counted under summarised.")
 
 
 class BatchReport(BaseModel):
@@ -92,6 +105,8 @@ class BatchReport(BaseModel):
     failed: list[FileFailure] = Field(default_factory=list)
     skipped_unsupported: list[str] = Field(default_factory=list)
     usage: dict[str, float] = Field(default_factory=dict, description="Summed provider usage (tokens, cost) when the engine reports it.")
+    renamed: list[SameBytes] = Field(default_factory=list, description="Files that are stored judgments under a new name: one judgment kept, its id unchanged, its path updated.")
+    duplicates: list[SameBytes] = Field(default_factory=list, description="Files with the bytes of a stored judgment whose file is still there: not stored again.")
     lost_leases: list[str] = Field(default_factory=list, description="Items whose claim expired and went to another worker before this one finished (its result was discarded).")
     worker: str | None = Field(default=None, description="This worker's name in the work ledger (shared batches).")
     interrupted: bool = False
@@ -103,7 +118,7 @@ class BatchReport(BaseModel):
 
     @property
     def processed(self) -> int:
-        return len(self.summarised) + len(self.unchanged)
+        return len(self.summarised) + len(self.unchanged) + len(self.duplicates) + sum(not r.summarised for r in self.renamed)
 
     @property
     def rate(self) -> float:
@@ -112,8 +127,15 @@ class BatchReport(BaseModel):
         return done / self.seconds if self.seconds > 0 else 0.0
 
     def add(self, outcome: Outcome) -> None:
+        same = SameBytes(path=outcome.path, judgment_id=outcome.judgment_id or "", stored_path=outcome.stored_path or "", summarised=outcome.status == "summarised")
         if outcome.status == "summarised":
             self.summarised.append(outcome.judgment_id or "")
+            if outcome.stored_path is not None:
+                self.renamed.append(same)
+        elif outcome.status == "renamed":
+            self.renamed.append(same)
+        elif outcome.status == "duplicate":
+            self.duplicates.append(same)
         elif outcome.status == "unchanged":
             self.unchanged.append(outcome.judgment_id or "")
         elif outcome.status == "lost":
@@ -275,10 +297,21 @@ def _process(item: WorkItem, store: Store, engine: SummarizerEngine, force: bool
     existing = store.judgment(judgment_id)
     if existing is not None and existing.source_path != item.path and existing.sha256 != sha and Path(existing.source_path).exists():
         return fail("read", "duplicate_id", f"id {judgment_id!r} already belongs to {existing.source_path} in the archive; rename the file or use --id-from relpath")
+    moved_from = None
+    same = stored_as(store, item.path, sha) if existing is None else None  # these bytes stored under another id (aqgr/renames.py)
+    if same is not None and same.kind == "duplicate":
+        if item.had_failure or item.claim is not None:
+            store.clear_failure(item.path, engine.name, then=_settle(item, store, engine, "done"))
+        return Outcome(path=item.path, judgment_id=same.judgment_id, status="duplicate", stored_path=same.stored_path)
+    if same is not None and same.kind == "renamed":  # the judgment keeps its id and records its new path
+        store.move(same.judgment_id, item.path, text)
+        moved_from = same.stored_path
+    if same is not None:
+        judgment_id = same.judgment_id
     if not force and _unchanged(store, judgment_id, sha, engine):
         if item.had_failure or item.claim is not None:
             store.clear_failure(item.path, engine.name, then=_settle(item, store, engine, "done"))
-        return Outcome(path=item.path, judgment_id=judgment_id, status="unchanged")
+        return Outcome(path=item.path, judgment_id=judgment_id, status="renamed" if moved_from else "unchanged", stored_path=moved_from)
     usage = None
     try:
         with model_task("judgment"):  # its model calls end within the judgment's time (aqgr/llm/deadline.py)
@@ -303,8 +336,23 @@ def _process(item: WorkItem, store: Store, engine: SummarizerEngine, force: bool
     if not _has_content(summary):
         return fail("summarize", "no_content", f"{item.path}: no parties, facts, issues or final order were found in its {words} words: "
                                               "not stored (is this file a judgment?)")
-    store.save(JudgmentRow(id=judgment_id, source_path=item.path, sha256=sha, n_chars=len(text), text=text), summary, then=_settle(item, store, engine, "done"))
-    return Outcome(path=item.path, judgment_id=judgment_id, status="summarised", usage=usage)
+    settle = _settle(item, store, engine, "done")
+    if existing is None and same is None:  # a new judgment: unless a copy of it was stored meanwhile (aqgr/renames.py)
+        check = guard(store, judgment_id, item.path, sha)
+
+        def then(session, settle=settle) -> None:
+            check(session)
+            if settle is not None:
+                settle(session)
+    else:
+        then = settle
+    try:
+        store.save(JudgmentRow(id=judgment_id, source_path=item.path, sha256=sha, n_chars=len(text), text=text), summary, then=then)
+    except StoredMeanwhile as exc:
+        if item.had_failure or item.claim is not None:
+            store.clear_failure(item.path, engine.name, then=settle)
+        return Outcome(path=item.path, judgment_id=exc.stored.judgment_id, status="duplicate", stored_path=exc.stored.stored_path)
+    return Outcome(path=item.path, judgment_id=judgment_id, status="summarised", usage=usage, stored_path=moved_from)
 
 
 def _has_content(summary: StructuredSummary) -> bool:

@@ -124,6 +124,10 @@ def _print_batch(report, console, archive) -> None:
     done = report.processed + len(report.failed)
     rate = f", {report.rate:.1f} docs/s with {report.workers} worker(s)" if done else ""
     console.print(f"{len(report.summarised)} summarised, {len(report.unchanged)} unchanged (skipped), {len(report.failed)} failed, {len(report.skipped_unsupported)} skipped (unsupported) in {report.seconds:.1f}s{rate} -> {archive.home}")
+    for same in report.renamed[:50]:
+        console.print(styled(("renamed", "cyan"), f": {same.stored_path} -> {same.path}: judgment {same.judgment_id} kept (one judgment, its id unchanged)"))
+    for same in report.duplicates[:50]:
+        console.print(styled(("duplicate", "cyan"), f": {same.path} has the bytes of judgment {same.judgment_id} ({same.stored_path}): not stored again"))
     if report.failures_by_reason:
         console.print("failed by reason: " + ", ".join(f"{reason} {n}" for reason, n in sorted(report.failures_by_reason.items(), key=lambda kv: (-kv[1], kv[0]))))
     if report.lost_leases:

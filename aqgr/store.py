@@ -379,6 +379,23 @@ class Store:
         with self.session() as s:
             return s.exec(select(JudgmentRow.text).where(JudgmentRow.id == judgment_id)).first()
 
+    def judgments_with_sha(self, sha256: str) -> list[tuple[str, str, datetime]]:
+        """(id, source path, when added) of the stored judgments whose source file had these bytes:
+        how a batch knows a file it meets under a new name is one it has already stored."""
+        with self.session() as s:
+            return [tuple(r) for r in s.exec(select(JudgmentRow.id, JudgmentRow.source_path, JudgmentRow.added_at).where(JudgmentRow.sha256 == sha256)).all()]
+
+    def move(self, judgment_id: str, source_path: str, text: str) -> None:
+        """Record that a stored judgment's file is now at `source_path` (renamed or moved, same bytes);
+        its id, summaries, index entries and citations stay. `text` fills an imported placeholder's."""
+        def action(s: Session) -> None:
+            row = s.get(JudgmentRow, judgment_id)
+            if row is not None:
+                row.source_path, row.text, row.n_chars = source_path, text, len(text)
+                s.add(row)
+
+        self._write(action)
+
     def remove(self, ids: Iterable[str]) -> list[str]:
         """Delete judgments with their summaries (every engine), import records, failures and work
         items, in one transaction; returns the ids that were stored."""
