@@ -127,7 +127,7 @@ class OpenAICompatibleProvider:
     def _post(self, request: LLMRequest, form: str, timeout_s: float) -> LLMReply:
         import httpx
 
-        from .deadline import CallTimedOut, post_within
+        from .http_deadline import CallTimedOut, post_within
 
         try:
             response = post_within(self.client(), "/chat/completions", self._body(request, form), timeout_s)  # the whole call, not a read
