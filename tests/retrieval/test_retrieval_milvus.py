@@ -185,7 +185,7 @@ def test_update_keeps_the_rebuilt_index_statistics_and_embeds_only_the_change(tm
     from retrieval_samples import Counting
 
     from aqgr.retrieval.dense import document_windows
-    from aqgr.retrieval.documents import dense_texts, slot_texts
+    from aqgr.retrieval.documents import dense_texts, query_sentences, slot_texts
     from aqgr.retrieval.embedders import embedders
 
     tenancy, arbitration = _new_summaries()
@@ -199,7 +199,7 @@ def test_update_keeps_the_rebuilt_index_statistics_and_embeds_only_the_change(tm
         windows = [w for s in (arbitration, tenancy)
                    for w in document_windows(dense_texts(slot_texts(s, hashing_spec.slots), hashing_spec.dense_slots), hashing_spec.window_chars)]
         embedded = [t for call in counting.calls for t in call]
-        assert sorted(embedded) == sorted(set(windows) | {" ".join(s.issues[0].split()) for s in (arbitration, tenancy)})
+        assert sorted(embedded) == sorted(set(windows) | {t for s in (arbitration, tenancy) for t in query_sentences(s.issues)})
         assert index.doc_ids == ("C1", "C2", "C4", "C5", "C6")
         assert index.idf() == rebuilt.idf() and index.manifest["n_terms"] == rebuilt.manifest["n_terms"]
         assert index.manifest["n_windows"] == rebuilt.manifest["n_windows"]

@@ -32,7 +32,7 @@ def test_paraphrase_and_late_text_are_found(minilm, tmp_path):
         summary("LONG-A", facts=f"{FILLER} {COLLISION}"),
         summary("LONG-B", facts=f"{FILLER} {PENSION}"),
     ]
-    index = SummaryIndex.build(docs, IndexSpec(), embedder=minilm)
+    index = SummaryIndex.build(docs, IndexSpec(embedder="minilm-l6.v1"), embedder=minilm)
     assert index.manifest["embedder"]["fingerprint"].startswith("sha256:")
 
     paraphrase = "A married woman committed suicide after harassment by her in-laws over dowry demands."
@@ -49,7 +49,7 @@ def test_paraphrase_and_late_text_are_found(minilm, tmp_path):
     scores = dict(index.retrieve(query, 5, retrievers=("dense",))["dense"])
     assert scores["LONG-A"] - scores["LONG-B"] > 0.1
 
-    loaded = SummaryIndex.load(index.save(tmp_path / "idx"), expect=IndexSpec())
+    loaded = SummaryIndex.load(index.save(tmp_path / "idx"), expect=IndexSpec(embedder="minilm-l6.v1"))
     np.testing.assert_allclose(
         [d.score for d in loaded.retrieve(query, 5)["dense"]], [d.score for d in index.retrieve(query, 5)["dense"]], atol=1e-6
     )
