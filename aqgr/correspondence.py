@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from aqgr.errors import ReadError
+from aqgr.inputs import files_in
 from aqgr.paths import SAMPLE
 
 SAMPLE_TABLE = SAMPLE / "correspondence.csv"
@@ -434,14 +435,8 @@ def parse_table(text: str, source: str = "table") -> tuple[list[Row], list[Probl
 
 def table_paths(paths: Iterable[str | Path]) -> list[Path]:
     """The .csv files named, or inside the folders named."""
-    found: list[Path] = []
-    for path in map(Path, paths):
-        if path.is_dir():
-            found += sorted(p for p in path.glob("*.csv") if p.is_file())
-        elif path.is_file():
-            found.append(path)
-        else:
-            raise ReadError(str(path), "not_found", "no such correspondence table (a .csv file or a folder of them)")
+    paths = list(paths)
+    found = files_in(paths, "*.csv", recursive=False, missing="no such correspondence table (a .csv file or a folder of them)")
     if not found:
         raise ReadError(", ".join(map(str, paths)), "empty", "no correspondence table (.csv) found")
     return found

@@ -9,9 +9,10 @@ tool error over MCP, a one-line error on the command line) before any work is do
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Iterable
 
-from aqgr.errors import InvalidTextError
+from aqgr.errors import InvalidTextError, ReadError
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -137,3 +138,18 @@ def check_count(value, what: str = "k"):
     if value < 1:
         raise ValueError(f"{what} must be at least 1, not {value}")
     return value
+
+
+def files_in(paths: Iterable[str | Path], pattern: str, *, recursive: bool, missing: str) -> list[Path]:
+    """The files named in `paths`, and those matching `pattern` inside the folders named (their
+    subfolders too when `recursive`), sorted per folder; a path that is neither: ReadError
+    'not_found' with `missing` as its detail."""
+    found: list[Path] = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            found += sorted(p for p in (path.rglob(pattern) if recursive else path.glob(pattern)) if p.is_file())
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise ReadError(str(path), "not_found", missing)
+    return found

@@ -36,7 +36,7 @@ from typing import Iterable, Mapping, Sequence
 
 from aqgr.config import Settings
 from aqgr.errors import NoStatutesError, ReadError
-from aqgr.inputs import check_count, many
+from aqgr.inputs import check_count, files_in, many
 from aqgr.retrieval.protocol import Index
 from aqgr.retrieval.types import ScoredDoc, ranked
 from aqgr.schemas.statutes import StatuteHit, StatuteResult
@@ -86,15 +86,7 @@ def split_statute(raw: str) -> tuple[str, str]:
 
 
 def _statute_files(paths: Iterable[str | Path]) -> list[Path]:
-    found: list[Path] = []
-    for path in map(Path, paths):
-        if path.is_dir():
-            found += sorted(p for p in path.rglob("*.txt") if p.is_file())
-        elif path.is_file():
-            found.append(path)
-        else:
-            raise ReadError(str(path), "not_found", "no such file or folder")
-    return found
+    return files_in(paths, "*.txt", recursive=True, missing="no such file or folder")
 
 
 def file_stamp(path: Path) -> tuple[int, int, int] | None:
