@@ -60,7 +60,8 @@ def test_full_disk_stops_the_batch_clearly_and_keeps_what_was_stored(small_disk,
     assert len(first.summarised) == 4
     big = tmp_path / "big"
     filler = "\n".join(f"{n}. The witness deposed about the events of that night and the conduct of the accused in the village." for n in range(6, 6000))
-    write_judgments(big, {f"huge{i}": (JUDGMENTS["A1"] + filler)[:600_000] for i in range(3)})
+    # three different judgments (files of the same bytes would be one judgment, stored once)
+    write_judgments(big, {f"huge{i}": (JUDGMENTS["A1"] + f"5. Judgment {i} of the batch.\n" + filler)[:600_000] for i in range(3)})
     report = archive.summarize([big])
     assert report.aborted and "disk_full" in report.aborted and "free space" in report.aborted
     assert len(report.summarised) < 3  # 600,000 characters each: the 1 MB disk fills up
