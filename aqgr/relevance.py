@@ -42,17 +42,17 @@ class RelevanceScorer:
 
     def coverage(self, query: str, text: str) -> float:
         q = self.terms(query)
-        total = sum(self.weight(t) for t in q)
+        total = math.fsum(self.weight(t) for t in q)  # fsum: exact, so a set's (hash-seeded) order cannot move the last bit
         if total <= 0:
             return 0.0
         t = self.terms(text)
-        return sum(self.weight(term) for term in q & t) / total
+        return math.fsum(self.weight(term) for term in q & t) / total
 
     def overlap(self, a: str, b: str) -> float:
         """Symmetric IDF-weighted Jaccard of two texts (near-duplicate detection)."""
         ta, tb = self.terms(a), self.terms(b)
-        union = sum(self.weight(t) for t in ta | tb)
-        return sum(self.weight(t) for t in ta & tb) / union if union > 0 else 0.0
+        union = math.fsum(self.weight(t) for t in ta | tb)
+        return math.fsum(self.weight(t) for t in ta & tb) / union if union > 0 else 0.0
 
     def content_words(self, text: str) -> int:
         """Distinct informative terms (stopwords and one-letter words are already gone)."""
