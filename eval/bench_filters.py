@@ -67,7 +67,7 @@ def measure(searcher, index, queries: list[tuple[str, str]], n_docs: int, out: d
     out["queries"] = len(queries)
     out["filters"] = {}
     options = searcher.options.model_copy(update={"min_content_words": 1})
-    every_n = [index.ns_of([d])[0] for d in index.doc_ids]
+    every_n = index.ns_of(index.doc_ids)
     whole = {name: dict(pairs) for name, pairs in index.facets.counts(every_n, limit=None).items()}
     requests = {"unfiltered": None, **{name: Filters(**f) for name, f in _pick_filters(whole).items()}}
     admitted = {}
