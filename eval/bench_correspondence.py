@@ -47,15 +47,22 @@ from aqgr.paths import shared_datasets
 PASSAGE_WORDS = 60  # a passage grows sentence by sentence until it has this many words
 MAX_WORDS = 120
 DEPTH = 100  # how deep each query's ranking is read
+PER_JUDGMENT = 0  # naming paragraphs read per judgment (0: all); 1 is the first setting, one passage a judgment
+PASSAGES = 0  # most passages in all (0: every one; the first setting took 400)
 CONDITIONS = ("original", "rewritten", "rewritten+table", "rewritten+table, both forms")
 RETRIEVER = "fulltext"
 
 
-def passage_of(paragraphs: list[str], table) -> tuple[str, str] | None:
-    """(passage, rewritten passage) from the first paragraph naming an old-code section, or None."""
+def passages_of(paragraphs: list[str], table, most: int = 0) -> list[tuple[str, str]]:
+    """(passage, rewritten passage) from each of the first `most` paragraphs (every one with 0)
+    that name an old-code section, those whose every reference has a counterpart."""
     from aqgr.summarizer.sentences import split_sentences
 
+    out: list[tuple[str, str]] = []
+    naming = 0
     for paragraph in paragraphs:
+        if most and naming >= most:
+            break
         refs = [r for r in table.find(paragraph) if table.is_old(r.code)]
         if not refs:
             continue
@@ -63,6 +70,7 @@ def passage_of(paragraphs: list[str], table) -> tuple[str, str] | None:
         first = next((i for i, s in enumerate(sentences) if any(table.is_old(r.code) for r in table.find(s))), None)
         if first is None:
             continue
+        naming += 1
         start = max(0, first - 1)
         chosen: list[str] = []
         for sentence in sentences[start:]:
@@ -74,22 +82,32 @@ def passage_of(paragraphs: list[str], table) -> tuple[str, str] | None:
         passage = " ".join(chosen)
         rewritten, done, left = table.rewrite(passage)
         if done and not left:
-            return passage, rewritten
-        return None  # the first such paragraph only: a judgment gives at most one passage
-    return None
+            out.append((passage, rewritten))
+    return out
 
 
-def build_passages(texts: dict[str, str], table, n: int) -> dict[str, tuple[str, str]]:
-    """judgment id -> (passage, rewritten), for up to `n` judgments taken by a stable hash of the id."""
+def passage_of(paragraphs: list[str], table) -> tuple[str, str] | None:
+    """(passage, rewritten passage) from the first paragraph naming an old-code section, or None
+    (when that paragraph has a reference without a counterpart): the one-per-judgment setting."""
+    found = passages_of(paragraphs, table, 1)
+    return found[0] if found else None
+
+
+def build_passages(texts: dict[str, str], table, n: int, per_judgment: int = PER_JUDGMENT) -> dict[str, list[tuple[str, str]]]:
+    """judgment id -> its passages [(passage, rewritten)] (`passages_of`, at most `per_judgment`
+    naming paragraphs each, 0: all), judgments taken by a stable hash of the id until there are
+    `n` passages (the last judgment's cut to fit; 0: every judgment)."""
     from aqgr.retrieval.types import id_hash
 
-    out: dict[str, tuple[str, str]] = {}
+    out: dict[str, list[tuple[str, str]]] = {}
+    total = 0
     for doc_id in sorted(texts, key=id_hash):
-        found = passage_of([line.strip() for line in texts[doc_id].splitlines() if line.strip()], table)
+        if n and total >= n:
+            break
+        found = passages_of([line.strip() for line in texts[doc_id].splitlines() if line.strip()], table, per_judgment)
         if found:
-            out[doc_id] = found
-            if len(out) >= n:
-                break
+            out[doc_id] = found[: n - total] if n else found
+            total += len(out[doc_id])
     return out
 
 
@@ -108,14 +126,27 @@ def citations(docs_dir: Path, doc_ids, cache: Path | None = None) -> dict[str, s
     return cited
 
 
-def paired(scores: dict[str, float], base: dict[str, float]) -> dict:
-    """Per-query differences against the original: queries better / worse, and the Wilcoxon
-    signed-rank p-value over the queries that differ (None when none does)."""
+def paired(scores: dict[str, float], base: dict[str, float], clusters: dict[str, str]) -> dict:
+    """Per-query differences against the original: queries better / worse, the Wilcoxon
+    signed-rank p-value over the queries that differ, the same over the judgments' mean
+    differences (queries of one judgment are not independent), and the ratio of the means
+    with its paired bootstrap interval drawn by judgment (aqgr.eval.bootstrap)."""
     from scipy.stats import wilcoxon
 
+    from aqgr.eval.bootstrap import ratio_interval
+
+    def p_of(diffs: list[float]):
+        return float(f"{wilcoxon(diffs).pvalue:.2g}") if diffs else None
+
     diffs = [scores[q] - base[q] for q in base if scores[q] != base[q]]
-    return {"better": sum(d > 0 for d in diffs), "worse": sum(d < 0 for d in diffs),
-            "wilcoxon_p": float(f"{wilcoxon(diffs).pvalue:.2g}") if diffs else None}
+    by_judgment: dict[str, list[float]] = {}
+    for q in base:
+        by_judgment.setdefault(clusters[q], []).append(scores[q] - base[q])
+    judgment_diffs = [sum(d) / len(d) for d in by_judgment.values() if sum(d)]
+    ratio = ratio_interval(scores, base, clusters)
+    return {"better": sum(d > 0 for d in diffs), "worse": sum(d < 0 for d in diffs), "wilcoxon_p": p_of(diffs),
+            "wilcoxon_p_judgments": p_of(judgment_diffs),
+            "ratio_ci95": [round(ratio["low"], 4), round(ratio["high"], 4)] if ratio["low"] is not None else None}
 
 
 def open_index(work: Path, texts: dict[str, str]):
@@ -140,7 +171,21 @@ def open_index(work: Path, texts: dict[str, str]):
     return index, time.perf_counter() - started
 
 
-def run(work: Path, tables: Path, n: int, datasets: Path | None = None) -> dict:
+def rankings(index, queries: dict[str, str], own: dict[str, str], cited: set[str]) -> tuple[dict, dict]:
+    """(known-item run, cited run): each query's top DEPTH, and for the queries in `cited` the
+    top DEPTH with the query's own judgment (`own[q]`) dropped. One search per query: the
+    index drops an excluded judgment from its ranking after scoring (SummaryIndex._run), so
+    reading one deeper and dropping it here gives the same ranking."""
+    known, excluded = {}, {}
+    for qid, query in queries.items():
+        hits = [(d.doc_id, d.score) for d in index.retrieve(query, DEPTH + 1, retrievers=[RETRIEVER])[RETRIEVER]]
+        known[qid] = hits[:DEPTH]
+        if qid in cited:
+            excluded[qid] = [h for h in hits if h[0] != own[qid]][:DEPTH]
+    return known, excluded
+
+
+def run(work: Path, tables: Path, n: int = PASSAGES, per_judgment: int = PER_JUDGMENT, datasets: Path | None = None) -> dict:
     from aqgr.correspondence import load_tables
     from aqgr.eval.measures import compute
 
@@ -148,30 +193,28 @@ def run(work: Path, tables: Path, n: int, datasets: Path | None = None) -> dict:
     work.mkdir(parents=True, exist_ok=True)
     texts = {p.stem: p.read_text(encoding="utf-8", errors="replace") for p in sorted(root.glob("*.txt"))}
     table = load_tables([tables])
-    passages = build_passages(texts, table, n)
+    by_judgment = build_passages(texts, table, n, per_judgment)
+    # A query is one passage: "<judgment>/<its number in the judgment>"; the judgment is its cluster.
+    passages = {f"{d}/{i}": found for d, found_all in by_judgment.items() for i, found in enumerate(found_all, 1)}
+    own = {q: q.rsplit("/", 1)[0] for q in passages}
     started = time.perf_counter()
     cited = citations(root, sorted(texts), work / "citations.json")
     links_s = time.perf_counter() - started
     index, build_s = open_index(work, texts)
     queries = {
-        "original": {d: p for d, (p, _) in passages.items()},
-        "rewritten": {d: r for d, (_, r) in passages.items()},
-        "rewritten+table": {d: table.expand(r) for d, (_, r) in passages.items()},
-        "rewritten+table, both forms": {d: table.expand(r, both_forms=True) for d, (_, r) in passages.items()},
+        "original": {q: p for q, (p, _) in passages.items()},
+        "rewritten": {q: r for q, (_, r) in passages.items()},
+        "rewritten+table": {q: table.expand(r) for q, (_, r) in passages.items()},
+        "rewritten+table, both forms": {q: table.expand(r, both_forms=True) for q, (_, r) in passages.items()},
     }
-    known_qrels = {d: {d: 1} for d in passages}
-    cited_qrels = {d: {c: 1 for c in cited[d]} for d in passages if cited.get(d)}
+    known_qrels = {q: {own[q]: 1} for q in passages}
+    cited_qrels = {q: {c: 1 for c in cited[own[q]]} for q in passages if cited.get(own[q])}
     measures = ("RR", "R@10", "AP")
     results: dict = {"known_item": {}, "cited": {}}
     per_query: dict = {"known_item": {}, "cited": {}}
     started = time.perf_counter()
     for condition in CONDITIONS:
-        known, excluded = {}, {}
-        for doc_id, query in queries[condition].items():
-            known[doc_id] = [(d.doc_id, d.score) for d in index.retrieve(query, DEPTH, retrievers=[RETRIEVER])[RETRIEVER]]
-            if doc_id in cited_qrels:
-                hits = index.retrieve(query, DEPTH, retrievers=[RETRIEVER], exclude={doc_id})[RETRIEVER]
-                excluded[doc_id] = [(d.doc_id, d.score) for d in hits]
+        known, excluded = rankings(index, queries[condition], own, set(cited_qrels))
         for name, qrels, run_ in (("known_item", known_qrels, known), ("cited", cited_qrels, excluded)):
             scores = compute(qrels, run_, measures)
             results[name][condition] = {m: round(v, 4) for m, v in scores.mean.items()}
@@ -181,26 +224,30 @@ def run(work: Path, tables: Path, n: int, datasets: Path | None = None) -> dict:
         base = results[name]["original"]
         for condition in CONDITIONS[1:]:
             results[name][f"{condition} / original"] = {m: round(results[name][condition][m] / base[m], 4) if base[m] else None for m in measures}
-            results[name][f"{condition} vs original, paired"] = {m: paired(per_query[name][condition][m], per_query[name]["original"][m])
-                                                                 for m in measures}
+            results[name][f"{condition} vs original, paired"] = {
+                m: paired(per_query[name][condition][m], per_query[name]["original"][m], own) for m in measures}
     refs = sum(len(table.find(p)) for p, _ in passages.values())
-    example = next(iter(passages.items()))
+    example_id, example = next(iter(passages.items()))
     report = {
         "passages": len(passages),
+        "judgments": len(by_judgment),
+        "per_judgment": per_judgment or "all",
         "references_in_passages": refs,
         "cited_queries": len(cited_qrels),
+        "cited_judgments": len({own[q] for q in cited_qrels}),
         "cited_targets": sum(len(v) for v in cited_qrels.values()),
         "retriever": f"{RETRIEVER} (tantivy.v1, word pairs; index of {len(texts)} AILA judgments, hashing.v1 embedder)",
         "depth": DEPTH,
         "results": results,
         "seconds": {"index_build": round(build_s, 1), "citation_links": round(links_s, 1), "search": round(search_s, 1)},
-        "example": {"judgment": example[0], "original": example[1][0], "rewritten": example[1][1],
-                    "expanded_tail": queries["rewritten+table"][example[0]][len(example[1][1]):]},
+        "example": {"query": example_id, "original": example[0], "rewritten": example[1],
+                    "expanded_tail": queries["rewritten+table"][example_id][len(example[1]):]},
         "table_rows": len(table),
     }
     (work / "results.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
-    (work / "passages.jsonl").write_text("".join(json.dumps({"judgment": d, "original": p, "rewritten": r}) + "\n"
-                                                 for d, (p, r) in passages.items()), encoding="utf-8")
+    (work / "per_query.json").write_text(json.dumps(per_query), encoding="utf-8")
+    (work / "passages.jsonl").write_text("".join(json.dumps({"query": q, "judgment": own[q], "original": p, "rewritten": r}) + "\n"
+                                                 for q, (p, r) in passages.items()), encoding="utf-8")
     return report
 
 
@@ -208,13 +255,16 @@ def main(argv: list[str] | None = None) -> int:
     from aqgr.eval.bench_common import print_result
 
     parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_correspondence", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--passages", type=int, default=400, help="most passages (one per judgment)")
+    parser.add_argument("--passages", type=int, default=PASSAGES, help="most passages in all (0: every one)")
+    parser.add_argument("--per-judgment", type=int, default=PER_JUDGMENT,
+                        help="naming paragraphs read per judgment, each a passage when it maps (0: all; "
+                             "1 with --passages 400: the first setting, one passage a judgment)")
     parser.add_argument("--work", type=Path, default=Path("reports/correspondence"), help="index, results.json, passages.jsonl")
     parser.add_argument("--tables", type=Path, default=None,
                         help="correspondence tables (default $AQGR_DATASETS/statute-correspondence)")
     args = parser.parse_args(argv)
     tables = args.tables or shared_datasets() / "statute-correspondence"
-    return print_result(lambda: run(args.work, tables, args.passages))
+    return print_result(lambda: run(args.work, tables, args.passages, args.per_judgment))
 
 
 if __name__ == "__main__":
