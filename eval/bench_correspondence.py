@@ -1,19 +1,23 @@
 """Old and new codes as one, measured: passages of real judgments rewritten into the new code.
 
-    python -m aqgr.eval.bench_correspondence [--passages 400] [--work reports/correspondence]
+    python -m aqgr.eval.bench_correspondence [--per-judgment 0] [--passages 0] [--work reports/correspondence]
                                              [--tables $AQGR_DATASETS/statute-correspondence]
 
 Few AILA queries name a section (2 of 50), so the measure is built from the corpus. Each AILA
-judgment (Object_casedocs) is read paragraph by paragraph (its non-empty lines); the first
-paragraph that names a section of an old code of the tables (IPC, CrPC, Evidence Act) gives
-the passage: from the sentence before the first such sentence, sentences up to PASSAGE_WORDS
-words (at most MAX_WORDS). A passage is kept when every old-code reference in it has a
-counterpart in the table (`Correspondence.rewrite` leaves none); judgments are taken in the
-order of a stable hash of their id (never file order) up to --passages. Each passage is
-rewritten mechanically into the new code (aqgr/correspondence.py: "Sections 302/34 IPC" ->
-"Sections 103(1) and 3(5) BNS", "Section 32 of the Evidence Act" -> "Section 26 of the
-Bharatiya Sakshya Adhiniyam, 2023"; the codes' names elsewhere too: "(in short 'IPC')" ->
-"(in short 'BNS')").
+judgment (Object_casedocs) is read paragraph by paragraph (its non-empty lines); each
+paragraph that names a section of an old code of the tables (IPC, CrPC, Evidence Act), of
+the first --per-judgment such paragraphs (0, the default: all of them), gives a passage:
+from the sentence before the first such sentence, sentences up to PASSAGE_WORDS words (at
+most MAX_WORDS). A passage is kept when every old-code reference in it has a counterpart in
+the table (`Correspondence.rewrite` leaves none); judgments are taken in the order of a
+stable hash of their id (never file order) until there are --passages (0, the default: all).
+`--per-judgment 1 --passages 400` is the first setting: the first naming paragraph of each
+judgment or none, 400 judgments. A query is "<judgment>/<passage number>"; queries of one
+judgment are not independent, so the intervals below draw judgments, not queries. Each
+passage is rewritten mechanically into the new code (aqgr/correspondence.py: "Sections
+302/34 IPC" -> "Sections 103(1) and 3(5) BNS", "Section 32 of the Evidence Act" -> "Section
+26 of the Bharatiya Sakshya Adhiniyam, 2023"; the codes' names elsewhere too: "(in short
+'IPC')" -> "(in short 'BNS')").
 
 Four queries per passage: the original; the rewritten one as it is (no table); the
 rewritten one expanded with the table (`Correspondence.expand`, what a search does with a
@@ -31,7 +35,11 @@ tantivy.v1, the default spec), in an index built once into --work with the hashi
 retrievers are not queried). The machine this was written on was shared by several agents;
 the full pipeline (question generation, fusion) was not run. Measures (ir-measures): RR (MRR),
 R@10, AP (MAP), means over the queries of each run, with each condition's ratio to the
-original and a paired comparison (queries better / worse, Wilcoxon p); results.json in --work.
+original and a paired comparison: queries better / worse, the Wilcoxon p over the queries
+and over the judgments' mean differences, and the ratio's 95% interval from a paired
+bootstrap that draws judgments (aqgr/eval/bootstrap.py, seeded). results.json,
+per_query.json and passages.jsonl in --work; the citation links and the index are kept there
+and reused.
 """
 
 from __future__ import annotations
