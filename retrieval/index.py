@@ -62,6 +62,7 @@ from .documents import query_sentences, slot_texts, summary_fingerprint
 from .embed_cache import EmbeddingCache
 from .embedders import Embedder, embedders
 from .protocol import select_retrievers
+from .restriction import Admitted, Restriction
 from .retrievers import RETRIEVERS, BuildContext, NewDoc, Query, Retriever, retriever_kinds
 from .spec import (BM25_NGRAMS, DEFAULT_LEXICAL_ENGINE, DEFAULT_TOKENIZER, FULLTEXT_K1, FULLTEXT_NGRAMS,  # noqa: F401 (re-exported)
                    FULLTEXT_QUERY_TF, IndexSpec, Progress)
@@ -748,18 +749,43 @@ class SummaryIndex:
         absent = {name: retriever_kinds.get(name).absent for name in RETRIEVERS
                   if name not in self._parts and retriever_kinds.get(name).optional}
         names = select_retrievers(self.retrievers, retrievers, k, absent)
-        only = None
-        if restrict is not None:
-            only = [self._n_of[d] for d in set(restrict) if d in self._n_of and not (exclude and d in exclude)]
         drop = {self._n_of[d] for d in exclude if d in self._n_of} if exclude else set()
-        empty = k == 0 or not self._n_of or (only is not None and not only)
+        only = None if restrict is None else self._restriction(restrict, drop)
+        empty = k == 0 or not self._n_of or (only is not None and not len(only))
         asked = Query(query, self._tokenizer, lambda: self.embed_query(query), vector)
         return {name: [] if empty else self._run(self._parts[name], asked, k, only, drop) for name in names}
 
-    def _run(self, part: Retriever, query: Query, k: int, only, drop: set[int]) -> list[ScoredDoc]:
+    def admitted(self, ns) -> Admitted:
+        """The judgments of live document numbers `ns` (a facet selection, sorted) as a set of ids
+        that this generation's `retrieve` reads as the numbers they are."""
+        return Admitted(ns, self._ids, self._n_of)
+
+    def _restriction(self, restrict, drop: set[int]) -> Restriction:
+        """`restrict` as the document numbers a search may return, less `drop`."""
+        if isinstance(restrict, Admitted) and restrict.made_by(self._ids):
+            ns, mask = restrict.ns, restrict.mask
+            if drop:
+                ns, mask = ns[~np.isin(ns, list(drop))], None
+        else:
+            ns, mask = np.unique(np.fromiter((self._n_of[d] for d in restrict if d in self._n_of), dtype=np.int64)), None
+            if drop:
+                ns = ns[~np.isin(ns, list(drop))]
+        return Restriction(ns, len(self._ids), len(self._n_of), mask)
+
+    def _run(self, part: Retriever, query: Query, k: int, only: Restriction | None, drop: set[int]) -> list[ScoredDoc]:
         """A part's best k live documents, ordered by (-score, id hash) (types.ranked): read
-        OVERFETCH deeper than k, and deeper still while dead or dropped documents fill it."""
+        OVERFETCH deeper than k, and deeper still while dead or dropped documents fill it. A broad
+        `only` is applied after an unrestricted search read deeper (retrieval/restriction.py)."""
         want = k + OVERFETCH + len(drop)
+        depth = None if only is None else only.after(want)
+        while depth is not None:
+            found = part.search(query, depth)
+            kept = [(self._ids[n], score) for n, score in found
+                    if n < len(self._ids) and self._live[n] and only.admits(n) and n not in drop]
+            if len(found) < depth or len(kept) >= k + OVERFETCH:
+                return ranked(kept)[:k]
+            depth = depth * 4 if depth * 4 < len(only) else None  # deeper than that, naming them costs less
+        only = None if only is None else only.ns
         while True:
             found = part.search(query, want, only=only)
             kept = [(self._ids[n], score) for n, score in found
