@@ -416,7 +416,7 @@ class Searcher:
         if selection.ns is None:
             return restrict, tuple(selection.notes)
         made = getattr(self.index, "admitted", None)  # the numbers as they are, not a set of ids
-        admitted = made(selection.ns) if made is not None else frozenset(self.index.ids_of(selection.ns))
+        admitted = made(selection.ns, selection.where) if made is not None else frozenset(self.index.ids_of(selection.ns))
         return (admitted if restrict is None else frozenset(d for d in restrict if d in admitted)), tuple(selection.notes)
 
     def _summaries_of(self, ids: Sequence[str]) -> dict[str, StructuredSummary]:

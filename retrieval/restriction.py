@@ -21,9 +21,41 @@ from __future__ import annotations
 
 import math
 from collections.abc import Set
+from dataclasses import dataclass
 from typing import Iterator, Mapping, Sequence
 
 import numpy as np
+
+# The unrestricted ranking is read this much deeper than the depth where the admitted documents'
+# share would hold the ones wanted: reading a little deeper costs far less than a second read.
+MARGIN = 1.5
+
+
+# A filter field's term in an engine that filters inside its search: "field" + FIELD_SEP + "value".
+FIELD_SEP = "\x1f"
+
+
+@dataclass(frozen=True)
+class Where:
+    """A filter as an engine applies it inside its search (`SummaryIndex.retrieve` with an
+    `Admitted` made from a facet selection): every clause holds (a clause: any of its terms,
+    "field" FIELD_SEP "value"), and the date, a YYYYMMDD integer, lies in `decided` (inclusive)."""
+
+    clauses: tuple[tuple[str, ...], ...]
+    decided: tuple[int, int] | None = None
+
+
+def field_terms(facets) -> tuple[list[str], int | None]:
+    """A document's filter fields (retrieval/facets.py `DocFacets`) as an engine indexes them:
+    its terms and its date as a YYYYMMDD integer (None: no date)."""
+    if facets is None:
+        return [], None
+    return [f"{name}{FIELD_SEP}{value}" for name, value in facets.terms], date_number(facets.decided)
+
+
+def date_number(iso: str | None) -> int | None:
+    """An ISO date (or the facets' open-ended bounds "0000-00-00" / "9999-99-99") as YYYYMMDD."""
+    return int(iso.replace("-", "")) if iso else None
 
 
 class Admitted(Set):
@@ -31,8 +63,10 @@ class Admitted(Set):
     generation (`SummaryIndex.admitted`): a set of ids for whoever reads it as one, without
     building a set of strings, and its numbers as they are for the index that made it."""
 
-    def __init__(self, ns: np.ndarray, ids: Sequence[str | None], n_of: Mapping[str, int]):
-        self.ns = np.asarray(ns, dtype=np.int64)
+    def __init__(self, ns: np.ndarray, ids: Sequence[str | None], n_of: Mapping[str, int], where: Where | None = None):
+        self.ns = np.array(ns, dtype=np.int64)
+        self.ns.flags.writeable = False
+        self.where = where  # the filter that selected them, for engines that filter inside their search
         self._ids, self._n_of = ids, n_of
         self._mask: np.ndarray | None = None
 
@@ -66,8 +100,9 @@ class Restriction:
     """The document numbers a search may return (`ns`, sorted, unique) over `size` numbers, of
     which `live` are live documents."""
 
-    def __init__(self, ns: np.ndarray, size: int, live: int, mask: np.ndarray | None = None):
-        self.ns, self._size, self._live = ns, size, live
+    def __init__(self, ns: np.ndarray, size: int, live: int, mask: np.ndarray | None = None, where: Where | None = None):
+        self.ns, self._size, self._live, self.where = ns, size, live, where
+        self.ns.flags.writeable = False  # one restriction, several searches: engines may keep what they made of it
         self._mask = mask
 
     @property
@@ -80,12 +115,20 @@ class Restriction:
     def admits(self, n: int) -> bool:
         return n < self._size and bool(self.mask[n])
 
-    def after(self, want: int) -> int | None:
-        """The depth of the unrestricted ranking expected to hold `want` admitted documents, when
-        reading that deep costs less than naming every admitted document to the engine; else None."""
+    def after(self, want: int, held: int | None = None, read: int | None = None) -> int | None:
+        """The depth of the unrestricted ranking to read for `want` admitted documents, when
+        reading that deep costs less than naming every admitted document to the engine; else None.
+
+        First (nothing read yet) the depth where the admitted share of the archive would hold
+        them, with MARGIN to spare (the admitted documents are not spread evenly down a ranking);
+        after reading `read` deep and finding `held` admitted, the depth that rate predicts, with
+        the margin, and at least twice as deep."""
         if not len(self.ns) or not self._live:
             return None
-        depth = math.ceil(want * self._live / len(self.ns))
+        if read is None:
+            depth = math.ceil(MARGIN * want * self._live / len(self.ns))
+        else:
+            depth = max(2 * read, math.ceil(MARGIN * want * read / max(held or 0, 1)))
         return depth if depth < len(self.ns) else None
 
     def __len__(self) -> int:
