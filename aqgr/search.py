@@ -38,7 +38,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import AbstractSet, Callable, Iterable, Mapping, Sequence
 
 from aqgr.citation_guard import grounded_questions
 from aqgr.config import SearchOptions
@@ -82,7 +82,7 @@ class Plan:
     candidates: tuple[CandidateQuestion, ...]  # generated candidates, best first; none when the user chose
     options: SearchOptions
     depth: int  # how deep each run is read
-    restrict: frozenset[str] | None = None
+    restrict: AbstractSet[str] | None = None  # a filter's selection: retrieval.restriction.Admitted
     exclude: frozenset[str] | None = None
     facts_runs: tuple[tuple[str, list[ScoredDoc]], ...] | None = field(default=None, repr=False)
     dropped_questions: int = 0  # generated questions dropped for citing a case the examples and facts do not show
@@ -400,7 +400,7 @@ class Searcher:
         return Facets(candidates=len(counted), **{name: [FacetCount(value=v, count=c) for v, c in pairs] for name, pairs in found.items()})
 
     # -- helpers of the steps ----------------------------------------------
-    def _narrow(self, filters: Filters | None, restrict: frozenset[str] | None) -> tuple[frozenset[str] | None, tuple[str, ...]]:
+    def _narrow(self, filters: Filters | None, restrict: frozenset[str] | None) -> tuple[AbstractSet[str] | None, tuple[str, ...]]:
         """`restrict` narrowed to the judgments matching `filters`, and the notes of the filter
         clauses that matched none (unknown court or judge: an empty result, not an error)."""
         if not filters:
@@ -415,8 +415,9 @@ class Searcher:
         selection = reader.select(filters, table.section_equivalents if table else None)
         if selection.ns is None:
             return restrict, tuple(selection.notes)
-        admitted = frozenset(self.index.ids_of(selection.ns))
-        return (admitted if restrict is None else restrict & admitted), tuple(selection.notes)
+        made = getattr(self.index, "admitted", None)  # the numbers as they are, not a set of ids
+        admitted = made(selection.ns, selection.where) if made is not None else frozenset(self.index.ids_of(selection.ns))
+        return (admitted if restrict is None else frozenset(d for d in restrict if d in admitted)), tuple(selection.notes)
 
     def _summaries_of(self, ids: Sequence[str]) -> dict[str, StructuredSummary]:
         """The summaries of `ids` that the archive has, in the order of `ids` (one store query when

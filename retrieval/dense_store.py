@@ -98,6 +98,11 @@ class DenseStore:
         return [seg.name for seg in self._segments]
 
     @property
+    def all_exact(self) -> bool:
+        """Whether every segment is searched exactly (none has an ANN index)."""
+        return all(seg.ann is None for seg in self._segments)
+
+    @property
     def n_windows(self) -> int:
         return sum(seg.m for seg in self._segments)
 

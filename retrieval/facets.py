@@ -39,6 +39,8 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 import numpy as np
 
+from .restriction import FIELD_SEP, Where, date_number
+
 if TYPE_CHECKING:
     from aqgr.schemas.filters import Filters
     from aqgr.schemas.summary import StructuredSummary
@@ -378,6 +380,7 @@ class Selection:
 
     ns: np.ndarray | None
     notes: list[str] = field(default_factory=list)
+    where: Where | None = None  # the same filter, for engines that apply it inside their search
 
 
 class FacetReader:
@@ -412,7 +415,10 @@ class FacetReader:
         counterparts in other codes (a correspondence table)."""
         notes: list[str] = []
         chosen: np.ndarray | None = None
+        terms: list[tuple[str, ...]] = []
+        dates = None
         for name, asked, clause in _clauses(filters, equivalents):
+            terms.append(tuple(f"{f}{FIELD_SEP}{v}" for f, v in clause))
             ns = self._clause_ns(clause)
             if not len(ns):
                 notes.append(self._unknown(name, asked))
@@ -421,13 +427,14 @@ class FacetReader:
             lo = filters.decided_from.isoformat() if filters.decided_from else "0000-00-00"
             hi = filters.decided_to.isoformat() if filters.decided_to else "9999-99-99"
             ns = self._clause_ns(("date", lo, hi))
+            dates = (date_number(lo), date_number(hi))
             if not len(ns):
                 notes.append(f"no judgment of this archive was decided between {lo if filters.decided_from else 'the first'} "
                              f"and {hi if filters.decided_to else 'the last'} (as far as their dates could be read)")
             chosen = ns if chosen is None else np.intersect1d(chosen, ns, assume_unique=True)
         if chosen is not None and len(chosen) == self._n_live and not notes:
             return Selection(None, notes)
-        return Selection(chosen, notes)
+        return Selection(chosen, notes, Where(tuple(terms), dates))
 
     def _unknown(self, name: str, asked: str) -> str:
         known = self._registry.facet_values(_SUGGEST_FROM[name])

@@ -62,6 +62,7 @@ from .documents import query_sentences, slot_texts, summary_fingerprint
 from .embed_cache import EmbeddingCache
 from .embedders import Embedder, embedders
 from .protocol import select_retrievers
+from .restriction import Admitted, Restriction, Where
 from .retrievers import RETRIEVERS, BuildContext, NewDoc, Query, Retriever, retriever_kinds
 from .spec import (BM25_NGRAMS, DEFAULT_LEXICAL_ENGINE, DEFAULT_TOKENIZER, FULLTEXT_K1, FULLTEXT_NGRAMS,  # noqa: F401 (re-exported)
                    FULLTEXT_QUERY_TF, IndexSpec, Progress)
@@ -397,7 +398,7 @@ class SummaryIndex:
                 if doc_facets is not None:
                     facets[next_n] = (doc_facets.terms, doc_facets.decided)
                 full = (text_of(doc_id) or "") if (text_of is not None and "fulltext" in self._parts) else None
-                new_docs.append(NewDoc(next_n, doc_id, texts, full))
+                new_docs.append(NewDoc(next_n, doc_id, texts, full, doc_facets))
                 next_n += 1
             counts["replaced"] += sum(1 for doc_id, *_ in pending if doc_id in self._n_of)
             counts["added"] += sum(1 for doc_id, *_ in pending if doc_id not in self._n_of)
@@ -748,18 +749,56 @@ class SummaryIndex:
         absent = {name: retriever_kinds.get(name).absent for name in RETRIEVERS
                   if name not in self._parts and retriever_kinds.get(name).optional}
         names = select_retrievers(self.retrievers, retrievers, k, absent)
-        only = None
-        if restrict is not None:
-            only = [self._n_of[d] for d in set(restrict) if d in self._n_of and not (exclude and d in exclude)]
         drop = {self._n_of[d] for d in exclude if d in self._n_of} if exclude else set()
-        empty = k == 0 or not self._n_of or (only is not None and not only)
+        only = None if restrict is None else self._restriction(restrict, drop)
+        empty = k == 0 or not self._n_of or (only is not None and not len(only))
         asked = Query(query, self._tokenizer, lambda: self.embed_query(query), vector)
         return {name: [] if empty else self._run(self._parts[name], asked, k, only, drop) for name in names}
 
-    def _run(self, part: Retriever, query: Query, k: int, only, drop: set[int]) -> list[ScoredDoc]:
+    def admitted(self, ns, where: Where | None = None) -> Admitted:
+        """The judgments of live document numbers `ns` (a facet selection, sorted) as a set of ids
+        that this generation's `retrieve` reads as the numbers they are; `where`, the filter that
+        selected them, is applied inside the search by the parts that can."""
+        return Admitted(ns, self._ids, self._n_of, where)
+
+    def _restriction(self, restrict, drop: set[int]) -> Restriction:
+        """`restrict` as the document numbers a search may return, less `drop`."""
+        where = None
+        if isinstance(restrict, Admitted) and restrict.made_by(self._ids):
+            ns, mask, where = restrict.ns, restrict.mask, restrict.where
+            if drop:
+                ns, mask = ns[~np.isin(ns, list(drop))], None
+        else:
+            ns, mask = np.unique(np.fromiter((self._n_of[d] for d in restrict if d in self._n_of), dtype=np.int64)), None
+            if drop:
+                ns = ns[~np.isin(ns, list(drop))]
+        return Restriction(ns, len(self._ids), len(self._n_of), mask, where)
+
+    def _run(self, part: Retriever, query: Query, k: int, only: Restriction | None, drop: set[int]) -> list[ScoredDoc]:
         """A part's best k live documents, ordered by (-score, id hash) (types.ranked): read
-        OVERFETCH deeper than k, and deeper still while dead or dropped documents fill it."""
+        OVERFETCH deeper than k, and deeper still while dead or dropped documents fill it.
+
+        `only` is applied inside the part's search: as its filter (`where`) by a part whose
+        documents carry their filter fields, else by naming its documents; or, when it is broad
+        and naming them costs more, after an unrestricted search read deeper (retrieval/restriction.py)."""
         want = k + OVERFETCH + len(drop)
+        if only is not None and only.where is not None and part.filters_inside:
+            while True:
+                found = part.search(query, want, where=only.where)
+                kept = [(self._ids[n], score) for n, score in found
+                        if n < len(self._ids) and self._live[n] and only.admits(n) and n not in drop]
+                if len(found) < want or len(kept) >= k + OVERFETCH:
+                    return ranked(kept)[:k]
+                want *= 4
+        depth = None if only is None or part.names_cheaply else only.after(want)
+        while depth is not None:
+            found = part.search(query, depth)
+            kept = [(self._ids[n], score) for n, score in found
+                    if n < len(self._ids) and self._live[n] and only.admits(n) and n not in drop]
+            if len(found) < depth or len(kept) >= k + OVERFETCH:
+                return ranked(kept)[:k]
+            depth = only.after(want, held=len(kept), read=depth)
+        only = None if only is None else only.ns
         while True:
             found = part.search(query, want, only=only)
             kept = [(self._ids[n], score) for n, score in found

@@ -40,6 +40,8 @@ from collections import Counter
 from pathlib import Path
 from typing import ClassVar, Collection, Iterable, Protocol, Sequence, runtime_checkable
 
+import numpy as np
+
 from aqgr.errors import IndexMismatchError, NoIndexError
 from aqgr.registry import Registry
 
@@ -190,7 +192,12 @@ def best(hits: Iterable[tuple[int, float]], k: int) -> list[tuple[int, float]]:
 
 
 def as_ns(ns: Collection[int] | None) -> list[int] | None:
-    """A collection of document numbers as a list of checked ints (None stays None)."""
+    """A collection of document numbers as a list of checked ints (None stays None); a numpy
+    integer array is checked as a whole."""
+    if isinstance(ns, np.ndarray) and ns.dtype.kind in "iu" and ns.ndim == 1:
+        if len(ns) and (int(ns.min()) < 0 or int(ns.max()) > MAX_N):
+            raise ValueError(f"a document number must be an integer from 0 to 2**63 - 1, got {int(ns.min())} .. {int(ns.max())}")
+        return ns.tolist()
     return None if ns is None else [check_n(n) for n in ns]
 
 

@@ -31,14 +31,21 @@ import threading
 from pathlib import Path
 from typing import ClassVar, Collection, Iterable, Sequence
 
+import numpy as np
+
 from aqgr.errors import IndexLockedError, IndexMismatchError, MissingDependencyError
 
 from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1
+from .restriction import Where
 from .lexical import (LEXICAL_FORMAT, as_ns, best, check_n, check_params, disk_bytes, joined_terms, lexical_engines,
                       new_directory, query_weights, read_manifest, write_manifest)
 
 NAME = "tantivy.v1"
 TERMS, N = "terms", "n"
+# The filter fields (retrieval/restriction.py): their terms, untokenised, and the date as YYYYMMDD;
+# an index made before them has neither (its manifest says so: no "fields").
+FIELDS, DECIDED = "fields", "decided"
+FIELDS_VERSION = 1
 SUBDIR = "tantivy"
 # The writer's indexing memory, shared by its threads (tantivy needs 15 MB a thread at least);
 # two threads at most: indexing must leave the machine's other cores to the searches.
@@ -58,11 +65,14 @@ def _tantivy():
     return tantivy
 
 
-def _schema():
+def _schema(fields: bool = True):
     tantivy = _tantivy()
     builder = tantivy.SchemaBuilder()
     builder.add_text_field(TERMS, stored=False, tokenizer_name="whitespace", index_option="freq")
     builder.add_unsigned_field(N, stored=False, indexed=True, fast=True)
+    if fields:
+        builder.add_text_field(FIELDS, stored=False, tokenizer_name="raw", index_option="basic")
+        builder.add_integer_field(DECIDED, stored=False, indexed=True, fast=True)
     return builder.build()
 
 
@@ -86,6 +96,11 @@ class TantivyEngine:
         self._writer = None
         self._committed = None  # a searcher of the index as committed when the writer opened
         self._added: set[int] = set()  # n added since the writer opened (a second add replaces the first)
+        self._only = None  # (a read-only `only` array, its filter query): the last restriction searched
+        self._where = None  # (a Where, its query): the last filter searched
+        # Whether the documents carry their filter fields, so that `search(where=...)` can apply a
+        # filter inside the search (an index made before them: the caller names the documents).
+        self.filters_inside = manifest.get("fields") == FIELDS_VERSION
 
     @classmethod
     def create(cls, directory: Path | str, *, k1: float = BM25_K1, b: float = BM25_B, idf: str = BM25_IDF,
@@ -98,7 +113,7 @@ class TantivyEngine:
         path = new_directory(directory)
         (path / SUBDIR).mkdir()
         index = _tantivy().Index(_schema(), path=str(path / SUBDIR), reuse=False)
-        manifest = {"format": LEXICAL_FORMAT, "engine": NAME, **params}
+        manifest = {"format": LEXICAL_FORMAT, "engine": NAME, **params, "fields": FIELDS_VERSION}
         write_manifest(path, manifest)
         return cls(path, manifest, index)
 
@@ -133,7 +148,34 @@ class TantivyEngine:
     def _n_query(self, ns: list[int]):
         return _tantivy().Query.term_set_query(self._schema, N, ns)
 
-    def add(self, n: int, terms: Sequence[str]) -> None:
+    def _only_query(self, only: Collection[int]):
+        """The filter of `only`, kept for the next search given the same collection (a filtered
+        search asks each engine several times with one restriction: its facts, then each question)."""
+        held = self._only
+        if held is not None and held[0] is only:
+            return held[1]
+        query = _tantivy().Query.const_score_query(self._n_query(as_ns(only)), 0.0)
+        if isinstance(only, np.ndarray) and not only.flags.writeable:  # cannot change under the cache
+            self._only = (only, query)
+        return query
+
+    def _where_query(self, where: Where):
+        """`where` as a score-0 tantivy filter (kept for the next search with the same filter)."""
+        held = self._where
+        if held is not None and held[0] == where:
+            return held[1]
+        Query, Occur = _tantivy().Query, _tantivy().Occur
+        schema = self._schema
+        must = [(Occur.Must, Query.term_set_query(schema, FIELDS, list(clause))) for clause in where.clauses]
+        if where.decided is not None:
+            must.append((Occur.Must, Query.range_query(schema, DECIDED, _tantivy().FieldType.Integer, *where.decided)))
+        query = Query.const_score_query(Query.boolean_query(must) if must else Query.all_query(), 0.0)
+        self._where = (where, query)
+        return query
+
+    def add(self, n: int, terms: Sequence[str], fields: Sequence[str] = (), decided: int | None = None) -> None:
+        """Index document `n` (`LexicalEngine.add`) with its filter fields' terms and date
+        (retrieval/restriction.py `field_terms`), kept when the index has them."""
         n = check_n(n)
         text = joined_terms(terms)
         tantivy = _tantivy()
@@ -144,6 +186,11 @@ class TantivyEngine:
             doc = tantivy.Document()
             doc.add_unsigned(N, n)
             doc.add_text(TERMS, text)
+            if self.filters_inside:
+                for term in fields:
+                    doc.add_text(FIELDS, term)
+                if decided is not None:
+                    doc.add_integer(DECIDED, decided)
             writer.add_document(doc)
             self._added.add(n)
 
@@ -172,20 +219,26 @@ class TantivyEngine:
     # ------------------------------------------------------------------ reading
 
     def search(self, query_terms: Sequence[str], k: int, *, only: Collection[int] | None = None,
-               skip: Collection[int] | None = None) -> list[tuple[int, float]]:
+               skip: Collection[int] | None = None, where: Where | None = None) -> list[tuple[int, float]]:
+        """`LexicalEngine.search`; `where`, a filter applied inside the search (only when
+        `filters_inside`): a conjunction with the query, as `only` is."""
+        if where is not None and not self.filters_inside:
+            raise ValueError(f"{self.directory} was made before filter fields: name the documents (`only`) instead")
         weights = query_weights(list(query_terms), self._params["query_tf"])
-        only, skip = as_ns(only), as_ns(skip)
-        if k <= 0 or not weights or only == []:
+        if k <= 0 or not weights or (only is not None and not len(only)):
             return []
         tantivy = _tantivy()
         Query, Occur = tantivy.Query, tantivy.Occur
         schema = self._schema
         query = Query.boolean_query([(Occur.Should, Query.boost_query(Query.term_query(schema, TERMS, t, index_option="freq"), w))
                                      for t, w in weights.items()])
-        if only is not None or skip:
+        skip = as_ns(skip)
+        if only is not None or skip or where is not None:
             clauses = [(Occur.Must, query)]
             if only is not None:
-                clauses.append((Occur.Must, Query.const_score_query(self._n_query(only), 0.0)))
+                clauses.append((Occur.Must, self._only_query(only)))
+            if where is not None:
+                clauses.append((Occur.Must, self._where_query(where)))
             if skip:
                 clauses.append((Occur.MustNot, self._n_query(skip)))
             query = Query.boolean_query(clauses)

@@ -38,10 +38,12 @@ from aqgr.registry import Registry
 from .dense import document_windows
 from .documents import dense_texts
 from .embed_cache import EmbeddingCache, embed_with_cache
+from .restriction import field_terms
 from .text import with_pairs
 
 if TYPE_CHECKING:
     from .embedders import Embedder
+    from .facets import DocFacets
     from .spec import IndexSpec
 
 Report = Callable[[str, int, int], None]
@@ -56,6 +58,7 @@ class NewDoc:
     doc_id: str
     texts: Mapping[str, str]
     full_text: str | None = None
+    facets: "DocFacets | None" = None  # its filter fields (retrieval/facets.py), for parts that filter inside
 
 
 @dataclass
@@ -130,9 +133,21 @@ class Retriever:
         """Its immutable files, relative to the index directory (checksummed by the manifest)."""
         return []
 
-    def search(self, query: Query, k: int, *, only: Collection[int] | None = None) -> list[tuple[int, float]]:
-        """The best k documents (n, score), best first; `only` keeps just those n."""
+    def search(self, query: Query, k: int, *, only: Collection[int] | None = None, where=None) -> list[tuple[int, float]]:
+        """The best k documents (n, score), best first; `only` keeps just those n; `where` (only
+        when `filters_inside`) keeps those matching a filter (retrieval/restriction.py `Where`)."""
         raise NotImplementedError
+
+    @property
+    def filters_inside(self) -> bool:
+        """Whether `search` takes `where`: the part's documents carry their filter fields."""
+        return False
+
+    @property
+    def names_cheaply(self) -> bool:
+        """Whether `search(only=...)` costs no more than an unrestricted search, however many
+        documents it names (then a broad restriction is not applied after the search)."""
+        return False
 
     def rollback(self) -> None:
         """Drop what was added or deleted since the last commit (an update that failed)."""
@@ -193,8 +208,21 @@ class _BM25(Retriever):
     def rollback(self) -> None:
         self.engine.close()  # the engine's writer rolls back; the next add opens a new one
 
-    def search(self, query: Query, k: int, *, only: Collection[int] | None = None) -> list[tuple[int, float]]:
-        return self.engine.search(with_pairs(query.tokens, self.ngrams), k, only=only)
+    def search(self, query: Query, k: int, *, only: Collection[int] | None = None, where=None) -> list[tuple[int, float]]:
+        terms = with_pairs(query.tokens, self.ngrams)
+        if where is not None:
+            return self.engine.search(terms, k, only=only, where=where)
+        return self.engine.search(terms, k, only=only)
+
+    @property
+    def filters_inside(self) -> bool:
+        return bool(getattr(self.engine, "filters_inside", False))
+
+    def _add(self, doc: NewDoc, terms: Sequence[str]) -> None:
+        if self.filters_inside:
+            self.engine.add(doc.n, terms, *field_terms(doc.facets))
+        else:
+            self.engine.add(doc.n, terms)
 
     def doc_freq(self, term: str) -> int:
         return self.engine.doc_freq(term)
@@ -227,7 +255,7 @@ class SummaryBM25(_BM25):
     def add(self, docs: Sequence[NewDoc], context: BuildContext) -> None:
         start = time.perf_counter()
         for doc in docs:
-            self.engine.add(doc.n, context.summary_terms(doc))
+            self._add(doc, context.summary_terms(doc))
         context.report("bm25", len(docs), len(docs))
         context.timed("bm25", start)
 
@@ -259,7 +287,7 @@ class FullTextBM25(_BM25):
         start = time.perf_counter()
         for doc in docs:
             terms = with_pairs(context.tokenizer(doc.full_text or ""), self.ngrams) or context.summary_terms(doc)
-            self.engine.add(doc.n, terms)
+            self._add(doc, terms)
         context.report("fulltext", len(docs), len(docs))
         context.timed("fulltext", start)
 
@@ -332,11 +360,17 @@ class Dense(Retriever):
     def files(self) -> list[str]:
         return [f"{self.folder}/{name}" for name in self.store.files()]
 
-    def search(self, query: Query, k: int, *, only: Collection[int] | None = None) -> list[tuple[int, float]]:
+    def search(self, query: Query, k: int, *, only: Collection[int] | None = None, where=None) -> list[tuple[int, float]]:
         vector = query.vector
         if vector is None:
             return []
         return self.store.search(vector, k, only=only)
+
+    @property
+    def names_cheaply(self) -> bool:
+        """Exact segments score named documents from their windows, fewer than a whole scan; an
+        ANN segment reads each named document's rows from disk (retrieval/dense_store.py)."""
+        return self.store.all_exact
 
     def compact(self, live: Callable[[np.ndarray], np.ndarray]) -> bool:
         """Fold the segments into one without dead windows when the store asks for it (many small
