@@ -8,20 +8,33 @@ import time
 import pytest
 
 from aqgr.errors import ProviderError
-from tests.llm.servers import FakeModelServer, Step, openai_text
+from tests.llm.servers import FakeModelServer, Step, gemini_text, openai_text
 from tests.llm.test_llm_http import _client, _request
 
+_WIRE = {"openai.v1": openai_text, "gemini.v1": gemini_text, "gemini-legacy.v1": gemini_text}
 
-def test_a_server_sending_a_byte_at_a_time_is_cut_at_the_call_deadline():
+
+@pytest.mark.parametrize("provider", sorted(_WIRE))
+def test_a_server_sending_a_byte_at_a_time_is_cut_at_the_call_deadline(provider):
     """Every read gets a byte within 0.2 s, so a per-read timeout never trips; the whole answer would take
-    about a minute. The call ends at its 1 s deadline (the margin is for a loaded machine)."""
-    with FakeModelServer(default=Step(openai_text('{"n": 1}' + " " * 100), drip=0.2)) as server:
-        client = _client("openai.v1", server.url, timeout_s=1.0, max_retries=0)
+    about a minute. The call ends at its 1 s deadline (the margin is for a loaded machine), for every HTTP provider."""
+    pytest.importorskip({"openai.v1": "httpx", "gemini.v1": "google.genai", "gemini-legacy.v1": "google.generativeai"}[provider])
+    with FakeModelServer(default=Step(_WIRE[provider]('{"n": 1}' + " " * 100), drip=0.2)) as server:
+        client = _client(provider, server.url, timeout_s=1.0, max_retries=0)
         started = time.monotonic()
         with pytest.raises(ProviderError) as caught:
             client.complete(_request())
         took = time.monotonic() - started
     assert caught.value.kind == "timeout" and took < 15, took
+
+
+@pytest.mark.parametrize("provider", ["gemini.v1", "gemini-legacy.v1"])
+def test_a_gemini_call_within_its_deadline_is_answered_on_a_fresh_connection_each_time(provider):
+    """The deadline's own connection per call does not break an ordinary exchange: three calls answered."""
+    pytest.importorskip("google.genai" if provider == "gemini.v1" else "google.generativeai")
+    with FakeModelServer(default=Step(gemini_text('{"n": 1}'))) as server:
+        client = _client(provider, server.url, timeout_s=5.0, max_retries=0)
+        assert [client.complete(_request()).text for _ in range(3)] == ['{"n": 1}'] * 3
 
 
 def test_a_judgment_deadline_bounds_every_retry_of_every_call():
