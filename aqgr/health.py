@@ -5,9 +5,11 @@ Parts, each checked without writing anything (a read-only home is checked as it 
 * the home: whether it can be written (a read-only one is reported as such: readable, and
   searches and exports work; summarize, import and index need it writable);
 * the database: the file exists, SQLite's integrity check, every table and column aqgr uses,
-  and every stored summary parsed, validated against the summary's JSON Schema and compared with
-  the checksum written with it (a flipped byte is found, with the judgment's id, even one that
-  still parses and validates); summaries stored before checksums are counted (a warning);
+  and every stored summary parsed, validated and compared with the checksum written with it (a
+  flipped byte is found, with the judgment's id, even one that still parses and validates; a
+  summary is validated against the JSON Schema before it is stored, so one that matches its
+  checksum gets the model's check, one stored before checksums the JSON Schema's in full, and
+  those are counted, a warning);
 * the index: the manifest loads, every checksum of its immutable files, its documents file
   (`docs.sqlite`) against the archive: each indexed id once, its fingerprint the one of its own
   stored summary (documents moved to other judgments' ids are found), the manifest's own id list

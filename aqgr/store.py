@@ -610,8 +610,9 @@ class Store:
         return summary, data
 
     def check_summaries(self, batch: int = 500) -> list[tuple[str, str, str]]:
-        """(judgment id, engine, problem) of every stored summary that does not parse or does not pass
-        the summary's JSON Schema: what `aqgr check` reports (a flipped byte found, with its id)."""
+        """(judgment id, engine, problem) of every stored summary that does not parse, is not a summary, or
+        does not match its checksum (one without a checksum: does not pass the summary's JSON Schema):
+        what `aqgr check` reports (a flipped byte found, with its id)."""
         found: list[tuple[str, str, str]] = []
         last: tuple[str, str] = ("", "")
         while True:
@@ -623,7 +624,9 @@ class Store:
             if not rows:
                 return found
             for judgment_id, engine, raw, checksum in rows:
-                problem = summary_problem(raw, full=True, judgment_id=judgment_id, checksum=checksum)
+                # a summary is validated against the JSON Schema before it is stored: one that matches its checksum is
+                # what was validated (the model's check is enough), one without a checksum is validated again in full
+                problem = summary_problem(raw, full=checksum is None, judgment_id=judgment_id, checksum=checksum)
                 if problem is not None:
                     found.append((judgment_id, engine, problem))
             last = (rows[-1][0], rows[-1][1])
