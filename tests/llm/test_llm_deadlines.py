@@ -106,3 +106,26 @@ def test_pace_stops_a_model_far_slower_than_its_budget_allows():
     assert not pace.late()  # 1 s for 10 tokens, allowed 2 x (0.1 + 10 x 0.1) = 2.2 s
     now[0] += 5.0  # a stall
     assert pace.late()
+
+
+def test_a_search_deadline_bounds_every_model_call_of_the_search(archive_dir):
+    """A hung server (a byte every 0.2 s: each call is cut at its 1 s deadline) behind the search's question
+    and explanation steps. Without a search deadline, 20 retries of 1 s calls at each step would hold the
+    search (and a server search slot) for over 40 s; it ends within its 3 s, every call included."""
+    from aqgr.archive import Archive
+    from aqgr.retrieval.index import IndexSpec
+    from tests.aqgr.helpers import DYING_DECLARATION_FACTS
+
+    with FakeModelServer(default=Step(openai_text("{}" + " " * 100), drip=0.2)) as server:
+        client = _client("openai.v1", server.url, timeout_s=1.0, max_retries=20, backoff_initial_s=0.05, backoff_max_s=0.1,
+                         search_timeout_s=3.0)
+        archive = Archive(archive_dir, llm=client, summarizer="extractive.v1", question_generator="llm.v1", explainer="llm.v1",
+                          index=IndexSpec(embedder="hashing.v1"))
+        started = time.monotonic()
+        try:
+            result = archive.search(DYING_DECLARATION_FACTS)
+        except ProviderError as exc:  # the explanation step may give up as a timeout: bounded either way
+            result = exc
+        took = time.monotonic() - started
+        posts = len(server.posts())
+    assert took < 15 and posts <= 8, (took, posts, result)
