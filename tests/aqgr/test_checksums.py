@@ -16,16 +16,11 @@ from aqgr import Archive, Settings
 from aqgr.cli import app
 from aqgr.store import CHECKSUM_MISMATCH, Store, summary_checksum
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS
+from tests.aqgr.test_check import _check
 from tests.aqgr.test_corruption import FAST, _read_only, archive_home, built  # noqa: F401 (fixtures)
 from tests.aqgr.test_store_bulk import _item
 
 runner = CliRunner()
-
-
-def _check(home: Path) -> tuple[int, dict, str]:
-    result = runner.invoke(app, ["check", "--home", str(home)])
-    assert "Traceback" not in result.output, result.output
-    return result.exit_code, json.loads(result.stdout), " ".join(result.stderr.split())
 
 
 def _flip_in_sql(home: Path, judgment_id: str) -> None:
