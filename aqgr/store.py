@@ -7,6 +7,12 @@ CONFLICT DO UPDATE), so a crash never leaves a half-written row and several proc
 writing the same judgment at once neither fail nor duplicate it. Disk-full, read-only and
 unreachable databases raise `StoreError` with what to do.
 
+Each summary row carries the checksum of its JSON (`summary_checksum`), written with it: a read
+that finds the content changed since (a flipped byte that still parses) leaves that summary out,
+recorded in `Store.damaged`, as it does one that does not parse. Columns added since a database
+was made (the checksum) are added in place when it is opened for writing; until then (a
+read-only one, `aqgr check`) its summaries read as having no checksum yet.
+
 Two more tables serve batches spread over processes and machines (logic in aqgr/workqueue.py
 and aqgr/quota.py): `work_items` (the work ledger: one row per source file and engine, with its
 claim and lease) with `workers` (who is working, last heartbeat), and `rate_buckets` (token
