@@ -315,7 +315,11 @@ class Store:
             for column in table.columns:
                 if column.name not in have and column.nullable and not column.primary_key:
                     kind = column.type.compile(dialect=conn.dialect)
-                    conn.execute(text(f'ALTER TABLE {table.name} ADD COLUMN {column.name} {kind}'))
+                    try:
+                        conn.execute(text(f'ALTER TABLE {table.name} ADD COLUMN {column.name} {kind}'))
+                    except OperationalError as exc:  # SQLite: another process added it since we looked
+                        if "duplicate column" not in str(exc).lower():
+                            raise
         self._checksums = None
 
     @property

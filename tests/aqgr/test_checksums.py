@@ -189,3 +189,27 @@ def test_the_store_migrates_a_database_without_the_column_in_place(database_url,
     _flip_through_sql(store, "J1")
     assert [j for j, _, _ in store.check_summaries()] == ["J1"]
     store.close()
+
+
+
+def test_a_column_another_process_added_meanwhile_is_no_failure(tmp_path, monkeypatch):
+    """Two processes open an older database at once: both look, see no checksum column, and add it; the
+    second finds it there ('duplicate column name'), which is no failure. Played in one process: the look
+    made to miss the column that is there."""
+    import aqgr.store as store_module
+
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    Store(url).save_many([_item("J1", "one")])
+    real = store_module.inspect
+
+    class Missed:
+        def __init__(self, conn):
+            self._inspector = real(conn)
+
+        def get_columns(self, table):
+            return [c for c in self._inspector.get_columns(table) if c["name"] != "checksum"]
+
+    monkeypatch.setattr(store_module, "inspect", Missed)
+    store = Store(url)  # its ALTER TABLE meets the column
+    monkeypatch.undo()
+    assert [s.judgment_id for s in store.summaries("extractive.v1")] == ["J1"] and store.without_checksum() == 0
