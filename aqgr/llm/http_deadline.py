@@ -6,10 +6,9 @@ connection, and that connection's socket is shut down when the deadline passes, 
 is then (connecting, sending, waiting for the headers, reading the body): the call ends at the
 deadline, as a timeout.
 
-* `post_within(client, path, body, seconds)`: one POST on an httpx.Client (`openai.v1`).
-* `DeadlineTransport` / `deadline_client()`: an httpx transport (and a client on it) for an SDK
-  that sends through httpx (google-genai, `gemini.v1`): each request's own timeout (the SDK's
-  per-call timeout) is its whole time, the body's reading included.
+* `deadline_client()` (a `DeadlineClient`): an httpx client on which each request's own timeout
+  (the provider's per-call timeout) is its whole time, the body's reading included: `openai.v1`
+  sends on one, and google-genai (`gemini.v1`) is handed one.
 * `DeadlineAdapter`: the same for requests' sessions (google-generativeai's REST transport,
   `gemini-legacy.v1`), each request's `timeout` its whole time.
 
@@ -23,10 +22,6 @@ import contextvars
 import functools
 import socket
 import threading
-
-
-class CallTimedOut(Exception):
-    """`post_within` passed its deadline (the provider turns it into ProviderError 'timeout')."""
 
 
 class Cutter:
@@ -65,27 +60,6 @@ class Cutter:
         self._timer.cancel()
 
 
-def post_within(client, path: str, body: dict, seconds: float):
-    """`client.post(path, json=body)` (an httpx.Client) that returns or raises within `seconds` of
-    wall time: a fresh connection whose socket is shut down at the deadline (CallTimedOut), each
-    socket operation also bounded by `seconds`."""
-    import httpx
-
-    cutter = Cutter(seconds)
-    try:
-        request = client.build_request("POST", path, json=body, timeout=httpx.Timeout(seconds), extensions={"trace": cutter.trace})
-        response = client.send(request)
-        if cutter.fired.is_set():
-            raise CallTimedOut()
-        return response
-    except (httpx.TransportError, OSError) as exc:
-        if cutter.fired.is_set():
-            raise CallTimedOut() from None
-        raise exc
-    finally:
-        cutter.cancel()
-
-
 def _request_seconds(timeouts) -> float | None:
     """A request's whole time: the longest of its per-operation timeouts (None: no limit)."""
     if isinstance(timeouts, dict):
@@ -95,34 +69,24 @@ def _request_seconds(timeouts) -> float | None:
 
 
 def deadline_client(**kwargs):
-    """An httpx.Client on a DeadlineTransport (what google-genai's `HttpOptions.httpx_client` takes)."""
+    """An httpx.Client whose every request on a connection of its own (no kept-alive one) is cut when
+    the request's own timeout (the provider's per-call timeout) has passed since it was sent, the body's
+    reading included: httpx.ReadTimeout then. What google-genai's `HttpOptions.httpx_client` takes;
+    the environment's proxies apply as for any httpx client."""
     import httpx
 
-    return httpx.Client(transport=_transport_class()(), **kwargs)
+    return _client_class()(limits=httpx.Limits(max_keepalive_connections=0), **kwargs)
 
 
 @functools.cache
-def _transport_class():
+def _client_class():
     import httpx
 
-    class _DeadlineTransport(httpx.BaseTransport):
-        """Each request on a connection of its own, its socket shut down when the request's own timeout
-        has passed since it was sent, the body's reading included: httpx.ReadTimeout then."""
-
-        def __init__(self, **transport_kwargs):
-            if "verify" not in transport_kwargs:  # one TLS context for every call's transport (making one costs ~70 ms)
-                import ssl
-
-                import certifi
-
-                transport_kwargs["verify"] = ssl.create_default_context(cafile=certifi.where())
-            self._kwargs = transport_kwargs
-
-        def handle_request(self, request):
+    class DeadlineClient(httpx.Client):
+        def send(self, request, *, stream: bool = False, **kwargs):
             seconds = _request_seconds(request.extensions.get("timeout"))
-            transport = httpx.HTTPTransport(**self._kwargs)
             if seconds is None:
-                return _Owned.wrap(transport.handle_request(request), None, transport, request)
+                return super().send(request, stream=stream, **kwargs)
             cutter = Cutter(seconds)
             earlier = request.extensions.get("trace")
 
@@ -132,51 +96,41 @@ def _transport_class():
                     earlier(event, info)
 
             request.extensions = {**request.extensions, "trace": trace}
+            late = httpx.ReadTimeout(f"no complete reply within {seconds:g} s", request=request)
+            response = None
             try:
-                response = transport.handle_request(request)
+                response = super().send(request, stream=True, **kwargs)
+                if not stream:
+                    response.read()
             except (httpx.TransportError, OSError):
                 cutter.cancel()
-                transport.close()
+                if response is not None:
+                    response.close()
                 if cutter.fired.is_set():
-                    raise httpx.ReadTimeout(f"no complete reply within {seconds:g} s", request=request) from None
+                    raise late from None
                 raise
-            return _Owned.wrap(response, cutter, transport, request)
+            if stream:  # the deadline goes on while the caller reads the body; closing the response ends it
+                close = response.close
 
-    class _Owned(httpx.SyncByteStream):
-        """A response body that ends its call's deadline and connection when closed, and reads a cut
-        connection as httpx.ReadTimeout."""
+                def close_and_cancel() -> None:
+                    cutter.cancel()
+                    close()
 
-        def __init__(self, stream, cutter, transport, request):
-            self._stream, self._cutter, self._transport, self._request = stream, cutter, transport, request
-
-        @classmethod
-        def wrap(cls, response, cutter, transport, request):
-            response.stream = cls(response.stream, cutter, transport, request)
+                response.close = close_and_cancel
+                return response
+            cutter.cancel()
+            if cutter.fired.is_set():  # cut as the body ended: what was read may be short
+                response.close()
+                raise late
             return response
 
-        def __iter__(self):
-            try:
-                yield from self._stream
-            except (httpx.TransportError, OSError):
-                if self._cutter is not None and self._cutter.fired.is_set():
-                    raise httpx.ReadTimeout(f"no complete reply within {self._cutter.seconds:g} s", request=self._request) from None
-                raise
-
-        def close(self):
-            try:
-                self._stream.close()
-            finally:
-                if self._cutter is not None:
-                    self._cutter.cancel()
-                self._transport.close()
-
-    return _DeadlineTransport
+    return DeadlineClient
 
 
 def __getattr__(name: str):
-    """DeadlineTransport and DeadlineAdapter, made on first use: httpx and requests are imported only then."""
-    if name == "DeadlineTransport":
-        return _transport_class()
+    """DeadlineClient and DeadlineAdapter, made on first use: httpx and requests are imported only then."""
+    if name == "DeadlineClient":
+        return _client_class()
     if name == "DeadlineAdapter":
         return _adapter_class()
     raise AttributeError(name)
