@@ -5,8 +5,11 @@ Parts, each checked without writing anything (a read-only home is checked as it 
 * the home: whether it can be written (a read-only one is reported as such: readable, and
   searches and exports work; summarize, import and index need it writable);
 * the database: the file exists, SQLite's integrity check, every table and column aqgr uses,
-  and every stored summary parsed and validated against the summary's JSON Schema (a flipped
-  byte is found, with the judgment's id);
+  and every stored summary parsed, validated and compared with the checksum written with it (a
+  flipped byte is found, with the judgment's id, even one that still parses and validates; a
+  summary is validated against the JSON Schema before it is stored, so one that matches its
+  checksum gets the model's check, one stored before checksums the JSON Schema's in full, and
+  those are counted, a warning);
 * the index: the manifest loads, every checksum of its immutable files, its documents file
   (`docs.sqlite`) against the archive: each indexed id once, its fingerprint the one of its own
   stored summary (documents moved to other judgments' ids are found), the manifest's own id list
@@ -40,6 +43,7 @@ RESTORE = ("restore a backup of it, or move it aside and `aqgr import` your last
 RESUMMARISE = ("`aqgr summarize --force` their files, or `aqgr import --replace` them from an export; until then "
                "searches and exports skip them")
 REBUILD = "rebuild it with `aqgr index --rebuild`"
+ADD_CHECKSUMS = "`aqgr index` gives them one (as does storing them again)"
 REMAKE_CACHE = "`aqgr index` replaces it (a cache holds nothing that cannot be made again)"
 SAMPLE = 64  # documents looked up by the lexical engine under their own number
 _CORRUPT = ("not a database", "malformed", "encrypted", "corrupt")
@@ -180,7 +184,7 @@ def _check_database(settings: "Settings", report: _Report):
                     info["missing_tables"].append(table.name)
                     continue
                 columns = {c["name"] for c in inspector.get_columns(table.name)}
-                lacking = [c.name for c in table.columns if c.name not in columns]
+                lacking = [c.name for c in table.columns if c.name not in columns and not c.nullable]  # a nullable one is added on the next write
                 if lacking:
                     problems.append(f"table {table.name} lacks the column(s) {', '.join(lacking)}")
             if info["missing_tables"]:
@@ -208,6 +212,10 @@ def _check_database(settings: "Settings", report: _Report):
         info["problems"] = [f"the stored summary of {j!r} ({e}) is damaged: {p}" for j, e, p in damaged[:20]]
         shown = ", ".join(repr(j) for j, _, _ in damaged[:10]) + (f" and {len(damaged) - 10} more" if len(damaged) > 10 else "")
         report.damage("summaries", info["where"], f"{len(damaged)} stored summary(ies) damaged: {shown}", RESUMMARISE)
+    info["without_checksum"] = unchecked = store.without_checksum()
+    if unchecked:
+        report.warn("summaries", info["where"], f"{unchecked} stored summary(ies) have no checksum yet (stored before checksums): "
+                    "a changed byte in them that still parses is not found", ADD_CHECKSUMS)
     return info, store
 
 

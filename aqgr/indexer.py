@@ -98,6 +98,7 @@ def update_index(store: Store, engine: str, index_dir: Path, *, spec: IndexSpec,
     wanted = store.summary_fingerprints(engine)
     if not wanted:
         raise EmptyArchiveError("index")
+    store.add_checksums()  # summaries stored before checksums get theirs (`aqgr check` counts those without)
     clean_leftovers(index_dir)
     if index_dir.is_dir() and not (index_dir / MANIFEST).exists() and _made_by_aqgr(index_dir):
         # the manifest is gone (deleted, or a disk that lost it): without it no generation can be read;

@@ -7,6 +7,12 @@ CONFLICT DO UPDATE), so a crash never leaves a half-written row and several proc
 writing the same judgment at once neither fail nor duplicate it. Disk-full, read-only and
 unreachable databases raise `StoreError` with what to do.
 
+Each summary row carries the checksum of its JSON (`summary_checksum`), written with it: a read
+that finds the content changed since (a flipped byte that still parses) leaves that summary out,
+recorded in `Store.damaged`, as it does one that does not parse. Columns added since a database
+was made (the checksum) are added in place when it is opened for writing; until then (a
+read-only one, `aqgr check`) its summaries read as having no checksum yet.
+
 Two more tables serve batches spread over processes and machines (logic in aqgr/workqueue.py
 and aqgr/quota.py): `work_items` (the work ledger: one row per source file and engine, with its
 claim and lease) with `workers` (who is working, last heartbeat), and `rate_buckets` (token
@@ -17,6 +23,7 @@ database (`BEGIN IMMEDIATE`), so one writer at a time.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import zlib
@@ -26,9 +33,9 @@ from datetime import datetime, timezone
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from sqlalchemy import JSON, Column, Index, Text, cast, event, text
+from sqlalchemy import JSON, Column, Index, Text, cast, event, inspect, literal_column, text
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
-from sqlmodel import Field, Session, SQLModel, create_engine, delete, func, select
+from sqlmodel import Field, Session, SQLModel, create_engine, delete, func, select, update
 
 from aqgr.errors import ConfigError, DatabaseDamagedError, InvalidTextError, MissingDependencyError, StoreError
 from aqgr.inputs import encodable
@@ -60,6 +67,18 @@ class SummaryRow(SQLModel, table=True):
     source_sha256: str
     data: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     created_at: datetime = Field(default_factory=_now)
+    checksum: str | None = None  # summary_checksum(data), written with it; None: stored before checksums (`aqgr index` adds it)
+
+
+def summary_checksum(data: Mapping[str, Any]) -> str:
+    """sha256 of a summary's JSON document in one canonical form (sorted keys, no spaces, ASCII escapes):
+    the same for the text SQLite and PostgreSQL give back, however each spaces it. A changed byte
+    that still parses and validates (one letter of the facts) changes it."""
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(canonical.encode("ascii")).hexdigest()
+
+
+CHECKSUM_MISMATCH = "its content does not match the checksum written with it (changed after it was stored: a bad sector or a stray write)"
 
 
 class FailureRow(SQLModel, table=True):
@@ -178,9 +197,10 @@ def classify(exc: BaseException) -> StoreError:
     return StoreError("unavailable", message)
 
 
-def summary_problem(raw: str | None, *, full: bool = False, judgment_id: str | None = None) -> str | None:
+def summary_problem(raw: str | None, *, full: bool = False, judgment_id: str | None = None, checksum: str | None = None) -> str | None:
     """What is wrong with a stored summary's JSON text (None when it is a summary): not JSON, not an
-    object, not the summary model, with `full` not the JSON Schema, or of another judgment's id."""
+    object, not the summary model, with `full` not the JSON Schema, of another judgment's id, or (given
+    the `checksum` written with it) not the content that was written."""
     from pydantic import ValidationError
 
     from aqgr.errors import SummaryValidationError
@@ -207,6 +227,8 @@ def summary_problem(raw: str | None, *, full: bool = False, judgment_id: str | N
             return f"not a valid summary ({str(exc).splitlines()[0]})"
     if judgment_id is not None and data.get("judgment_id") != judgment_id:
         return f"the stored summary names judgment {str(data.get('judgment_id'))[:80]!r}"
+    if checksum is not None and summary_checksum(data) != checksum:
+        return CHECKSUM_MISMATCH
     return None
 
 
@@ -219,6 +241,7 @@ class Store:
     def __init__(self, url: str, *, create: bool = True):
         self.url = url
         self.damaged: dict[tuple[str, str], str] = {}  # (judgment id, engine) -> problem, of summaries read and left out
+        self._checksums: bool | None = None  # whether the summaries table has its checksum column (asked once)
         self.dialect = url.split(":", 1)[0].split("+", 1)[0]
         try:
             if self.dialect == "sqlite":
@@ -274,6 +297,45 @@ class Store:
             error = classify(exc)
             reason = "read_only" if error.reason == "unavailable" and self._sqlite_dir_read_only() else error.reason
             raise StoreError(reason, f"{redact_url(self.url)}: {error.detail}") from None
+        try:
+            with self.engine.begin() as conn:
+                self._add_columns(conn)
+        except (OperationalError, DBAPIError) as exc:  # a read-only database made before them: read as it is
+            if classify(exc).reason != "read_only" and not self._sqlite_dir_read_only():
+                raise classify(exc) from None
+
+    def _add_columns(self, conn) -> None:
+        """Columns added to aqgr's tables since a database was made (all nullable: `summaries.checksum`),
+        added in place: an older database is migrated, never refused."""
+        if self.dialect == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": zlib.crc32(b"aqgr.store.schema")})
+        found = inspect(conn)
+        for table in SQLModel.metadata.sorted_tables:
+            have = {c["name"] for c in found.get_columns(table.name)}
+            for column in table.columns:
+                if column.name not in have and column.nullable and not column.primary_key:
+                    kind = column.type.compile(dialect=conn.dialect)
+                    try:
+                        conn.execute(text(f'ALTER TABLE {table.name} ADD COLUMN {column.name} {kind}'))
+                    except OperationalError as exc:  # SQLite: another process added it since we looked
+                        if "duplicate column" not in str(exc).lower():
+                            raise
+        self._checksums = None
+
+    @property
+    def has_checksums(self) -> bool:
+        """Whether the summaries table has its checksum column (a database made before checksums and not
+        yet opened for writing has not: its summaries are read as having no checksum yet)."""
+        if self._checksums is None:
+            try:
+                self._checksums = "checksum" in {c["name"] for c in inspect(self.engine).get_columns("summaries")}
+            except (OperationalError, DBAPIError):
+                return False
+        return self._checksums
+
+    def _with_checksum(self, *columns):
+        """`columns` and the summaries' checksum (NULL where the table has no such column yet)."""
+        return (*columns, SummaryRow.checksum if self.has_checksums else literal_column("NULL").label("checksum"))
 
     def _sqlite_dir_read_only(self) -> bool:
         """SQLite reports a read-only folder as 'unable to open database file' (it cannot make its -wal/-shm files)."""
@@ -430,8 +492,9 @@ class Store:
             engine_version=prov.engine_version,
             schema_version=prov.schema_version,
             source_sha256=prov.source_sha256,
-            data=summary.model_dump(mode="json"),
+            data=(data := summary.model_dump(mode="json")),
             created_at=prov.created_at,
+            checksum=summary_checksum(data),
         )
 
     def save(self, judgment: JudgmentRow, summary: StructuredSummary, *, then: InTransaction | None = None) -> None:
@@ -501,6 +564,9 @@ class Store:
             stored = s.get(SummaryRow, (summary.judgment_id, row.engine), with_for_update=True)
             if stored is not None:
                 if stored.data == row.data:
+                    if stored.checksum != row.checksum:  # stored before checksums: it gets one now
+                        stored.checksum = row.checksum
+                        s.add(stored)
                     return "same"
                 if not replace:
                     return "refused"
@@ -524,23 +590,21 @@ class Store:
         A damaged one (its stored JSON does not parse or is not a summary) is left out and recorded
         in `damaged`: one bad row never fails the others' reads."""
         with self.session() as s:
-            query = select(SummaryRow.judgment_id, cast(SummaryRow.data, Text)).where(SummaryRow.engine == engine).order_by(SummaryRow.judgment_id)
+            query = (select(*self._with_checksum(SummaryRow.judgment_id, cast(SummaryRow.data, Text)))
+                     .where(SummaryRow.engine == engine).order_by(SummaryRow.judgment_id))
             if ids is not None:
                 query = query.where(SummaryRow.judgment_id.in_([i for i in ids if encodable(i)]))
             rows = s.exec(query).all()
         out = []
-        for judgment_id, raw in rows:
-            parsed = self._parsed(judgment_id, engine, raw)
-            if parsed is not None:
-                out.append(parsed)
+        for judgment_id, raw, checksum in rows:
+            summary, _ = self._document(judgment_id, engine, raw, checksum)
+            if summary is not None:
+                out.append(summary)
         return out
 
-    def _parsed(self, judgment_id: str, engine: str, raw: str | None) -> StructuredSummary | None:
-        """The summary stored as `raw`, or None with the problem recorded in `damaged`."""
-        summary, _ = self._document(judgment_id, engine, raw)
-        return summary
-
-    def _document(self, judgment_id: str, engine: str, raw: str | None) -> tuple[StructuredSummary | None, dict | None]:
+    def _document(self, judgment_id: str, engine: str, raw: str | None, checksum: str | None) -> tuple[StructuredSummary | None, dict | None]:
+        """The summary stored as `raw` and its JSON document, or (None, None) with the problem recorded
+        in `damaged`: it does not parse, is not a summary, or does not match its checksum."""
         from pydantic import ValidationError
 
         try:
@@ -549,27 +613,63 @@ class Store:
         except (ValidationError, ValueError, TypeError):
             self.damaged[(judgment_id, engine)] = summary_problem(raw) or "not a valid summary"
             return None, None
+        if checksum is not None and summary_checksum(data) != checksum:
+            self.damaged[(judgment_id, engine)] = CHECKSUM_MISMATCH
+            return None, None
         self.damaged.pop((judgment_id, engine), None)
         return summary, data
 
     def check_summaries(self, batch: int = 500) -> list[tuple[str, str, str]]:
-        """(judgment id, engine, problem) of every stored summary that does not parse or does not pass
-        the summary's JSON Schema: what `aqgr check` reports (a flipped byte found, with its id)."""
+        """(judgment id, engine, problem) of every stored summary that does not parse, is not a summary, or
+        does not match its checksum (one without a checksum: does not pass the summary's JSON Schema):
+        what `aqgr check` reports (a flipped byte found, with its id)."""
         found: list[tuple[str, str, str]] = []
         last: tuple[str, str] = ("", "")
         while True:
             with self.session() as s:
-                query = (select(SummaryRow.judgment_id, SummaryRow.engine, cast(SummaryRow.data, Text))
+                query = (select(*self._with_checksum(SummaryRow.judgment_id, SummaryRow.engine, cast(SummaryRow.data, Text)))
                          .where((SummaryRow.judgment_id > last[0]) | ((SummaryRow.judgment_id == last[0]) & (SummaryRow.engine > last[1])))
                          .order_by(SummaryRow.judgment_id, SummaryRow.engine).limit(batch))
                 rows = s.exec(query).all()
             if not rows:
                 return found
-            for judgment_id, engine, raw in rows:
-                problem = summary_problem(raw, full=True, judgment_id=judgment_id)
+            for judgment_id, engine, raw, checksum in rows:
+                # a summary is validated against the JSON Schema before it is stored: one that matches its checksum is
+                # what was validated (the model's check is enough), one without a checksum is validated again in full
+                problem = summary_problem(raw, full=checksum is None, judgment_id=judgment_id, checksum=checksum)
                 if problem is not None:
                     found.append((judgment_id, engine, problem))
             last = (rows[-1][0], rows[-1][1])
+
+    def without_checksum(self) -> int:
+        """How many stored summaries have no checksum yet (stored before checksums existed)."""
+        with self.session() as s:
+            query = select(func.count()).select_from(SummaryRow)
+            return s.exec(query.where(SummaryRow.checksum.is_(None)) if self.has_checksums else query).one()
+
+    def add_checksums(self, batch: int = 500) -> int:
+        """Give every stored summary without a checksum its checksum (those that parse and are summaries:
+        a damaged one is left as it is, for `aqgr check` to report); returns how many got one."""
+        if not self.has_checksums:
+            return 0
+        added, skipped = 0, 0
+        while True:
+            with self.session() as s:
+                rows = s.exec(select(SummaryRow.judgment_id, SummaryRow.engine, cast(SummaryRow.data, Text))
+                              .where(SummaryRow.checksum.is_(None)).order_by(SummaryRow.judgment_id, SummaryRow.engine)
+                              .offset(skipped).limit(batch)).all()
+            if not rows:
+                return added
+            sums = {(j, e): summary_checksum(json.loads(raw)) for j, e, raw in rows if summary_problem(raw, judgment_id=j) is None}
+            skipped += len(rows) - len(sums)
+
+            def action(s: Session) -> None:
+                for (judgment_id, engine), checksum in sums.items():
+                    s.exec(update(SummaryRow).where(SummaryRow.judgment_id == judgment_id, SummaryRow.engine == engine,
+                                                    SummaryRow.checksum.is_(None)).values(checksum=checksum))
+
+            self._write(action)
+            added += len(sums)
 
     def summary_ids(self, engine: str) -> list[str]:
         """The ids of the judgments with a summary by `engine`, ordered."""
@@ -616,15 +716,15 @@ class Store:
         last: tuple[str, str] = ("", "")
         while True:
             with self.session() as s:
-                query = select(SummaryRow.judgment_id, SummaryRow.engine, cast(SummaryRow.data, Text))
+                query = select(*self._with_checksum(SummaryRow.judgment_id, SummaryRow.engine, cast(SummaryRow.data, Text)))
                 if engine is not None:
                     query = query.where(SummaryRow.engine == engine)
                 query = query.where((SummaryRow.judgment_id > last[0]) | ((SummaryRow.judgment_id == last[0]) & (SummaryRow.engine > last[1])))
                 rows = s.exec(query.order_by(SummaryRow.judgment_id, SummaryRow.engine).limit(batch)).all()
             if not rows:
                 return
-            for judgment_id, engine_name, raw in rows:
-                summary, data = self._document(judgment_id, engine_name, raw)
+            for judgment_id, engine_name, raw, checksum in rows:
+                summary, data = self._document(judgment_id, engine_name, raw, checksum)
                 if summary is not None:
                     yield data
             last = (rows[-1][0], rows[-1][1])

@@ -3,7 +3,8 @@ google-generativeai 0.8.6 (end-of-life since 2025-11-30; named in the user's des
 
 Both send `POST /v1beta/models/<model>:generateContent` with the key in the
 `x-goog-api-key` header. A base URL (AQGR_BASE_URL) points them elsewhere, e.g. a proxy or
-a fake server on loopback in tests. SDK retries are switched off: LLMClient retries.
+a fake server on loopback in tests. SDK retries are switched off: LLMClient retries. Both send
+through aqgr/llm/http_deadline.py, so a call's timeout is its whole time, not each socket read's.
 The SDKs are imported on the first call; a missing one fails with the install command.
 
 * Configuration (`check()`, once per client): Google's endpoint needs an API key; a missing key
@@ -272,10 +273,13 @@ class GeminiProvider(_GeminiBase):
     def client(self):
         if self._client is None:
             genai, types = self._sdk()
+            from .http_deadline import deadline_client
+
             options = types.HttpOptions(
                 base_url=self.config.base_url,
                 timeout=int(self.config.timeout_s * 1000),
                 retry_options=types.HttpRetryOptions(attempts=1),
+                httpx_client=deadline_client(),  # each call's timeout is its whole time, not each socket read's
             )
             self._client = genai.Client(api_key=self._key(), http_options=options)
         return self._client
@@ -382,7 +386,7 @@ class LegacyGeminiProvider(_GeminiBase):
 
         options = {"api_endpoint": self.config.base_url} if self.config.base_url else None
         genai.configure(api_key=self._key(), transport="rest", client_options=options)
-        _no_refresh_resends()
+        _prepare_session()
         generation = {
             "temperature": request.temperature,
             "top_p": request.top_p,
@@ -432,16 +436,24 @@ class LegacyGeminiProvider(_GeminiBase):
         )
 
 
-def _no_refresh_resends() -> None:
-    """google-auth's AuthorizedSession, under google-generativeai's REST transport, sends a request
-    that got HTTP 401 twice more ("refreshing credentials"); an API key cannot be refreshed, so that
-    is switched off (private attributes of the pinned 0.8.6 SDK; left as it is where they differ)."""
+def _prepare_session() -> None:
+    """google-generativeai's REST transport sends through google-auth's AuthorizedSession (requests):
+    its requests go through DeadlineAdapter, so a call's timeout is its whole time, not each socket
+    read's; and a request that got HTTP 401 is not sent twice more ("refreshing credentials": an API
+    key cannot be refreshed). Private attributes of the pinned 0.8.6 SDK; left as it is where they differ."""
     from google.generativeai import client as sdk_client
+
+    from .http_deadline import DeadlineAdapter
 
     transport = getattr(sdk_client.get_default_generative_client(), "_transport", None)
     session = getattr(transport, "_session", None)
-    if session is not None and hasattr(session, "_refresh_status_codes"):
+    if session is None:
+        return
+    if hasattr(session, "_refresh_status_codes"):
         session._refresh_status_codes = ()
+    if hasattr(session, "mount") and not isinstance(session.get_adapter("https://"), DeadlineAdapter):
+        session.mount("https://", DeadlineAdapter())
+        session.mount("http://", DeadlineAdapter())
 
 
 @providers.register("gemini.v1")

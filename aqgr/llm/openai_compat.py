@@ -99,8 +99,10 @@ class OpenAICompatibleProvider:
             headers = {"Content-Type": "application/json"}
             if self.config.secret():
                 headers["Authorization"] = f"Bearer {self.config.secret()}"
-            # no kept-alive connections: each call gets its own, which its deadline can cut (aqgr/llm/deadline.py)
-            self._client = httpx.Client(base_url=self.base_url, headers=headers, trust_env=False, limits=httpx.Limits(max_keepalive_connections=0))
+            from .http_deadline import deadline_client
+
+            # each call on a connection of its own, cut at the call's deadline (aqgr/llm/http_deadline.py)
+            self._client = deadline_client(base_url=self.base_url, headers=headers, trust_env=False)
         return self._client
 
     def _body(self, request: LLMRequest, form: str) -> dict:
@@ -127,11 +129,9 @@ class OpenAICompatibleProvider:
     def _post(self, request: LLMRequest, form: str, timeout_s: float) -> LLMReply:
         import httpx
 
-        from .http_deadline import CallTimedOut, post_within
-
         try:
-            response = post_within(self.client(), "/chat/completions", self._body(request, form), timeout_s)  # the whole call, not a read
-        except (httpx.TimeoutException, CallTimedOut):
+            response = self.client().post("/chat/completions", json=self._body(request, form), timeout=timeout_s)  # the whole call, not a read
+        except httpx.TimeoutException:
             raise ProviderError(self.name, "timeout", f"no reply within {timeout_s:g} s", retryable=True) from None
         except httpx.ConnectError as exc:  # nothing listens there: the set-up, not this judgment
             raise ProviderError(self.name, "unreachable", f"cannot connect to {self.base_url} ({exc}); is the server running? check --base-url", retryable=True) from None

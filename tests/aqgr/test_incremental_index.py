@@ -103,3 +103,27 @@ def test_the_cli_says_what_changed(archive):
     assert "added 1, replaced 0, removed 0" in result.output
     removed = runner.invoke(app, ["remove", JUDGMENTS[10].stem, "nope", "--home", str(archive.home)])
     assert removed.exit_code == 0 and json.loads(removed.stdout.strip().splitlines()[-1]) == {"removed": [JUDGMENTS[10].stem], "unknown": ["nope"]}
+
+
+def test_removing_a_judgment_takes_its_text_index_entries_and_citation_links(home, tmp_path):
+    """A5 cites A1 and A6 overrules it (tests/aqgr/helpers.py): once A1 is removed, neither lists it, the
+    citation graph holds no link to it, and no search or read finds it."""
+    from aqgr.errors import UnknownJudgmentError
+    from tests.aqgr.helpers import CITING_JUDGMENTS, OVERRULING_JUDGMENTS, indexed_archive
+
+    both = {**CITING_JUDGMENTS, **OVERRULING_JUDGMENTS}
+    archive = indexed_archive(home, tmp_path / "in", both)
+    assert "A1" in {c.judgment_id for c in archive.citations_of("A6").cites}
+    assert "A1" in {c.judgment_id for c in archive.citations_of("A5").cites}
+    own_words = archive.text("A1")[:1500]
+    assert "A1" in {h.judgment_id for h in archive.search(own_words).hits}
+    assert archive.remove(["A1"]) == ["A1"]
+    for citing in ("A5", "A6"):
+        assert "A1" not in {c.judgment_id for c in archive.citations_of(citing).cites}
+    graph = archive.citations()
+    assert graph is not None and graph.pairs() and not [pair for pair in graph.pairs() if "A1" in pair]
+    with pytest.raises(UnknownJudgmentError):
+        archive.citations_of("A1")
+    assert archive.summary("A1") is None and archive.text("A1") is None
+    assert "A1" not in {h.judgment_id for h in archive.search(own_words).hits}
+    assert archive.status()["judgments"] == len(both) - 1

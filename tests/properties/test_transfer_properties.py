@@ -1,5 +1,6 @@
 """Export then import is lossless: any summary the store accepts (any Unicode in its slots, any id)
-comes back identical from a fresh home, through JSON Lines and through a folder of JSON files."""
+comes back identical from a fresh home, through JSON Lines and through a folder of JSON files, with
+the same checksum (recomputed by the importing store) and sound by `check_summaries`."""
 
 from __future__ import annotations
 
@@ -60,6 +61,10 @@ def test_properties_export_import_round_trip(template, tmp_path_factory, cases):
                 report = import_summaries(fresh, [out])
                 assert report.invalid == [] and report.refused == [], (fmt, report)
                 assert {d["judgment_id"]: d for d in fresh.iter_summaries()} == stored, fmt
+                assert fresh.check_summaries() == [] and fresh.without_checksum() == 0, fmt
+                for judgment_id, document in stored.items():  # the checksum is recomputed, the same: it names the content
+                    engine = document["provenance"]["engine"]
+                    assert fresh.summary_row(judgment_id, engine).checksum == source.summary_row(judgment_id, engine).checksum, fmt
             finally:
                 fresh.close()
         assert all(len(p.name.encode()) <= 255 for p in Path(where / "all").iterdir())
