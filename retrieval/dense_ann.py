@@ -50,8 +50,9 @@ class AnnKind(Protocol):
         """A faiss index over `vectors` (rows = ids), and the parameters to record."""
         ...
 
-    def search(self, index, q: np.ndarray, depth: int, scale: int, effort: int | None) -> tuple[np.ndarray, np.ndarray]:
-        """faiss (distances, ids) of about the `depth` best windows; ids -1 where none."""
+    def search(self, index, q: np.ndarray, depth: int, scale: int, effort: int | None, sel=None) -> tuple[np.ndarray, np.ndarray]:
+        """faiss (distances, ids) of about the `depth` best windows; ids -1 where none; `sel`, a
+        faiss IDSelector: only the windows it selects."""
         ...
 
     def can_widen(self, index, scale: int, effort: int | None) -> bool: ...
@@ -101,8 +102,10 @@ class IvfSq8:
     def _nprobe(self, index, scale, effort):
         return min(index.nlist, (effort or self.nprobe) * scale)
 
-    def search(self, index, q, depth, scale, effort):
+    def search(self, index, q, depth, scale, effort, sel=None):
         params = _faiss().SearchParametersIVF(nprobe=self._nprobe(index, scale, effort))
+        if sel is not None:
+            params.sel = sel
         return index.search(q, depth, params=params)
 
     def can_widen(self, index, scale, effort):
@@ -133,8 +136,10 @@ class Hnsw:
     def _ef(self, depth, scale, effort):
         return max(depth, (effort or self.ef_search or depth)) * scale
 
-    def search(self, index, q, depth, scale, effort):
+    def search(self, index, q, depth, scale, effort, sel=None):
         params = _faiss().SearchParametersHNSW(efSearch=self._ef(depth, scale, effort))
+        if sel is not None:
+            params.sel = sel
         return index.search(q, depth, params=params)
 
     def can_widen(self, index, scale, effort):

@@ -368,9 +368,10 @@ class Dense(Retriever):
 
     @property
     def names_cheaply(self) -> bool:
-        """Exact segments score named documents from their windows, fewer than a whole scan; an
-        ANN segment reads each named document's rows from disk (retrieval/dense_store.py)."""
-        return self.store.all_exact
+        """Exact segments score named documents from their windows (fewer than a whole scan); an
+        ANN segment scores a few from their rows and masks the others out of its ANN search
+        (retrieval/dense_store.py)."""
+        return True
 
     def compact(self, live: Callable[[np.ndarray], np.ndarray]) -> bool:
         """Fold the segments into one without dead windows when the store asks for it (many small

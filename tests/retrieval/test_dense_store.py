@@ -118,6 +118,34 @@ def test_only_returns_few_documents_scored_exactly(tmp_path, rng):
     assert store.search(q, 10, only=[]) == []
 
 
+def test_many_admitted_documents_of_an_ann_segment_are_searched_with_the_others_masked(tmp_path, rng, monkeypatch):
+    import aqgr.retrieval.dense_store as dense_store
+
+    monkeypatch.setattr(dense_store, "ANN_NAMED_MAX_DOCS", 50)
+    vectors, window_n = documents(rng, 0, 3000)
+    store = DenseStore(tmp_path, DIM, ann_min_windows=1000)
+    store.add_segment(vectors, window_n)
+    assert list(store.kinds().values()) == ["ivf-sq8.v1"]
+    admitted = np.unique(window_n)[::3]  # a third of the documents: many more than 50 and 4 k
+    masked = []
+    search = store._segments[0]._ann_top
+    monkeypatch.setattr(store._segments[0], "_ann_top", lambda *a: masked.append(a[-1] is not None) or search(*a))
+    for q in unit(rng, 5):
+        best = brute(q, vectors, window_n)
+        got = store.search(q, 10, only=admitted)
+        assert len(got) == 10 and set(n for n, _ in got) <= set(admitted.tolist())  # never one it does not admit
+        exact = top({n: s for n, s in best.items() if n in set(admitted.tolist())}, 10)
+        assert len(set(n for n, _ in got) & set(exact)) >= 8  # the ANN's recall, as unfiltered
+        for n, s in got:
+            assert s == pytest.approx(best[n], abs=2e-2)  # the 8-bit codes' estimate
+    assert masked and all(masked)  # through the ANN index, not by reading each document's rows
+    q = unit(rng, 1)[0]
+    assert store.search(q, 10, only=admitted, skip=admitted[:5]) == store.search(q, 10, only=admitted[5:])
+    masked.clear()
+    store.search(q, 10, only=admitted[:40])  # few: scored exactly from their rows
+    assert not masked
+
+
 def test_reopen_from_files(tmp_path, rng):
     vectors, window_n = documents(rng, 0, 300)
     store = DenseStore(tmp_path, DIM, ann_min_windows=400)
