@@ -249,6 +249,7 @@ def search(
     kind: Optional[str] = typer.Option(None, "--kind", help="Only this kind of judgment ('criminal appeal', 'writ petition', 'appeal')."),
     statute: Optional[str] = typer.Option(None, "--statute", help="Only judgments referring to this statute or section ('IPC', 'Section 302 IPC')."),
     disposal: Optional[str] = typer.Option(None, "--disposal", help="Only judgments disposed so: allowed, dismissed, partly."),
+    overruled_below: bool = typer.Option(False, "--overruled-below", help="Rank a hit that a later judgment of the archive overruled just below that judgment, when it is among the hits (off by default; the hit is never dropped and keeps its warning)."),
 ) -> None:
     """Question-guided search: the legal questions the facts raise, and the judgments that answer them."""
     if facts == "-":
@@ -269,7 +270,8 @@ def search(
                 for i, c in enumerate(found, 1):
                     shown.print(f"{i}. {c.text}  [{c.source_judgment_id}, {c.score:.3f}]", soft_wrap=True)
             return
-        result = archive.search(facts, question or None, k=k, filters=filters)
+        options = archive.settings.search.model_copy(update={"overruled_below": True}) if overruled_below else None
+        result = archive.search(facts, question or None, k=k, filters=filters, options=options)
     except AqgrError as exc:
         _fail(exc)
     if as_json:

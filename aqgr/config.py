@@ -49,6 +49,7 @@ class SearchOptions(BaseModel):
     explain_top: int = Field(default=36, ge=1, le=1000, description="The best fused candidates handed to the explainer: the study's 12 per question for 3 questions.")
     min_score: int = Field(default=6, ge=1, le=10, description="Relevance threshold on the 1-10 score: hits below are not returned. 6: the upper half of the scale (with evidence.v2, at least about half the best candidate's strength). On the citation benchmark the returned set's F1 peaks at 9, but 9 drops relevant judgments on small archives.")
     min_content_words: int = Field(default=12, ge=1, description="Facts with fewer content words are refused as too short to search on.")
+    overruled_below: bool = Field(default=False, description="A hit that a later judgment of the archive overruled ranks just below that judgment when it is among the hits (it keeps its place when that judgment is not; it is never dropped and keeps its warning). Off: hits stay in score order.")
 
     @model_validator(mode="after")
     def _weights_per_retriever(self) -> "SearchOptions":
