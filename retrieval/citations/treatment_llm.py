@@ -9,7 +9,10 @@ text, so it is a substring of the citing judgment's text and names no judgment t
 archive's own text does not). Anything else (an unknown label, malformed JSON, a quote
 that is not in the sentence, a provider error, a timeout, no provider) gives the
 `phrases.v1` treatment of that mention: never a guess, never a crash. A sentence that is
-not readable English is "referred" without asking (treatment.readable).
+not readable English is "referred" without asking (treatment.readable). A failure of the
+set-up (the server cannot be reached, the key or the model is refused: every later call
+would fail alike) stops the engine asking: the rest of its mentions get `phrases.v1`'s
+treatment at once, and `stopped` says why.
 
 The engine's `version` names the provider, the model and the prompt: a citation store
 made with another (retrieval/citations/store.py) is rebuilt by the next `aqgr index`.
@@ -24,8 +27,8 @@ import json
 import re
 from typing import Any
 
-from aqgr.errors import AqgrError
-from aqgr.llm.client import LLMClient
+from aqgr.errors import AqgrError, ProviderError
+from aqgr.llm.client import LLMClient, client_from_environment
 from aqgr.llm.prompts import load_prompt
 from aqgr.llm.structured import ask_json, schema_problems
 from aqgr.retrieval.citations.treatment import (LABELS, REFERRED, PhraseTreatments, Treatment, TreatmentEngine, readable,
@@ -34,6 +37,8 @@ from aqgr.retrieval.citations.treatment import (LABELS, REFERRED, PhraseTreatmen
 ENGINE = "llm.v1"
 QUOTE_CHARS = 400  # the longest quote asked for: the words that show a treatment, not the whole sentence
 CITED_CHARS = 200  # the cited case's name as shown to the model
+# ProviderError kinds of the set-up, not of one call (aqgr/batch.py stops a batch on the same ones)
+SETUP_KINDS = frozenset({"auth", "not_found", "unreachable"})
 REPLY_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -71,15 +76,18 @@ class LLMTreatments:
         self.fallback: TreatmentEngine = PhraseTreatments()
         self.prompt_version = f"{self.system.version}+{self.prompt.version}"
         self.version = f"{ENGINE};{client.label};{self.prompt_version}"
+        self.stopped: str | None = None  # why the engine stopped asking the model (a set-up failure)
 
     def classify(self, text: str, start: int, end: int, cited: str = "") -> Treatment:
         offline = self.fallback.classify(text, start, end, cited)
-        if not readable(offline.sentence):
+        if self.stopped is not None or not readable(offline.sentence):
             return offline  # another language or garbled: referred, the model is not asked
         try:
             answer = ask_json(self.client, self._request(offline.sentence, cited or text[start:end]),
                               lambda value: self._check(value, offline.sentence), max_attempts=self.max_attempts)
-        except AqgrError:  # ProviderError (an error, a timeout), InvalidModelOutputError, ConfigError (nothing fits)
+        except AqgrError as exc:  # ProviderError (an error, a timeout), InvalidModelOutputError, ConfigError (nothing fits)
+            if isinstance(exc, ProviderError) and exc.kind in SETUP_KINDS:
+                self.stopped = str(exc)
             return offline
         label, cue = answer.value
         return Treatment(label, offline.sentence, offline.start, offline.end, cue)
@@ -107,12 +115,4 @@ class LLMTreatments:
 
 @treatment_engines.register(ENGINE)
 def _llm_v1(llm: LLMClient | None = None) -> TreatmentEngine:
-    from aqgr.errors import ConfigError
-    from aqgr.llm.config import ProviderConfig
-
-    if llm is None:
-        config = ProviderConfig.resolve()
-        if not config.configured:
-            raise ConfigError("the llm.v1 treatment engine needs a model provider: set AQGR_PROVIDER or pass --provider")
-        llm = LLMClient.from_config(config)
-    return LLMTreatments(llm)
+    return LLMTreatments(llm or client_from_environment("llm.v1 treatment engine"))

@@ -175,3 +175,13 @@ def test_a_judgment_whose_model_calls_run_out_of_time_keeps_the_phrases_treatmen
         asked = len(server.posts())
     assert _treatments(archive, "A6") == {"A1": "overruled", "A2": "distinguished"}
     assert asked >= 1 and took < 20, (asked, took)
+
+
+def test_a_set_up_failure_stops_the_engine_asking():
+    """A refused key fails every call alike: after the first, the mentions get phrases.v1 without a call."""
+    with FakeModelServer(default=_answer("followed", "held")) as server:
+        server.add(Step({"error": {"message": "invalid api key"}}, status=401))
+        engine = LLMTreatments(_client(server.url))
+        first, second = _classify(engine, PLAIN), _classify(engine, OVERRULING)
+    assert (first.label, second.label) == ("referred", "overruled")  # phrases.v1's, not the model's "followed"
+    assert len(server.posts()) == 1 and "invalid api key" in engine.stopped
