@@ -81,7 +81,7 @@ class LLMTreatments:
     def classify(self, text: str, start: int, end: int, cited: str = "") -> Treatment:
         offline = self.fallback.classify(text, start, end, cited)
         if self.stopped is not None or not readable(offline.sentence):
-            return offline  # another language or garbled: referred, the model is not asked
+            return offline  # stopped, or another language or garbled (referred): the model is not asked
         try:
             answer = ask_json(self.client, self._request(offline.sentence, cited or text[start:end]),
                               lambda value: self._check(value, offline.sentence), max_attempts=self.max_attempts)
