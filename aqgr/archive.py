@@ -25,6 +25,7 @@ from aqgr.explain import explainers
 from aqgr.inputs import many
 from aqgr.llm.config import ProviderOptions
 from aqgr.questions import question_generators
+from aqgr.retrieval.citations.treatment import treatment_engines
 from aqgr.search import Searcher
 from aqgr.store import Store, SummaryReader
 
@@ -53,6 +54,7 @@ class Archive:
         summarizer: str | None = None,
         question_generator: str | None = None,
         explainer: str | None = None,
+        treatment: str | None = None,
         index: IndexSpec | None = None,
         search: SearchOptions | None = None,
         llm: LLMClient | None = None,
@@ -65,7 +67,7 @@ class Archive:
         `llm`: a ready LLMClient to use instead of one built from the provider settings."""
         self.settings = settings or Settings.resolve(
             home, database_url=database_url, summarizer=summarizer, question_generator=question_generator,
-            explainer=explainer, index=index, search=search, **provider)
+            explainer=explainer, treatment=treatment, index=index, search=search, **provider)
         self._db: Store | None = None
         self._loaded: Searcher | None = None
         self._statutes = None  # the statute collection, kept so its loaded index is reused
@@ -383,7 +385,7 @@ class Archive:
         stored judgments such a change can concern are relinked (retrieval/citations/store.py).
         A citation file of another format, or a damaged one, is made anew. `progress(stage,
         done, total)` is called with the store's stages."""
-        store = self._citation_store(repair=True)
+        store = self._citation_store(repair=True, treatments=self._create(treatment_engines, self.settings.treatment))
         try:
             wanted = self._store.summary_fingerprints(self.settings.summarizer)
             have = store.ids()
@@ -402,19 +404,20 @@ class Archive:
             self._loaded = None
         return graph
 
-    def _citation_store(self, *, repair: bool = False):
-        """The archive's citation store; with `repair`, one of another format or damaged is replaced."""
+    def _citation_store(self, *, repair: bool = False, treatments=None):
+        """The archive's citation store; with `repair`, one of another format, made by another treatment
+        engine than `treatments` (a TreatmentEngine; None: read as it is), or damaged, is replaced."""
         from aqgr.retrieval.citations import CitationStore
 
         path = self.home / CITATIONS_FILE
         try:
-            return CitationStore(path)
+            return CitationStore(path, treatments)
         except IndexMismatchError:
             if not repair:
                 raise
             for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
                 leftover.unlink(missing_ok=True)
-            return CitationStore(path)
+            return CitationStore(path, treatments)
 
     def _indexed_fingerprints(self) -> dict[str, str]:
         """judgment id -> fingerprint the saved index recorded ({} without a readable one)."""

@@ -34,6 +34,7 @@ def _global_options(
     summarizer: Optional[str] = typer.Option(None, "--summarizer", help="Summarizer engine (env AQGR_SUMMARIZER): extractive.v1, llm.v1. Default: llm.v1 with a provider, else extractive.v1."),
     question_generator: Optional[str] = typer.Option(None, "--question-generator", help="Question generator (env AQGR_QUESTION_GENERATOR): harvest.v1, llm.v1."),
     explainer: Optional[str] = typer.Option(None, "--explainer", help="Explainer (env AQGR_EXPLAINER): evidence.v2 (offline default), evidence.v1, llm.v1."),
+    treatment: Optional[str] = typer.Option(None, "--treatment", help="Citation treatment engine of `aqgr index` (env AQGR_TREATMENT): phrases.v1 (offline default), llm.v1."),
     context_window: Optional[int] = typer.Option(None, "--context-window", min=256, help="The model's context window in tokens (env AQGR_CONTEXT_WINDOW). Default: read from the model (llamacpp.v1), Gemini's documented one, else 8192."),
     max_input_tokens: Optional[int] = typer.Option(None, "--max-input-tokens", min=64, help="Most prompt tokens of one model call (env AQGR_MAX_INPUT_TOKENS). Default: the study's 30,720, less on a smaller window."),
     max_output_tokens: Optional[int] = typer.Option(None, "--max-output-tokens", min=16, help="Most reply tokens of one model call (env AQGR_MAX_OUTPUT_TOKENS). Default: 2,048 for summaries and explanations, 1,024 for questions, at most a third of the window."),
@@ -41,7 +42,7 @@ def _global_options(
     structured_output: Optional[str] = typer.Option(None, "--structured-output", help="auto (default: negotiated per server), json_schema, json_object_schema, json_object or off (env AQGR_STRUCTURED_OUTPUT)."),
 ) -> None:
     ctx.obj = Invocation(dict(
-        provider=provider, model=model, base_url=base_url, summarizer=summarizer, question_generator=question_generator, explainer=explainer,
+        provider=provider, model=model, base_url=base_url, summarizer=summarizer, question_generator=question_generator, explainer=explainer, treatment=treatment,
         context_window=context_window, max_input_tokens=max_input_tokens, max_output_tokens=max_output_tokens, thinking_budget=thinking_budget, structured_output=structured_output,
     ))
     ctx.call_on_close(ctx.obj.report_model_usage)
@@ -248,6 +249,7 @@ def search(
     kind: Optional[str] = typer.Option(None, "--kind", help="Only this kind of judgment ('criminal appeal', 'writ petition', 'appeal')."),
     statute: Optional[str] = typer.Option(None, "--statute", help="Only judgments referring to this statute or section ('IPC', 'Section 302 IPC')."),
     disposal: Optional[str] = typer.Option(None, "--disposal", help="Only judgments disposed so: allowed, dismissed, partly."),
+    overruled_below: bool = typer.Option(False, "--overruled-below", help="Rank a hit that a later judgment of the archive overruled just below that judgment, when it is among the hits (off by default; the hit is never dropped and keeps its warning)."),
 ) -> None:
     """Question-guided search: the legal questions the facts raise, and the judgments that answer them."""
     if facts == "-":
@@ -268,7 +270,8 @@ def search(
                 for i, c in enumerate(found, 1):
                     shown.print(f"{i}. {c.text}  [{c.source_judgment_id}, {c.score:.3f}]", soft_wrap=True)
             return
-        result = archive.search(facts, question or None, k=k, filters=filters)
+        options = archive.settings.search.model_copy(update={"overruled_below": True}) if overruled_below else None
+        result = archive.search(facts, question or None, k=k, filters=filters, options=options)
     except AqgrError as exc:
         _fail(exc)
     if as_json:

@@ -20,7 +20,8 @@ ENV_HOME = "AQGR_HOME"
 ENV_DATABASE_URL = "AQGR_DATABASE_URL"
 # Engine choice by environment; with a model provider configured and no choice made, every
 # stage uses its model-backed engine `llm.v1`; without one, the offline engines.
-ENV_ENGINES = {"summarizer": "AQGR_SUMMARIZER", "question_generator": "AQGR_QUESTION_GENERATOR", "explainer": "AQGR_EXPLAINER"}
+ENV_ENGINES = {"summarizer": "AQGR_SUMMARIZER", "question_generator": "AQGR_QUESTION_GENERATOR", "explainer": "AQGR_EXPLAINER",
+               "treatment": "AQGR_TREATMENT"}
 MODEL_ENGINE = "llm.v1"
 
 
@@ -48,6 +49,7 @@ class SearchOptions(BaseModel):
     explain_top: int = Field(default=36, ge=1, le=1000, description="The best fused candidates handed to the explainer: the study's 12 per question for 3 questions.")
     min_score: int = Field(default=6, ge=1, le=10, description="Relevance threshold on the 1-10 score: hits below are not returned. 6: the upper half of the scale (with evidence.v2, at least about half the best candidate's strength). On the citation benchmark the returned set's F1 peaks at 9, but 9 drops relevant judgments on small archives.")
     min_content_words: int = Field(default=12, ge=1, description="Facts with fewer content words are refused as too short to search on.")
+    overruled_below: bool = Field(default=False, description="A hit that a later judgment of the archive overruled ranks just below that judgment when it is among the hits (it keeps its place when that judgment is not; it is never dropped and keeps its warning). Off: hits stay in score order.")
 
     @model_validator(mode="after")
     def _weights_per_retriever(self) -> "SearchOptions":
@@ -73,6 +75,7 @@ class Settings(BaseModel):
     summarizer: str = Field(default="extractive.v1", description="The offline extractive engine: no model, no network.")
     question_generator: str = "harvest.v1"
     explainer: str = "evidence.v2"
+    treatment: str = Field(default="phrases.v1", description="The citation treatment engine (retrieval/citations/treatment.py): offline phrases.")
     index: IndexSpec | None = Field(default=None, description="How to build the index; None: the defaults to build, and whatever a saved index was built with to search.")
     search: SearchOptions = Field(default_factory=SearchOptions)
     llm: ProviderConfig = Field(default_factory=ProviderConfig, description="The model provider of the llm.v1 engines; none by default (offline).")
@@ -91,6 +94,7 @@ class Settings(BaseModel):
         summarizer: str | None = None,
         question_generator: str | None = None,
         explainer: str | None = None,
+        treatment: str | None = None,
         index: IndexSpec | None = None,
         search: SearchOptions | None = None,
         llm: ProviderConfig | None = None,
@@ -109,7 +113,8 @@ class Settings(BaseModel):
         fields: dict = {"index": index} if index is not None else {}
         if search is not None:
             fields["search"] = search
-        for field, chosen in (("summarizer", summarizer), ("question_generator", question_generator), ("explainer", explainer)):
+        for field, chosen in (("summarizer", summarizer), ("question_generator", question_generator), ("explainer", explainer),
+                              ("treatment", treatment)):
             chosen = chosen or os.environ.get(ENV_ENGINES[field]) or (MODEL_ENGINE if llm.configured else None)
             if chosen:
                 fields[field] = chosen

@@ -21,7 +21,7 @@ from typing import Any, Sequence
 from aqgr.citation_guard import CitationGuard
 from aqgr.errors import ConfigError, InvalidModelOutputError, ProviderError
 from aqgr.explain import Candidate, EvidenceExplainer, Explainer, Explanation, explainers
-from aqgr.llm.client import LLMClient
+from aqgr.llm.client import LLMClient, client_from_environment
 from aqgr.llm.prompts import load_prompt
 from aqgr.llm.structured import ask_json, schema_problems
 from aqgr.relevance import RelevanceScorer
@@ -191,11 +191,4 @@ class LLMExplainer:
 
 @explainers.register("llm.v1")
 def _llm_v1(llm: LLMClient | None = None) -> Explainer:
-    from aqgr.llm.config import ProviderConfig
-
-    if llm is None:
-        config = ProviderConfig.resolve()
-        if not config.configured:
-            raise ConfigError("the llm.v1 explainer needs a model provider: set AQGR_PROVIDER or pass --provider")
-        llm = LLMClient.from_config(config)
-    return LLMExplainer(llm)
+    return LLMExplainer(llm or client_from_environment("llm.v1 explainer"))

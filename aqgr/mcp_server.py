@@ -28,6 +28,8 @@ MAX_TEXT_CHARS = 200_000
 
 Facts = Annotated[str, Field(description="The facts, in plain words: who did what, what happened, what is disputed.")]
 Questions = Annotated[list[str] | None, Field(description="Legal questions to search with (replace the generated ones).")]
+OverruledBelow = Annotated[bool, Field(description="Rank a hit that a later judgment of the archive overruled just below that judgment, "
+                                                     "when it is among the hits (default false: score order). The hit is never dropped and keeps its warning.")]
 FiltersArg = Annotated[Filters | None, Field(description="Only judgments matching every given field: court ('SC', 'Bombay High Court'), "
                                              "court_level (supreme/high/district/tribunal), decided_from / decided_to (YYYY-MM-DD, YYYY-MM or "
                                              "YYYY), judge ('A.K. Sikri'), kind ('criminal appeal'), statute ('Section 302 IPC'), disposal "
@@ -63,7 +65,8 @@ INSTRUCTIONS = (
 SEARCH_DESCRIPTION = """Question-guided search of the archive for precedents that address the legal questions the facts raise.
 
 Input: `facts` (plain words, at least about a dozen content words); optional `questions` (legal questions to search with,
-replacing the generated ones: pass the ones chosen from candidate_questions); `k` (most judgments, 1-50).
+replacing the generated ones: pass the ones chosen from candidate_questions); `k` (most judgments, 1-50);
+`overruled_below` (true: a hit a later archive judgment overruled ranks just below that judgment when it is among the hits).
 Returns a SearchResult: `questions` (the questions used), `candidate_questions` (text, score, source_judgment_id),
 `hits` ranked best first, each with judgment_id, parties ('Appellants v. Respondents'), case_number, court, date,
 score (relevance 1-10), legal_issue (the judgment's issue that matches), reason (why it applies, quoted from the
@@ -160,9 +163,15 @@ def build_server(home: str | Path | None = None, *, archive=None):
 
     @server.tool(description=SEARCH_DESCRIPTION)
     async def search_precedents(facts: Facts, questions: Questions = None, k: Annotated[int, Field(ge=1, le=MAX_K)] = 10,
-                                filters: FiltersArg = None) -> SearchResult:
+                                filters: FiltersArg = None, overruled_below: OverruledBelow = False) -> SearchResult:
         check(facts, k, questions)
-        return await call(lambda: service.searcher().search(facts, questions or None, k=k, filters=filters))
+
+        def run() -> SearchResult:
+            searcher = service.searcher()
+            options = searcher.options.model_copy(update={"overruled_below": True}) if overruled_below else None
+            return searcher.search(facts, questions or None, k=k, filters=filters, options=options)
+
+        return await call(run)
 
     @server.tool(description=QUESTIONS_DESCRIPTION)
     async def candidate_questions(facts: Facts, n: Annotated[int, Field(ge=1, le=50)] = 10, filters: FiltersArg = None) -> list[CandidateQuestion]:

@@ -14,7 +14,7 @@ import json
 from typing import Any, Sequence
 
 from aqgr.errors import AqgrError, InvalidModelOutputError, ProviderError
-from aqgr.llm.client import LLMClient
+from aqgr.llm.client import LLMClient, client_from_environment
 from aqgr.llm.prompts import load_prompt
 from aqgr.llm.structured import ask_json, schema_problems
 from aqgr.questions import HarvestQuestionGenerator, QuestionGenerator, question_generators
@@ -120,12 +120,4 @@ class LLMQuestionGenerator:
 
 @question_generators.register("llm.v1")
 def _llm_v1(llm: LLMClient | None = None) -> QuestionGenerator:
-    from aqgr.llm.config import ProviderConfig
-    from aqgr.errors import ConfigError
-
-    if llm is None:
-        config = ProviderConfig.resolve()
-        if not config.configured:
-            raise ConfigError("the llm.v1 question generator needs a model provider: set AQGR_PROVIDER or pass --provider")
-        llm = LLMClient.from_config(config)
-    return LLMQuestionGenerator(llm)
+    return LLMQuestionGenerator(llm or client_from_environment("llm.v1 question generator"))

@@ -25,7 +25,10 @@ search (aqgr/statutes.py) and the evaluation compose them, never repeat one:
    citing judgments (`cited_by`).
 4. `explain`: the explainer scores (1-10) and explains the best `explain_top` fused
    candidates, from a closed list. The grounding guard drops anything not in that list
-   or not in the archive; hits below `min_score` are not returned.
+   or not in the archive; hits below `min_score` are not returned. A hit that a later
+   judgment of the archive overruled or doubted carries that judgment's words
+   (`treatment_warnings`); with `overruled_below`, an overruled hit ranks just below its
+   overruling judgment when that judgment is among the hits (`overruled_below`, below).
 5. `pin` (in `search`, not in `rank`): each returned hit's issue, reason and evidence pinned to
    the judgment's text (aqgr/pinpoint.py: offsets, paragraph).
 
@@ -67,6 +70,40 @@ def parties_line(summary: StructuredSummary) -> str:
 
 NO_CITATIONS_NOTE = ("precedents referred were not used: the archive has no citation graph for this index "
                      "(made by `aqgr index`; rebuild the index to add it)")
+
+
+def overruled_below(hits: Sequence[Hit]) -> tuple[list[Hit], list[str]]:
+    """The hits reordered so that each one overruled by another hit ranks just below it (below the
+    last of them, where several hits overruled it), the rest in their order; ranks renumbered.
+    With a note per hit moved. A hit whose overruling judgment is not among `hits` keeps its
+    place; none is dropped; the warnings stay. Overrulings that go round (each overruled the
+    other) move nothing."""
+    ids = {h.judgment_id for h in hits}
+    above = {h.judgment_id: {w.judgment_id for w in h.treatment_warnings if w.treatment == "overruled" and w.judgment_id in ids} - {h.judgment_id}
+             for h in hits}
+
+    def reaches(start: str, goal: str) -> bool:  # does goal stand among start's overrulers, theirs, ...?
+        seen, todo = set(), [start]
+        while todo:
+            for j in above[todo.pop()] - seen:
+                if j == goal:
+                    return True
+                seen.add(j)
+                todo.append(j)
+        return False
+
+    above = {j: {o for o in by if not reaches(o, j)} for j, by in above.items()}  # a cycle's overrulings are left out
+    placed: list[Hit] = []
+    done: set[str] = set()
+    waiting = list(hits)
+    while waiting:  # the best-ranked hit whose overruling hits are all placed (there is one: no cycle is left)
+        ready = next(h for h in waiting if above[h.judgment_id] <= done)
+        waiting.remove(ready)
+        placed.append(ready)
+        done.add(ready.judgment_id)
+    notes = [f"[{hit.judgment_id}] ranked {rank} (not {hit.rank}): below {', '.join(f'[{i}]' for i in sorted(above[hit.judgment_id]))}, "
+             "which overruled it (overruled_below)" for rank, hit in enumerate(placed, 1) if rank > hit.rank]
+    return [h.model_copy(update={"rank": rank}) if h.rank != rank else h for rank, h in enumerate(placed, 1)], notes
 
 
 @dataclass(frozen=True)
@@ -246,7 +283,7 @@ class Searcher:
         grounded.sort(key=lambda e: (-e.score, -by_id[e.judgment_id].retrieval_score, id_hash(e.judgment_id)))
         kept = [e for e in grounded if e.score >= options.min_score]
         referred = fused.referred
-        hits = []
+        hits: list[Hit] = []
         for rank, e in enumerate(kept[:k], 1):
             summary = by_id[e.judgment_id].summary
             hits.append(
@@ -269,6 +306,9 @@ class Searcher:
                 )
             )
         notes = list(plan.filter_notes) + [q.note for q in plan.candidates if q.note] + [e.note for e in explained if e.note]
+        if options.overruled_below:
+            hits, moved = overruled_below(hits)
+            notes += moved
         if plan.dropped_questions:
             notes.append(f"{plan.dropped_questions} generated question(s) dropped: they cited a judgment that neither the "
                          "similar judgments' summaries nor the facts show")
@@ -365,16 +405,20 @@ class Searcher:
         returned set a search gives (`min_score`, `k`). One plan, one retrieval (runs read to
         `depth`, at least `fusion_depth`), one fusion, one explanation."""
         options = options or self.options
-        every = options.model_copy(update={"min_score": 1})
+        every = options.model_copy(update={"min_score": 1, "overruled_below": False})  # reordered below, among the hits returned
         plan = self.plan(facts, questions, restrict=restrict, exclude=exclude, options=every, depth=depth, filters=filters)
         retrieval = self.retrieve(plan)
         fused = self.fuse(plan, retrieval)
         result = self.explain(plan, fused, retrieval, k=min(depth, options.explain_top))
         head = [ScoredDoc(h.judgment_id, float(h.score)) for h in result.hits]
-        kept = [h for h in result.hits if h.score >= options.min_score][: options.k]
+        kept = [h.model_copy(update={"rank": rank}) for rank, h in enumerate((h for h in result.hits if h.score >= options.min_score), 1)][: options.k]
+        moved: list[str] = []
+        if options.overruled_below:
+            kept, moved = overruled_below(kept)
         result = result.model_copy(update={
-            "hits": [h.model_copy(update={"rank": rank}) for rank, h in enumerate(kept, 1)],
+            "hits": kept,
             "below_threshold": sum(h.score < options.min_score for h in result.hits),
+            "notes": list(dict.fromkeys([*result.notes, *moved])),
         })
         seen = {d.doc_id for d in head}
         return result, (head + [d for d in fused.ranking if d.doc_id not in seen])[:depth]

@@ -10,7 +10,7 @@ measure, the mean top-10 overlap of the rankings, the Jaccard overlap of the ret
 sets, and whether they lie within its stated tolerance. The same comparison appears in
 any `python -m aqgr.eval` report that lists `NAME` and `NAME@milvus`.
 
-`sample`: datasets/sample (16 judgments, 6 scenarios with their relevant judgments) as an
+`sample`: datasets/sample (17 judgments, 6 scenarios with their relevant judgments) as an
 eval dataset (queries and qrels written from scenarios.json); adds hit@3, the share of
 scenarios whose relevant judgments are all in the returned top 3 (as
 tests/aqgr/test_sample_end_to_end.py asks of a search).

@@ -25,7 +25,7 @@ class LLMRequest:
     """One model call. `json_schema` asks for structured output (JSON mode) where the provider has it."""
 
     prompt: str
-    stage: str  # ledger bucket: 'summaries', 'questions', 'explanations'
+    stage: str  # ledger bucket: 'summaries', 'questions', 'explanations', 'treatments'
     prompt_version: str  # template name and content hash: part of the cache key
     system: str | None = None
     json_schema: dict[str, Any] | None = field(default=None, hash=False, compare=False)

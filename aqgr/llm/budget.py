@@ -28,7 +28,7 @@ from aqgr.errors import ConfigError
 from .base import LLMRequest
 
 STUDY_INPUT_TOKENS = 30_720  # the study's model (Gemini-pro) took 30,720 input tokens
-STAGE_OUTPUT_TOKENS = {"summaries": 2048, "questions": 1024, "explanations": 2048}  # summaries: the study's 2,048
+STAGE_OUTPUT_TOKENS = {"summaries": 2048, "questions": 1024, "explanations": 2048, "treatments": 256}  # summaries: the study's 2,048; treatments: a label and a short quote
 DEFAULT_OUTPUT_TOKENS = 2048
 UNKNOWN_WINDOW = 8192  # an OpenAI-compatible server that does not say: budget for a small local model
 MIN_INPUT_TOKENS = 512  # below this not even the shortest prompt (instructions + schema) fits

@@ -50,6 +50,17 @@ MAX_GROWTHS = 2
 MIN_CALL_S = 0.05  # a task with less time left than this makes no more calls  # a cut reply is asked again with a doubled budget at most this often
 
 
+def client_from_environment(engine: str) -> "LLMClient":
+    """The client of the provider the environment configures (AQGR_PROVIDER, ...), for a model-backed
+    engine built outside an archive (an archive passes its own); ConfigError naming `engine` when none is."""
+    from aqgr.errors import ConfigError
+
+    config = ProviderConfig.resolve()
+    if not config.configured:
+        raise ConfigError(f"the {engine} needs a model provider: set AQGR_PROVIDER or pass --provider")
+    return LLMClient.from_config(config)
+
+
 class LLMClient:
     def __init__(
         self,

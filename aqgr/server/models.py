@@ -44,6 +44,7 @@ class SearchOptionsPatch(_Request):
     per_retriever_k: int | None = Field(default=None, ge=1, le=100, description="Judgments each retriever returns per question.")
     include_facts_query: bool | None = Field(default=None, description="Also query with the facts alone.")
     min_score: int | None = Field(default=None, ge=1, le=10, description="Hits scored below this (1-10) are not returned.")
+    overruled_below: bool | None = Field(default=None, description="Rank a hit that a later judgment of the archive overruled just below that judgment, when it is among the hits (default off; the hit is never dropped and keeps its warning).")
 
 
 class SearchRequest(_Request):

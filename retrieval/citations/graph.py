@@ -129,8 +129,10 @@ class CitationGraph:
         return sorted((name(a), name(int(x))) for a in range(len(self._names)) for x in self._out.row(a))
 
     @classmethod
-    def from_texts(cls, texts: Iterable[tuple[str, str]], progress: Callable[[int], None] | None = None) -> "CitationGraph":
-        """The citations among `texts` ((judgment id, source text) pairs); `progress(n)` after each parsed."""
+    def from_texts(cls, texts: Iterable[tuple[str, str]], progress: Callable[[int], None] | None = None,
+                   treatments=None) -> "CitationGraph":
+        """The citations among `texts` ((judgment id, source text) pairs); `progress(n)` after each
+        parsed; `treatments`: the treatment engine (default: store.TREATMENT, offline)."""
         from aqgr.retrieval.citations.judgments import parse_judgment
         from aqgr.retrieval.citations.links import find_links
 
@@ -143,7 +145,7 @@ class CitationGraph:
         from aqgr.retrieval.citations.store import TREATMENT, paragraph_starts, treat
         from aqgr.retrieval.citations.treatment import create, more_severe
 
-        engine, starts = create(TREATMENT), {}
+        engine, starts = treatments or create(TREATMENT), {}
         links = sorted(find_links(judgments), key=lambda link: link.paragraph)  # the first mention of a pair wins
         mentions: dict[tuple[str, str], Mention] = {}
         treated: dict[tuple[str, str], Treatment] = {}

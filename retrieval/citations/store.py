@@ -27,8 +27,12 @@ Each link also keeps the citing judgment's treatment of the cited one
 (retrieval/citations/treatment.py): of every mention of the pair in that pass, the most
 severe treatment, with the sentence quoted and its character offsets in the citing
 judgment's source text. It is found when the citing judgment is linked, from its own
-text only, so it is as incremental as the links; a store made by another treatment
-engine is rebuilt, like one of another linker.
+text only, so it is as incremental as the links. The store records the version of the
+treatment engine that read them (`phrases.v1`; `llm.v1` with its provider, model and
+prompt): opened to be updated with another engine it raises IndexMismatchError, and the
+archive rebuilds it, as one of another linker; opened to be read (no engine given) it
+serves whatever engine made it. Each citing judgment's pass is one model task
+(aqgr/llm/deadline.py): a model-backed engine's calls for it end within its time.
 
 Each `add` or `remove` is one SQLite transaction: a crash leaves the previous state, and
 running it again completes it. Readers (another process) see the last committed state.
@@ -49,6 +53,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 import numpy as np
 
 from aqgr.errors import IndexMismatchError
+from aqgr.llm.deadline import task as model_task
 from aqgr.retrieval.citations.graph import CitationGraph, Mention
 from aqgr.retrieval.citations.judgments import Judgment, parse_judgment
 from aqgr.retrieval.citations.treatment import LABELS, SEVERITY, Treatment, TreatmentEngine, create, more_severe
@@ -59,7 +64,7 @@ from aqgr.retrieval.citations.links import (Link, TitleForms, citation_links, fo
 # normalize.py or judgments.py change what they find (a store of another one is rebuilt).
 FORMAT = "citation-store.v2"  # v2: links keep their treatment
 LINKER = "links.v1"
-TREATMENT = "phrases.v1"  # the treatment engine (retrieval/citations/treatment.py) the links were read with
+TREATMENT = "phrases.v1"  # the default treatment engine (retrieval/citations/treatment.py): offline
 HOW = ("title", "citation")  # stored as 0, 1: a pair's first mention is the earliest paragraph, title pass first
 _CACHE = 1 << 16  # title-index keys, facts and ids kept in memory during one update
 
@@ -110,11 +115,16 @@ Progress = Callable[[str, int, "int | None"], None]
 class CitationStore:
     """The citation graph of one archive, in the SQLite file at `path` (made if absent).
 
-    Raises IndexMismatchError for a file that is not a citation store of this FORMAT,
-    LINKER and TREATMENT engine (rebuild: remove the file and `add` every judgment)."""
+    `treatments`: the engine that reads the treatments of the links an update makes; a new
+    file records its version. None: the store is read as it is, whatever engine made it (an
+    update then needs it to be the default TREATMENT's).
 
-    def __init__(self, path: Path | str):
-        self._treatments = create(TREATMENT)
+    Raises IndexMismatchError for a file that is not a citation store of this FORMAT and
+    LINKER, or (with `treatments`) one made by another treatment engine (rebuild: remove the
+    file and `add` every judgment)."""
+
+    def __init__(self, path: Path | str, treatments: TreatmentEngine | None = None):
+        self._treatments = treatments
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=60)
@@ -128,23 +138,25 @@ class CitationStore:
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise IndexMismatchError(str(self.path), [f"not a citation store ({exc})"]) from exc
-        expected = (("format", FORMAT), ("linker", LINKER), ("treatment", TREATMENT))
+        expected = [("format", FORMAT), ("linker", LINKER)] + ([("treatment", treatments.version)] if treatments is not None else [])
         wrong = [f"{k} {found.get(k)!r}, expected {v!r}" for k, v in expected if found.get(k) != v]
+        self.treatment: str = found.get("treatment", TREATMENT)  # the version of the engine that read the stored treatments
         if wrong:
             self._db.close()
             raise IndexMismatchError(str(self.path), [f"citation store {w}" for w in wrong])
 
     def _meta(self) -> dict[str, str]:
-        """The file's format and linker; an empty file is made a store first."""
+        """The file's format, linker and treatment engine; an empty file is made a store first."""
         tables = {name for (name,) in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if "meta" in tables:
             return dict(self._db.execute("SELECT key, value FROM meta"))
         if tables:
             return {}
+        made = {"format": FORMAT, "linker": LINKER, "treatment": self._treatments.version if self._treatments is not None else TREATMENT}
         with self._write():
             _run(self._db, SCHEMA)
-            self._db.executemany("INSERT INTO meta VALUES (?, ?)", [("format", FORMAT), ("linker", LINKER), ("treatment", TREATMENT)])
-        return {"format": FORMAT, "linker": LINKER, "treatment": TREATMENT}
+            self._db.executemany("INSERT INTO meta VALUES (?, ?)", list(made.items()))
+        return made
 
     def close(self) -> None:
         self._db.close()
@@ -229,6 +241,10 @@ class CitationStore:
             self._db.execute("COMMIT")
 
     def _start_work(self) -> None:
+        if self._treatments is None:  # opened to be read: an update reads treatments with the engine that made the store
+            if self.treatment != TREATMENT:
+                raise IndexMismatchError(str(self.path), [f"citation store treatment {self.treatment!r}: open it with that engine to update it"])
+            self._treatments = create(TREATMENT)
         _run(self._db, WORK)
         for table in ("fresh", "forms", "keys", "entries", "todo", "table_now"):
             self._db.execute(f"DELETE FROM temp.{table}")
@@ -327,13 +343,15 @@ class CitationStore:
 
     def _set_links(self, doc: int, how: int, links: Sequence[Link], titles: "_StoredTitles", judgment: Judgment, text: str) -> None:
         """Replace the judgment's links of one pass by the first mention of each cited judgment,
-        with the most severe treatment of its mentions (offsets in `text`, the judgment's source)."""
+        with the most severe treatment of its mentions (offsets in `text`, the judgment's source),
+        read as one model task (a model-backed engine's calls end within a judgment's time)."""
         first: dict[str, tuple[int, int, str]] = {}
         treated: dict[str, Treatment] = {}
         starts = paragraph_starts(text, judgment) if links else []
-        for seq, link in enumerate(links):
-            first.setdefault(link.cited, (link.paragraph, seq, link.evidence))
-            treated[link.cited] = more_severe(treated.get(link.cited), treat(self._treatments, link, judgment, starts))
+        with model_task("judgment"):
+            for seq, link in enumerate(links):
+                first.setdefault(link.cited, (link.paragraph, seq, link.evidence))
+                treated[link.cited] = more_severe(treated.get(link.cited), treat(self._treatments, link, judgment, starts))
         self._db.execute("DELETE FROM links WHERE citing = ? AND how = ?", (doc, how))
         self._db.executemany("INSERT INTO links VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                              [(doc, titles.id_of(cited), how, *mention, LABELS.index(treated[cited].label),
@@ -461,9 +479,9 @@ def _treatment(label: int, sentence: str, start: int, end: int, cue: str) -> Tre
 
 
 def treat(engine: TreatmentEngine, link: Link, judgment: Judgment, starts: Sequence[int]) -> Treatment:
-    """The engine's treatment at the link's mention, its offsets in the citing judgment's
-    source text (`starts`: its paragraphs' offsets there, `paragraph_starts`)."""
-    found = engine.classify(judgment.paragraphs[link.paragraph], link.start, link.end)
+    """The engine's treatment at the link's mention (of the case named as `link.evidence`), its
+    offsets in the citing judgment's source text (`starts`: its paragraphs' offsets there, `paragraph_starts`)."""
+    found = engine.classify(judgment.paragraphs[link.paragraph], link.start, link.end, link.evidence)
     at = starts[link.paragraph]
     return replace(found, start=found.start + at, end=found.end + at)
 

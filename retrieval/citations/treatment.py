@@ -24,6 +24,9 @@ precedent is worse than no flag. A label is given only when
 
 Anything else, and a sentence in another language or garbled, is "referred": no guess.
 The labels' order (`SEVERITY`) decides between several mentions of one pair.
+
+`llm.v1` (treatment_llm.py), used when a model provider is configured, asks the model for
+the label and the quote and keeps `phrases.v1`'s answer wherever the model's is not valid.
 """
 
 from __future__ import annotations
@@ -41,7 +44,8 @@ WARN = frozenset({"overruled", "doubted"})  # treatments a search hit is flagged
 REFERRED = "referred"
 SENTENCE_LIMIT = 1000  # characters of a sentence kept on each side of the mention
 
-treatment_engines: Registry["TreatmentEngine"] = Registry("treatment engine", ("aqgr.retrieval.citations.treatment",))
+treatment_engines: Registry["TreatmentEngine"] = Registry(
+    "treatment engine", ("aqgr.retrieval.citations.treatment", "aqgr.retrieval.citations.treatment_llm"))
 
 
 @dataclass(frozen=True)
@@ -56,10 +60,12 @@ class Treatment:
 
 
 class TreatmentEngine(Protocol):
-    name: str
+    name: str     # the registered name ("phrases.v1", "llm.v1")
+    version: str  # what made the treatments, recorded by the citation store: another one rebuilds it
 
-    def classify(self, text: str, start: int, end: int) -> Treatment:
-        """The treatment at the mention text[start:end] (a title's "v." or a citation)."""
+    def classify(self, text: str, start: int, end: int, cited: str = "") -> Treatment:
+        """The treatment at the mention text[start:end] (a title's "v." or a citation) of the
+        case `cited` (its name as the citing judgment writes it; "" when not known)."""
 
 
 def more_severe(a: Treatment | None, b: Treatment | None) -> Treatment | None:
@@ -301,9 +307,9 @@ def _negated(window: str) -> bool:
 class PhraseTreatments:
     """The offline engine (see the module)."""
 
-    name = "phrases.v1"
+    name = version = "phrases.v1"
 
-    def classify(self, text: str, start: int, end: int) -> Treatment:
+    def classify(self, text: str, start: int, end: int, cited: str = "") -> Treatment:
         s, e = sentence_span(text, start, end)
         sentence = text[s:e]
         found = self.label(sentence, start - s, end - s)

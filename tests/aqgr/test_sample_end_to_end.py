@@ -46,3 +46,18 @@ def test_every_sample_summary_has_the_core_slots(archive):
         assert summary.parties.appellants and summary.parties.respondents, summary.judgment_id
         assert summary.facts and summary.issues and summary.reasoning, summary.judgment_id
         assert summary.court and summary.case_number and summary.date, summary.judgment_id
+
+
+def test_the_cli_warns_that_a_sample_judgment_was_overruled_within_the_sample(archive):
+    """SC017 overrules SC012 (datasets/sample/README.md): `aqgr search` on facts that bring up SC012
+    prints the warning with the overruling judgment, and keeps the hit."""
+    from typer.testing import CliRunner
+
+    from aqgr.cli import app
+    from tests.server.conftest import SENIORITY_FACTS
+
+    result = CliRunner().invoke(app, ["search", SENIORITY_FACTS, "--home", str(archive.home)])
+    assert result.exit_code == 0, result.output
+    shown = " ".join(result.stdout.split())  # rich wraps long lines
+    assert "[SC012]" in shown and "WARNING: overruled by Anil Kumar Srivastava" in shown and "[SC017]" in shown
+    assert "does not lay down the correct law" in shown

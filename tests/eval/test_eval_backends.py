@@ -186,4 +186,4 @@ def test_sample_archive_as_an_eval_dataset(tmp_path):
     scenarios = json.loads((SAMPLE / "scenarios.json").read_text())
     assert list(dataset.queries) == [s["id"] for s in scenarios]
     assert {q: sorted(d) for q, d in dataset.qrels.items()} == {s["id"]: sorted(s["relevant"]) for s in scenarios}
-    assert len(dataset.doc_ids) == 16 and not dataset.warnings
+    assert len(dataset.doc_ids) == 17 and not dataset.warnings

@@ -58,8 +58,7 @@ def _stored_summaries_hold(archive: Archive, report) -> None:
     assert len(report.summarised) + len(report.failed) == report.files
     for failure in report.failed:  # a failure is recorded with a reason and a message, nothing stored
         assert failure.reason and failure.message
-        with pytest.raises(Exception):
-            archive.summary(failure.judgment_id)
+        assert archive.summary(failure.judgment_id) is None  # Archive.summary answers None, it does not raise
     for judgment_id in report.summarised:
         summary = archive.summary(judgment_id)
         document = summary.model_dump(mode="json")
@@ -105,7 +104,7 @@ def test_a_long_judgment_goes_through_chunks_and_chain_of_thought_inside_the_win
     assert usage["calls"] >= 5  # one request per slot group (header, facts, issues, statutes, principles)
     assert usage["largest_prompt"] <= budget.input_tokens
     if report.failed:  # a small model may still fail a group: then it says why, and nothing is stored
-        assert report.failed[0].reason in ("invalid_output", "truncated"), report.failed[0].message
+        assert report.failed[0].reason in ("invalid_output", "truncated", "ungrounded"), report.failed[0].message
     else:
         assert report.summarised == ["LONG1"]
 

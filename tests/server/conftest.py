@@ -25,6 +25,11 @@ def TestClient(app, **kwargs):
     return _TestClient(app, **kwargs)
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "datasets" / "sample"
+# Facts that bring up the sample's overruled judgment: SC012 (quota-rota seniority), overruled by SC017.
+SENIORITY_FACTS = ("Junior engineers of a state irrigation department were promoted as Assistant Engineers on an ad hoc basis "
+                   "because the state held no direct recruitment for several years; they were regularised later, and the direct "
+                   "recruits appointed afterwards were placed above them in the seniority list. The promotees say the quota rule "
+                   "broke down and their officiating service must count for seniority.")
 
 STATUTES = {
     "S1": "Title: Section 32 of the Indian Evidence Act, 1872\nDesc: Statements, written or verbal, of relevant facts made by a person who is dead, when the statement is made by a person as to the cause of his death, or as to any of the circumstances of the transaction which resulted in his death (dying declaration).",
@@ -49,7 +54,7 @@ def build_sample(home: Path, *, statutes_dir: Path | None = None) -> Archive:
 
 @pytest.fixture(scope="session")
 def sample_archive(tmp_path_factory) -> Archive:
-    """The sample archive (16 judgments) with three statutes; shared, read-only."""
+    """The sample archive (17 judgments) with three statutes; shared, read-only."""
     root = tmp_path_factory.mktemp("sample")
     return build_sample(root / "home", statutes_dir=root / "statutes")
 

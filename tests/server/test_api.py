@@ -8,7 +8,7 @@ from tests.server.conftest import TestClient  # Host: 127.0.0.1
 from aqgr import Archive, Settings
 from aqgr.server import ServeConfig, create_app
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS, write_judgments
-from tests.server.conftest import FAST
+from tests.server.conftest import FAST, SENIORITY_FACTS
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +23,7 @@ def _archive_ids(archive) -> set[str]:
 
 def test_health_version_and_openapi(client):
     health = client.get("/api/health").json()
-    assert health == {"status": "ok", "version": "0.1.0", "judgments_indexed": 16, "statutes": True, "detail": None}
+    assert health == {"status": "ok", "version": "0.1.0", "judgments_indexed": 17, "statutes": True, "detail": None}
     version = client.get("/api/version").json()
     assert version["schema_version"] and version["engines"]["explainer"] == "evidence.v2"
     spec = client.get("/openapi.json").json()
@@ -77,6 +77,24 @@ def test_citations_of_a_judgment_both_ways(client, sample_archive):
     citing_side = client.get("/api/judgments/SC007/citations").json()
     assert [c["judgment_id"] for c in citing_side["cites"]] == ["SC001"] and citing_side["cited_by"] == []
     assert citing_side["cites"][0]["mention"] == citing["mention"]
+
+
+def test_a_hit_overruled_within_the_sample_carries_the_warning(client):
+    """SC017 overrules SC012: the JSON hit carries treatment_warnings with that judgment, its date and words;
+    with the option overruled_below, SC012 ranks just below SC017."""
+    found = client.post("/api/search", json={"facts": SENIORITY_FACTS})
+    assert found.status_code == 200, found.text
+    hits = {h["judgment_id"]: h for h in found.json()["hits"]}
+    [warning] = hits["SC012"]["treatment_warnings"]
+    assert warning["judgment_id"] == "SC017" and warning["treatment"] == "overruled" and warning["date"] == "22 August 2019"
+    assert warning["parties"].startswith("Anil Kumar Srivastava") and "does not lay down the correct law" in warning["quote"]
+    assert not any(h["treatment_warnings"] for i, h in hits.items() if i != "SC012")
+    text = client.get("/api/judgments/SC017/text").json()["text"]
+    assert text[warning["start"]:warning["end"]] == warning["quote"]
+    order = [h["judgment_id"] for h in found.json()["hits"]]
+    assert order.index("SC012") < order.index("SC017")  # score order by default
+    below = [h["judgment_id"] for h in client.post("/api/search", json={"facts": SENIORITY_FACTS, "options": {"overruled_below": True}}).json()["hits"]]
+    assert below.index("SC012") == below.index("SC017") + 1 and sorted(below) == sorted(order)
 
 
 @pytest.mark.parametrize("path", ["/api/judgments/nope", "/api/judgments/nope/text", "/api/judgments/nope/citations"])

@@ -28,7 +28,7 @@ def client(sample_archive):
 
 
 def _search(client, facts, **body):
-    return client.post("/api/search", json={"facts": facts, "k": 16, "options": {"min_score": 1}, **body})
+    return client.post("/api/search", json={"facts": facts, "k": 17, "options": {"min_score": 1}, **body})
 
 
 def test_http_search_narrows_by_filters_and_reports_facets(client, scenarios, sample_archive):
@@ -77,7 +77,7 @@ def test_http_questions_and_statutes_take_the_filters(client, scenarios):
 def test_cli_takes_the_filters_and_exits_2_on_a_bad_range(sample_archive, scenarios):
     runner = CliRunner()
     home = str(sample_archive.home)
-    args = ["search", scenarios[0]["facts"], "--home", home, "--json", "-k", "16"]
+    args = ["search", scenarios[0]["facts"], "--home", home, "--json", "-k", "17"]
     found = runner.invoke(cli, [*args, "--court", "Delhi HC"])
     assert found.exit_code == 0, found.output
     payload = json.loads(found.stdout)

@@ -35,7 +35,7 @@ def test_searches_during_an_index_rebuild_keep_working(live_server, sample_archi
     while rebuild.is_alive():  # search all through the rebuild and the swap
         reports.append(bench.run(live_server.url, clients=4, requests=2, k=3))
     rebuild.join()
-    assert results["manifest"]["n_docs"] == 16
+    assert results["manifest"]["n_docs"] == 17
     assert sum(r["errors"] for r in reports) == 0, [r["errors_by_status"] for r in reports]
     assert bench.run(live_server.url, clients=1, requests=1)["errors"] == 0  # and after the swap
     assert live_server.app.state.service.reloads == reloads + 1

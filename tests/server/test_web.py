@@ -71,7 +71,7 @@ def test_issue_first_search_in_a_browser(browser, live_server, scenarios, artifa
     d = browser
     d.set_window_size(1366, 900)
     d.get(live_server.url + "/")
-    _wait(d).until(EC.text_to_be_present_in_element((By.ID, "server-status"), "16 judgments indexed"))
+    _wait(d).until(EC.text_to_be_present_in_element((By.ID, "server-status"), "17 judgments indexed"))
 
     # 1. facts, submitted with the keyboard (Tab to the button, Enter)
     facts = d.find_element(By.ID, "facts")
@@ -169,6 +169,22 @@ def test_errors_are_shown_to_the_user(browser, live_server, artifacts):
     assert d.find_element(By.ID, "error").get_attribute("role") == "alert"
 
 
+def _searched_flag(d, url: str, status: str, facts: str, judgment_id: str):
+    """Search the page at `url` (once its status shows `status`) with `facts` and the questions it
+    pre-selects; the treatment flag on the card of `judgment_id`, shown as an alert."""
+    d.set_window_size(1366, 900)
+    d.get(url + "/")
+    _wait(d).until(EC.text_to_be_present_in_element((By.ID, "server-status"), status))
+    d.find_element(By.ID, "facts").send_keys(facts)
+    d.find_element(By.ID, "suggest").click()
+    _wait(d).until(lambda drv: drv.find_elements(By.CSS_SELECTOR, "#questions li"))
+    d.find_element(By.ID, "search").click()
+    _wait(d).until(lambda drv: drv.find_elements(By.CSS_SELECTOR, "#results .hit"))
+    flag = d.find_element(By.CSS_SELECTOR, f"#hit-{judgment_id} .treatment-warning")
+    assert flag.is_displayed() and flag.get_attribute("role") == "alert"
+    return flag
+
+
 def test_a_hit_overruled_in_the_archive_is_flagged_visibly(browser, home, tmp_path, artifacts):
     """A later judgment of the archive overruled a hit: the page shows a warning with that
     judgment and its words on the hit's card (not a tooltip), the hit kept."""
@@ -179,20 +195,23 @@ def test_a_hit_overruled_in_the_archive_is_flagged_visibly(browser, home, tmp_pa
     archive = indexed_archive(home, tmp_path / "in", OVERRULING_JUDGMENTS)
     with LiveServer(create_app(archive=archive, config=ServeConfig(reload_check_seconds=0))) as server:
         d = browser
-        d.set_window_size(1366, 900)
-        d.get(server.url + "/")
-        _wait(d).until(EC.text_to_be_present_in_element((By.ID, "server-status"), "indexed"))
-        d.find_element(By.ID, "facts").send_keys(DYING_DECLARATION_FACTS)
-        d.find_element(By.ID, "suggest").click()
-        _wait(d).until(lambda drv: drv.find_elements(By.CSS_SELECTOR, "#questions li"))
-        d.find_element(By.ID, "search").click()
-        _wait(d).until(lambda drv: drv.find_elements(By.CSS_SELECTOR, "#results .hit"))
-        card = d.find_element(By.ID, "hit-A1")
-        flag = card.find_element(By.CSS_SELECTOR, ".treatment-warning")
-        assert flag.is_displayed() and flag.get_attribute("role") == "alert"
+        flag = _searched_flag(d, server.url, "indexed", DYING_DECLARATION_FACTS, "A1")
         assert "overruled by Gopal Singh" in flag.text and "[A6]" in flag.text and "does not lay down the correct law" in flag.text
         assert not d.find_elements(By.CSS_SELECTOR, "#hit-A2 .treatment-warning")  # distinguished only: no flag
         d.save_screenshot(str(artifacts / "7-overruled-warning.png"))
+
+
+def test_the_sample_archive_flags_its_overruled_judgment(browser, live_server, artifacts):
+    """The sample archive's overruling pair (SC017 overrules SC012): facts that bring up SC012 show the
+    red flag on its card, with the overruling judgment and its words; SC017's card has none."""
+    from tests.server.conftest import SENIORITY_FACTS
+
+    d = browser
+    flag = _searched_flag(d, live_server.url, "17 judgments indexed", SENIORITY_FACTS, "SC012")
+    assert "overruled by Anil Kumar Srivastava" in flag.text and "[SC017]" in flag.text and "does not lay down the correct law" in flag.text
+    assert d.find_elements(By.ID, "hit-SC017") and not d.find_elements(By.CSS_SELECTOR, "#hit-SC017 .treatment-warning")
+    assert _no_horizontal_scroll(d)
+    d.save_screenshot(str(artifacts / "9-sample-overruled-warning.png"))
 
 
 def test_facets_narrow_the_search_from_the_keyboard_and_hostile_filters_stay_text(browser, live_server, scenarios, artifacts):
