@@ -24,7 +24,10 @@ FACTS = ("The deceased was set on fire in the kitchen by her husband and, before
 
 
 def _read_line(process, seconds: float) -> str | None:
-    ready, _, _ = select.select([process.stdout], [], [], seconds)
+    # poll, not select: a long test session may hold more than 1,024 descriptors, past select()'s range
+    waiter = select.poll()
+    waiter.register(process.stdout, select.POLLIN)
+    ready = waiter.poll(seconds * 1000)
     return process.stdout.readline().decode("utf-8") if ready else None
 
 
