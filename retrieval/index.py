@@ -763,15 +763,13 @@ class SummaryIndex:
 
     def _restriction(self, restrict, drop: set[int]) -> Restriction:
         """`restrict` as the document numbers a search may return, less `drop`."""
-        where = None
         if isinstance(restrict, Admitted) and restrict.made_by(self._ids):
             ns, mask, where = restrict.ns, restrict.mask, restrict.where
-            if drop:
-                ns, mask = ns[~np.isin(ns, list(drop))], None
         else:
-            ns, mask = np.unique(np.fromiter((self._n_of[d] for d in restrict if d in self._n_of), dtype=np.int64)), None
-            if drop:
-                ns = ns[~np.isin(ns, list(drop))]
+            ns = np.unique(np.fromiter((self._n_of[d] for d in restrict if d in self._n_of), dtype=np.int64))
+            mask, where = None, None
+        if drop:
+            ns, mask = ns[~np.isin(ns, list(drop))], None
         return Restriction(ns, len(self._ids), len(self._n_of), mask, where)
 
     def _run(self, part: Retriever, query: Query, k: int, only: Restriction | None, drop: set[int]) -> list[ScoredDoc]:
@@ -782,27 +780,29 @@ class SummaryIndex:
         documents carry their filter fields, else by naming its documents; or, when it is broad
         and naming them costs more, after an unrestricted search read deeper (retrieval/restriction.py)."""
         want = k + OVERFETCH + len(drop)
+
+        def kept_of(found) -> list[tuple[str, float]]:
+            return [(self._ids[n], score) for n, score in found
+                    if n < len(self._ids) and self._live[n] and n not in drop and (only is None or only.admits(n))]
+
         if only is not None and only.where is not None and part.filters_inside:
             while True:
                 found = part.search(query, want, where=only.where)
-                kept = [(self._ids[n], score) for n, score in found
-                        if n < len(self._ids) and self._live[n] and only.admits(n) and n not in drop]
+                kept = kept_of(found)
                 if len(found) < want or len(kept) >= k + OVERFETCH:
                     return ranked(kept)[:k]
                 want *= 4
         depth = None if only is None or part.names_cheaply else only.after(want)
         while depth is not None:
             found = part.search(query, depth)
-            kept = [(self._ids[n], score) for n, score in found
-                    if n < len(self._ids) and self._live[n] and only.admits(n) and n not in drop]
+            kept = kept_of(found)
             if len(found) < depth or len(kept) >= k + OVERFETCH:
                 return ranked(kept)[:k]
             depth = only.after(want, held=len(kept), read=depth)
-        only = None if only is None else only.ns
+        named = None if only is None else only.ns
         while True:
-            found = part.search(query, want, only=only)
-            kept = [(self._ids[n], score) for n, score in found
-                    if n < len(self._ids) and self._live[n] and n not in drop]
+            found = part.search(query, want, only=named)
+            kept = kept_of(found)
             if len(found) < want or len(kept) >= k + OVERFETCH:
                 return ranked(kept)[:k]
             want *= 4

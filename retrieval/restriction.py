@@ -1,20 +1,19 @@
-"""A search restricted to some documents: inside each engine, or after it when the restriction is broad.
+"""A search restricted to some documents, applied inside each engine the cheapest way it can.
 
-A retriever takes `only`, the document numbers it may return, and applies it inside its search
-(tantivy's term-set filter, the dense store's exact scoring of each named document). That costs
-in proportion to the documents named: nothing for a filter admitting 50 judgments, a great deal
-for one admitting 40% of a million (every one of them named to tantivy, every one of their
-dense windows read and scored).
+A retriever takes `only`, the document numbers it may return. Naming them costs in proportion to
+how many there are: nothing for a filter admitting 50 judgments, a great deal for one admitting
+40% of a million (every one named to tantivy). So a filter's selection (`Admitted`) also carries
+the filter itself (`Where`), which an engine whose documents carry their filter fields applies
+as part of its query (the tantivy engines: `filters_inside`); the dense store scores named
+documents or masks the others out of its ANN search (`names_cheaply`).
 
-Scores do not depend on the restriction (BM25's statistics and the dense similarities are the
-whole index's), so the restricted search's best k are the first k admitted documents of the
-unrestricted ranking. A broad restriction is therefore applied after the search instead: the
-unrestricted ranking is read to the depth expected to hold k admitted documents (k / share),
-deeper while it holds fewer, and the admitted ones are kept. `Restriction.after` chooses between
-the two by their cost: reading past documents is chosen only while the depth it reads is no
-more than the documents the restriction names. Both give the same documents, with the same
-slack for ties at the cut (`OVERFETCH` in retrieval/index.py); an approximate (ANN) dense store
-gives, after the search, what it gives an unfiltered search.
+An engine that can do neither (an index made before filter fields) still gets the restricted
+ranking: scores do not depend on the restriction (BM25's statistics and the similarities are the
+whole index's), so its best k are the first k admitted documents of the unrestricted ranking.
+A broad restriction is therefore read after the search: the unrestricted ranking to the depth
+expected to hold k admitted documents, deeper while it holds fewer (`Restriction.after`), while
+that depth is below the number of documents named. Every path gives the same documents, with the
+same slack for ties at the cut (`OVERFETCH` in retrieval/index.py).
 """
 
 from __future__ import annotations
@@ -78,8 +77,7 @@ class Admitted(Set):
     def mask(self) -> np.ndarray:
         """n -> admitted, over every n of the generation (made on first use, then kept)."""
         if self._mask is None:
-            self._mask = np.zeros(len(self._ids), dtype=bool)
-            self._mask[self.ns] = True
+            self._mask = _mask(self.ns, len(self._ids))
         return self._mask
 
     def __contains__(self, doc_id: object) -> bool:
@@ -108,8 +106,7 @@ class Restriction:
     @property
     def mask(self) -> np.ndarray:
         if self._mask is None:
-            self._mask = np.zeros(self._size, dtype=bool)
-            self._mask[self.ns] = True
+            self._mask = _mask(self.ns, self._size)
         return self._mask
 
     def admits(self, n: int) -> bool:
@@ -133,3 +130,10 @@ class Restriction:
 
     def __len__(self) -> int:
         return len(self.ns)
+
+
+def _mask(ns: np.ndarray, size: int) -> np.ndarray:
+    """A boolean array of `size`, True at `ns`."""
+    mask = np.zeros(size, dtype=bool)
+    mask[ns] = True
+    return mask
