@@ -81,7 +81,14 @@ class Archive:
         return self.settings.home
 
     def close(self) -> None:
-        """Release the database connections (the archive opens them again if used later)."""
+        """Release the database connections and the files of the index loaded for `search()` (the
+        archive opens them again if used later; a searcher from `open_searcher()` is its caller's)."""
+        with self._lock:
+            loaded, self._loaded = self._loaded, None
+        for index in (getattr(loaded, "index", None), self._statutes.release() if self._statutes is not None else None):
+            close = getattr(index, "close", None)
+            if close is not None:
+                close()
         if self._db is not None:
             self._db.close()
 
@@ -310,12 +317,15 @@ class Archive:
 
             clean_leftovers(StatuteCollection(self.settings).index_dir)  # the case index's: update_index
             cache = open_embedding_cache(self.settings.cache_dir / "embeddings.sqlite")  # a damaged cache is made anew
-            # the citations first: a server reloads when the index's manifest changes, and finds them
-            self.link_citations(progress)
-            index, change = update_index(store, self.settings.summarizer, self.settings.index_dir, spec=spec, backend=backend, uri=uri,
-                                    cache=cache, progress=progress, rebuild=rebuild, text_of=store.text)
+            try:
+                # the citations first: a server reloads when the index's manifest changes, and finds them
+                self.link_citations(progress)
+                index, change = update_index(store, self.settings.summarizer, self.settings.index_dir, spec=spec, backend=backend,
+                                             uri=uri, cache=cache, progress=progress, rebuild=rebuild, text_of=store.text)
+            finally:
+                cache.close()
             with self._lock:
-                self._loaded = None
+                self._loaded = None  # a search still running on the old one finishes on it
             self.link_statutes(progress)
             manifest = {**index.manifest, "update": change}
             close = getattr(index, "close", None)

@@ -168,6 +168,12 @@ class StatuteCollection:
     def exists(self) -> bool:
         return (self.index_dir / "manifest.json").exists() and (self.root / "statutes.json").exists()
 
+    def release(self):
+        """Forget the loaded statute index and return it (its caller closes it; loaded again on use)."""
+        with self._lock:
+            loaded, self._loaded = self._loaded, None
+        return loaded[1] if loaded is not None else None
+
     def statutes(self) -> dict[str, dict]:
         path = self.root / "statutes.json"
         return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}

@@ -97,6 +97,11 @@ class DenseStore:
         self._lock = threading.Lock()
         self._segments: tuple[_Segment, ...] = tuple(self._open(name) for name in dict.fromkeys(segments))
 
+    def close(self) -> None:
+        """Let go of the segments' memory-mapped files (a search after this finds no windows)."""
+        with self._lock:
+            self._segments = ()
+
     # ------------------------------------------------------------------ what is open
 
     @property

@@ -344,6 +344,9 @@ class Dense(Retriever):
     def rollback(self) -> None:
         self._vectors, self._window_n = [], []
 
+    def close(self) -> None:
+        self.store.close()
+
     def commit(self) -> dict:
         if self._vectors:
             vectors = np.concatenate(self._vectors) if len(self._vectors) > 1 else self._vectors[0]

@@ -56,6 +56,40 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+# Every Archive a test module makes is closed when the module ends (after its module-scoped
+# fixtures, a live server among them): its database connections and index files are released,
+# not left for the garbage collector while the rest of the suite runs (the descriptors pile up).
+_archives: list = []
+
+
+def _track_archives() -> None:
+    import functools
+    import weakref
+
+    from aqgr.archive import Archive
+
+    made = Archive.__init__
+
+    @functools.wraps(made)  # inspect.signature(Archive) still reads the real one
+    def tracked(self, *args, **kwargs):
+        made(self, *args, **kwargs)
+        _archives.append(weakref.ref(self))
+
+    Archive.__init__ = tracked
+
+
+_track_archives()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _close_archives():
+    yield
+    while _archives:
+        archive = _archives.pop()()
+        if archive is not None:
+            archive.close()
+
+
 @pytest.fixture
 def home(tmp_path, monkeypatch):
     """A fresh aqgr home directory for one test."""

@@ -271,3 +271,24 @@ def test_an_incremental_update_while_serving_is_picked_up_without_a_failed_reque
         hits = client.post("/api/search", json={"facts": archive.text(newest)[:1500]}).json()["hits"]
         assert newest in [h["judgment_id"] for h in hits]
         assert app.state.service.reloads >= 1
+
+
+def test_a_long_lived_server_opens_no_descriptor_per_request(client, scenarios):
+    """Searches, summaries, texts, citations and health checks reuse the server's connections and
+    loaded index: a server that answers for weeks does not run out of file descriptors."""
+    import os
+
+    facts = scenarios[0]["facts"]
+
+    def round_of_requests():
+        assert client.post("/api/search", json={"facts": facts, "k": 3}).status_code == 200
+        assert client.get("/api/judgments/SC001").status_code == 200
+        assert client.get("/api/judgments/SC001/text").status_code == 200
+        assert client.get("/api/health").status_code == 200
+
+    for _ in range(3):  # loaded, connections pooled
+        round_of_requests()
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(40):
+        round_of_requests()
+    assert len(os.listdir("/proc/self/fd")) - before <= 2
