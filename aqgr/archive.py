@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence, Unpack
 
 from aqgr.batch import BatchReport, Outcome, Progress, summarize_files
 from aqgr.config import SearchOptions, Settings
-from aqgr.errors import DatabaseDamagedError, EmptyArchiveError, IndexMismatchError, NoCitationGraphError, NoStatutesError, StoreError
+from aqgr.foundation.errors import DatabaseDamagedError, EmptyArchiveError, IndexMismatchError, NoCitationGraphError, NoStatutesError, StoreError
 from aqgr.explain import explainers
-from aqgr.inputs import many
+from aqgr.foundation.inputs import many
 from aqgr.llm.config import ProviderOptions
 from aqgr.questions import question_generators
 from aqgr.retrieval.citations.treatment import treatment_engines
@@ -111,7 +111,7 @@ class Archive:
         """The model client of the llm.v1 engines (aqgr.llm.client.LLMClient): the configured
         provider, the reply cache in the home, one token ledger for this archive object.
         Raises ConfigError when no provider is configured."""
-        from aqgr.errors import ConfigError
+        from aqgr.foundation.errors import ConfigError
         from aqgr.llm.client import LLMClient
 
         with self._llm_lock:
@@ -286,11 +286,11 @@ class Archive:
                 remove_sqlite(cache)
                 return self._build_index(spec=spec, progress=progress, backend=backend, uri=uri, rebuild=rebuild)
         except OSError as exc:  # a full disk, a read-only home: the old index stays (committed atomically)
-            from aqgr.errors import WriteError
+            from aqgr.foundation.errors import WriteError
 
             raise WriteError(str(exc.filename or self.settings.index_dir), exc) from None
         except sqlite3.Error as exc:  # the embedding cache (cache/embeddings.sqlite) cannot be written
-            from aqgr.errors import WriteError
+            from aqgr.foundation.errors import WriteError
 
             text = str(exc).lower()
             code = errno.ENOSPC if "full" in text else errno.EROFS if ("readonly" in text or "read-only" in text or "unable to open" in text) else errno.EIO
@@ -465,7 +465,7 @@ class Archive:
         """The saved index's manifest; None without an index. An unreadable one raises IndexMismatchError (rebuild)."""
         import json
 
-        from aqgr.errors import IndexMismatchError
+        from aqgr.foundation.errors import IndexMismatchError
 
         path = self.settings.index_dir / "manifest.json"
         try:

@@ -35,8 +35,8 @@ from typing import Callable, Iterable
 
 from pydantic import BaseModel, Field
 
-from aqgr.errors import BatchInterrupted, ConfigError, LeaseLostError, ReadError, StoreError, SummarizeError, SummaryValidationError
-from aqgr.inputs import encodable, id_problem, many, shown
+from aqgr.foundation.errors import BatchInterrupted, ConfigError, LeaseLostError, ReadError, StoreError, SummarizeError, SummaryValidationError
+from aqgr.foundation.inputs import encodable, id_problem, many, shown
 from aqgr.grounding import ground_summary
 from aqgr.llm.deadline import task as model_task
 from aqgr.renames import StoredMeanwhile, guard, stored_as

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from aqgr.errors import NoCitationGraphError, UnknownJudgmentError
+from aqgr.foundation.errors import NoCitationGraphError, UnknownJudgmentError
 from aqgr.search import parties_line
 from aqgr.retrieval.citations.graph import Mention
 from aqgr.schemas.results import CitationTreatment, CitedJudgment, JudgmentCitations

@@ -10,10 +10,10 @@ from typing import Optional
 
 import typer
 
-from aqgr.console import console, styled  # light: rich is imported when something is printed
-from aqgr.errors import AqgrError
+from aqgr.foundation.console import console, styled  # light: rich is imported when something is printed
+from aqgr.foundation.errors import AqgrError
 from aqgr.invocation import DatabaseOption, HomeOption, Invocation, _err, _fail, _out, open_archive
-from aqgr.paths import SAMPLE
+from aqgr.foundation.paths import SAMPLE
 from aqgr.schemas.filters import facet_lines, make_filters
 from aqgr.show_cli import show
 
@@ -71,7 +71,7 @@ def summarize(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
     from rich.text import Text
 
-    from aqgr.errors import BatchInterrupted
+    from aqgr.foundation.errors import BatchInterrupted
 
     class RateColumn(ProgressColumn):
         def render(self, task) -> Text:

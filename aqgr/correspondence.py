@@ -44,9 +44,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from aqgr.errors import ReadError
-from aqgr.inputs import files_in
-from aqgr.paths import SAMPLE
+from aqgr.foundation.errors import ReadError
+from aqgr.foundation.inputs import files_in
+from aqgr.foundation.paths import SAMPLE
 
 SAMPLE_TABLE = SAMPLE / "correspondence.csv"
 STORE_FILE = "correspondence.json"

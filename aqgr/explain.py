@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Protocol, Sequence
 
-from aqgr.registry import Registry
+from aqgr.foundation.registry import Registry
 from aqgr.relevance import RelevanceScorer
 from aqgr.schemas.summary import StructuredSummary
 from aqgr.summarizer.sentences import split_sentences

@@ -19,7 +19,7 @@ import json
 from typing import Any, Sequence
 
 from aqgr.citation_guard import CitationGuard
-from aqgr.errors import ConfigError, InvalidModelOutputError, ProviderError
+from aqgr.foundation.errors import ConfigError, InvalidModelOutputError, ProviderError
 from aqgr.explain import Candidate, EvidenceExplainer, Explainer, Explanation, explainers
 from aqgr.llm.client import LLMClient, client_from_environment
 from aqgr.llm.prompts import load_prompt

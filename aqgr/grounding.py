@@ -36,7 +36,7 @@ from bisect import bisect_left
 from typing import Callable
 
 from aqgr.citation_guard import fold, mentions
-from aqgr.errors import SummarizeError
+from aqgr.foundation.errors import SummarizeError
 from aqgr.retrieval.citations.normalize import citations, tokens
 from aqgr.schemas.summary import SummarySlots
 from aqgr.summarizer.sentences import sentence_spans

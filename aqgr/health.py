@@ -154,7 +154,7 @@ def _check_database(settings: "Settings", report: _Report):
     from sqlalchemy import inspect
     from sqlmodel import SQLModel
 
-    from aqgr.errors import DatabaseDamagedError, StoreError
+    from aqgr.foundation.errors import DatabaseDamagedError, StoreError
     from aqgr.store import Store, classify, redact_url
 
     info: dict = {"where": redact_url(settings.db_url), "ok": True, "problems": [], "missing_tables": [], "damaged_summaries": []}
@@ -221,7 +221,7 @@ def _check_database(settings: "Settings", report: _Report):
 
 # -- the index -----------------------------------------------------------------------------------
 def _check_index(settings: "Settings", store, engine: str, report: _Report) -> dict:
-    from aqgr.errors import AqgrError, IndexMismatchError, NoIndexError
+    from aqgr.foundation.errors import AqgrError, IndexMismatchError, NoIndexError
     from aqgr.retrieval.backends import load_index
 
     where = settings.index_dir

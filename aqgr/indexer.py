@@ -31,7 +31,7 @@ import uuid
 from pathlib import Path
 from typing import Callable
 
-from aqgr.errors import EmptyArchiveError, IndexBusyError, IndexMismatchError, NoIndexError
+from aqgr.foundation.errors import EmptyArchiveError, IndexBusyError, IndexMismatchError, NoIndexError
 from aqgr.retrieval.index import MANIFEST, clean_leftovers, leftovers  # noqa: F401 (clean_leftovers re-exported)
 from aqgr.retrieval.spec import IndexSpec
 from aqgr.store import Store

@@ -10,14 +10,14 @@ from typing import Any, Optional
 
 import typer
 
-from aqgr.console import console, styled
-from aqgr.errors import AqgrError
+from aqgr.foundation.console import console, styled
+from aqgr.foundation.errors import AqgrError
 
 HomeOption = typer.Option(None, "--home", envvar="AQGR_HOME", help="Archive home directory (database, index, caches). Default: the user's data directory.")
 
 
 def _err():
-    """The console for messages (stderr). Plain text only: see aqgr/console.py."""
+    """The console for messages (stderr). Plain text only: see aqgr/foundation/console.py."""
     return console(stderr=True)
 
 
@@ -64,7 +64,7 @@ def open_archive(ctx: typer.Context, home: Optional[Path], database_url: Optiona
     except AqgrError as exc:  # a bad --database-url, an unknown engine name
         _fail(exc)
     except ValueError as exc:  # pydantic's ValidationError: an option value out of its range or choices
-        from aqgr.inputs import option_problem
+        from aqgr.foundation.inputs import option_problem
         from aqgr.llm.config import ENV
 
         _fail(ValueError(option_problem(exc, ENV)))

@@ -17,12 +17,12 @@ from typing import Annotated, Callable, TypeVar
 
 from pydantic import AfterValidator, BaseModel, Field
 
-from aqgr.errors import AqgrError
+from aqgr.foundation.errors import AqgrError
 from aqgr.schemas.filters import Filters
 
 T = TypeVar("T")
 
-from aqgr.caps import MAX_FACTS_CHARS, MAX_K  # noqa: E402 - the caps of every door (aqgr/caps.py)
+from aqgr.foundation.caps import MAX_FACTS_CHARS, MAX_K  # noqa: E402 - the caps of every door (aqgr/foundation/caps.py)
 
 MAX_TEXT_CHARS = 200_000
 
@@ -43,10 +43,10 @@ class JudgmentTextOut(BaseModel):
 
 
 def _valid_id(value: str) -> str:
-    from aqgr.inputs import check_text, id_problem
+    from aqgr.foundation.inputs import check_text, id_problem
 
     check_text(value, "judgment id")
-    problem = id_problem(value)  # the id rule of every door (aqgr/inputs.py)
+    problem = id_problem(value)  # the id rule of every door (aqgr/foundation/inputs.py)
     if problem is not None:
         raise ValueError(problem)
     return value
@@ -122,12 +122,12 @@ Every statute returned exists in the archive's statute collection."""
 
 
 def _check(facts: str, k: int | None = None, questions: list[str] | None = None) -> None:
-    from aqgr.caps import request_problem
-    from aqgr.inputs import check_text, check_texts
+    from aqgr.foundation.caps import request_problem
+    from aqgr.foundation.inputs import check_text, check_texts
 
     check_text(facts, "facts")
     check_texts(questions, "questions")
-    problem = request_problem(facts, questions, k)  # the HTTP API's caps (aqgr/caps.py)
+    problem = request_problem(facts, questions, k)  # the HTTP API's caps (aqgr/foundation/caps.py)
     if problem is not None:
         raise AqgrError(problem[1])
 

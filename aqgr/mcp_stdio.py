@@ -20,7 +20,7 @@ PARSE_ERROR = -32700
 def refusal(line: str) -> tuple[object, int, str] | None:
     """(request id, JSON-RPC error code, message) for a line the SDK could not read, or None when
     it holds no request to answer (not JSON, no id: a notification)."""
-    from aqgr.inputs import first_invalid, shown
+    from aqgr.foundation.inputs import first_invalid, shown
 
     try:
         found = json.loads(line)

@@ -33,7 +33,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
-from aqgr.errors import UnknownJudgmentError
+from aqgr.foundation.errors import UnknownJudgmentError
 from aqgr.schemas.results import Evidence, Hit, Pinpoint, SummaryPinpoints
 from aqgr.schemas.summary import StructuredSummary
 from aqgr.summarizer.sentences import split_sentences

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Protocol, Sequence
 
-from aqgr.registry import Registry
+from aqgr.foundation.registry import Registry
 from aqgr.retrieval.documents import question_form
 from aqgr.relevance import RelevanceScorer
 from aqgr.schemas.results import CandidateQuestion

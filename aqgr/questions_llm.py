@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
-from aqgr.errors import AqgrError, InvalidModelOutputError, ProviderError
+from aqgr.foundation.errors import AqgrError, InvalidModelOutputError, ProviderError
 from aqgr.llm.client import LLMClient, client_from_environment
 from aqgr.llm.prompts import load_prompt
 from aqgr.llm.structured import ask_json, schema_problems

@@ -34,7 +34,7 @@ from typing import Callable
 from sqlalchemy import text
 from sqlmodel import Session, select
 
-from aqgr.paths import file_sha256
+from aqgr.foundation.paths import file_sha256
 from aqgr.store import JudgmentRow, Store
 
 

@@ -45,9 +45,9 @@ from typing import AbstractSet, Callable, Iterable, Mapping, Sequence
 
 from aqgr.citation_guard import grounded_questions
 from aqgr.config import SearchOptions
-from aqgr.errors import EmptyArchiveError, FactsTooShortError, NoFiltersError, StoreError
+from aqgr.foundation.errors import EmptyArchiveError, FactsTooShortError, NoFiltersError, StoreError
 from aqgr.explain import Candidate, Explainer
-from aqgr.inputs import check_count, check_text, check_texts, many
+from aqgr.foundation.inputs import check_count, check_text, check_texts, many
 from aqgr.pinpoint import pin_hits
 from aqgr.llm.deadline import task as model_task
 from aqgr.questions import QuestionGenerator

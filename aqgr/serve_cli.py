@@ -11,7 +11,7 @@ from typing import Optional
 
 import typer
 
-from aqgr.errors import AqgrError, MissingDependencyError
+from aqgr.foundation.errors import AqgrError, MissingDependencyError
 
 
 def _need(module: str) -> None:
@@ -115,7 +115,7 @@ def register(app: typer.Typer, home_option) -> None:
             _fail(AqgrError("give statute files or folders, or --correspondence FILE (or both)"))
         archive = _open(ctx, home)
         if correspondence:
-            from aqgr.console import console as make_console
+            from aqgr.foundation.console import console as make_console
 
             try:
                 report = archive.add_correspondence(correspondence)

@@ -8,8 +8,8 @@ from typing import Optional
 
 import typer
 
-from aqgr.console import styled
-from aqgr.errors import AqgrError
+from aqgr.foundation.console import styled
+from aqgr.foundation.errors import AqgrError
 from aqgr.invocation import DatabaseOption, HomeOption, _err, _fail, _out, open_archive
 
 
@@ -22,7 +22,7 @@ def show(
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output on stdout (the summary and the passages' pinpoints)."),
 ) -> None:
     """A judgment's structured summary, each passage with where it stands in the judgment ("para 12")."""
-    from aqgr.errors import UnknownJudgmentError
+    from aqgr.foundation.errors import UnknownJudgmentError
     from aqgr.pinpoint import judgment_pinpoints, numbered_lines
 
     archive = open_archive(ctx, home, database_url)

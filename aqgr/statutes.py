@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from aqgr.config import Settings
-from aqgr.errors import NoStatutesError, ReadError
-from aqgr.inputs import check_count, files_in, many
+from aqgr.foundation.errors import NoStatutesError, ReadError
+from aqgr.foundation.inputs import check_count, files_in, many
 from aqgr.retrieval.protocol import Index
 from aqgr.retrieval.types import ScoredDoc, ranked
 from aqgr.schemas.statutes import StatuteHit, StatuteResult

@@ -37,8 +37,8 @@ from sqlalchemy import JSON, Column, Index, Text, cast, event, inspect, literal_
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
 from sqlmodel import Field, Session, SQLModel, create_engine, delete, func, select, update
 
-from aqgr.errors import ConfigError, DatabaseDamagedError, InvalidTextError, MissingDependencyError, StoreError
-from aqgr.inputs import encodable
+from aqgr.foundation.errors import ConfigError, DatabaseDamagedError, InvalidTextError, MissingDependencyError, StoreError
+from aqgr.foundation.inputs import encodable
 from aqgr.schemas.summary import StructuredSummary
 
 
@@ -203,7 +203,7 @@ def summary_problem(raw: str | None, *, full: bool = False, judgment_id: str | N
     the `checksum` written with it) not the content that was written."""
     from pydantic import ValidationError
 
-    from aqgr.errors import SummaryValidationError
+    from aqgr.foundation.errors import SummaryValidationError
 
     try:
         data = json.loads(raw) if isinstance(raw, str) else raw

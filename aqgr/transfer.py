@@ -35,10 +35,10 @@ from urllib.parse import quote, unquote
 
 from pydantic import BaseModel, Field
 
-from aqgr.errors import ConfigError, SummaryValidationError, WriteError
-from aqgr.inputs import first_invalid, id_problem, many
+from aqgr.foundation.errors import ConfigError, SummaryValidationError, WriteError
+from aqgr.foundation.inputs import first_invalid, id_problem, many
 from aqgr.store import Store
-from aqgr.targets import check_folder, write_file
+from aqgr.foundation.targets import check_folder, write_file
 from aqgr.schemas.summary import StructuredSummary
 from aqgr.schemas.validation import validate_summary
 
@@ -102,7 +102,7 @@ def _line(document: dict) -> str:
 def export_summaries(store: Store, out: str | Path | IO[str] | None, *, format: str = "jsonl", engine: str | None = None, force: bool = False) -> int:
     """Write every summary of `engine` (all engines when None); returns how many were written.
     A path is written only as a regular file (or a folder for json-dir), atomically; a symbolic link,
-    FIFO or device there is refused (ConfigError) unless `force` (see aqgr/targets.py)."""
+    FIFO or device there is refused (ConfigError) unless `force` (see aqgr/foundation/targets.py)."""
     if format not in EXPORT_FORMATS:
         raise ConfigError(f"unknown export format {format!r}; use one of: {', '.join(EXPORT_FORMATS)}")
     documents = store.iter_summaries(engine)

@@ -35,7 +35,7 @@ from typing import Iterable, NamedTuple
 from sqlalchemy import and_, func, or_, update
 from sqlmodel import Session, select
 
-from aqgr.errors import LeaseLostError
+from aqgr.foundation.errors import LeaseLostError
 from aqgr.store import FailureRow, Store, WorkerRow, WorkRow
 
 DEFAULT_LEASE_S = 300.0  # 5 minutes: far above an extractive item (ms) and a model call with retries (< 1 min); renewed while held
@@ -105,7 +105,7 @@ class WorkQueue:
 
     def __init__(self, store: Store, engine: str, worker: Worker, *, lease_s: float = DEFAULT_LEASE_S, max_attempts: int = DEFAULT_MAX_ATTEMPTS):
         if lease_s <= 0:
-            from aqgr.errors import ConfigError
+            from aqgr.foundation.errors import ConfigError
 
             raise ConfigError(f"the lease must be positive, not {lease_s} seconds")
         self.store, self.engine, self.worker = store, engine, worker

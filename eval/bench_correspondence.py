@@ -50,7 +50,7 @@ import sys
 import time
 from pathlib import Path
 
-from aqgr.paths import shared_datasets
+from aqgr.foundation.paths import shared_datasets
 
 PASSAGE_WORDS = 60  # a passage grows sentence by sentence until it has this many words
 MAX_WORDS = 120
@@ -159,7 +159,7 @@ def paired(scores: dict[str, float], base: dict[str, float], clusters: dict[str,
 
 def open_index(work: Path, texts: dict[str, str]):
     """The full-text index of the corpus in `work/index`, built once (hashing embedder)."""
-    from aqgr.errors import AqgrError
+    from aqgr.foundation.errors import AqgrError
     from aqgr.retrieval.index import IndexSpec, SummaryIndex
 
     spec = IndexSpec(embedder="hashing.v1")

@@ -24,7 +24,7 @@ import tempfile
 import time
 from contextlib import ExitStack
 from pathlib import Path
-from aqgr.paths import SAMPLE
+from aqgr.foundation.paths import SAMPLE
 
 SAMPLE = SAMPLE / "judgments"
 FACTS = (

@@ -40,7 +40,7 @@ import sys
 import time
 from pathlib import Path
 
-from aqgr.paths import shared_datasets
+from aqgr.foundation.paths import shared_datasets
 from aqgr.retrieval.embedders import DEFAULT_EMBEDDER
 
 AILA_ROOT = shared_datasets() / "aila2019"

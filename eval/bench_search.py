@@ -36,7 +36,7 @@ from aqgr.eval.bench_common import print_result
 from aqgr.eval.datasets import load_dataset
 from aqgr.eval.pipeline_systems import DEFAULT_SUMMARIZER, PIPELINE_CONFIGS, ArchiveSystem, case_archive
 from aqgr.eval.systems import default_cache_dir
-from aqgr.paths import shared_datasets
+from aqgr.foundation.paths import shared_datasets
 from aqgr.search import freeze_heap
 
 DEFAULT_DATA = shared_datasets() / "aila2019"
@@ -132,7 +132,7 @@ def bench(data: Path, cache_dir: Path, summarizer: str, embedder: str | None, co
 def _bench_statutes(data: Path, archive, searcher, spec, queries) -> dict | None:
     """Statute collection build and warm statute search latency; None without statutes."""
     from aqgr.config import Settings
-    from aqgr.errors import DatasetError
+    from aqgr.foundation.errors import DatasetError
     from aqgr.statutes import StatuteCollection, statutes_for
     from aqgr.eval.datasets import find_documents
 

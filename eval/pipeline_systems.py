@@ -58,7 +58,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from aqgr.errors import ConfigError, DatasetError, NoIndexError, IndexMismatchError
+from aqgr.foundation.errors import ConfigError, DatasetError, NoIndexError, IndexMismatchError
 from aqgr.eval import backends
 from aqgr.eval.datasets import Dataset, find_documents, list_documents
 from aqgr.eval.systems import Progress, default_cache_dir, systems

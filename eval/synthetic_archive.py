@@ -91,7 +91,7 @@ class Corpus:
         engine = summarizers.create("extractive.v1")
         files = sorted(Path(docs_dir).glob("*.txt"))
         if not files:
-            from aqgr.errors import DatasetError
+            from aqgr.foundation.errors import DatasetError
 
             raise DatasetError(f"{docs_dir}: no .txt judgments to recombine; give the folder of real judgments (--corpus)")
         random.Random(SEED).shuffle(files)

@@ -51,8 +51,8 @@ from typing import Callable, ClassVar, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from aqgr.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
-from aqgr.paths import file_sha256
+from aqgr.foundation.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
+from aqgr.foundation.paths import file_sha256
 from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
 from .dense import QueryVectors, embed_sentences

@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
-from aqgr.errors import UnknownNameError
+from aqgr.foundation.errors import UnknownNameError
 
 from .types import ScoredDoc
 

@@ -1,7 +1,7 @@
 """Model providers: one small interface over Gemini, OpenAI-compatible servers and a scripted fake.
 
-A foundation package like `aqgr.errors` and `aqgr.registry`: it imports nothing from the
-stages above it, so the summarizer engines may use it. Provider SDKs are imported inside
+A low layer, just above `aqgr.schemas` and `aqgr.foundation` (`errors`, `registry`): it imports nothing from
+the stages above it, so the summarizer engines may use it. Provider SDKs are imported inside
 the functions that call them; importing this package loads none of them.
 
   base        LLMRequest, LLMReply, the Provider protocol and the `providers` registry

@@ -36,8 +36,8 @@ from typing import Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-from aqgr.errors import ConfigError
-from aqgr.inputs import option_problem
+from aqgr.foundation.errors import ConfigError
+from aqgr.foundation.inputs import option_problem
 
 ENV = {
     "provider": "AQGR_PROVIDER",

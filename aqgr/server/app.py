@@ -22,10 +22,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import aqgr
 from aqgr.archive import Archive
-from aqgr.caps import STATUS as CAP_STATUS, Caps, request_problem
-from aqgr.inputs import id_problem
+from aqgr.foundation.caps import STATUS as CAP_STATUS, Caps, request_problem
+from aqgr.foundation.inputs import id_problem
 from aqgr.config import SearchOptions
-from aqgr.errors import (
+from aqgr.foundation.errors import (
     AqgrError,
     DatabaseDamagedError,
     EmptyArchiveError,
@@ -248,7 +248,7 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
     caps = Caps(config.max_facts_chars, config.max_questions, config.max_question_chars, config.max_k)
 
     def check_caps(facts: str | None = None, questions: list[str] | None = None, k: int | None = None) -> None:
-        problem = request_problem(facts, questions, k, caps)  # the same check as the MCP tools (aqgr/caps.py)
+        problem = request_problem(facts, questions, k, caps)  # the same check as the MCP tools (aqgr/foundation/caps.py)
         if problem is not None:
             raise RequestRefused(CAP_STATUS[problem[0]], *problem)
 
@@ -262,7 +262,7 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
         check_caps(k=k)
 
     def check_id(judgment_id: str) -> None:
-        problem = id_problem(judgment_id)  # the id rule of every door (aqgr/inputs.py)
+        problem = id_problem(judgment_id)  # the id rule of every door (aqgr/foundation/inputs.py)
         if problem is not None:
             raise RequestRefused(422, "invalid_id", problem)
 

@@ -18,7 +18,7 @@ import threading
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
-from aqgr.paths import SAMPLE
+from aqgr.foundation.paths import SAMPLE
 
 FALLBACK_FACTS = (
     "An elderly shopkeeper was attacked with an axe by his neighbour during a dispute over a boundary wall. "

@@ -6,7 +6,7 @@ import ipaddress
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from aqgr.caps import MAX_FACTS_CHARS, MAX_K, MAX_QUESTION_CHARS, MAX_QUESTIONS
+from aqgr.foundation.caps import MAX_FACTS_CHARS, MAX_K, MAX_QUESTION_CHARS, MAX_QUESTIONS
 
 LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
 

@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from aqgr.inputs import first_invalid
+from aqgr.foundation.inputs import first_invalid
 from aqgr.schemas.filters import Filters
 from aqgr.schemas.results import CandidateQuestion, Engines
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Sequence
 
 from aqgr.archive import Archive
-from aqgr.errors import AqgrError
+from aqgr.foundation.errors import AqgrError
 from aqgr.search import Searcher, freeze_heap
 from aqgr.statutes import StatuteCollection, file_stamp, statutes_for
 from aqgr.schemas.results import JudgmentCitations

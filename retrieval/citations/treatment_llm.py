@@ -27,7 +27,7 @@ import json
 import re
 from typing import Any
 
-from aqgr.errors import AqgrError, ProviderError
+from aqgr.foundation.errors import AqgrError, ProviderError
 from aqgr.llm.client import LLMClient, client_from_environment
 from aqgr.llm.prompts import load_prompt
 from aqgr.llm.structured import ask_json, schema_problems

@@ -38,7 +38,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from aqgr.errors import ConfigError, InvalidModelOutputError, ProviderError, SafetyBlockError, SummarizeError
+from aqgr.foundation.errors import ConfigError, InvalidModelOutputError, ProviderError, SafetyBlockError, SummarizeError
 from aqgr.llm.base import LLMRequest
 from aqgr.llm.budget import Budget, template_reserve
 from aqgr.llm.client import LLMClient

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from aqgr import Archive
 from aqgr.cli import app
-from aqgr.errors import StoreError
+from aqgr.foundation.errors import StoreError
 from tests.aqgr.helpers import JUDGMENTS, write_judgments
 
 runner = CliRunner()

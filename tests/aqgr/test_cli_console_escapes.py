@@ -6,7 +6,7 @@ from __future__ import annotations
 from typer.testing import CliRunner
 
 from aqgr.cli import app
-from aqgr.console import printable, styled
+from aqgr.foundation.console import printable, styled
 from tests.aqgr.helpers import CITING_JUDGMENTS, DYING_DECLARATION_FACTS, write_judgments
 
 runner = CliRunner()
@@ -58,7 +58,7 @@ def test_an_error_quoting_the_user_is_escaped(home, tmp_path):
 
 
 def test_no_command_prints_a_data_string_past_the_console():
-    """The CLI modules print people-readable strings only through aqgr/console.py: `typer.echo` only of JSON."""
+    """The CLI modules print people-readable strings only through aqgr/foundation/console.py: `typer.echo` only of JSON."""
     import ast
     from pathlib import Path
 

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from aqgr import Archive, IndexSpec, Settings
 from aqgr.cli import app
 from aqgr.correspondence import SAMPLE_TABLE, CorrespondenceStore, load_tables, parse_table
-from aqgr.errors import ReadError
+from aqgr.foundation.errors import ReadError
 
 from .helpers import write_judgments
 

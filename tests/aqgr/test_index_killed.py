@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from aqgr import Archive
-from aqgr.paths import SAMPLE
+from aqgr.foundation.paths import SAMPLE
 from aqgr.retrieval.docstore import DocRegistry
 from aqgr.retrieval.index import IndexSpec, SummaryIndex, leftovers
 

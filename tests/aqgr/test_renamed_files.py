@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from aqgr import Archive
 from aqgr.cli import app
-from aqgr.paths import SAMPLE
+from aqgr.foundation.paths import SAMPLE
 from aqgr.retrieval.index import IndexSpec
 
 SPEC = IndexSpec(embedder="hashing.v1")

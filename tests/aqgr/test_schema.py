@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from aqgr.errors import SummaryValidationError
+from aqgr.foundation.errors import SummaryValidationError
 from aqgr.schemas.summary import Provenance, StructuredSummary, SummarySlots
 from aqgr.schemas.validation import summary_json_schema, validate_summary
 

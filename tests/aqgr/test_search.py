@@ -3,7 +3,7 @@
 import pytest
 
 from aqgr import Archive, FactsTooShortError, IndexMismatchError, IndexSpec, NoIndexError
-from aqgr.errors import EmptyArchiveError
+from aqgr.foundation.errors import EmptyArchiveError
 from aqgr.explain import Explanation, explainers
 from tests.aqgr.helpers import CITING_JUDGMENTS, DYING_DECLARATION_FACTS, JUDGMENTS, indexed_archive, write_judgments
 
@@ -126,7 +126,7 @@ def test_precedents_cited_by_the_best_ranked_judgments_rise(citing_archive):
 
 
 def test_citations_of_a_judgment_summarised_after_indexing_ask_for_a_new_index(citing_archive, tmp_path):
-    from aqgr.errors import NoCitationGraphError
+    from aqgr.foundation.errors import NoCitationGraphError
 
     assert [c.judgment_id for c in citing_archive.citations_of("A1").cited_by] == ["A5"]
     citing_archive.summarize([write_judgments(tmp_path / "more", {"B1": JUDGMENTS["A4"].replace("Hari Prasad", "Gopal Das")})])

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from aqgr import Archive
 from aqgr.cli import app
-from aqgr.errors import LeaseLostError
+from aqgr.foundation.errors import LeaseLostError
 from aqgr.store import Store, WorkRow
 from aqgr.workqueue import Worker, WorkQueue, finish, ledger_status
 from tests.aqgr.helpers import write_judgments

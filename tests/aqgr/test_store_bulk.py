@@ -7,7 +7,7 @@ import hashlib
 import pytest
 from sqlmodel import select
 
-from aqgr.errors import InvalidTextError
+from aqgr.foundation.errors import InvalidTextError
 from aqgr.schemas.summary import Provenance, StructuredSummary
 from aqgr.store import FailureRow, ImportRow, JudgmentRow, Store, SummaryRow
 

@@ -159,7 +159,7 @@ def test_statutes_through_the_precedents_that_quote_them(tiny, tmp_path):
 
 
 def test_pipeline_system_before_prepare_says_what_to_do():
-    from aqgr.errors import ConfigError
+    from aqgr.foundation.errors import ConfigError
 
     with pytest.raises(ConfigError, match="prepare"):
         get_system("aqgr").rank("q", "facts", depth=10)

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from aqgr.archive import Archive
-from aqgr.errors import SummarizeError
+from aqgr.foundation.errors import SummarizeError
 from aqgr.grounding import Locator, ground_summary
 from aqgr.retrieval.index import IndexSpec
 from aqgr.schemas.summary import Parties, PrecedentRef, StatuteRef, SummarySlots

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from aqgr.errors import ProviderError
+from aqgr.foundation.errors import ProviderError
 from tests.llm.servers import FakeModelServer, Step, gemini_text, openai_text
 from tests.llm.test_llm_http import _client, _request
 

@@ -11,7 +11,7 @@ import pytest
 
 from aqgr.archive import Archive
 from aqgr.config import SearchOptions
-from aqgr.errors import ConfigError, InvalidModelOutputError, ProviderError
+from aqgr.foundation.errors import ConfigError, InvalidModelOutputError, ProviderError
 from aqgr.llm.base import LLMRequest
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig

@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from aqgr.archive import Archive
-from aqgr.errors import ProviderError, SafetyBlockError
+from aqgr.foundation.errors import ProviderError, SafetyBlockError
 from aqgr.llm.base import LLMRequest
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig

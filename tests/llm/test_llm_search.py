@@ -6,7 +6,7 @@ import json
 
 
 from aqgr.archive import Archive
-from aqgr.errors import ProviderError
+from aqgr.foundation.errors import ProviderError
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig
 from aqgr.llm.fake import FakeProvider

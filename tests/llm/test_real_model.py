@@ -16,7 +16,7 @@ import pytest
 
 from aqgr.archive import Archive
 from aqgr.config import SearchOptions
-from aqgr.errors import ProviderError
+from aqgr.foundation.errors import ProviderError
 from aqgr.llm.base import LLMRequest
 from aqgr.llm.cache import ResponseCache
 from aqgr.llm.client import LLMClient

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from retrieval_samples import CORPUS, summary
 
-from aqgr.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
+from aqgr.foundation.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
 from aqgr.retrieval.backends import backend_class, build_index, canonical, load_index
 from aqgr.retrieval.documents import slot_texts, summary_fingerprint
 from aqgr.retrieval.index import IndexSpec

@@ -238,7 +238,7 @@ def test_an_incremental_update_while_serving_is_picked_up_without_a_failed_reque
     import shutil
     import threading
 
-    from aqgr.paths import SAMPLE
+    from aqgr.foundation.paths import SAMPLE
     from aqgr.retrieval.index import IndexSpec
 
     judgments = sorted((SAMPLE / "judgments").glob("*.txt"))

@@ -1,6 +1,6 @@
 """Every door applies the same rules: a lone surrogate in an MCP tool argument gets an error answer
-(over the real stdio transport), MCP has the HTTP API's caps (one definition, aqgr/caps.py), and
-`summarize` and `import` refuse the ids the HTTP API refuses (one rule, aqgr.inputs.id_problem)."""
+(over the real stdio transport), MCP has the HTTP API's caps (one definition, aqgr/foundation/caps.py), and
+`summarize` and `import` refuse the ids the HTTP API refuses (one rule, aqgr.foundation.inputs.id_problem)."""
 
 from __future__ import annotations
 
@@ -114,7 +114,7 @@ def test_import_refuses_ids_the_api_refuses(tmp_path, monkeypatch):
     (tmp_path / "in.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     report = Archive(settings=Settings.resolve(tmp_path / "b", index=FAST)).import_summaries([tmp_path / "in.jsonl"])
     assert report.imported == ["C1"] and len(report.invalid) == len(bad)
-    from aqgr.inputs import id_problem
+    from aqgr.foundation.inputs import id_problem
 
     assert all(id_problem(i) for i in bad)  # the HTTP API's rule
 

@@ -82,7 +82,7 @@ def test_ids_that_are_not_utf8_are_clean_4xx(client, path):
 
 
 def test_the_searcher_refuses_invalid_text_itself(sample_archive):
-    from aqgr.errors import InvalidTextError
+    from aqgr.foundation.errors import InvalidTextError
 
     with pytest.raises(InvalidTextError, match=r"lone surrogate U\+D800\) at position"):
         sample_archive.search(FACTS + "\ud800")

@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import IO, Callable
 
-from aqgr.errors import ConfigError, WriteError
+from aqgr.foundation.errors import ConfigError, WriteError
 
 _KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))

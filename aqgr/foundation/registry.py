@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import Callable, Generic, TypeVar
 
-from aqgr.errors import UnknownNameError
+from aqgr.foundation.errors import UnknownNameError
 
 T = TypeVar("T")
 

@@ -5,7 +5,7 @@ import os
 from pathlib import Path
 
 # datasets/sample of the checkout (aqgr/sample links to it); package data in a wheel.
-SAMPLE = Path(__file__).parent / "sample"
+SAMPLE = Path(__file__).parent.parent / "sample"
 
 
 def shared_datasets() -> Path:
@@ -14,7 +14,7 @@ def shared_datasets() -> Path:
     configured = os.environ.get("AQGR_DATASETS")
     if configured:
         return Path(configured)
-    return Path(__file__).resolve().parents[2] / "shared" / "datasets"
+    return Path(__file__).resolve().parents[3] / "shared" / "datasets"
 
 
 def file_sha256(path: str | Path) -> str:

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Iterable
 
-from aqgr.errors import InvalidTextError, ReadError
+from aqgr.foundation.errors import InvalidTextError, ReadError
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

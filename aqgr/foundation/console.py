@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Union
 
-from aqgr.inputs import shown
+from aqgr.foundation.inputs import shown
 
 if TYPE_CHECKING:
     from rich.console import Console
