@@ -12,8 +12,8 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "Archive": "aqgr.archive",
     "BatchReport": "aqgr.batch",
-    "SearchOptions": "aqgr.config",
-    "Settings": "aqgr.config",
+    "SearchOptions": "aqgr.pipeline.config",
+    "Settings": "aqgr.pipeline.config",
     "AqgrError": "aqgr.foundation.errors",
     "BatchInterrupted": "aqgr.foundation.errors",
     "ConfigError": "aqgr.foundation.errors",

@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence, Unpack
 
 from aqgr.batch import BatchReport, Outcome, Progress, summarize_files
-from aqgr.config import SearchOptions, Settings
+from aqgr.pipeline.config import SearchOptions, Settings
 from aqgr.foundation.errors import DatabaseDamagedError, EmptyArchiveError, IndexMismatchError, NoCitationGraphError, NoStatutesError, StoreError
-from aqgr.explain import explainers
+from aqgr.pipeline.explain import explainers
 from aqgr.foundation.inputs import many
 from aqgr.llm.config import ProviderOptions
-from aqgr.questions import question_generators
+from aqgr.pipeline.questions import question_generators
 from aqgr.retrieval.citations.treatment import treatment_engines
-from aqgr.search import Searcher
+from aqgr.pipeline.search import Searcher
 from aqgr.store import Store, SummaryReader
 
 CITATIONS_FILE = "citations.sqlite"  # retrieval/citations/store.py, beside the index
@@ -306,7 +306,7 @@ class Archive:
         with IndexLock(self.home):
             from aqgr.health import open_embedding_cache
             from aqgr.retrieval.index import clean_leftovers
-            from aqgr.statutes import StatuteCollection
+            from aqgr.pipeline.statutes import StatuteCollection
 
             clean_leftovers(StatuteCollection(self.settings).index_dir)  # the case index's: update_index
             cache = open_embedding_cache(self.settings.cache_dir / "embeddings.sqlite")  # a damaged cache is made anew
@@ -339,7 +339,7 @@ class Archive:
     def add_statutes(self, paths: Iterable[str | Path]) -> int:
         """Add (or replace, by id) the statute files under `paths` to the archive's statute
         collection, index them and record which judgments quote them; returns the count."""
-        from aqgr.statutes import StatuteCollection
+        from aqgr.pipeline.statutes import StatuteCollection
 
         return StatuteCollection(self.settings).add(paths, judgments=self.texts())
 
@@ -347,7 +347,7 @@ class Archive:
         """The statutes for the facts: searched with the same legal questions (the given ones,
         or the archive's top generated ones) and through the precedents that quote them.
         Raises NoStatutesError when the archive has none (`add_statutes`)."""
-        from aqgr.statutes import StatuteCollection, statutes_for
+        from aqgr.pipeline.statutes import StatuteCollection, statutes_for
 
         if self._statutes is None:
             self._statutes = StatuteCollection(self.settings)
@@ -357,9 +357,9 @@ class Archive:
 
     def link_statutes(self, progress: Callable[[str, int, int], None] | None = None) -> int | None:
         """Record which judgments quote which statutes of the archive's statute collection
-        (aqgr/statutes.py); None when the archive has no statutes. `progress(stage, done,
+        (aqgr/pipeline/statutes.py); None when the archive has no statutes. `progress(stage, done,
         total)` is called with stage "statute links"."""
-        from aqgr.statutes import StatuteCollection
+        from aqgr.pipeline.statutes import StatuteCollection
 
         statutes = StatuteCollection(self.settings)
         if not statutes.exists():
@@ -513,12 +513,12 @@ class Archive:
         )
 
     def _correspondence_store(self):
-        from aqgr.correspondence import CorrespondenceStore
+        from aqgr.pipeline.correspondence import CorrespondenceStore
 
         return CorrespondenceStore(self.settings.home)
 
     def correspondence(self):
-        """The archive's section correspondence tables (aqgr/correspondence.py), or None when it has none."""
+        """The archive's section correspondence tables (aqgr/pipeline/correspondence.py), or None when it has none."""
         return self._correspondence_store().load()
 
     def add_correspondence(self, paths: Iterable[str | Path]):

@@ -37,7 +37,7 @@ from pydantic import BaseModel, Field
 
 from aqgr.foundation.errors import BatchInterrupted, ConfigError, LeaseLostError, ReadError, StoreError, SummarizeError, SummaryValidationError
 from aqgr.foundation.inputs import encodable, id_problem, many, shown
-from aqgr.grounding import ground_summary
+from aqgr.pipeline.grounding import ground_summary
 from aqgr.llm.deadline import task as model_task
 from aqgr.renames import StoredMeanwhile, guard, stored_as
 from aqgr.store import JudgmentRow, Store
@@ -317,7 +317,7 @@ def _process(item: WorkItem, store: Store, engine: SummarizerEngine, force: bool
         with model_task("judgment"):  # its model calls end within the judgment's time (aqgr/llm/deadline.py)
             slots = engine.summarize(JudgmentText(judgment_id=judgment_id, text=text, source_path=item.path, sha256=sha))
         ungrounded: list[str] = []
-        if getattr(engine, "model", None) is not None:  # a model wrote the values: keep those the judgment's text shows (aqgr/grounding.py)
+        if getattr(engine, "model", None) is not None:  # a model wrote the values: keep those the judgment's text shows (aqgr/pipeline/grounding.py)
             slots, ungrounded = ground_summary(judgment_id, slots, text)
         take_usage = getattr(engine, "take_usage", None)  # seam: provider engines report tokens/cost per call
         usage = take_usage() if callable(take_usage) else None

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Callable
 
 from aqgr.foundation.errors import NoCitationGraphError, UnknownJudgmentError
-from aqgr.search import parties_line
+from aqgr.pipeline.search import parties_line
 from aqgr.retrieval.citations.graph import Mention
 from aqgr.schemas.results import CitationTreatment, CitedJudgment, JudgmentCitations
 from aqgr.schemas.summary import StructuredSummary

@@ -190,13 +190,13 @@ def index(
 
 def _at(pin) -> tuple[str, str] | str:
     """' (para 12)' after a quoted explanation, dim; nothing when it was not looked up."""
-    from aqgr.pinpoint import where
+    from aqgr.pipeline.pinpoint import where
 
     return (f"  ({where(pin)})", "dim") if pin is not None else ""
 
 
 def _print_result(result, console) -> None:
-    from aqgr.pinpoint import where
+    from aqgr.pipeline.pinpoint import where
 
     console.print(styled(("Questions", "bold"), f" ({'chosen' if result.questions_chosen_by_user else 'generated'}):"))
     for i, question in enumerate(result.questions, 1):
@@ -386,7 +386,7 @@ def export_(
         _fail(exc)
     _err().print(f"exported {count} summaries" + (f" -> {out}" if out else ""))
     if archive.damaged_summaries():
-        from aqgr.search import damaged_note
+        from aqgr.pipeline.search import damaged_note
 
         _err().print(styled(("note:", "yellow"), " ", damaged_note(archive.damaged_summaries())), soft_wrap=True)
 
@@ -433,7 +433,7 @@ def demo(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Summarise the sample archive, build the index and answer a sample scenario (offline unless a provider is set)."""
-    from aqgr.config import default_home
+    from aqgr.pipeline.config import default_home
     sample = sample or sample_dir()
     scenarios_file = sample / "scenarios.json"
     if not scenarios_file.exists():

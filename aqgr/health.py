@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from aqgr.config import Settings
+    from aqgr.pipeline.config import Settings
     from aqgr.retrieval.embed_cache import EmbeddingCache
 
 RESTORE = ("restore a backup of it, or move it aside and `aqgr import` your last `aqgr export` (or `aqgr summarize` "

@@ -141,7 +141,7 @@ def build_server(home: str | Path | None = None, *, archive=None):
     import aqgr
     from aqgr.archive import Archive
     from aqgr.server.service import ArchiveService
-    from aqgr.pinpoint import judgment_pinpoints
+    from aqgr.pipeline.pinpoint import judgment_pinpoints
     from aqgr.schemas.results import CandidateQuestion, JudgmentCitations, SearchResult, SummaryPinpoints
     from aqgr.schemas.statutes import StatuteResult
     from aqgr.schemas.summary import StructuredSummary

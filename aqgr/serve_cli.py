@@ -109,7 +109,7 @@ def register(app: typer.Typer, home_option) -> None:
         """Add statutes to the archive (searched with the same legal questions as the judgments, and
         through the archive's judgments that quote them), and/or section correspondence tables
         (old code <-> new code: a search then matches either code's sections and shows both)."""
-        from aqgr.statutes import StatuteCollection
+        from aqgr.pipeline.statutes import StatuteCollection
 
         if not paths and not correspondence:
             _fail(AqgrError("give statute files or folders, or --correspondence FILE (or both)"))

@@ -23,7 +23,7 @@ def show(
 ) -> None:
     """A judgment's structured summary, each passage with where it stands in the judgment ("para 12")."""
     from aqgr.foundation.errors import UnknownJudgmentError
-    from aqgr.pinpoint import judgment_pinpoints, numbered_lines
+    from aqgr.pipeline.pinpoint import judgment_pinpoints, numbered_lines
 
     archive = open_archive(ctx, home, database_url)
     try:
@@ -56,8 +56,8 @@ def _print_text(body: str, numbered_lines) -> None:
 
 
 def _print_summary(shown) -> None:
-    from aqgr.pinpoint import where
-    from aqgr.search import parties_line
+    from aqgr.pipeline.pinpoint import where
+    from aqgr.pipeline.search import parties_line
 
     s = shown.summary
     out = _out()

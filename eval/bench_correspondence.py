@@ -14,7 +14,7 @@ stable hash of their id (never file order) until there are --passages (0, the de
 `--per-judgment 1 --passages 400` is the first setting: the first naming paragraph of each
 judgment or none, 400 judgments. A query is "<judgment>/<passage number>"; queries of one
 judgment are not independent, so the intervals below draw judgments, not queries. Each
-passage is rewritten mechanically into the new code (aqgr/correspondence.py: "Sections
+passage is rewritten mechanically into the new code (aqgr/pipeline/correspondence.py: "Sections
 302/34 IPC" -> "Sections 103(1) and 3(5) BNS", "Section 32 of the Evidence Act" -> "Section
 26 of the Bharatiya Sakshya Adhiniyam, 2023"; the codes' names elsewhere too: "(in short
 'IPC')" -> "(in short 'BNS')").
@@ -194,7 +194,7 @@ def rankings(index, queries: dict[str, str], own: dict[str, str], cited: set[str
 
 
 def run(work: Path, tables: Path, n: int = PASSAGES, per_judgment: int = PER_JUDGMENT, datasets: Path | None = None) -> dict:
-    from aqgr.correspondence import load_tables
+    from aqgr.pipeline.correspondence import load_tables
     from aqgr.eval.measures import compute
 
     root = (datasets or shared_datasets()) / "aila2019" / "Object_casedocs"

@@ -33,7 +33,7 @@ from aqgr.eval.datasets import load_dataset
 from aqgr.eval.pipeline_systems import DEFAULT_SUMMARIZER, case_archive
 from aqgr.eval.systems import default_cache_dir
 from aqgr.foundation.paths import shared_datasets
-from aqgr.search import freeze_heap
+from aqgr.pipeline.search import freeze_heap
 
 DEFAULT_DATA = shared_datasets() / "aila2019"
 

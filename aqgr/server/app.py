@@ -24,7 +24,7 @@ import aqgr
 from aqgr.archive import Archive
 from aqgr.foundation.caps import STATUS as CAP_STATUS, Caps, request_problem
 from aqgr.foundation.inputs import id_problem
-from aqgr.config import SearchOptions
+from aqgr.pipeline.config import SearchOptions
 from aqgr.foundation.errors import (
     AqgrError,
     DatabaseDamagedError,
@@ -57,8 +57,8 @@ from aqgr.server.models import (
 )
 from aqgr.server.service import ArchiveService
 
-from aqgr.pinpoint import ParagraphIndex
-from aqgr.pinpoint import judgment_pinpoints as pinpoints_of
+from aqgr.pipeline.pinpoint import ParagraphIndex
+from aqgr.pipeline.pinpoint import judgment_pinpoints as pinpoints_of
 from aqgr.schemas.results import JudgmentCitations, SearchResult, SummaryPinpoints
 from aqgr.schemas.statutes import StatuteResult
 from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary

@@ -20,8 +20,8 @@ from typing import Sequence
 
 from aqgr.archive import Archive
 from aqgr.foundation.errors import AqgrError
-from aqgr.search import Searcher, freeze_heap
-from aqgr.statutes import StatuteCollection, file_stamp, statutes_for
+from aqgr.pipeline.search import Searcher, freeze_heap
+from aqgr.pipeline.statutes import StatuteCollection, file_stamp, statutes_for
 from aqgr.schemas.results import JudgmentCitations
 from aqgr.schemas.statutes import StatuteResult
 from aqgr.schemas.summary import StructuredSummary
@@ -44,7 +44,7 @@ class ArchiveService:
 
     def start(self) -> None:
         """The server's start-up: load the index and summaries and the query embedder (as the
-        first search would), then freeze the heap (`aqgr.search.freeze_heap`), once. A missing
+        first search would), then freeze the heap (`aqgr.pipeline.search.freeze_heap`), once. A missing
         index raises (NoIndexError & co.); the heap is frozen all the same."""
         try:
             self.searcher().index.embed_query(WARM_UP)

@@ -8,7 +8,7 @@ import pytest
 
 from aqgr import Archive, IndexSpec, Settings
 from aqgr.server.service import ArchiveService
-from aqgr.statutes import StatuteCollection, rank_with_precedents
+from aqgr.pipeline.statutes import StatuteCollection, rank_with_precedents
 from aqgr.retrieval.types import ScoredDoc
 
 from .helpers import DYING_DECLARATION_FACTS, JUDGMENTS, write_judgments

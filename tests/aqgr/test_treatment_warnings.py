@@ -162,7 +162,7 @@ def _hit(judgment_id: str, rank: int, overruled_by: tuple[str, ...] = ()):
     ([], []),
 ])
 def test_overruled_below_orders_hits(given, expected):
-    from aqgr.search import overruled_below
+    from aqgr.pipeline.search import overruled_below
 
     hits = [_hit(j, rank, by) for rank, (j, by) in enumerate(given, 1)]
     ordered, _ = overruled_below(hits)

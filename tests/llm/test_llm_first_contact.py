@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from aqgr.archive import Archive
-from aqgr.config import SearchOptions
+from aqgr.pipeline.config import SearchOptions
 from aqgr.foundation.errors import ConfigError, InvalidModelOutputError, ProviderError
 from aqgr.llm.base import LLMRequest
 from aqgr.llm.client import LLMClient

@@ -98,7 +98,7 @@ def test_cache_hit_on_rerun_pays_nothing(archive_dir, tmp_path):
 
 
 def test_provider_configured_by_settings_selects_the_model_engines(archive_dir, monkeypatch):
-    from aqgr.config import Settings
+    from aqgr.pipeline.config import Settings
     from aqgr.llm.fake import install_script
 
     monkeypatch.setenv("AQGR_PROVIDER", "fake.v1")

@@ -15,7 +15,7 @@ import sqlite3
 import pytest
 
 from aqgr.archive import Archive
-from aqgr.config import SearchOptions
+from aqgr.pipeline.config import SearchOptions
 from aqgr.foundation.errors import ProviderError
 from aqgr.llm.base import LLMRequest
 from aqgr.llm.cache import ResponseCache

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from aqgr.archive import Archive
-from aqgr.config import Settings
+from aqgr.pipeline.config import Settings
 from aqgr.foundation.errors import IndexMismatchError
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig

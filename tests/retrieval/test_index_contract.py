@@ -367,9 +367,9 @@ def test_update_refuses_a_judgment_twice_or_both_added_and_removed(fresh):
 def test_update_may_empty_the_index_and_search_then_refuses_it(fresh):
     """Removing every judgment leaves an empty index (saved and loaded as such); searching it
     raises EmptyArchiveError, as for an archive with nothing indexed; adding fills it again."""
-    from aqgr.explain import explainers
-    from aqgr.questions import question_generators
-    from aqgr.search import SearchOptions, Searcher
+    from aqgr.pipeline.explain import explainers
+    from aqgr.pipeline.questions import question_generators
+    from aqgr.pipeline.search import SearchOptions, Searcher
 
     _, full, index, directory = fresh
     assert _update(index, full, removed=IDS) == {"added": 0, "replaced": 0, "removed": len(IDS)}

@@ -43,7 +43,7 @@ def build_sample(home: Path, *, statutes_dir: Path | None = None) -> Archive:
     archive.summarize([SAMPLE / "judgments"])
     archive.build_index()
     if statutes_dir is not None:
-        from aqgr.statutes import StatuteCollection
+        from aqgr.pipeline.statutes import StatuteCollection
 
         statutes_dir.mkdir(parents=True, exist_ok=True)
         for name, text in STATUTES.items():

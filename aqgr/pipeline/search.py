@@ -1,12 +1,12 @@
 """Augmented Question-guided Retrieval over one loaded index (SPEC.md, stage 3).
 
 A search is four explicit steps, each run once per request; `search`, `rank`, the statute
-search (aqgr/statutes.py) and the evaluation compose them, never repeat one:
+search (aqgr/pipeline/statutes.py) and the evaluation compose them, never repeat one:
 
 1. `plan`: the questions. The summaries most similar to the facts are the in-context
    examples; the question generator proposes candidates, the top `n_questions` are used.
    A generated question citing a case that neither the examples nor the facts show is
-   dropped and counted (aqgr/citation_guard.py; not for `harvest.v1`, whose questions are
+   dropped and counted (aqgr/pipeline/citation_guard.py; not for `harvest.v1`, whose questions are
    the examples' own sentences). When the user chose the questions, nothing is generated (no model call) and the facts
    are retrieved only if the facts-alone query takes part (`include_facts_query`).
 2. `retrieve`: each question together with the facts queries every retriever (runs read
@@ -15,7 +15,7 @@ search (aqgr/statutes.py) and the evaluation compose them, never repeat one:
    normalise(v(facts) + question_weight * v(question)), so the long facts are embedded
    once per search (memoised) and a question costs one short embedding.
    The facts are queried without anonymisation placeholders (`drop_masks`). With a
-   correspondence table (aqgr/correspondence.py), a lexical query also carries the
+   correspondence table (aqgr/pipeline/correspondence.py), a lexical query also carries the
    counterparts of the sections it names ("Section 103 BNS" -> "Section 302 IPC").
 3. `fuse`: all runs fused into one candidate list, and the precedents referred (when the
    archive's citation graph is loaded and `citation_weight` > 0): the judgments the best
@@ -30,7 +30,7 @@ search (aqgr/statutes.py) and the evaluation compose them, never repeat one:
    (`treatment_warnings`); with `overruled_below`, an overruled hit ranks just below its
    overruling judgment when that judgment is among the hits (`overruled_below`, below).
 5. `pin` (in `search`, not in `rank`): each returned hit's issue, reason and evidence pinned to
-   the judgment's text (aqgr/pinpoint.py: offsets, paragraph).
+   the judgment's text (aqgr/pipeline/pinpoint.py: offsets, paragraph).
 
 Process-wide settings are not the Searcher's: a long-running process calls `freeze_heap`
 once, at its start-up (the server does).
@@ -43,15 +43,15 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from typing import AbstractSet, Callable, Iterable, Mapping, Sequence
 
-from aqgr.citation_guard import grounded_questions
-from aqgr.config import SearchOptions
+from aqgr.pipeline.citation_guard import grounded_questions
+from aqgr.pipeline.config import SearchOptions
 from aqgr.foundation.errors import EmptyArchiveError, FactsTooShortError, NoFiltersError, StoreError
-from aqgr.explain import Candidate, Explainer
+from aqgr.pipeline.explain import Candidate, Explainer
 from aqgr.foundation.inputs import check_count, check_text, check_texts, many
-from aqgr.pinpoint import pin_hits
+from aqgr.pipeline.pinpoint import pin_hits
 from aqgr.llm.deadline import task as model_task
-from aqgr.questions import QuestionGenerator
-from aqgr.relevance import RelevanceScorer
+from aqgr.pipeline.questions import QuestionGenerator
+from aqgr.pipeline.relevance import RelevanceScorer
 from aqgr.retrieval.fusion import fusers
 from aqgr.retrieval.protocol import Index
 from aqgr.retrieval.retrievers import optional_retrievers, vector_retrievers
@@ -176,14 +176,14 @@ class Searcher:
         self.summarizer_name = summarizer_name
         self.citations = citations  # retrieval.citations.CitationGraph of the archive, or None
         self.texts = texts  # ids -> {id: judgment text} (Store.texts), to pin the hits' evidence; None: not pinned
-        # () -> the archive's aqgr.correspondence.Correspondence or None, asked per query (a store's
+        # () -> the archive's aqgr.pipeline.correspondence.Correspondence or None, asked per query (a store's
         # `load`, which reads the tables again only when their file changed), or None
         self._correspondence = correspondence
         self.scorer = RelevanceScorer(index.tokenizer, index.idf(), len(index), embed=index.embed_query, embed_many=index.embed_queries)
 
     @property
     def correspondence(self):
-        """The section correspondence tables in force now (aqgr/correspondence.py), or None."""
+        """The section correspondence tables in force now (aqgr/pipeline/correspondence.py), or None."""
         return self._correspondence() if self._correspondence is not None else None
 
     # -- step 1: the questions ---------------------------------------------
@@ -340,7 +340,7 @@ class Searcher:
     # -- step 5: pinpoints -------------------------------------------------
     def pin(self, result: SearchResult) -> SearchResult:
         """The result with its hits' issue, reason and evidence pinned to the judgments' texts
-        (aqgr/pinpoint.py): the hits shown only, their texts read in one query, each prepared
+        (aqgr/pipeline/pinpoint.py): the hits shown only, their texts read in one query, each prepared
         once. Unchanged without a text source."""
         if self.texts is None or not result.hits:
             return result
@@ -508,11 +508,11 @@ class Searcher:
         return [(name, runs[name]) for name in names]
 
     def _sections(self, summary: StructuredSummary, facts: str) -> list[str]:
-        """The judgment's sections with their counterparts (aqgr/correspondence.py); [] without a table."""
+        """The judgment's sections with their counterparts (aqgr/pipeline/correspondence.py); [] without a table."""
         table = self.correspondence
         if not table:
             return []
-        from aqgr.correspondence import summary_text
+        from aqgr.pipeline.correspondence import summary_text
 
         return table.describe(summary_text(summary), facts=facts)
 

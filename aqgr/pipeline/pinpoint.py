@@ -41,7 +41,7 @@ from aqgr.summarizer.sentences import split_sentences
 __all__ = ["Span", "ParagraphIndex", "JudgmentSource", "locate", "pinpoint", "pin_hits", "summary_pinpoints", "numbered_lines", "where", "judgment_pinpoints", "MIN_PIECE_WORDS"]
 
 MIN_PIECE_WORDS = 6  # a shorter piece ("The appeal is dismissed.") would be found in too many judgments to point anywhere
-_CLIPPED = " ..."  # aqgr.explain marks a quote it cut short so
+_CLIPPED = " ..."  # aqgr.pipeline.explain marks a quote it cut short so
 _MIN_NUMBERED = 3  # markers needed to say a judgment numbers its paragraphs (2 when they start at 1)
 
 # Paragraph markers at the start of a line, one group per style.

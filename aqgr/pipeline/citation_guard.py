@@ -332,7 +332,7 @@ class CitationGuard:
     """The citations explanations may make about `summaries` (the candidates): their
     parties, and every name and reporter citation their summaries contain, or `texts`
     (what the user wrote) contain. A model's summary holds only the names its judgment's
-    text shows (aqgr/grounding.py), so this is no licence for what a model invented."""
+    text shows (aqgr/pipeline/grounding.py), so this is no licence for what a model invented."""
 
     def __init__(self, summaries: Iterable[StructuredSummary], texts: Iterable[str] = ()):
         self.titles: list[tuple[frozenset[str], frozenset[str]]] = []  # (one side's words, the other's)

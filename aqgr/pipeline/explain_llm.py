@@ -6,7 +6,7 @@ each judgment it finds applicable, id, party names, score 1-10, legal issue and 
 
 Grounding: an id outside the list is passed on untouched so that the search's guard drops
 and counts it; a sentence in an issue or reason that cites a case (any form: see
-aqgr/citation_guard.py) that no candidate's parties nor summary show is removed and counted. The
+aqgr/pipeline/citation_guard.py) that no candidate's parties nor summary show is removed and counted. The
 party names shown come from the archive, never from the model. Evidence slots are quoted
 from the summary (as evidence.v1 does). If the model fails (error, timeout, block, output
 still invalid after the re-asks), `evidence.v1` explains every candidate and each such
@@ -18,13 +18,13 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
-from aqgr.citation_guard import CitationGuard
+from aqgr.pipeline.citation_guard import CitationGuard
 from aqgr.foundation.errors import ConfigError, InvalidModelOutputError, ProviderError
-from aqgr.explain import Candidate, EvidenceExplainer, Explainer, Explanation, explainers
+from aqgr.pipeline.explain import Candidate, EvidenceExplainer, Explainer, Explanation, explainers
 from aqgr.llm.client import LLMClient, client_from_environment
 from aqgr.llm.prompts import load_prompt
 from aqgr.llm.structured import ask_json, schema_problems
-from aqgr.relevance import RelevanceScorer
+from aqgr.pipeline.relevance import RelevanceScorer
 from aqgr.schemas.summary import StructuredSummary
 
 REPLY_SCHEMA: dict[str, Any] = {

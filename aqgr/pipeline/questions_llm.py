@@ -17,8 +17,8 @@ from aqgr.foundation.errors import AqgrError, InvalidModelOutputError, ProviderE
 from aqgr.llm.client import LLMClient, client_from_environment
 from aqgr.llm.prompts import load_prompt
 from aqgr.llm.structured import ask_json, schema_problems
-from aqgr.questions import HarvestQuestionGenerator, QuestionGenerator, question_generators
-from aqgr.relevance import RelevanceScorer
+from aqgr.pipeline.questions import HarvestQuestionGenerator, QuestionGenerator, question_generators
+from aqgr.pipeline.relevance import RelevanceScorer
 from aqgr.schemas.results import CandidateQuestion
 from aqgr.schemas.summary import StructuredSummary
 

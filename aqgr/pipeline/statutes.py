@@ -34,7 +34,7 @@ import threading
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from aqgr.config import Settings
+from aqgr.pipeline.config import Settings
 from aqgr.foundation.errors import NoStatutesError, ReadError
 from aqgr.foundation.inputs import check_count, files_in, many
 from aqgr.retrieval.protocol import Index
@@ -139,7 +139,7 @@ def statutes_for(searcher, collection: "StatuteCollection", facts: str, question
     """The product's statute search: one case ranking for the facts (`searcher.rank` to
     PRECEDENT_DEPTH: the given questions, or the case archive's top generated ones, planned
     once), then `collection.search` with those questions and that ranking's judgments as the
-    precedents. `searcher`: the case archive's aqgr.search.Searcher; `exclude`: judgments kept
+    precedents. `searcher`: the case archive's aqgr.pipeline.search.Searcher; `exclude`: judgments kept
     out of the case ranking (and so from voting); `options`: the case search's SearchOptions
     (default the searcher's); `filters` (aqgr.schemas.filters.Filters): only judgments matching them
     rank and vote."""
@@ -266,7 +266,7 @@ class StatuteCollection:
         """Statutes for the facts and the questions (each question is asked together with the
         facts); with `precedents` (the case archive's ranking for the same facts, judgment ids
         best first), also through the statutes those judgments quote (`rank_with_precedents`);
-        with `correspondence` (aqgr/correspondence.py), the lexical queries also carry the
+        with `correspondence` (aqgr/pipeline/correspondence.py), the lexical queries also carry the
         sections' counterparts in the other code and each hit lists its sections in both."""
         from aqgr.retrieval.fusion import fusers
 

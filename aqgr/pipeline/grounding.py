@@ -35,7 +35,7 @@ import re
 from bisect import bisect_left
 from typing import Callable
 
-from aqgr.citation_guard import fold, mentions
+from aqgr.pipeline.citation_guard import fold, mentions
 from aqgr.foundation.errors import SummarizeError
 from aqgr.retrieval.citations.normalize import citations, tokens
 from aqgr.schemas.summary import SummarySlots

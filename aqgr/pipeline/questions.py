@@ -16,11 +16,11 @@ from typing import Protocol, Sequence
 
 from aqgr.foundation.registry import Registry
 from aqgr.retrieval.documents import question_form
-from aqgr.relevance import RelevanceScorer
+from aqgr.pipeline.relevance import RelevanceScorer
 from aqgr.schemas.results import CandidateQuestion
 from aqgr.schemas.summary import StructuredSummary
 
-question_generators: Registry["QuestionGenerator"] = Registry("question generator", ("aqgr.questions_llm",))
+question_generators: Registry["QuestionGenerator"] = Registry("question generator", ("aqgr.pipeline.questions_llm",))
 
 
 class QuestionGenerator(Protocol):

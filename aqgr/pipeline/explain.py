@@ -18,11 +18,11 @@ from dataclasses import dataclass, replace
 from typing import Protocol, Sequence
 
 from aqgr.foundation.registry import Registry
-from aqgr.relevance import RelevanceScorer
+from aqgr.pipeline.relevance import RelevanceScorer
 from aqgr.schemas.summary import StructuredSummary
 from aqgr.summarizer.sentences import split_sentences
 
-explainers: Registry["Explainer"] = Registry("explainer", ("aqgr.explain_llm",))
+explainers: Registry["Explainer"] = Registry("explainer", ("aqgr.pipeline.explain_llm",))
 
 
 @dataclass(frozen=True)
