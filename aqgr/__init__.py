@@ -10,8 +10,8 @@ from importlib import import_module
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "Archive": "aqgr.archive",
-    "BatchReport": "aqgr.batch",
+    "Archive": "aqgr.archive.home",
+    "BatchReport": "aqgr.archive.batch",
     "SearchOptions": "aqgr.pipeline.config",
     "Settings": "aqgr.pipeline.config",
     "AqgrError": "aqgr.foundation.errors",

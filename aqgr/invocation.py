@@ -52,7 +52,7 @@ class Invocation:
 
 def open_archive(ctx: typer.Context, home: Optional[Path], database_url: Optional[str] = None):
     """The archive a command works on, with this invocation's global options applied."""
-    from aqgr.archive import Archive
+    from aqgr.archive.home import Archive
 
     invocation = ctx.find_root().obj
     invocation = invocation if isinstance(invocation, Invocation) else Invocation()

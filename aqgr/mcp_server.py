@@ -139,7 +139,7 @@ def build_server(home: str | Path | None = None, *, archive=None):
     from mcp.server.mcpserver.exceptions import ToolError
 
     import aqgr
-    from aqgr.archive import Archive
+    from aqgr.archive.home import Archive
     from aqgr.server.service import ArchiveService
     from aqgr.pipeline.pinpoint import judgment_pinpoints
     from aqgr.schemas.results import CandidateQuestion, JudgmentCitations, SearchResult, SummaryPinpoints

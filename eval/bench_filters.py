@@ -112,7 +112,7 @@ def measure(searcher, index, queries: list[tuple[str, str]], n_docs: int, out: d
 def bench_home(home: Path, data: Path, n_queries: int) -> dict:
     """The same over an existing archive home and its saved index (e.g. a synthetic archive of
     `aqgr.eval.bench_pipeline`), with the queries of `data`."""
-    from aqgr.archive import Archive
+    from aqgr.archive.home import Archive
 
     archive = Archive(home)
     searcher = archive.open_searcher()

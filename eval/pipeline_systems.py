@@ -173,7 +173,7 @@ def spec_hash(spec) -> str:
 
 def case_archive(docs_dir: Path, doc_ids, cache_dir: Path, summarizer: str, progress: Progress | None = None):
     """The Archive holding the summaries of `docs_dir` (summarised now if not yet: resumable)."""
-    from aqgr.archive import Archive
+    from aqgr.archive.home import Archive
 
     home = Path(cache_dir) / "archives" / corpus_fingerprint(docs_dir, doc_ids)
     archive = Archive(home, summarizer=summarizer)
@@ -443,7 +443,7 @@ class ArchiveSystem:
     def searcher_for(self, archive, index):
         """The product's Searcher over `index` (`Archive.open_searcher`): this system's engines
         and search options, the archive's citation graph (found now if not yet)."""
-        from aqgr.archive import Archive
+        from aqgr.archive.home import Archive
 
         key = ("searcher", str(archive.home), spec_hash(index.spec), self.backend, self.summarizer, self.question_generator, self.explainer)
         with _LOCK:

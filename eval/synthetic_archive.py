@@ -198,7 +198,7 @@ class Generator:
     def judgment(self, i: int):
         """(JudgmentRow, StructuredSummary) of synthetic judgment i (not yet stored)."""
         from aqgr.schemas.summary import Provenance, StructuredSummary
-        from aqgr.store import JudgmentRow
+        from aqgr.archive.store import JudgmentRow
 
         rng = random.Random(_hash(self.seed, "judgment", i))
         appellant, respondent = self.title(i)

@@ -3,7 +3,7 @@
 Both backends implement it: retrieval/index.py `SummaryIndex` (embedded.v1) and
 retrieval/milvus.py `MilvusIndex` (milvus.v1); tests/retrieval/test_index_contract.py runs
 one suite of assertions against both. Users (aqgr/pipeline/search.py `Searcher`, aqgr/pipeline/statutes.py,
-aqgr/archive.py) are typed against `Index`, never against a backend's class.
+aqgr/archive/home.py) are typed against `Index`, never against a backend's class.
 
 The classes also offer `build(summaries, spec, ...)`, `from_texts(doc_ids, texts, spec, ...)`
 and `load(directory, expect=...)` (classmethods, so not part of this instance protocol):

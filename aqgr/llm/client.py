@@ -14,7 +14,7 @@
   `input_truncated`.
 * Concurrency: at most `concurrency` calls in flight per client (a semaphore).
 * Quota: a `limiter` (aqgr.llm.limits.RateLimiter) is asked before every attempt, and told the
-  tokens the reply really used; the archive passes one kept in its database (aqgr/quota.py),
+  tokens the reply really used; the archive passes one kept in its database (aqgr/archive/quota.py),
   shared by every worker, when requests/tokens per minute are configured.
 * Cache: an identical request (provider, model, prompt version, input hash) is answered
   from the cache and counted as a cache hit, not a call. `complete(..., store=False)` leaves

@@ -169,7 +169,7 @@ class Searcher:
         if not len(index):
             raise EmptyArchiveError("search")
         self.index = index
-        self.summaries = summaries  # judgment id -> summary; read as needed (aqgr/store.py SummaryReader)
+        self.summaries = summaries  # judgment id -> summary; read as needed (aqgr/archive/store.py SummaryReader)
         self.questions = question_generator
         self.explainer = explainer
         self.options = options

@@ -21,7 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import aqgr
-from aqgr.archive import Archive
+from aqgr.archive.home import Archive
 from aqgr.foundation.caps import STATUS as CAP_STATUS, Caps, request_problem
 from aqgr.foundation.inputs import id_problem
 from aqgr.pipeline.config import SearchOptions

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from aqgr.archive import Archive
+from aqgr.archive.home import Archive
 from aqgr.foundation.errors import AqgrError
 from aqgr.pipeline.search import Searcher, freeze_heap
 from aqgr.pipeline.statutes import StatuteCollection, file_stamp, statutes_for
@@ -95,7 +95,7 @@ class ArchiveService:
 
     def citations_of(self, judgment_id: str) -> JudgmentCitations:
         """What the judgment cites and what cites it, from the loaded index's citation graph."""
-        from aqgr.citations import judgment_citations
+        from aqgr.archive.citations import judgment_citations
 
         searcher = self.searcher()
         return judgment_citations(judgment_id, searcher.citations, searcher.summaries.get)

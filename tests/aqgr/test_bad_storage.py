@@ -104,7 +104,7 @@ def test_read_only_home_is_a_clear_error_and_loses_nothing(tmp_path, monkeypatch
 
 
 def test_store_error_names_the_problem():
-    from aqgr.store import classify
+    from aqgr.archive.store import classify
 
     class Full(Exception):
         pass

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from aqgr import Archive
 from aqgr.cli import app
-from aqgr.store import Store
+from aqgr.archive.store import Store
 from aqgr.schemas.validation import validate_summary
 from tests.aqgr.docgen import html_text, pdf_bytes, write_docx
 from tests.aqgr.helpers import JUDGMENTS, write_judgments
@@ -204,7 +204,7 @@ def test_kill_9_midway_then_rerun_finishes_without_duplicates(database_url, home
 
 # -- concurrent writers ------------------------------------------------------------
 def _writer(url: str, worker: int, ids: list[str], barrier) -> None:
-    from aqgr.store import JudgmentRow
+    from aqgr.archive.store import JudgmentRow
     from aqgr.schemas.summary import Provenance, StructuredSummary
     from aqgr.summarizer.extractive.engine import summarize_text
 

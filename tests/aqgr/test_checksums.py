@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from aqgr import Archive, Settings
 from aqgr.cli import app
-from aqgr.store import CHECKSUM_MISMATCH, Store, summary_checksum
+from aqgr.archive.store import CHECKSUM_MISMATCH, Store, summary_checksum
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS
 from tests.aqgr.test_check import _check
 from tests.aqgr.test_corruption import FAST, _read_only, archive_home, built  # noqa: F401 (fixtures)
@@ -196,7 +196,7 @@ def test_a_column_another_process_added_meanwhile_is_no_failure(tmp_path, monkey
     """Two processes open an older database at once: both look, see no checksum column, and add it; the
     second finds it there ('duplicate column name'), which is no failure. Played in one process: the look
     made to miss the column that is there."""
-    import aqgr.store as store_module
+    import aqgr.archive.store as store_module
 
     url = f"sqlite:///{tmp_path / 'a.db'}"
     Store(url).save_many([_item("J1", "one")])

@@ -288,7 +288,7 @@ def test_index_on_a_full_disk_keeps_the_old_index(archive_home, tmp_path, monkey
 def test_summarize_on_a_full_disk_stops_clearly_and_keeps_what_was_stored(archive_home, tmp_path, monkeypatch):
     from sqlalchemy.exc import OperationalError
 
-    from aqgr.store import Store
+    from aqgr.archive.store import Store
 
     more = write_judgments(tmp_path / "more", {f"B{i}": text for i, text in enumerate(json.loads(json.dumps(_texts())))})
     real = Store._upsert
@@ -318,7 +318,7 @@ def _texts() -> list[str]:
 
 def _read_only(home: Path, monkeypatch) -> None:
     """The home as a read-only medium shows it: SQLite opened read-only, and file writes under it refused."""
-    from aqgr.store import Store
+    from aqgr.archive.store import Store
 
     real_init = Store.__init__
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from aqgr import Archive, IndexBusyError
 from aqgr.cli import app
-from aqgr.indexer import IndexLock
+from aqgr.archive.indexer import IndexLock
 from aqgr.foundation.paths import SAMPLE
 from aqgr.retrieval.index import IndexSpec
 

@@ -20,8 +20,8 @@ from typer.testing import CliRunner
 from aqgr import Archive
 from aqgr.cli import app
 from aqgr.foundation.errors import LeaseLostError
-from aqgr.store import Store, WorkRow
-from aqgr.workqueue import Worker, WorkQueue, finish, ledger_status
+from aqgr.archive.store import Store, WorkRow
+from aqgr.archive.workqueue import Worker, WorkQueue, finish, ledger_status
 from tests.aqgr.helpers import write_judgments
 from tests.aqgr.test_batch_runs import many_judgments
 

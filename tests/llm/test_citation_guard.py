@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from aqgr.archive import Archive
+from aqgr.archive.home import Archive
 from aqgr.pipeline.citation_guard import CitationGuard, mentions
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig

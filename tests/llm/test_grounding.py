@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from aqgr.archive import Archive
+from aqgr.archive.home import Archive
 from aqgr.foundation.errors import SummarizeError
 from aqgr.pipeline.grounding import Locator, ground_summary
 from aqgr.retrieval.index import IndexSpec

@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from aqgr.archive import Archive
+from aqgr.archive.home import Archive
 from aqgr.pipeline.config import SearchOptions
 from aqgr.foundation.errors import ConfigError, InvalidModelOutputError, ProviderError
 from aqgr.llm.base import LLMRequest

@@ -8,7 +8,7 @@ import sqlite3
 
 import pytest
 
-from aqgr.archive import Archive
+from aqgr.archive.home import Archive
 from aqgr.foundation.errors import ProviderError, SafetyBlockError
 from aqgr.llm.base import LLMRequest
 from aqgr.llm.client import LLMClient

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 
-from aqgr.archive import Archive
+from aqgr.archive.home import Archive
 from aqgr.foundation.errors import ProviderError
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from aqgr.archive import Archive
+from aqgr.archive.home import Archive
 from aqgr.foundation.errors import ProviderError, SafetyBlockError, SummarizeError
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig

@@ -14,7 +14,7 @@ import sqlite3
 
 import pytest
 
-from aqgr.archive import Archive
+from aqgr.archive.home import Archive
 from aqgr.pipeline.config import SearchOptions
 from aqgr.foundation.errors import ProviderError
 from aqgr.llm.base import LLMRequest

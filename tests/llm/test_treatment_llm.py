@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from aqgr.archive import Archive
+from aqgr.archive.home import Archive
 from aqgr.pipeline.config import Settings
 from aqgr.foundation.errors import IndexMismatchError
 from aqgr.llm.client import LLMClient

@@ -100,7 +100,7 @@ def test_properties_summarize(home_copy, tmp_path_factory, name, content, suffix
 
 
 def _summaries(home: Path) -> list[dict]:
-    from aqgr.store import Store
+    from aqgr.archive.store import Store
 
     store = Store(f"sqlite:///{home / 'aqgr.db'}", create=False)
     try:

@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence, Unpack
 
-from aqgr.batch import BatchReport, Outcome, Progress, summarize_files
+from aqgr.archive.batch import BatchReport, Outcome, Progress, summarize_files
 from aqgr.pipeline.config import SearchOptions, Settings
 from aqgr.foundation.errors import DatabaseDamagedError, EmptyArchiveError, IndexMismatchError, NoCitationGraphError, NoStatutesError, StoreError
 from aqgr.pipeline.explain import explainers
@@ -27,7 +27,7 @@ from aqgr.llm.config import ProviderOptions
 from aqgr.pipeline.questions import question_generators
 from aqgr.retrieval.citations.treatment import treatment_engines
 from aqgr.pipeline.search import Searcher
-from aqgr.store import Store, SummaryReader
+from aqgr.archive.store import Store, SummaryReader
 
 CITATIONS_FILE = "citations.sqlite"  # retrieval/citations/store.py, beside the index
 from aqgr.retrieval.index import IndexSpec
@@ -127,7 +127,7 @@ class Archive:
         config = self.settings.llm
         if not (config.requests_per_minute or config.tokens_per_minute):
             return None
-        from aqgr.quota import SharedQuota
+        from aqgr.archive.quota import SharedQuota
 
         key = f"{config.provider}:{config.model_name}"
         return SharedQuota(self._store, key, requests_per_minute=config.requests_per_minute, tokens_per_minute=config.tokens_per_minute)
@@ -163,7 +163,7 @@ class Archive:
         **shared,
     ) -> BatchReport:
         """Summarise every judgment file under `paths`; failures are recorded per file, never raised.
-        Resumable: rerunning skips what is done. See `aqgr.batch.summarize_files` for the options
+        Resumable: rerunning skips what is done. See `aqgr.archive.batch.summarize_files` for the options
         (and `ledger`, `worker_id`, `lease_seconds`, `on_claim` for batches shared by many workers)."""
         report = summarize_files(paths, self._store, self._summarizer(), force=force, progress=progress, workers=workers, id_from=id_from, retry_failed=retry_failed, on_result=on_result, **shared)
         if report.summarised:
@@ -193,9 +193,9 @@ class Archive:
         return self._store.text(judgment_id)
 
     def status(self) -> dict:
-        from aqgr.health import stale_counts
-        from aqgr.store import redact_url
-        from aqgr.workqueue import ledger_status
+        from aqgr.archive.health import stale_counts
+        from aqgr.archive.store import redact_url
+        from aqgr.archive.workqueue import ledger_status
 
         store = self._store
         by_reason: dict[str, int] = {}
@@ -225,12 +225,12 @@ class Archive:
         }
 
     def check(self) -> dict:
-        """What a search needs, checked without writing (aqgr/health.py): the home (writable or
+        """What a search needs, checked without writing (aqgr/archive/health.py): the home (writable or
         read-only), the database (file, integrity, tables, every stored summary), the index against
         its manifest and the archive, the caches, leftovers of a stopped `aqgr index`.
         {"ok", "home", "database": {"where", "ok", "problems", ...}, "index": {"where", "ok", "state",
         "detail"}, "caches", "leftovers", "damaged", "warnings"}: each damaged part with its recovery."""
-        from aqgr.health import check_archive
+        from aqgr.archive.health import check_archive
 
         return check_archive(self.settings)
 
@@ -238,7 +238,7 @@ class Archive:
         """Write the summaries (of `engine`, default the archive's summarizer) as JSON Lines (a file, or
         stdout when `out` is None) or as one JSON file per judgment in a folder; returns how many.
         `out` must be a regular file or folder: a link, FIFO or device there is refused unless `force`."""
-        from aqgr.transfer import export_summaries
+        from aqgr.archive.transfer import export_summaries
 
         return export_summaries(self._store, out, format=format, engine=engine or self.settings.summarizer, force=force)
 
@@ -251,8 +251,8 @@ class Archive:
         """Read summaries back (.jsonl, .json, folders of them), validating each against the JSON
         Schema; invalid ones are reported, never stored. A stored summary of the same judgment and
         engine is kept (the import reported as refused) unless `replace`. Returns an
-        `aqgr.transfer.ImportReport`."""
-        from aqgr.transfer import import_summaries
+        `aqgr.archive.transfer.ImportReport`."""
+        from aqgr.archive.transfer import import_summaries
 
         report = import_summaries(self._store, paths, replace=replace)
         if report.imported:
@@ -267,7 +267,7 @@ class Archive:
                     backend: str = "embedded", uri: str | None = None, rebuild: bool = False) -> dict:
         """Bring the index up to date with the archive's summaries and return its manifest: the first
         time (or with `rebuild`, or when the saved one was built differently) a full build; after
-        that only what changed (new, re-made and removed summaries: aqgr/indexer.py). Also finds the
+        that only what changed (new, re-made and removed summaries: aqgr/archive/indexer.py). Also finds the
         citations between judgments and the statutes they quote.
 
         `backend`: "embedded" (default: BM25 + dense files in the index directory) or "milvus"
@@ -278,7 +278,7 @@ class Archive:
             try:
                 return self._build_index(spec=spec, progress=progress, backend=backend, uri=uri, rebuild=rebuild)
             except sqlite3.DatabaseError as exc:  # the embedding cache found damaged only on use: made anew, once
-                from aqgr.health import is_corrupt, remove_sqlite, sqlite_problems
+                from aqgr.archive.health import is_corrupt, remove_sqlite, sqlite_problems
 
                 cache = self.settings.cache_dir / "embeddings.sqlite"
                 if not (is_corrupt(exc) and cache.exists() and sqlite_problems(cache, "vectors")):
@@ -297,14 +297,14 @@ class Archive:
             raise WriteError(str(self.settings.cache_dir / "embeddings.sqlite"), OSError(code, str(exc))) from None
 
     def _build_index(self, *, spec: IndexSpec | None, progress, backend: str, uri: str | None, rebuild: bool) -> dict:
-        from aqgr.indexer import IndexLock, update_index
+        from aqgr.archive.indexer import IndexLock, update_index
 
         spec = spec or self._index_spec()
         store = self._store
         if not store.summary_fingerprints(self.settings.summarizer):
             raise EmptyArchiveError("index")
         with IndexLock(self.home):
-            from aqgr.health import open_embedding_cache
+            from aqgr.archive.health import open_embedding_cache
             from aqgr.retrieval.index import clean_leftovers
             from aqgr.pipeline.statutes import StatuteCollection
 
@@ -447,7 +447,7 @@ class Archive:
         """The judgments of the archive that `judgment_id` cites and that cite it, with the words
         that name each (`schemas.results.JudgmentCitations`). Raises UnknownJudgmentError, or
         NoCitationGraphError before `aqgr index` has found the citations."""
-        from aqgr.citations import judgment_citations
+        from aqgr.archive.citations import judgment_citations
 
         indexed = self._indexed_ids()
         graph = self.citations(indexed) if indexed is not None else None

@@ -37,7 +37,7 @@ from pydantic import BaseModel, Field
 
 from aqgr.foundation.errors import ConfigError, SummaryValidationError, WriteError
 from aqgr.foundation.inputs import first_invalid, id_problem, many
-from aqgr.store import Store
+from aqgr.archive.store import Store
 from aqgr.foundation.targets import check_folder, write_file
 from aqgr.schemas.summary import StructuredSummary
 from aqgr.schemas.validation import validate_summary

@@ -13,8 +13,8 @@ recorded in `Store.damaged`, as it does one that does not parse. Columns added s
 was made (the checksum) are added in place when it is opened for writing; until then (a
 read-only one, `aqgr check`) its summaries read as having no checksum yet.
 
-Two more tables serve batches spread over processes and machines (logic in aqgr/workqueue.py
-and aqgr/quota.py): `work_items` (the work ledger: one row per source file and engine, with its
+Two more tables serve batches spread over processes and machines (logic in aqgr/archive/workqueue.py
+and aqgr/archive/quota.py): `work_items` (the work ledger: one row per source file and engine, with its
 claim and lease) with `workers` (who is working, last heartbeat), and `rate_buckets` (token
 buckets of shared provider quotas). `locked()` opens the transaction they need: rows read
 with `SELECT ... FOR UPDATE` on PostgreSQL; on SQLite, which has no row locks, the whole
@@ -108,7 +108,7 @@ class ImportRow(SQLModel, table=True):
 
 
 class WorkRow(SQLModel, table=True):
-    """One source file to summarise with one engine: the work ledger (aqgr/workqueue.py).
+    """One source file to summarise with one engine: the work ledger (aqgr/archive/workqueue.py).
     Times are seconds since the epoch on the database's clock (one clock for every machine)."""
 
     __tablename__ = "work_items"
@@ -146,7 +146,7 @@ class WorkerRow(SQLModel, table=True):
 
 
 class RateBucketRow(SQLModel, table=True):
-    """A token bucket of a provider quota shared by every worker (aqgr/quota.py)."""
+    """A token bucket of a provider quota shared by every worker (aqgr/archive/quota.py)."""
 
     __tablename__ = "rate_buckets"
 
@@ -290,7 +290,9 @@ class Store:
     def _create_tables(self) -> None:
         try:
             with self.engine.begin() as conn:
-                if self.dialect == "postgresql":  # concurrent first runs must not race on CREATE TABLE
+                # concurrent first runs must not race on CREATE TABLE; the lock's key stays the bytes it
+                # was first made of (this module's name then), so every version of aqgr takes the same lock
+                if self.dialect == "postgresql":
                     conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": zlib.crc32(b"aqgr.store.schema")})
                 SQLModel.metadata.create_all(conn)
         except (OperationalError, DBAPIError) as exc:

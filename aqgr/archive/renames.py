@@ -35,7 +35,7 @@ from sqlalchemy import text
 from sqlmodel import Session, select
 
 from aqgr.foundation.paths import file_sha256
-from aqgr.store import JudgmentRow, Store
+from aqgr.archive.store import JudgmentRow, Store
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ Parts, each checked without writing anything (a read-only home is checked as it 
 
 The report: {"ok", "home", "database", "index", "caches", "leftovers", "damaged", "warnings"};
 `damaged` and `warnings` list {"part", "where", "problem", "recovery"}: `ok` is false when
-`damaged` is not empty. `aqgr index` repairs what it can of what is reported (aqgr/indexer.py).
+`damaged` is not empty. `aqgr index` repairs what it can of what is reported (aqgr/archive/indexer.py).
 """
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ def _check_database(settings: "Settings", report: _Report):
     from sqlmodel import SQLModel
 
     from aqgr.foundation.errors import DatabaseDamagedError, StoreError
-    from aqgr.store import Store, classify, redact_url
+    from aqgr.archive.store import Store, classify, redact_url
 
     info: dict = {"where": redact_url(settings.db_url), "ok": True, "problems": [], "missing_tables": [], "damaged_summaries": []}
     try:

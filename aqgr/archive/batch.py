@@ -14,7 +14,7 @@ each with its own engine copy and database connection, each committing its own r
 the store, so at most `workers` provider calls are in flight.
 
 Shared batches (`ledger`; on by default with PostgreSQL): the files are registered in the
-work ledger (aqgr/workqueue.py) and this run claims items from it with a lease, like every
+work ledger (aqgr/archive/workqueue.py) and this run claims items from it with a lease, like every
 other `aqgr summarize` on any machine pointed at the same database; each summary is stored
 and its item marked done in one transaction. Without the ledger (SQLite by default) the run
 works through its own list of files, as before.
@@ -39,8 +39,8 @@ from aqgr.foundation.errors import BatchInterrupted, ConfigError, LeaseLostError
 from aqgr.foundation.inputs import encodable, id_problem, many, shown
 from aqgr.pipeline.grounding import ground_summary
 from aqgr.llm.deadline import task as model_task
-from aqgr.renames import StoredMeanwhile, guard, stored_as
-from aqgr.store import JudgmentRow, Store
+from aqgr.archive.renames import StoredMeanwhile, guard, stored_as
+from aqgr.archive.store import JudgmentRow, Store
 from aqgr.schemas.summary import SCHEMA_VERSION, Provenance, StructuredSummary
 from aqgr.schemas.validation import validate_summary
 from aqgr.summarizer.base import JudgmentText, SummarizerEngine
@@ -85,7 +85,7 @@ class Outcome(BaseModel):
 
 
 class SameBytes(BaseModel):
-    """A file whose bytes are a stored judgment's under another id (aqgr/renames.py)."""
+    """A file whose bytes are a stored judgment's under another id (aqgr/archive/renames.py)."""
 
     path: str
     judgment_id: str = Field(description="The stored judgment's id (kept).")
@@ -273,7 +273,7 @@ def _settle(item: WorkItem, store: Store, engine: SummarizerEngine, status: str)
     """What marks a claimed item done/failed inside the write's transaction (None: not claimed)."""
     if item.claim is None:
         return None
-    from aqgr.workqueue import finish
+    from aqgr.archive.workqueue import finish
 
     return lambda session: finish(store, session, engine.name, item.path, item.claim, status)
 
@@ -298,7 +298,7 @@ def _process(item: WorkItem, store: Store, engine: SummarizerEngine, force: bool
     if existing is not None and existing.source_path != item.path and existing.sha256 != sha and Path(existing.source_path).exists():
         return fail("read", "duplicate_id", f"id {judgment_id!r} already belongs to {existing.source_path} in the archive; rename the file or use --id-from relpath")
     moved_from = None
-    same = stored_as(store, item.path, sha) if existing is None else None  # these bytes stored under another id (aqgr/renames.py)
+    same = stored_as(store, item.path, sha) if existing is None else None  # these bytes stored under another id (aqgr/archive/renames.py)
     if same is not None and same.kind == "duplicate":
         if item.had_failure or item.claim is not None:
             store.clear_failure(item.path, engine.name, then=_settle(item, store, engine, "done"))
@@ -337,7 +337,7 @@ def _process(item: WorkItem, store: Store, engine: SummarizerEngine, force: bool
         return fail("summarize", "no_content", f"{item.path}: no parties, facts, issues or final order were found in its {words} words: "
                                               "not stored (is this file a judgment?)")
     settle = _settle(item, store, engine, "done")
-    if existing is None and same is None:  # a new judgment: unless a copy of it was stored meanwhile (aqgr/renames.py)
+    if existing is None and same is None:  # a new judgment: unless a copy of it was stored meanwhile (aqgr/archive/renames.py)
         check = guard(store, judgment_id, item.path, sha)
 
         def then(session, settle=settle) -> None:
@@ -505,7 +505,7 @@ def summarize_files(
     `ledger`: share the batch with other workers through the work ledger (default: on with
     PostgreSQL or when `worker_id` is given); `worker_id` names this worker in it (default
     host:pid), `lease_seconds` is how long a claim lasts without a heartbeat (default
-    aqgr.workqueue.DEFAULT_LEASE_S), `on_claim` is called with each claimed item."""
+    aqgr.archive.workqueue.DEFAULT_LEASE_S), `on_claim` is called with each claimed item."""
     paths = many(paths, "summarize() paths", "['SC999.txt'] or [Path('judgments/')]")
     if not 1 <= workers <= MAX_WORKERS:
         raise ConfigError(f"workers must be between 1 and {MAX_WORKERS}, not {workers} (this machine has {os.cpu_count() or 1} CPU(s); "
@@ -522,7 +522,7 @@ def summarize_files(
         progress(0, len(items), "")
     try:
         if shared:
-            from aqgr.workqueue import DEFAULT_LEASE_S
+            from aqgr.archive.workqueue import DEFAULT_LEASE_S
 
             _run_ledger(items, store, engine, force, workers, run, worker_id=worker_id, lease_s=lease_seconds or DEFAULT_LEASE_S, on_claim=on_claim)
         elif workers == 1 or len(items) <= 1:
@@ -580,7 +580,7 @@ def _run_ledger(items: list[WorkItem], store: Store, engine: SummarizerEngine, f
     (pending items, and claims of other workers that may still expire, included)."""
     from concurrent.futures.process import BrokenProcessPool
 
-    from aqgr.workqueue import Worker, WorkQueue, fingerprint
+    from aqgr.archive.workqueue import Worker, WorkQueue, fingerprint
 
     queue = WorkQueue(store, engine.name, Worker.here(worker_id), lease_s=lease_s)
     run.report.worker = queue.worker.name

@@ -18,7 +18,7 @@ from sqlalchemy import update
 from sqlmodel import Session, select
 
 from aqgr.llm.limits import Bucket
-from aqgr.store import RateBucketRow, Store
+from aqgr.archive.store import RateBucketRow, Store
 
 
 class SharedQuota:

@@ -34,7 +34,7 @@ from typing import Callable
 from aqgr.foundation.errors import EmptyArchiveError, IndexBusyError, IndexMismatchError, NoIndexError
 from aqgr.retrieval.index import MANIFEST, clean_leftovers, leftovers  # noqa: F401 (clean_leftovers re-exported)
 from aqgr.retrieval.spec import IndexSpec
-from aqgr.store import Store
+from aqgr.archive.store import Store
 
 Progress = Callable[[str, int, int], None]
 LOCK_FILE = "index.lock"

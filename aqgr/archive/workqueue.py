@@ -36,7 +36,7 @@ from sqlalchemy import and_, func, or_, update
 from sqlmodel import Session, select
 
 from aqgr.foundation.errors import LeaseLostError
-from aqgr.store import FailureRow, Store, WorkerRow, WorkRow
+from aqgr.archive.store import FailureRow, Store, WorkerRow, WorkRow
 
 DEFAULT_LEASE_S = 300.0  # 5 minutes: far above an extractive item (ms) and a model call with retries (< 1 min); renewed while held
 DEFAULT_MAX_ATTEMPTS = 3  # claims that outlive their lease before an item is marked failed (a file that kills its worker)
