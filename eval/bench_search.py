@@ -103,7 +103,7 @@ def bench(data: Path, cache_dir: Path, summarizer: str, embedder: str | None, co
     options = system.search_options().model_copy(update={"min_content_words": 1})
     queries = list(dataset.queries.items())
     searcher.search(queries[0][1], options=options)  # warm-up: models loaded, caches primed
-    freeze_heap()  # as the server's start-up does, once (aqgr/server/service.py)
+    freeze_heap()  # as the server's start-up does, once (aqgr/interfaces/server/service.py)
     latencies: list[float] = []
     stages: dict[str, list[float]] = {}
     for qid, facts in queries:

@@ -543,7 +543,7 @@ def _top_questions(candidates: Sequence[CandidateQuestion], options: SearchOptio
 def freeze_heap() -> None:
     """Keep what is loaded now (the index, the summaries, the models) out of the garbage
     collector's full passes: a process-wide setting, for a long-running process to call
-    once at its start-up, after loading (the server does: aqgr/server/app.py).
+    once at its start-up, after loading (the server does: aqgr/interfaces/server/app.py).
 
     A loaded archive is hundreds of thousands of long-lived objects (670,000 for AILA's
     2,914 judgments); a full collection walks them all, and one landing inside a search

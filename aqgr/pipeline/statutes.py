@@ -91,7 +91,7 @@ def _statute_files(paths: Iterable[str | Path]) -> list[Path]:
 
 def file_stamp(path: Path) -> tuple[int, int, int] | None:
     """What changes when a file is rewritten or atomically replaced (mtime, size, inode); None if absent.
-    Used to reload statute links here and the index in aqgr/server/service.py."""
+    Used to reload statute links here and the index in aqgr/interfaces/server/service.py."""
     try:
         st = path.stat()
     except OSError:

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive
-from aqgr.cli import app
+from aqgr.interfaces.cli import app
 from aqgr.foundation.errors import StoreError
 from tests.aqgr.helpers import JUDGMENTS, write_judgments
 

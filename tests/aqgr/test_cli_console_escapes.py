@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
-from aqgr.cli import app
+from aqgr.interfaces.cli import app
 from aqgr.foundation.console import printable, styled
 from tests.aqgr.helpers import CITING_JUDGMENTS, DYING_DECLARATION_FACTS, write_judgments
 
@@ -64,7 +64,7 @@ def test_no_command_prints_a_data_string_past_the_console():
 
     import aqgr
 
-    root = Path(aqgr.__file__).parent
+    root = Path(aqgr.__file__).parent / "interfaces"
     offenders = []
     for module in ("cli.py", "serve_cli.py", "invocation.py"):
         for node in ast.walk(ast.parse((root / module).read_text(encoding="utf-8"))):

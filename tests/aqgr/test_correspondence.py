@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive, IndexSpec, Settings
-from aqgr.cli import app
+from aqgr.interfaces.cli import app
 from aqgr.pipeline.correspondence import SAMPLE_TABLE, CorrespondenceStore, load_tables, parse_table
 from aqgr.foundation.errors import ReadError
 

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive
-from aqgr.cli import app
+from aqgr.interfaces.cli import app
 from aqgr.archive.store import Store
 from aqgr.foundation.targets import kind_of
 from aqgr.archive.transfer import export_summaries, file_name_for, import_summaries, judgment_id_of_file

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive, IndexBusyError
-from aqgr.cli import app
+from aqgr.interfaces.cli import app
 from aqgr.archive.indexer import IndexLock
 from aqgr.foundation.paths import SAMPLE
 from aqgr.retrieval.index import IndexSpec

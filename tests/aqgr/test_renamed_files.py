@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive
-from aqgr.cli import app
+from aqgr.interfaces.cli import app
 from aqgr.foundation.paths import SAMPLE
 from aqgr.retrieval.index import IndexSpec
 

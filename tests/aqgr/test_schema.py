@@ -39,7 +39,7 @@ def test_invalid_summary_names_every_failing_path():
 def test_cli_prints_the_schema():
     from typer.testing import CliRunner
 
-    from aqgr.cli import app
+    from aqgr.interfaces.cli import app
 
     result = CliRunner().invoke(app, ["schema"])
     assert result.exit_code == 0

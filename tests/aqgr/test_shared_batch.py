@@ -18,7 +18,7 @@ from sqlmodel import select
 from typer.testing import CliRunner
 
 from aqgr import Archive
-from aqgr.cli import app
+from aqgr.interfaces.cli import app
 from aqgr.foundation.errors import LeaseLostError
 from aqgr.archive.store import Store, WorkRow
 from aqgr.archive.workqueue import Worker, WorkQueue, finish, ledger_status

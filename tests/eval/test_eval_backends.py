@@ -159,7 +159,7 @@ def test_a_configuration_the_backend_cannot_serve_is_refused():
 def test_eval_cli_lists_both_backends_side_by_side(data, tmp_path):
     from typer.testing import CliRunner
 
-    from aqgr.cli import app
+    from aqgr.interfaces.cli import app
 
     uri = tmp_path / "elsewhere" / "milvus.db"
     out = tmp_path / "report"

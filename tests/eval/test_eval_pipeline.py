@@ -166,7 +166,7 @@ def test_pipeline_system_before_prepare_says_what_to_do():
 
 
 def test_aqgr_eval_cli_writes_the_report(tiny, tmp_path):
-    from aqgr.cli import app
+    from aqgr.interfaces.cli import app
 
     out = tmp_path / "report"
     result = CliRunner().invoke(app, [
@@ -186,14 +186,14 @@ def test_aqgr_eval_cli_writes_the_report(tiny, tmp_path):
 
 
 def test_unknown_system_in_cli_lists_the_known_ones(tiny, tmp_path):
-    from aqgr.cli import app
+    from aqgr.interfaces.cli import app
 
     result = CliRunner().invoke(app, ["eval", "--data", str(tiny), "--systems", "nope", "--out", str(tmp_path / "o")])
     assert result.exit_code == 2
 
 
 def test_cli_default_report_directory_is_timestamped(tiny, tmp_path, monkeypatch):
-    from aqgr.cli import app
+    from aqgr.interfaces.cli import app
 
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(app, ["eval", "--data", str(tiny), "--cache-dir", str(tmp_path / "cache")])

@@ -98,7 +98,7 @@ class LiveServer:
 
 @pytest.fixture(scope="session")
 def live_server(sample_archive):
-    from aqgr.server import ServeConfig, create_app
+    from aqgr.interfaces.server import ServeConfig, create_app
 
     with LiveServer(create_app(archive=sample_archive, config=ServeConfig(reload_check_seconds=0))) as server:
         yield server

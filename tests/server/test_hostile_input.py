@@ -7,7 +7,7 @@ import json
 import pytest
 from tests.server.conftest import TestClient  # Host: 127.0.0.1
 
-from aqgr.server import create_app
+from aqgr.interfaces.server import create_app
 
 FACTS = (
     "An elderly shopkeeper was attacked with an axe by his neighbour during a dispute over a boundary wall. "

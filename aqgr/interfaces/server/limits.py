@@ -24,7 +24,7 @@ import json
 import socket
 from typing import Callable, TypeVar
 
-from aqgr.server.config import LOOPBACK_HOSTS, ServeConfig
+from aqgr.interfaces.server.config import LOOPBACK_HOSTS, ServeConfig
 
 T = TypeVar("T")
 WILDCARD_HOSTS = ("0.0.0.0", "::", "")

@@ -140,7 +140,7 @@ def build_server(home: str | Path | None = None, *, archive=None):
 
     import aqgr
     from aqgr.archive.home import Archive
-    from aqgr.server.service import ArchiveService
+    from aqgr.interfaces.server.service import ArchiveService
     from aqgr.pipeline.pinpoint import judgment_pinpoints
     from aqgr.schemas.results import CandidateQuestion, JudgmentCitations, SearchResult, SummaryPinpoints
     from aqgr.schemas.statutes import StatuteResult
@@ -217,9 +217,9 @@ def build_server(home: str | Path | None = None, *, archive=None):
 
 def run(home: str | Path | None = None, *, archive=None) -> None:
     """Serve the archive's tools over stdio until the client closes the connection (every request
-    answered, one the SDK cannot parse with an error: aqgr/mcp_stdio.py)."""
+    answered, one the SDK cannot parse with an error: aqgr/interfaces/mcp_stdio.py)."""
     import anyio
 
-    from aqgr.mcp_stdio import serve
+    from aqgr.interfaces.mcp_stdio import serve
 
     anyio.run(serve, build_server(home, archive=archive))

@@ -1,6 +1,6 @@
 """One `aqgr` invocation: its state (global model options, the archives it opened), the options
-every command shares, and how a command opens its archive and fails. Used by aqgr/cli.py and
-aqgr/serve_cli.py alike, so neither imports the other for it."""
+every command shares, and how a command opens its archive and fails. Used by aqgr/interfaces/cli.py and
+aqgr/interfaces/serve_cli.py alike, so neither imports the other for it."""
 
 from __future__ import annotations
 

@@ -42,9 +42,9 @@ from aqgr.foundation.errors import (
     UnknownJudgmentError,
     UnknownNameError,
 )
-from aqgr.server.config import ServeConfig
-from aqgr.server.limits import Busy, HostCheck, SearchGate, allowed_hosts
-from aqgr.server.models import (
+from aqgr.interfaces.server.config import ServeConfig
+from aqgr.interfaces.server.limits import Busy, HostCheck, SearchGate, allowed_hosts
+from aqgr.interfaces.server.models import (
     ErrorBody,
     Health,
     JudgmentText,
@@ -55,7 +55,7 @@ from aqgr.server.models import (
     StatuteSearchRequest,
     Version,
 )
-from aqgr.server.service import ArchiveService
+from aqgr.interfaces.server.service import ArchiveService
 
 from aqgr.pipeline.pinpoint import ParagraphIndex
 from aqgr.pipeline.pinpoint import judgment_pinpoints as pinpoints_of
@@ -63,7 +63,7 @@ from aqgr.schemas.results import JudgmentCitations, SearchResult, SummaryPinpoin
 from aqgr.schemas.statutes import StatuteResult
 from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
-log = logging.getLogger("aqgr.server")
+log = logging.getLogger("aqgr.server")  # the log channel people configure, not the module path: kept as it was
 
 # Starlette's own refusals, in the API's error shape
 _HTTP_KINDS = {
@@ -155,7 +155,7 @@ class BodyLimit:
 
 
 def _static_dir() -> Path:
-    return Path(str(resources.files("aqgr.server") / "static"))
+    return Path(str(resources.files("aqgr.interfaces.server") / "static"))
 
 
 def create_app(home: str | Path | None = None, config: ServeConfig | None = None, *, archive: Archive | None = None) -> FastAPI:

@@ -1,6 +1,6 @@
 """Load benchmark of `aqgr serve`: concurrent clients firing searches on loopback.
 
-    python -m aqgr.server.bench --url http://127.0.0.1:8765 --clients 8 --requests 50
+    python -m aqgr.interfaces.server.bench --url http://127.0.0.1:8765 --clients 8 --requests 50
 
 Each client keeps one connection and sends `requests` POST /api/search in a row, with
 facts taken in turn from the sample scenarios (or `--facts-file`, one scenario a line).

@@ -1,5 +1,5 @@
 """`aqgr show ID`: a judgment's structured summary with each passage's pinpoint in the judgment
-(`--text`: the judgment itself, its paragraph numbers in the margin). Registered by aqgr/cli.py."""
+(`--text`: the judgment itself, its paragraph numbers in the margin). Registered by aqgr/interfaces/cli.py."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import typer
 
 from aqgr.foundation.console import styled
 from aqgr.foundation.errors import AqgrError
-from aqgr.invocation import DatabaseOption, HomeOption, _err, _fail, _out, open_archive
+from aqgr.interfaces.invocation import DatabaseOption, HomeOption, _err, _fail, _out, open_archive
 
 
 def show(

@@ -12,10 +12,10 @@ import typer
 
 from aqgr.foundation.console import console, styled  # light: rich is imported when something is printed
 from aqgr.foundation.errors import AqgrError
-from aqgr.invocation import DatabaseOption, HomeOption, Invocation, _err, _fail, _out, open_archive
+from aqgr.interfaces.invocation import DatabaseOption, HomeOption, Invocation, _err, _fail, _out, open_archive
 from aqgr.foundation.paths import SAMPLE
 from aqgr.schemas.filters import facet_lines, make_filters
-from aqgr.show_cli import show
+from aqgr.interfaces.show_cli import show
 
 app = typer.Typer(
     name="aqgr",
@@ -474,12 +474,12 @@ def _register_eval() -> None:
 
 _register_eval()
 
-app.command()(show)  # aqgr show (aqgr/show_cli.py)
+app.command()(show)  # aqgr show (aqgr/interfaces/show_cli.py)
 
 
 def _register_serve() -> None:
-    """`aqgr serve`, `aqgr mcp` and `aqgr statutes` (aqgr/serve_cli.py; their dependencies load only when run)."""
-    from aqgr.serve_cli import register
+    """`aqgr serve`, `aqgr mcp` and `aqgr statutes` (aqgr/interfaces/serve_cli.py; their dependencies load only when run)."""
+    from aqgr.interfaces.serve_cli import register
 
     register(app, HomeOption)
 

@@ -22,21 +22,21 @@ def _need(module: str) -> None:
 
 
 def _fail(exc: Exception) -> None:
-    from aqgr.invocation import _fail as fail
+    from aqgr.interfaces.invocation import _fail as fail
 
     fail(exc)
 
 
 def _say(message: str) -> None:
     """A message on stderr, through the plain console (control characters in paths shown escaped)."""
-    from aqgr.invocation import _err
+    from aqgr.interfaces.invocation import _err
 
     _err().print(message, soft_wrap=True)
 
 
 def _open(ctx: typer.Context, home: Optional[Path]):
     """The archive as every other command opens it (global options: provider, model, engines)."""
-    from aqgr.invocation import open_archive
+    from aqgr.interfaces.invocation import open_archive
 
     return open_archive(ctx, home)
 
@@ -59,7 +59,7 @@ def register(app: typer.Typer, home_option) -> None:
         max_searches: int = typer.Option(8, help="Searches running at once; more wait up to 15 s in a queue, then get 503 with Retry-After."),
     ) -> None:
         """Serve the HTTP API and the issue-first web page over the archive (http://127.0.0.1:8765/)."""
-        from aqgr.server.config import ServeConfig, is_loopback
+        from aqgr.interfaces.server.config import ServeConfig, is_loopback
 
         try:
             _need("fastapi")
@@ -73,9 +73,9 @@ def register(app: typer.Typer, home_option) -> None:
             _fail(ValueError(f"binding {host} exposes the archive beyond this machine: set an API key (--api-key or AQGR_SERVE_API_KEY), or pass --allow-unauthenticated"))
         import uvicorn
 
-        from aqgr.server.app import create_app
+        from aqgr.interfaces.server.app import create_app
 
-        from aqgr.server.limits import uvicorn_options
+        from aqgr.interfaces.server.limits import uvicorn_options
 
         hosts = tuple(h for value in allowed_host or () for h in value.replace(",", " ").split())  # the env var: comma- or space-separated
         try:
@@ -93,7 +93,7 @@ def register(app: typer.Typer, home_option) -> None:
             _need("mcp")
         except AqgrError as exc:
             _fail(exc)
-        from aqgr.mcp_server import run
+        from aqgr.interfaces.mcp_server import run
 
         run(archive=_open(ctx, home))
 
