@@ -17,5 +17,6 @@ def __getattr__(name: str):
     if name == "Archive":
         from aqgr.archive.home import Archive
 
+        globals()["Archive"] = Archive
         return Archive
     raise AttributeError(f"module 'aqgr.archive' has no attribute {name!r}")
