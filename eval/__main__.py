@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from aqgr.paths import shared_datasets
+from aqgr.foundation.paths import shared_datasets
 
 app = typer.Typer(add_completion=False, help="FIRE-style evaluation of aqgr systems on AILA-format data.")
 
@@ -45,8 +45,8 @@ def main(
         return
     from rich.console import Console
 
-    from aqgr.console import styled
-    from aqgr.errors import AqgrError
+    from aqgr.foundation.console import styled
+    from aqgr.foundation.errors import AqgrError
     from aqgr.eval.harness import evaluate_path
     from aqgr.eval.report import render_table
 

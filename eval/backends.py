@@ -26,7 +26,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from aqgr.errors import ConfigError, IndexMismatchError, MissingDependencyError, NoIndexError
+from aqgr.foundation.errors import ConfigError, IndexMismatchError, MissingDependencyError, NoIndexError
 
 SEPARATOR = "@"
 DEFAULT_BACKEND = "embedded.v1"

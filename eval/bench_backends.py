@@ -46,7 +46,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from aqgr.paths import SAMPLE, shared_datasets
+from aqgr.foundation.paths import SAMPLE, shared_datasets
 
 SAMPLE = SAMPLE
 AILA = shared_datasets() / "aila2019"
@@ -132,7 +132,7 @@ def main(argv=None) -> int:
     parser.add_argument("--milvus-uri", default=None, help="a Milvus server URL or milvus-lite path (default: in the archive home)")
     parser.add_argument("--out", type=Path, default=None, help="also write the harness report (report.md, runs) here")
     args = parser.parse_args(argv)
-    from aqgr.errors import AqgrError
+    from aqgr.foundation.errors import AqgrError
 
     try:
         if args.what == "sample":

@@ -39,7 +39,7 @@ from pathlib import Path
 
 from aqgr.eval.bench_common import print_result
 from aqgr.eval.bench_search import percentile
-from aqgr.paths import shared_datasets
+from aqgr.foundation.paths import shared_datasets
 
 DEFAULT_DATA = shared_datasets() / "aila2019-citebench"
 DEFAULT_IMPLS = ("rank-bm25.v1", "bm25s.v1")

@@ -10,7 +10,7 @@ from typing import Callable
 def print_result(run: Callable[[], dict], errors: tuple[type[Exception], ...] = ()) -> int:
     """Print `run()` as JSON on stdout and return 0; an AqgrError (or one of `errors`) is
     printed on stderr as "error: ..." and returns 2."""
-    from aqgr.errors import AqgrError
+    from aqgr.foundation.errors import AqgrError
 
     try:
         result = run()

@@ -14,7 +14,7 @@ stable hash of their id (never file order) until there are --passages (0, the de
 `--per-judgment 1 --passages 400` is the first setting: the first naming paragraph of each
 judgment or none, 400 judgments. A query is "<judgment>/<passage number>"; queries of one
 judgment are not independent, so the intervals below draw judgments, not queries. Each
-passage is rewritten mechanically into the new code (aqgr/correspondence.py: "Sections
+passage is rewritten mechanically into the new code (aqgr/pipeline/correspondence.py: "Sections
 302/34 IPC" -> "Sections 103(1) and 3(5) BNS", "Section 32 of the Evidence Act" -> "Section
 26 of the Bharatiya Sakshya Adhiniyam, 2023"; the codes' names elsewhere too: "(in short
 'IPC')" -> "(in short 'BNS')").
@@ -50,7 +50,7 @@ import sys
 import time
 from pathlib import Path
 
-from aqgr.paths import shared_datasets
+from aqgr.foundation.paths import shared_datasets
 
 PASSAGE_WORDS = 60  # a passage grows sentence by sentence until it has this many words
 MAX_WORDS = 120
@@ -159,7 +159,7 @@ def paired(scores: dict[str, float], base: dict[str, float], clusters: dict[str,
 
 def open_index(work: Path, texts: dict[str, str]):
     """The full-text index of the corpus in `work/index`, built once (hashing embedder)."""
-    from aqgr.errors import AqgrError
+    from aqgr.foundation.errors import AqgrError
     from aqgr.retrieval.index import IndexSpec, SummaryIndex
 
     spec = IndexSpec(embedder="hashing.v1")
@@ -194,7 +194,7 @@ def rankings(index, queries: dict[str, str], own: dict[str, str], cited: set[str
 
 
 def run(work: Path, tables: Path, n: int = PASSAGES, per_judgment: int = PER_JUDGMENT, datasets: Path | None = None) -> dict:
-    from aqgr.correspondence import load_tables
+    from aqgr.pipeline.correspondence import load_tables
     from aqgr.eval.measures import compute
 
     root = (datasets or shared_datasets()) / "aila2019" / "Object_casedocs"

@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from aqgr.paths import shared_datasets
+from aqgr.foundation.paths import shared_datasets
 
 AILA = shared_datasets() / "aila2019"
 K = 1000

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from aqgr.eval.bench_common import print_result
-from aqgr.paths import shared_datasets
+from aqgr.foundation.paths import shared_datasets
 
 DEFAULT_DATA = shared_datasets() / "aila2019"
 DEFAULT_EMBEDDERS = ("minilm-l6.v1", "minilm-l6-int8.v1")

@@ -32,8 +32,8 @@ from aqgr.eval.bench_search import percentile
 from aqgr.eval.datasets import load_dataset
 from aqgr.eval.pipeline_systems import DEFAULT_SUMMARIZER, case_archive
 from aqgr.eval.systems import default_cache_dir
-from aqgr.paths import shared_datasets
-from aqgr.search import freeze_heap
+from aqgr.foundation.paths import shared_datasets
+from aqgr.pipeline.search import freeze_heap
 
 DEFAULT_DATA = shared_datasets() / "aila2019"
 
@@ -112,7 +112,7 @@ def measure(searcher, index, queries: list[tuple[str, str]], n_docs: int, out: d
 def bench_home(home: Path, data: Path, n_queries: int) -> dict:
     """The same over an existing archive home and its saved index (e.g. a synthetic archive of
     `aqgr.eval.bench_pipeline`), with the queries of `data`."""
-    from aqgr.archive import Archive
+    from aqgr.archive.home import Archive
 
     archive = Archive(home)
     searcher = archive.open_searcher()

@@ -1,4 +1,4 @@
-"""How well the grounding locator (aqgr/grounding.py) tells a judgment's own names from others.
+"""How well the grounding locator (aqgr/pipeline/grounding.py) tells a judgment's own names from others.
 
     python -m aqgr.eval.bench_grounding --data $AQGR_DATASETS/aila2019 [--limit 60] [--seed 7]
 
@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 import aqgr.summarizer.extractive.engine  # noqa: F401  (registers extractive.v1)
-from aqgr.grounding import Locator
+from aqgr.pipeline.grounding import Locator
 from aqgr.summarizer.base import JudgmentText, summarizers
 from aqgr.summarizer.readers import read_judgment
 

@@ -57,7 +57,7 @@ from typing import Iterator
 
 import numpy as np
 
-from aqgr.paths import shared_datasets
+from aqgr.foundation.paths import shared_datasets
 
 AILA = shared_datasets() / "aila2019"
 CITEBENCH = shared_datasets() / "aila2019-citebench"

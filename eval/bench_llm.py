@@ -24,7 +24,7 @@ import tempfile
 import time
 from contextlib import ExitStack
 from pathlib import Path
-from aqgr.paths import SAMPLE
+from aqgr.foundation.paths import SAMPLE
 
 SAMPLE = SAMPLE / "judgments"
 FACTS = (
@@ -51,7 +51,7 @@ def _median(values: list[float]) -> float | None:
 
 def summarize_each(paths: list[Path], provider: dict, home: Path) -> dict:
     """Summarise the files one by one (each timed) into a fresh archive; the run's figures."""
-    from aqgr.archive import Archive
+    from aqgr.archive.home import Archive
     from aqgr.llm.client import LLMClient
     from aqgr.schemas.summary import missing_required
     from aqgr.schemas.validation import schema_errors
@@ -96,7 +96,7 @@ def summarize_each(paths: list[Path], provider: dict, home: Path) -> dict:
 
 def search_once(paths: list[Path], provider: dict, home: Path) -> dict:
     """Summarise offline, index, then one search with the model's questions and explanations."""
-    from aqgr.archive import Archive
+    from aqgr.archive.home import Archive
 
     offline = Archive(home)
     offline.summarize(paths)

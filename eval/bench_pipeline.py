@@ -40,7 +40,7 @@ import sys
 import time
 from pathlib import Path
 
-from aqgr.paths import shared_datasets
+from aqgr.foundation.paths import shared_datasets
 from aqgr.retrieval.embedders import DEFAULT_EMBEDDER
 
 AILA_ROOT = shared_datasets() / "aila2019"
@@ -87,7 +87,7 @@ def docs_dir(corpus: Path) -> Path:
 
 
 def _archive(home: Path, embedder: str):
-    from aqgr.archive import Archive
+    from aqgr.archive.home import Archive
     from aqgr.retrieval.index import IndexSpec
 
     return Archive(home, index=IndexSpec(embedder=embedder))
@@ -111,7 +111,7 @@ def stage_base(args) -> dict:
 def stage_load(args) -> dict:
     """Extend the archive to args.to judgments."""
     from aqgr.eval.synthetic_archive import Corpus, Generator, extend
-    from aqgr.store import Store
+    from aqgr.archive.store import Store
 
     corpus = Corpus.load(docs_dir(args.corpus), args.out / "cache", limit=args.base_limit)
     made = {"seed": args.seed, "corpus": corpus.fingerprint, "engine_version": corpus.engine_version}
@@ -203,7 +203,7 @@ def stage_rate(args) -> dict:
 
     from aqgr.retrieval.embedders import embedders
     from aqgr.retrieval.index import IndexSpec, SummaryIndex
-    from aqgr.store import Store
+    from aqgr.archive.store import Store
 
     archive = _archive(args.home, args.embedder)
     store = Store(archive.settings.db_url)

@@ -41,7 +41,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
-from aqgr.paths import shared_datasets
+from aqgr.foundation.paths import shared_datasets
 
 AILA = shared_datasets() / "aila2019" / "Object_casedocs"
 SLOTS = ("parties", "case_number", "facts", "issues", "reasoning", "new_principles")

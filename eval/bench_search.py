@@ -11,11 +11,11 @@
    directory to measure its size on disk per part;
 3. search: `Searcher.search(facts)` (generated questions, ensemble, explanations, k=10)
    for every query of the dataset, after one warm-up search and the heap frozen as the
-   server's start-up freezes it (`aqgr.search.freeze_heap`); median and p95 latency, and
+   server's start-up freezes it (`aqgr.pipeline.search.freeze_heap`); median and p95 latency, and
    the median of each stage;
 4. statutes, when the dataset has them: a statute collection added (index + which
    judgments quote which statute, timed), then the product's statute search
-   (`aqgr.statutes.statutes_for`: questions, the case ranking, statutes through the
+   (`aqgr.pipeline.statutes.statutes_for`: questions, the case ranking, statutes through the
    precedents) for every query; median and p95;
 5. peak memory of the process (resource.getrusage).
 
@@ -36,8 +36,8 @@ from aqgr.eval.bench_common import print_result
 from aqgr.eval.datasets import load_dataset
 from aqgr.eval.pipeline_systems import DEFAULT_SUMMARIZER, PIPELINE_CONFIGS, ArchiveSystem, case_archive
 from aqgr.eval.systems import default_cache_dir
-from aqgr.paths import shared_datasets
-from aqgr.search import freeze_heap
+from aqgr.foundation.paths import shared_datasets
+from aqgr.pipeline.search import freeze_heap
 
 DEFAULT_DATA = shared_datasets() / "aila2019"
 
@@ -103,7 +103,7 @@ def bench(data: Path, cache_dir: Path, summarizer: str, embedder: str | None, co
     options = system.search_options().model_copy(update={"min_content_words": 1})
     queries = list(dataset.queries.items())
     searcher.search(queries[0][1], options=options)  # warm-up: models loaded, caches primed
-    freeze_heap()  # as the server's start-up does, once (aqgr/server/service.py)
+    freeze_heap()  # as the server's start-up does, once (aqgr/interfaces/server/service.py)
     latencies: list[float] = []
     stages: dict[str, list[float]] = {}
     for qid, facts in queries:
@@ -131,9 +131,9 @@ def bench(data: Path, cache_dir: Path, summarizer: str, embedder: str | None, co
 
 def _bench_statutes(data: Path, archive, searcher, spec, queries) -> dict | None:
     """Statute collection build and warm statute search latency; None without statutes."""
-    from aqgr.config import Settings
-    from aqgr.errors import DatasetError
-    from aqgr.statutes import StatuteCollection, statutes_for
+    from aqgr.pipeline.config import Settings
+    from aqgr.foundation.errors import DatasetError
+    from aqgr.pipeline.statutes import StatuteCollection, statutes_for
     from aqgr.eval.datasets import find_documents
 
     try:

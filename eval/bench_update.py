@@ -25,7 +25,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from aqgr.paths import shared_datasets
+from aqgr.foundation.paths import shared_datasets
 
 AILA = shared_datasets() / "aila2019"
 

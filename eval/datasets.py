@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Literal
 
-from aqgr.errors import DatasetError
+from aqgr.foundation.errors import DatasetError
 
 Kind = Literal["cases", "statutes"]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from aqgr.errors import ConfigError
+from aqgr.foundation.errors import ConfigError
 from aqgr.eval.chance import chance
 from aqgr.eval.datasets import Dataset, Kind, load_dataset
 from aqgr.eval.measures import DEFAULT_RETURNED, MeasureResults, compute, parse_measure

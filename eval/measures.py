@@ -31,7 +31,7 @@ from typing import Iterable, Mapping, Sequence, Union
 
 import ir_measures
 
-from aqgr.errors import ConfigError
+from aqgr.foundation.errors import ConfigError
 from aqgr.eval.runs import strict_ranking
 
 RANKED_MEASURES: tuple[str, ...] = ("AP", "P@10", "Bpref", "RR", "R@100", "nDCG@10")

@@ -35,9 +35,9 @@ Statutes (`aila-statutes`): statutes have no structured summary. The summary sys
 index each as one document (title + description, `SummaryIndex.from_texts`, embeddings
 cached in the same cache) and query it with the facts. The `aqgr` systems run the
 product's statute search, as the server and the MCP tool do: the dataset's statutes are
-added to a statute collection beside the case archive (`aqgr.statutes.StatuteCollection`,
+added to a statute collection beside the case archive (`aqgr.pipeline.statutes.StatuteCollection`,
 linked to the judgments that quote them, as `aqgr statutes` does; built once, in
-`<cache>/statutes/collections/`), then `aqgr.statutes.statutes_for` with the case
+`<cache>/statutes/collections/`), then `aqgr.pipeline.statutes.statutes_for` with the case
 archive's Searcher (its questions, the question-guided case ranking as the precedents,
 `rrf.v1` over 12 statutes per query and retriever) returns the top `depth` statutes: the
 product's ranking, cut where the product cuts it (a statute it does not return counts
@@ -58,7 +58,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from aqgr.errors import ConfigError, DatasetError, NoIndexError, IndexMismatchError
+from aqgr.foundation.errors import ConfigError, DatasetError, NoIndexError, IndexMismatchError
 from aqgr.eval import backends
 from aqgr.eval.datasets import Dataset, find_documents, list_documents
 from aqgr.eval.systems import Progress, default_cache_dir, systems
@@ -91,7 +91,7 @@ class PipelineConfig:
     fulltext_query_tf: str | None = None  # full-text BM25's query term frequency, "raw" or "log" (None: IndexSpec's)
     lexical_engine: str | None = None  # the engine under both BM25 retrievers (retrieval/lexical.py; None: IndexSpec's)
     dense_legal_slots: bool = False  # dense embeds only the legal slots (retrieval/documents.py DENSE_SLOTS)
-    statutes_via_precedents: bool = False  # statutes: the case ranking's judgments vote for the statutes they quote (aqgr/statutes.py)
+    statutes_via_precedents: bool = False  # statutes: the case ranking's judgments vote for the statutes they quote (aqgr/pipeline/statutes.py)
     question_alone: bool = False  # lexical retrievers read a question alone (SearchOptions.question_alone)
     citation_weight: float | None = None  # precedents referred (SearchOptions.citation_weight; None: its default)
     citation_norm: str | None = None  # precedents referred: mean, cosine or sum (SearchOptions.citation_norm; None: its default)
@@ -103,7 +103,7 @@ class PipelineConfig:
 # 0.057 MAP: weights 3, 2, 1), queries without the anonymisation placeholders, a
 # question's dense query weighing it half as much as the facts (0.5 measured above 1.0);
 # statutes also through the precedents that quote them, as the product ranks them
-# (aqgr/statutes.py; through the product's statute search: statute benchmark 0.213 -> 0.523 MAP, AILA dev statutes 0.083 -> 0.210);
+# (aqgr/pipeline/statutes.py; through the product's statute search: statute benchmark 0.213 -> 0.523 MAP, AILA dev statutes 0.083 -> 0.210);
 # precedents referred at SearchOptions' default weight 0.3 (citation benchmark 0.1454 -> 0.1637).
 AQGR = PipelineConfig(retrievers=("fulltext", "bm25", "dense"), weights={"fulltext": 3.0, "bm25": 2.0, "dense": 1.0}, fuser="score.v1",
                       drop_masks=True, questions=True, explain=True, question_weight=0.5, statutes_via_precedents=True)
@@ -173,7 +173,7 @@ def spec_hash(spec) -> str:
 
 def case_archive(docs_dir: Path, doc_ids, cache_dir: Path, summarizer: str, progress: Progress | None = None):
     """The Archive holding the summaries of `docs_dir` (summarised now if not yet: resumable)."""
-    from aqgr.archive import Archive
+    from aqgr.archive.home import Archive
 
     home = Path(cache_dir) / "archives" / corpus_fingerprint(docs_dir, doc_ids)
     archive = Archive(home, summarizer=summarizer)
@@ -258,8 +258,8 @@ def statute_collection(dataset: Dataset, archive, spec, root: Path, progress: Pr
     """The dataset's statutes as the product keeps them beside the case `archive`: a
     StatuteCollection (index under `spec`, links to the judgments quoting them), added once
     under `<root>/statutes/collections/` and reused."""
-    from aqgr.config import Settings
-    from aqgr.statutes import LINKS_FILE, StatuteCollection
+    from aqgr.pipeline.config import Settings
+    from aqgr.pipeline.statutes import LINKS_FILE, StatuteCollection
 
     name = f"{corpus_fingerprint(dataset.docs_dir, dataset.doc_ids)}-{spec_hash(spec)}-{archive.home.name}"
     key = ("statutes", name, str(root))
@@ -355,7 +355,7 @@ class ArchiveSystem:
         return IndexSpec(**fields)
 
     def search_options(self):
-        from aqgr.config import SearchOptions
+        from aqgr.pipeline.config import SearchOptions
 
         return SearchOptions(
             retrievers=self.pipeline.retrievers,
@@ -383,7 +383,7 @@ class ArchiveSystem:
             "search_options": self.search_options().model_dump(mode="json"),
             "question_generator": self.question_generator if self.pipeline.questions else None,
             "explainer": self.explainer if self.pipeline.explain else None,  # statutes: it orders the case ranking's head
-            **({"statute_search": "aqgr.statutes.statutes_for" if self.pipeline.statutes_via_precedents else "aqgr.statutes.StatuteCollection.search",
+            **({"statute_search": "aqgr.pipeline.statutes.statutes_for" if self.pipeline.statutes_via_precedents else "aqgr.pipeline.statutes.StatuteCollection.search",
                 "statute_collection": str(self._statutes.root)} if self._statutes is not None else {}),
             "archive_home": str(self.home) if self.home else None,
             "documents": "structured summaries" if self.kind != "statutes" else "statute title + description",
@@ -443,7 +443,7 @@ class ArchiveSystem:
     def searcher_for(self, archive, index):
         """The product's Searcher over `index` (`Archive.open_searcher`): this system's engines
         and search options, the archive's citation graph (found now if not yet)."""
-        from aqgr.archive import Archive
+        from aqgr.archive.home import Archive
 
         key = ("searcher", str(archive.home), spec_hash(index.spec), self.backend, self.summarizer, self.question_generator, self.explainer)
         with _LOCK:
@@ -473,10 +473,10 @@ class ArchiveSystem:
         return [(d.doc_id, d.score) for d in self._fused(query, depth, restrict, exclude, options)]
 
     def _rank_statutes(self, query_id, text, depth, exclude, options) -> list[tuple[str, float]]:
-        """The product's statute search (`aqgr.statutes.statutes_for`), its top `depth`; without
+        """The product's statute search (`aqgr.pipeline.statutes.statutes_for`), its top `depth`; without
         `statutes_via_precedents`, the collection's search on the Searcher's questions alone.
         `exclude` keeps a query's own (citing) judgment out of the case ranking."""
-        from aqgr.statutes import statutes_for
+        from aqgr.pipeline.statutes import statutes_for
 
         if self.pipeline.statutes_via_precedents:
             result = statutes_for(self._searcher, self._statutes, text, k=depth, exclude=exclude, options=options)

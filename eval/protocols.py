@@ -20,8 +20,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from aqgr.errors import DatasetError
-from aqgr.registry import Registry
+from aqgr.foundation.errors import DatasetError
+from aqgr.foundation.registry import Registry
 from aqgr.eval.datasets import Dataset, select_queries
 from aqgr.eval.measures import DEFAULT_MEASURES
 

@@ -21,7 +21,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from aqgr.errors import DatasetError
+from aqgr.foundation.errors import DatasetError
 
 MAX_DEPTH = 1000  # the FIRE/TREC convention: up to 1,000 documents per query
 _RUN_ID = re.compile(r"^\S+$")

@@ -91,7 +91,7 @@ class Corpus:
         engine = summarizers.create("extractive.v1")
         files = sorted(Path(docs_dir).glob("*.txt"))
         if not files:
-            from aqgr.errors import DatasetError
+            from aqgr.foundation.errors import DatasetError
 
             raise DatasetError(f"{docs_dir}: no .txt judgments to recombine; give the folder of real judgments (--corpus)")
         random.Random(SEED).shuffle(files)
@@ -198,7 +198,7 @@ class Generator:
     def judgment(self, i: int):
         """(JudgmentRow, StructuredSummary) of synthetic judgment i (not yet stored)."""
         from aqgr.schemas.summary import Provenance, StructuredSummary
-        from aqgr.store import JudgmentRow
+        from aqgr.archive.store import JudgmentRow
 
         rng = random.Random(_hash(self.seed, "judgment", i))
         appellant, respondent = self.title(i)

@@ -25,8 +25,8 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Protocol, Sequence, runtime_checkable
 
-from aqgr.errors import ConfigError
-from aqgr.registry import Registry
+from aqgr.foundation.errors import ConfigError
+from aqgr.foundation.registry import Registry
 from aqgr.eval.datasets import Dataset
 
 # Where the summary-based systems register (they need the Archive API of aqgr/).

@@ -35,7 +35,7 @@ Invariants:
   sentence-transformers, llama-index, pymilvus nor bm25s; they load inside the functions
   that need them.
 
-Errors (aqgr.errors): `NoIndexError` (nothing saved there), `IndexMismatchError` (built
+Errors (aqgr.foundation.errors): `NoIndexError` (nothing saved there), `IndexMismatchError` (built
 with another spec, schema, embedder or format: names every difference and says to
 rebuild), `UnknownNameError` (unknown slot, retriever, embedder, fuser, backend),
 `MissingDependencyError` (an optional extra, with its install command); `ValueError` /

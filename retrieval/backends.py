@@ -22,8 +22,8 @@ import json
 from pathlib import Path
 from typing import Callable, Iterable
 
-from aqgr.errors import IndexMismatchError, NoIndexError
-from aqgr.registry import Registry
+from aqgr.foundation.errors import IndexMismatchError, NoIndexError
+from aqgr.foundation.registry import Registry
 
 from .spec import IndexSpec, Progress
 

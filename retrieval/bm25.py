@@ -32,7 +32,7 @@ from typing import ClassVar, Protocol, Sequence, runtime_checkable
 import numpy as np
 import scipy.sparse as sp
 
-from aqgr.registry import Registry
+from aqgr.foundation.registry import Registry
 
 # BM25 parameters: k1 = 1.2, b = 0.75 are the usual Robertson/Lucene settings (rank-bm25's
 # own k1 default is 1.5); epsilon = 0.25 is rank-bm25's floor for negative idf values.

@@ -28,7 +28,7 @@ from typing import ClassVar, Sequence
 
 import numpy as np
 
-from aqgr.errors import MissingDependencyError
+from aqgr.foundation.errors import MissingDependencyError
 
 from .bm25 import BM25_B, BM25_K1, bm25_implementations
 

@@ -21,7 +21,7 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from aqgr.errors import MissingDependencyError
+from aqgr.foundation.errors import MissingDependencyError
 
 from .embed_cache import EmbeddingCache, embed_with_cache
 from .embedders import MemoEmbedder

@@ -19,7 +19,7 @@ from typing import Protocol
 
 import numpy as np
 
-from aqgr.registry import Registry
+from aqgr.foundation.registry import Registry
 
 from .dense import _faiss
 

@@ -42,7 +42,7 @@ from typing import Callable, Collection, Iterable, Sequence
 
 import numpy as np
 
-from aqgr.errors import IndexMismatchError, WriteError
+from aqgr.foundation.errors import IndexMismatchError, WriteError
 
 from .dense import _faiss
 from .dense_ann import DEFAULT_ANN_KIND, ann_kinds

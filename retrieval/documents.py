@@ -16,7 +16,7 @@ import re
 from datetime import timezone
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
-from aqgr.errors import UnknownNameError
+from aqgr.foundation.errors import UnknownNameError
 from aqgr.schemas.summary import SummarySlots
 
 if TYPE_CHECKING:

@@ -28,9 +28,9 @@ from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from aqgr.errors import MissingDependencyError
-from aqgr.paths import file_sha256
-from aqgr.registry import Registry
+from aqgr.foundation.errors import MissingDependencyError
+from aqgr.foundation.paths import file_sha256
+from aqgr.foundation.registry import Registry
 
 from .text import STOPWORDS
 

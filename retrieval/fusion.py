@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 from typing import Callable, Iterable, Mapping, Sequence, Union
 
-from aqgr.registry import Registry
+from aqgr.foundation.registry import Registry
 
 from .types import ScoredDoc, ranked
 

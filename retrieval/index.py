@@ -27,7 +27,7 @@ leaves the previous generation's documents readable (the lexical engines' statis
 count the unfinished documents, so scores can move a little until then), and the next
 update rolls the unfinished one back and does it again. A long build commits every `COMMIT_EVERY` documents, so a killed first
 build is completed, not restarted. One writer at a time: the caller holds the archive's
-index lock (aqgr/archive.py); tantivy refuses a second writer on its own too.
+index lock (aqgr/archive/home.py); tantivy refuses a second writer on its own too.
 
 `load` refuses an index built differently (IndexMismatchError naming every difference,
 telling to rebuild); `check_files` (for `aqgr check`) verifies every checksum.
@@ -51,8 +51,8 @@ from typing import Callable, ClassVar, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from aqgr.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
-from aqgr.paths import file_sha256
+from aqgr.foundation.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
+from aqgr.foundation.paths import file_sha256
 from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
 from .dense import QueryVectors, embed_sentences

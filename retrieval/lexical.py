@@ -42,8 +42,8 @@ from typing import ClassVar, Collection, Iterable, Protocol, Sequence, runtime_c
 
 import numpy as np
 
-from aqgr.errors import IndexMismatchError, NoIndexError
-from aqgr.registry import Registry
+from aqgr.foundation.errors import IndexMismatchError, NoIndexError
+from aqgr.foundation.registry import Registry
 
 from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, IDF_KINDS, QUERY_TF_KINDS
 

@@ -25,7 +25,7 @@ from typing import ClassVar, Collection, Iterable, NamedTuple, Sequence
 
 import numpy as np
 
-from aqgr.errors import IndexLockedError, IndexMismatchError
+from aqgr.foundation.errors import IndexLockedError, IndexMismatchError
 
 from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, BM25Matrix
 from .lexical import (LEXICAL_FORMAT, as_ns, check_n, check_params, disk_bytes, joined_terms, lexical_engines,

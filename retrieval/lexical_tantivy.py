@@ -33,7 +33,7 @@ from typing import ClassVar, Collection, Iterable, Sequence
 
 import numpy as np
 
-from aqgr.errors import IndexLockedError, IndexMismatchError, MissingDependencyError
+from aqgr.foundation.errors import IndexLockedError, IndexMismatchError, MissingDependencyError
 
 from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1
 from .restriction import Where

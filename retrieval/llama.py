@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from aqgr.errors import MissingDependencyError
+from aqgr.foundation.errors import MissingDependencyError
 
 try:
     from llama_index.core.base.base_retriever import BaseRetriever

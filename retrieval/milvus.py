@@ -89,7 +89,7 @@ from typing import Callable, ClassVar, Iterable, Iterator, Mapping, NamedTuple, 
 
 import numpy as np
 
-from aqgr.errors import EmptyArchiveError, IndexMismatchError, MissingDependencyError, NoIndexError, UnknownNameError
+from aqgr.foundation.errors import EmptyArchiveError, IndexMismatchError, MissingDependencyError, NoIndexError, UnknownNameError
 from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
 from .dense import (SENTENCES_FILE, QueryVectors, Sentences, document_windows, embed_sentences, flatten_windows,

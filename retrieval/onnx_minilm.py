@@ -46,8 +46,8 @@ from typing import Sequence
 
 import numpy as np
 
-from aqgr.errors import MissingDependencyError, WriteError
-from aqgr.paths import file_sha256
+from aqgr.foundation.errors import MissingDependencyError, WriteError
+from aqgr.foundation.paths import file_sha256
 
 from .embedders import _file_sha256, _minilm_dir, _normalise, _quiet_loading, _tokenizer, embedders
 

@@ -2,8 +2,8 @@
 
 Both backends implement it: retrieval/index.py `SummaryIndex` (embedded.v1) and
 retrieval/milvus.py `MilvusIndex` (milvus.v1); tests/retrieval/test_index_contract.py runs
-one suite of assertions against both. Users (aqgr/search.py `Searcher`, aqgr/statutes.py,
-aqgr/archive.py) are typed against `Index`, never against a backend's class.
+one suite of assertions against both. Users (aqgr/pipeline/search.py `Searcher`, aqgr/pipeline/statutes.py,
+aqgr/archive/home.py) are typed against `Index`, never against a backend's class.
 
 The classes also offer `build(summaries, spec, ...)`, `from_texts(doc_ids, texts, spec, ...)`
 and `load(directory, expect=...)` (classmethods, so not part of this instance protocol):
@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
-from aqgr.errors import UnknownNameError
+from aqgr.foundation.errors import UnknownNameError
 
 from .types import ScoredDoc
 

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Callable, ClassVar, Collection, Mapping, Seque
 
 import numpy as np
 
-from aqgr.registry import Registry
+from aqgr.foundation.registry import Registry
 
 from .dense import document_windows
 from .documents import dense_texts

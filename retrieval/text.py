@@ -21,8 +21,8 @@ import re
 import unicodedata
 from typing import Callable, Protocol
 
-from aqgr.errors import MissingDependencyError
-from aqgr.registry import Registry
+from aqgr.foundation.errors import MissingDependencyError
+from aqgr.foundation.registry import Registry
 
 
 class Tokenizer(Protocol):

@@ -143,7 +143,7 @@ def make_filters(**fields) -> Filters | None:
     cannot be read refused as InvalidFilterError (what the command line and the tools report)."""
     from pydantic import ValidationError
 
-    from aqgr.errors import InvalidFilterError
+    from aqgr.foundation.errors import InvalidFilterError
 
     given = {name: value for name, value in fields.items() if value is not None}
     if not given:

@@ -34,7 +34,7 @@ _MATCH = ("How it was found: exact; whitespace (the same words, whitespace diffe
 
 
 class Pinpoint(_Model):
-    """Where a quoted passage stands in the judgment's own text (aqgr.pinpoint)."""
+    """Where a quoted passage stands in the judgment's own text (aqgr.pipeline.pinpoint)."""
 
     located: bool = Field(default=False, description=_LOCATED)
     start: int | None = Field(default=None, ge=0, description=_START)

@@ -10,7 +10,7 @@ import json
 from functools import lru_cache
 from typing import Any
 
-from aqgr.errors import SummaryValidationError
+from aqgr.foundation.errors import SummaryValidationError
 from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary, SummarySlots
 
 SCHEMA_ID = f"https://aqgr.invalid/schemas/structured-summary/{SCHEMA_VERSION}.json"

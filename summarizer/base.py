@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from aqgr.registry import Registry
+from aqgr.foundation.registry import Registry
 from aqgr.schemas.summary import SummarySlots
 
 

@@ -13,7 +13,7 @@ REPO = Path(__file__).resolve().parents[1]
 FOLDERS = ("aqgr", "summarizer", "retrieval", "schemas", "eval")
 # Modules a user reaches only through an extra (or a benchmark): their imports may come from extras.
 OPTIONAL = (
-    "aqgr/server/", "aqgr/mcp_server.py", "aqgr/mcp_stdio.py", "aqgr/llm/http_deadline.py", "aqgr/serve_cli.py", "aqgr/llm/gemini.py", "aqgr/llm/openai_compat.py",
+    "aqgr/interfaces/server/", "aqgr/interfaces/mcp_server.py", "aqgr/interfaces/mcp_stdio.py", "aqgr/llm/http_deadline.py", "aqgr/interfaces/serve_cli.py", "aqgr/llm/gemini.py", "aqgr/llm/openai_compat.py",
     "aqgr/llm/llamacpp.py", "retrieval/milvus.py", "retrieval/llama.py", "retrieval/bm25s_scorer.py",
     "summarizer/readers/office.py", "eval/bench_", "eval/llama_server.py", "eval/backends.py",
 )

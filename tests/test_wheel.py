@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-DEMO = "import sys; from aqgr.cli import main; sys.argv = ['aqgr', 'demo', '--json', '--home', sys.argv[1]]; main()"
+DEMO = "import sys; from aqgr.interfaces.cli import main; sys.argv = ['aqgr', 'demo', '--json', '--home', sys.argv[1]]; main()"
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +45,7 @@ def test_the_wheel_installs_only_aqgr_with_its_data(wheel):
     for needed in ("aqgr/py.typed", "aqgr/summarizer/base.py", "aqgr/retrieval/index.py", "aqgr/schemas/summary.py",
                    "aqgr/eval/harness.py", "aqgr/sample/scenarios.json", "aqgr/sample/judgments/SC001.txt",
                    "aqgr/summarizer/llm/prompts/summary.v1.txt", "aqgr/eval/data/expected_scores.json",
-                   "aqgr/prompts/questions.v1.txt", "aqgr/server/static/index.html"):
+                   "aqgr/prompts/questions.v1.txt", "aqgr/interfaces/server/static/index.html"):
         assert needed in names, needed
 
 

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from aqgr.registry import Registry
+from aqgr.foundation.registry import Registry
 
 # The study's sampling (SPEC.md): Gemini-pro defaults; lower temperature made it copy paragraphs.
 STUDY_TEMPERATURE = 0.9
@@ -70,7 +70,7 @@ class Provider(Protocol):
     model: str
 
     def generate(self, request: LLMRequest, *, timeout_s: float) -> LLMReply:
-        """One attempt; raises aqgr.errors.ProviderError (retryable or not) or SafetyBlockError.
+        """One attempt; raises aqgr.foundation.errors.ProviderError (retryable or not) or SafetyBlockError.
         A reply cut at the output budget is returned with its finish reason (LLMReply.truncated):
         the client decides what to do with it."""
         ...

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from typing import Any
 
-from aqgr.errors import ConfigError
+from aqgr.foundation.errors import ConfigError
 
 from .base import LLMRequest
 

@@ -14,7 +14,7 @@
   `input_truncated`.
 * Concurrency: at most `concurrency` calls in flight per client (a semaphore).
 * Quota: a `limiter` (aqgr.llm.limits.RateLimiter) is asked before every attempt, and told the
-  tokens the reply really used; the archive passes one kept in its database (aqgr/quota.py),
+  tokens the reply really used; the archive passes one kept in its database (aqgr/archive/quota.py),
   shared by every worker, when requests/tokens per minute are configured.
 * Cache: an identical request (provider, model, prompt version, input hash) is answered
   from the cache and counted as a cache hit, not a call. `complete(..., store=False)` leaves
@@ -33,7 +33,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-from aqgr.errors import ProviderError
+from aqgr.foundation.errors import ProviderError
 
 from .base import LLMReply, LLMRequest, Provider, providers, redact
 from .budget import UNKNOWN_WINDOW, Budget, stage_budget, template_reserve
@@ -53,7 +53,7 @@ MIN_CALL_S = 0.05  # a task with less time left than this makes no more calls  #
 def client_from_environment(engine: str) -> "LLMClient":
     """The client of the provider the environment configures (AQGR_PROVIDER, ...), for a model-backed
     engine built outside an archive (an archive passes its own); ConfigError naming `engine` when none is."""
-    from aqgr.errors import ConfigError
+    from aqgr.foundation.errors import ConfigError
 
     config = ProviderConfig.resolve()
     if not config.configured:

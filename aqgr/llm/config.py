@@ -26,7 +26,7 @@ Environment (each also a keyword of `ProviderConfig.resolve`):
                       cannot starve the answer (gemini.v1 only: gemini-legacy.v1 cannot set it)
   AQGR_N_THREADS          llamacpp.v1: CPU threads (default: the machine's cores)
   AQGR_REQUESTS_PER_MINUTE, AQGR_TOKENS_PER_MINUTE   the provider quota, shared by every worker
-                      using the same archive database (aqgr/quota.py)
+                      using the same archive database (aqgr/archive/quota.py)
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ from typing import Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-from aqgr.errors import ConfigError
-from aqgr.inputs import option_problem
+from aqgr.foundation.errors import ConfigError
+from aqgr.foundation.inputs import option_problem
 
 ENV = {
     "provider": "AQGR_PROVIDER",

@@ -1,8 +1,8 @@
 """Deadlines of model calls: one call's total time, and one task's (a judgment, a search).
 
 * Per call: aqgr/llm/http_deadline.py (`deadline_client`, `DeadlineAdapter`, for the HTTP providers).
-* Per task: `task("judgment")` / `task("search")` marks the work of one judgment (aqgr/batch.py) or one search
-  (aqgr/search.py); every model call inside it ends by the task's deadline, retries and their
+* Per task: `task("judgment")` / `task("search")` marks the work of one judgment (aqgr/archive/batch.py) or one search
+  (aqgr/pipeline/search.py); every model call inside it ends by the task's deadline, retries and their
   waits included (`LLMClient.complete` asks `task_left()`), so a hung server holds a judgment
   or a search slot for at most that long, not for every retry of every call.
 """

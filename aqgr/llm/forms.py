@@ -12,7 +12,7 @@ import re
 import threading
 from typing import Callable, TypeVar
 
-from aqgr.errors import ProviderError
+from aqgr.foundation.errors import ProviderError
 
 T = TypeVar("T")
 

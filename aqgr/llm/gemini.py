@@ -38,7 +38,7 @@ import importlib.util
 import re
 from urllib.parse import urlparse
 
-from aqgr.errors import ConfigError, MissingDependencyError, ProviderError, SafetyBlockError
+from aqgr.foundation.errors import ConfigError, MissingDependencyError, ProviderError, SafetyBlockError
 
 from .base import LLMReply, LLMRequest, provider_schema, providers
 from .config import ProviderConfig

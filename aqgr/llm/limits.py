@@ -4,7 +4,7 @@
 tokens=estimate)` blocks until the quota allows the call; after the reply, `settle(tokens)`
 charges the difference between the tokens used and the estimate (it may run the bucket into
 debt, which delays the next calls). An in-process limiter would only bound one process; the
-one aqgr uses keeps its buckets in the archive database (aqgr/quota.py), so every worker on
+one aqgr uses keeps its buckets in the archive database (aqgr/archive/quota.py), so every worker on
 every machine draws from the same quota.
 
 A bucket of `quota` units per minute holds at most `burst = max(1, quota / 60)` units (one

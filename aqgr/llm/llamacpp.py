@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from aqgr.errors import ConfigError, MissingDependencyError, ProviderError
+from aqgr.foundation.errors import ConfigError, MissingDependencyError, ProviderError
 
 from .base import LLMReply, LLMRequest, grammar_schema, providers
 from .config import ProviderConfig

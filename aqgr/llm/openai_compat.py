@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from email.utils import parsedate_to_datetime
 
-from aqgr.errors import MissingDependencyError, ProviderError, SafetyBlockError
+from aqgr.foundation.errors import MissingDependencyError, ProviderError, SafetyBlockError
 
 from .base import LLMReply, LLMRequest, grammar_schema, provider_schema, providers
 from .config import ProviderConfig
@@ -83,7 +83,7 @@ class OpenAICompatibleProvider:
     def check(self) -> None:
         """Configuration errors before any call: hosted OpenAI needs a key."""
         if "api.openai.com" in self.base_url and not self.config.secret():
-            from aqgr.errors import ConfigError
+            from aqgr.foundation.errors import ConfigError
 
             raise ConfigError("openai.v1 at api.openai.com needs an API key: set OPENAI_API_KEY (or AQGR_API_KEY), or point --base-url at a local server")
 

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
 
-from aqgr.errors import InvalidModelOutputError
+from aqgr.foundation.errors import InvalidModelOutputError
 
 from .base import LLMRequest
 

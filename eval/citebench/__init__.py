@@ -20,7 +20,7 @@ def build_citation_benchmark(archive: str | Path, out_dir: str | Path,
     """Build from `archive` (an AILA dataset folder holding Object_casedocs/, or any folder
     of .txt judgments; ids are file stems) and write to `out_dir`. `statutes`: a folder of
     statute files (or a dataset folder holding Object_statutes/): adds the statute qrels."""
-    from aqgr.statutes import read_statute
+    from aqgr.pipeline.statutes import read_statute
     from aqgr.eval.datasets import find_documents, list_documents
 
     archive = Path(archive).expanduser()

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
 
-from aqgr.errors import DatasetError
+from aqgr.foundation.errors import DatasetError
 from aqgr.retrieval.citations.judgments import Judgment, read_archive
 from aqgr.retrieval.citations.links import Link, find_links
 from aqgr.eval.citebench.mask import mask

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 
-from aqgr.errors import DatasetError
+from aqgr.foundation.errors import DatasetError
 
 # How many leading lines may hold the header (title, court, date, case number, bench).
 HEADER_LINES = 8

@@ -52,7 +52,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from aqgr.errors import IndexMismatchError
+from aqgr.foundation.errors import IndexMismatchError
 from aqgr.llm.deadline import task as model_task
 from aqgr.retrieval.citations.graph import CitationGraph, Mention
 from aqgr.retrieval.citations.judgments import Judgment, parse_judgment

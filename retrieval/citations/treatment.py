@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
-from aqgr.registry import Registry
+from aqgr.foundation.registry import Registry
 from aqgr.retrieval.citations.normalize import citations
 
 LABELS = ("overruled", "doubted", "distinguished", "approved", "followed", "referred")

@@ -27,7 +27,7 @@ import json
 import re
 from typing import Any
 
-from aqgr.errors import AqgrError, ProviderError
+from aqgr.foundation.errors import AqgrError, ProviderError
 from aqgr.llm.client import LLMClient, client_from_environment
 from aqgr.llm.prompts import load_prompt
 from aqgr.llm.structured import ask_json, schema_problems
@@ -37,7 +37,7 @@ from aqgr.retrieval.citations.treatment import (LABELS, REFERRED, PhraseTreatmen
 ENGINE = "llm.v1"
 QUOTE_CHARS = 400  # the longest quote asked for: the words that show a treatment, not the whole sentence
 CITED_CHARS = 200  # the cited case's name as shown to the model
-# ProviderError kinds of the set-up, not of one call (aqgr/batch.py stops a batch on the same ones)
+# ProviderError kinds of the set-up, not of one call (aqgr/archive/batch.py stops a batch on the same ones)
 SETUP_KINDS = frozenset({"auth", "not_found", "unreachable"})
 REPLY_SCHEMA: dict[str, Any] = {
     "type": "object",

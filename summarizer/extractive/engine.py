@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from aqgr.errors import SummarizeError
+from aqgr.foundation.errors import SummarizeError
 from aqgr.schemas.summary import Arguments, NewPrinciple, Parties, PrecedentRef, StatuteRef, SummarySlots
 from aqgr.summarizer.base import JudgmentText, summarizers
 from aqgr.summarizer.extractive import citations, issues, keyphrases, principles, sections

@@ -38,7 +38,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from aqgr.errors import ConfigError, InvalidModelOutputError, ProviderError, SafetyBlockError, SummarizeError
+from aqgr.foundation.errors import ConfigError, InvalidModelOutputError, ProviderError, SafetyBlockError, SummarizeError
 from aqgr.llm.base import LLMRequest
 from aqgr.llm.budget import Budget, template_reserve
 from aqgr.llm.client import LLMClient
@@ -52,7 +52,7 @@ from .chunks import CHUNK_CHARS, CHUNK_OVERLAP, Chunk, ChunkIndex, split_chunks
 from .slots import SLOT_GROUPS, SlotGroup, check_slots, min_reply_tokens, reply_schema
 
 # 1.1: budgets from the model's window, bounded reply schemas, required slots;
-# 1.2: a batch keeps only the values the judgment's text shows (aqgr/grounding.py): earlier summaries are made again
+# 1.2: a batch keeps only the values the judgment's text shows (aqgr/pipeline/grounding.py): earlier summaries are made again
 ENGINE_VERSION = "1.2"
 _PROMPTS = "aqgr.summarizer.llm"
 _ALL_SLOTS = tuple(SummarySlots.model_fields)

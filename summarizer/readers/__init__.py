@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from aqgr.errors import ReadError
+from aqgr.foundation.errors import ReadError
 from aqgr.summarizer.readers.common import decode_text, looks_binary, normalise_text, sha256_bytes
 from aqgr.summarizer.readers.office import read_docx, read_html
 from aqgr.summarizer.readers.pdf import read_pdf

@@ -10,7 +10,7 @@ import errno
 import hashlib
 from pathlib import Path
 
-from aqgr.errors import ReadError
+from aqgr.foundation.errors import ReadError
 
 # Decoding order for text: BOM-marked encodings first, then strict UTF-8, then cp1252
 # (the usual legacy encoding of Indian court text exports), then latin-1 (never fails).

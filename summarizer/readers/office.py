@@ -16,7 +16,7 @@ import threading
 from functools import lru_cache
 from pathlib import Path
 
-from aqgr.errors import MissingDependencyError, ReadError
+from aqgr.foundation.errors import MissingDependencyError, ReadError
 from aqgr.summarizer.readers.common import decode_text, read_bytes, require_text, sha256_bytes
 
 INSTALL_EXTRA = "ingest"

@@ -11,7 +11,7 @@ import io
 import logging
 from pathlib import Path
 
-from aqgr.errors import MissingDependencyError, ReadError
+from aqgr.foundation.errors import MissingDependencyError, ReadError
 from aqgr.summarizer.readers.common import read_bytes, require_text, sha256_bytes
 
 INSTALL_EXTRA = "ingest"  # pdfminer.six is a core dependency; the extra repeats it for old installs

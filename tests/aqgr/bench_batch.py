@@ -58,7 +58,7 @@ def main() -> None:
             times, peaks = [], []
             for run in range(args.runs):
                 home = Path(tmp) / f"home-{workers}-{run}"
-                command = [sys.executable, "-c", "from aqgr.cli import main; main()", "summarize", str(source), "--home", str(home), "--workers", str(workers)]
+                command = [sys.executable, "-c", "from aqgr.interfaces.cli import main; main()", "summarize", str(source), "--home", str(home), "--workers", str(workers)]
                 if args.database_url:
                     command += ["--database-url", _fresh_database(args.database_url, f"bench_{workers}_{run}_{int(time.time())}")]
                 proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

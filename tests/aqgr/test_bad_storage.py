@@ -15,8 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive
-from aqgr.cli import app
-from aqgr.errors import StoreError
+from aqgr.interfaces.cli import app
+from aqgr.foundation.errors import StoreError
 from tests.aqgr.helpers import JUDGMENTS, write_judgments
 
 runner = CliRunner()
@@ -104,7 +104,7 @@ def test_read_only_home_is_a_clear_error_and_loses_nothing(tmp_path, monkeypatch
 
 
 def test_store_error_names_the_problem():
-    from aqgr.store import classify
+    from aqgr.archive.store import classify
 
     class Full(Exception):
         pass

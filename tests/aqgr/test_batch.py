@@ -5,7 +5,7 @@ import time
 import pytest
 
 from aqgr import Archive
-from aqgr.store import Store
+from aqgr.archive.store import Store
 from tests.aqgr.helpers import JUDGMENTS, write_judgments
 
 # `archive` (tests/aqgr/conftest.py) runs every test here on SQLite and on PostgreSQL.

@@ -17,8 +17,8 @@ import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive
-from aqgr.cli import app
-from aqgr.store import Store
+from aqgr.interfaces.cli import app
+from aqgr.archive.store import Store
 from aqgr.schemas.validation import validate_summary
 from tests.aqgr.docgen import html_text, pdf_bytes, write_docx
 from tests.aqgr.helpers import JUDGMENTS, write_judgments
@@ -176,7 +176,7 @@ def test_kill_9_midway_then_rerun_finishes_without_duplicates(database_url, home
 
     total = 160
     folder = many_judgments(tmp_path / "in", total)
-    command = [sys.executable, "-c", "from aqgr.cli import main; main()", "summarize", str(folder), "--home", str(home), "--workers", str(workers)]
+    command = [sys.executable, "-c", "from aqgr.interfaces.cli import main; main()", "summarize", str(folder), "--home", str(home), "--workers", str(workers)]
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
     while _count(database_url)[1] < 25:
@@ -204,7 +204,7 @@ def test_kill_9_midway_then_rerun_finishes_without_duplicates(database_url, home
 
 # -- concurrent writers ------------------------------------------------------------
 def _writer(url: str, worker: int, ids: list[str], barrier) -> None:
-    from aqgr.store import JudgmentRow
+    from aqgr.archive.store import JudgmentRow
     from aqgr.schemas.summary import Provenance, StructuredSummary
     from aqgr.summarizer.extractive.engine import summarize_text
 
@@ -263,7 +263,7 @@ def test_ctrl_c_stops_cleanly_and_the_rerun_resumes(home, tmp_path, monkeypatch)
     total = 120
     folder = many_judgments(tmp_path / "in", total)
     url = f"sqlite:///{home / 'aqgr.db'}"
-    command = [sys.executable, "-c", "from aqgr.cli import main; main()", "summarize", str(folder), "--home", str(home), "--workers", "2"]
+    command = [sys.executable, "-c", "from aqgr.interfaces.cli import main; main()", "summarize", str(folder), "--home", str(home), "--workers", "2"]
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while _count(url)[1] < 10:

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive, Settings
-from aqgr.cli import app
+from aqgr.interfaces.cli import app
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS
 from tests.aqgr.test_corruption import FAST, _read_only, archive_home, built  # noqa: F401 (fixtures)
 
@@ -50,7 +50,7 @@ def test_a_flipped_byte_in_a_stored_summary_is_found_and_skipped_not_fatal(archi
     assert exported.exit_code == 0 and len(exported.stdout.splitlines()) == 3  # the other three, whole
     assert "damaged" in exported.stderr and "A1" in exported.stderr  # and it says which it left out
 
-    from aqgr.server import create_app
+    from aqgr.interfaces.server import create_app
     from tests.server.conftest import TestClient
 
     with TestClient(create_app(archive=Archive(settings=Settings.resolve(archive_home, index=FAST))), raise_server_exceptions=False) as client:

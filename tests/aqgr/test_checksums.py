@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive, Settings
-from aqgr.cli import app
-from aqgr.store import CHECKSUM_MISMATCH, Store, summary_checksum
+from aqgr.interfaces.cli import app
+from aqgr.archive.store import CHECKSUM_MISMATCH, Store, summary_checksum
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS
 from tests.aqgr.test_check import _check
 from tests.aqgr.test_corruption import FAST, _read_only, archive_home, built  # noqa: F401 (fixtures)
@@ -70,7 +70,7 @@ def test_a_changed_letter_that_still_parses_is_found_by_check_and_skipped(archiv
     assert exported.exit_code == 0 and sorted(json.loads(line)["judgment_id"] for line in exported.stdout.splitlines()) == ["A2", "A3", "A4"]
     assert "A1" in exported.stderr and "damaged" in exported.stderr
 
-    from aqgr.server import create_app
+    from aqgr.interfaces.server import create_app
     from tests.server.conftest import TestClient
 
     with TestClient(create_app(archive=Archive(settings=Settings.resolve(archive_home, index=FAST))), raise_server_exceptions=False) as client:
@@ -196,7 +196,7 @@ def test_a_column_another_process_added_meanwhile_is_no_failure(tmp_path, monkey
     """Two processes open an older database at once: both look, see no checksum column, and add it; the
     second finds it there ('duplicate column name'), which is no failure. Played in one process: the look
     made to miss the column that is there."""
-    import aqgr.store as store_module
+    import aqgr.archive.store as store_module
 
     url = f"sqlite:///{tmp_path / 'a.db'}"
     Store(url).save_many([_item("J1", "one")])

@@ -4,7 +4,7 @@ import json
 
 from typer.testing import CliRunner
 
-from aqgr.cli import app
+from aqgr.interfaces.cli import app
 from tests.aqgr.helpers import CITING_JUDGMENTS, DYING_DECLARATION_FACTS, write_judgments
 
 runner = CliRunner()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
-from aqgr.cli import app
-from aqgr.console import printable, styled
+from aqgr.interfaces.cli import app
+from aqgr.foundation.console import printable, styled
 from tests.aqgr.helpers import CITING_JUDGMENTS, DYING_DECLARATION_FACTS, write_judgments
 
 runner = CliRunner()
@@ -58,13 +58,13 @@ def test_an_error_quoting_the_user_is_escaped(home, tmp_path):
 
 
 def test_no_command_prints_a_data_string_past_the_console():
-    """The CLI modules print people-readable strings only through aqgr/console.py: `typer.echo` only of JSON."""
+    """The CLI modules print people-readable strings only through aqgr/foundation/console.py: `typer.echo` only of JSON."""
     import ast
     from pathlib import Path
 
     import aqgr
 
-    root = Path(aqgr.__file__).parent
+    root = Path(aqgr.__file__).parent / "interfaces"
     offenders = []
     for module in ("cli.py", "serve_cli.py", "invocation.py"):
         for node in ast.walk(ast.parse((root / module).read_text(encoding="utf-8"))):

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive
-from aqgr.cli import app
+from aqgr.interfaces.cli import app
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS, write_judgments
 
 runner = CliRunner()

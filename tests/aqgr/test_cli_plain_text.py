@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from aqgr.cli import app
+from aqgr.interfaces.cli import app
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS, JUDGMENTS, write_judgments
 
 runner = CliRunner()
@@ -79,7 +79,7 @@ def test_text_that_cannot_be_encoded_is_an_error_not_a_traceback(home, tmp_path)
 
 
 def test_console_helper():
-    from aqgr.console import console, shown, styled
+    from aqgr.foundation.console import console, shown, styled
 
     assert shown("C\udcff") == "C\\xff" and shown("a\ud800") == "a\\ud800" and shown("plain [/x]") == "plain [/x]"
     assert styled(("error:", "red"), " [/x] :smile:").plain == "error: [/x] :smile:"

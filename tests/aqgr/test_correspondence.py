@@ -8,9 +8,9 @@ import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive, IndexSpec, Settings
-from aqgr.cli import app
-from aqgr.correspondence import SAMPLE_TABLE, CorrespondenceStore, load_tables, parse_table
-from aqgr.errors import ReadError
+from aqgr.interfaces.cli import app
+from aqgr.pipeline.correspondence import SAMPLE_TABLE, CorrespondenceStore, load_tables, parse_table
+from aqgr.foundation.errors import ReadError
 
 from .helpers import write_judgments
 
@@ -184,7 +184,7 @@ def test_the_cli_loads_a_table_reports_bad_lines_and_shows_both_codes(tiny, tmp_
 
 
 def test_statute_hits_show_their_sections_in_both_codes(tiny, tmp_path):
-    from aqgr.statutes import StatuteCollection
+    from aqgr.pipeline.statutes import StatuteCollection
 
     folder = tmp_path / "statutes"
     folder.mkdir()

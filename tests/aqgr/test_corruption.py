@@ -20,7 +20,7 @@ import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive, IndexSpec, Settings
-from aqgr.cli import app
+from aqgr.interfaces.cli import app
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS, write_judgments
 
 runner = CliRunner()
@@ -132,7 +132,7 @@ def test_recovery_from_an_export_after_damage(archive_home, tmp_path):
 def test_damaged_database_the_server_answers_503_with_the_error_shape(archive_home):
     from tests.server.conftest import TestClient
 
-    from aqgr.server import create_app
+    from aqgr.interfaces.server import create_app
 
     overwrite_pages(archive_home / "aqgr.db")
     app_ = create_app(archive=Archive(settings=Settings.resolve(archive_home, index=FAST)))
@@ -154,7 +154,7 @@ def test_damaged_database_the_server_answers_503_with_the_error_shape(archive_ho
 def test_a_server_started_before_the_damage_keeps_searching_its_snapshot(archive_home):
     from tests.server.conftest import TestClient
 
-    from aqgr.server import create_app
+    from aqgr.interfaces.server import create_app
 
     app_ = create_app(archive=Archive(settings=Settings.resolve(archive_home, index=FAST)))
     with TestClient(app_, raise_server_exceptions=False) as client:
@@ -210,7 +210,7 @@ def test_index_on_a_damaged_database_keeps_the_old_index(archive_home):
 
 
 def test_the_server_with_a_damaged_manifest_answers_503(archive_home):
-    from aqgr.server import create_app
+    from aqgr.interfaces.server import create_app
     from tests.server.conftest import TestClient
 
     (archive_home / "index" / "manifest.json").write_bytes(b"")
@@ -288,7 +288,7 @@ def test_index_on_a_full_disk_keeps_the_old_index(archive_home, tmp_path, monkey
 def test_summarize_on_a_full_disk_stops_clearly_and_keeps_what_was_stored(archive_home, tmp_path, monkeypatch):
     from sqlalchemy.exc import OperationalError
 
-    from aqgr.store import Store
+    from aqgr.archive.store import Store
 
     more = write_judgments(tmp_path / "more", {f"B{i}": text for i, text in enumerate(json.loads(json.dumps(_texts())))})
     real = Store._upsert
@@ -318,7 +318,7 @@ def _texts() -> list[str]:
 
 def _read_only(home: Path, monkeypatch) -> None:
     """The home as a read-only medium shows it: SQLite opened read-only, and file writes under it refused."""
-    from aqgr.store import Store
+    from aqgr.archive.store import Store
 
     real_init = Store.__init__
 

@@ -1,15 +1,15 @@
-"""One catalogue of errors: aqgr/errors.py defines every aqgr error, and `aqgr` exports each one."""
+"""One catalogue of errors: aqgr/foundation/errors.py defines every aqgr error, and `aqgr` exports each one."""
 
 import ast
 import inspect
 from pathlib import Path
 
 import aqgr
-import aqgr.errors
+import aqgr.foundation.errors
 
 REPO = Path(__file__).resolve().parents[2]
-CATALOGUE = {name: cls for name, cls in vars(aqgr.errors).items()
-             if inspect.isclass(cls) and issubclass(cls, BaseException) and cls.__module__ == "aqgr.errors"}
+CATALOGUE = {name: cls for name, cls in vars(aqgr.foundation.errors).items()
+             if inspect.isclass(cls) and issubclass(cls, BaseException) and cls.__module__ == "aqgr.foundation.errors"}
 
 
 def test_every_error_is_exported_from_aqgr_and_documented():
@@ -24,7 +24,7 @@ def test_no_aqgr_error_is_defined_outside_the_catalogue():
     offenders = []
     folders = ["aqgr", "summarizer", "retrieval", "schemas", "eval"]
     for path in sorted(p for folder in folders for p in (REPO / folder).rglob("*.py")):
-        if path == REPO / "aqgr" / "errors.py" or "__pycache__" in path.parts:
+        if path == REPO / "aqgr" / "foundation" / "errors.py" or "__pycache__" in path.parts:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ClassDef):

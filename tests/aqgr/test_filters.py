@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from aqgr import Filters, NoFiltersError, SearchOptions
-from aqgr.errors import InvalidFilterError
+from aqgr.foundation.errors import InvalidFilterError
 from aqgr.retrieval.facets import (judge_clause, judge_names, judge_terms, normalise_court, parse_decided, disposal_of,
                                    statute_terms)
 from aqgr.schemas.filters import make_filters

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive
-from aqgr.cli import app
+from aqgr.interfaces.cli import app
 from tests.aqgr.helpers import write_judgments
 
 runner = CliRunner()

@@ -11,12 +11,12 @@ def _loaded_after(code: str) -> set[str]:
 
 
 def test_import_aqgr_loads_no_heavy_module():
-    loaded = _loaded_after("import aqgr, aqgr.cli")
+    loaded = _loaded_after("import aqgr, aqgr.interfaces.cli")
     assert not [m for m in HEAVY if m in loaded]
 
 
 def test_cli_help_is_instant_and_light():
-    loaded = _loaded_after("from typer.testing import CliRunner\nfrom aqgr.cli import app\nr = CliRunner().invoke(app, ['--help'])\nassert r.exit_code == 0, r.output")
+    loaded = _loaded_after("from typer.testing import CliRunner\nfrom aqgr.interfaces.cli import app\nr = CliRunner().invoke(app, ['--help'])\nassert r.exit_code == 0, r.output")
     assert not [m for m in HEAVY if m in loaded]
 
 

@@ -11,9 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive, IndexBusyError
-from aqgr.cli import app
-from aqgr.indexer import IndexLock
-from aqgr.paths import SAMPLE
+from aqgr.interfaces.cli import app
+from aqgr.archive.indexer import IndexLock
+from aqgr.foundation.paths import SAMPLE
 from aqgr.retrieval.index import IndexSpec
 
 SPEC = IndexSpec(embedder="hashing.v1")
@@ -108,7 +108,7 @@ def test_the_cli_says_what_changed(archive):
 def test_removing_a_judgment_takes_its_text_index_entries_and_citation_links(home, tmp_path):
     """A5 cites A1 and A6 overrules it (tests/aqgr/helpers.py): once A1 is removed, neither lists it, the
     citation graph holds no link to it, and no search or read finds it."""
-    from aqgr.errors import UnknownJudgmentError
+    from aqgr.foundation.errors import UnknownJudgmentError
     from tests.aqgr.helpers import CITING_JUDGMENTS, OVERRULING_JUDGMENTS, indexed_archive
 
     both = {**CITING_JUDGMENTS, **OVERRULING_JUDGMENTS}

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from aqgr import Archive
-from aqgr.paths import SAMPLE
+from aqgr.foundation.paths import SAMPLE
 from aqgr.retrieval.docstore import DocRegistry
 from aqgr.retrieval.index import IndexSpec, SummaryIndex, leftovers
 
@@ -24,7 +24,7 @@ COPIES = 6  # 17 sample judgments made 102 distinct ones: a build long enough to
 
 
 def _cli(*args: str) -> list[str]:
-    return [sys.executable, "-c", "from aqgr.cli import main; main()", *args]
+    return [sys.executable, "-c", "from aqgr.interfaces.cli import main; main()", *args]
 
 
 @pytest.fixture(scope="module")

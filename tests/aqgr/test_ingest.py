@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from aqgr.errors import ReadError
+from aqgr.foundation.errors import ReadError
 from aqgr.summarizer.readers import READERS, read_judgment, supported_extensions
 from tests.aqgr.docgen import encrypted_pdf_bytes, html_text, pdf_bytes, scanned_pdf_bytes, write_docx
 from tests.aqgr.helpers import JUDGMENTS

@@ -1,6 +1,6 @@
 """Pinpoint citations: a quote's offsets and paragraph number in the judgment's own text."""
 
-from aqgr.pinpoint import ParagraphIndex, locate, numbered_lines, pin_hits, pinpoint, summary_pinpoints, where, JudgmentSource
+from aqgr.pipeline.pinpoint import ParagraphIndex, locate, numbered_lines, pin_hits, pinpoint, summary_pinpoints, where, JudgmentSource
 from aqgr.schemas.results import Evidence, Hit
 from aqgr.schemas.summary import Provenance, StatuteRef, StructuredSummary
 

@@ -8,9 +8,9 @@ import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive, IndexSpec, Settings
-from aqgr.cli import app
-from aqgr.paths import SAMPLE
-from aqgr.pinpoint import where
+from aqgr.interfaces.cli import app
+from aqgr.foundation.paths import SAMPLE
+from aqgr.pipeline.pinpoint import where
 from tests.aqgr.pinpoint_check import hit_problems, pinpoint_problem
 
 runner = CliRunner()

@@ -7,7 +7,7 @@ import sys
 
 CODE = """
 import random
-from aqgr.relevance import RelevanceScorer
+from aqgr.pipeline.relevance import RelevanceScorer
 random.seed(0)
 words = [f"w{i}" for i in range(300)]
 scorer = RelevanceScorer(str.split, {w: random.random() * 7 for w in words}, 1000)

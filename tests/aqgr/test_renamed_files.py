@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive
-from aqgr.cli import app
-from aqgr.paths import SAMPLE
+from aqgr.interfaces.cli import app
+from aqgr.foundation.paths import SAMPLE
 from aqgr.retrieval.index import IndexSpec
 
 SPEC = IndexSpec(embedder="hashing.v1")
@@ -119,7 +119,7 @@ def test_the_cli_reports_renames_and_duplicates(tmp_path):
 
 def test_a_copy_stored_meanwhile_by_another_worker_is_a_duplicate(tmp_path, monkeypatch):
     """Two workers each check for the bytes before the other stored them: the later write is refused."""
-    import aqgr.batch as batch
+    import aqgr.archive.batch as batch
 
     folder = tmp_path / "in"
     folder.mkdir()

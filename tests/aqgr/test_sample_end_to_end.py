@@ -53,7 +53,7 @@ def test_the_cli_warns_that_a_sample_judgment_was_overruled_within_the_sample(ar
     prints the warning with the overruling judgment, and keeps the hit."""
     from typer.testing import CliRunner
 
-    from aqgr.cli import app
+    from aqgr.interfaces.cli import app
     from tests.server.conftest import SENIORITY_FACTS
 
     result = CliRunner().invoke(app, ["search", SENIORITY_FACTS, "--home", str(archive.home)])

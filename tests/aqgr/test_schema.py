@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from aqgr.errors import SummaryValidationError
+from aqgr.foundation.errors import SummaryValidationError
 from aqgr.schemas.summary import Provenance, StructuredSummary, SummarySlots
 from aqgr.schemas.validation import summary_json_schema, validate_summary
 
@@ -39,7 +39,7 @@ def test_invalid_summary_names_every_failing_path():
 def test_cli_prints_the_schema():
     from typer.testing import CliRunner
 
-    from aqgr.cli import app
+    from aqgr.interfaces.cli import app
 
     result = CliRunner().invoke(app, ["schema"])
     assert result.exit_code == 0

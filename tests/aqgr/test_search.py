@@ -3,8 +3,8 @@
 import pytest
 
 from aqgr import Archive, FactsTooShortError, IndexMismatchError, IndexSpec, NoIndexError
-from aqgr.errors import EmptyArchiveError
-from aqgr.explain import Explanation, explainers
+from aqgr.foundation.errors import EmptyArchiveError
+from aqgr.pipeline.explain import Explanation, explainers
 from tests.aqgr.helpers import CITING_JUDGMENTS, DYING_DECLARATION_FACTS, JUDGMENTS, indexed_archive, write_judgments
 
 FAST = IndexSpec(embedder="hashing.v1")
@@ -126,7 +126,7 @@ def test_precedents_cited_by_the_best_ranked_judgments_rise(citing_archive):
 
 
 def test_citations_of_a_judgment_summarised_after_indexing_ask_for_a_new_index(citing_archive, tmp_path):
-    from aqgr.errors import NoCitationGraphError
+    from aqgr.foundation.errors import NoCitationGraphError
 
     assert [c.judgment_id for c in citing_archive.citations_of("A1").cited_by] == ["A5"]
     citing_archive.summarize([write_judgments(tmp_path / "more", {"B1": JUDGMENTS["A4"].replace("Hari Prasad", "Gopal Das")})])
@@ -142,7 +142,7 @@ def test_an_excluded_judgment_refers_to_no_precedent(citing_archive):
 
 def test_an_index_without_citation_graph_still_searches_and_says_so(citing_archive):
     """An archive indexed before citation graphs existed (or with the file removed)."""
-    from aqgr.search import NO_CITATIONS_NOTE
+    from aqgr.pipeline.search import NO_CITATIONS_NOTE
 
     (citing_archive.home / "citations.sqlite").unlink()
     fresh = Archive(settings=citing_archive.settings)
@@ -165,9 +165,9 @@ def test_renumbering_the_judgments_changes_no_score(citing_archive):
     """Ids carry no information: a permutation of the ids (and of the input order) moves no score,
     the precedents-referred lift included."""
     archive = citing_archive
-    from aqgr.config import SearchOptions
-    from aqgr.questions import question_generators
-    from aqgr.search import Searcher
+    from aqgr.pipeline.config import SearchOptions
+    from aqgr.pipeline.questions import question_generators
+    from aqgr.pipeline.search import Searcher
     from aqgr.retrieval.citations import CitationGraph
     from aqgr.retrieval.index import SummaryIndex
 

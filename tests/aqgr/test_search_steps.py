@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from aqgr import Archive, IndexSpec
-from aqgr.statutes import StatuteCollection, statutes_for
+from aqgr.pipeline.statutes import StatuteCollection, statutes_for
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS, JUDGMENTS, indexed_archive
 
 FAST = IndexSpec(embedder="hashing.v1")

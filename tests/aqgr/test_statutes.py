@@ -7,8 +7,8 @@ import json
 import pytest
 
 from aqgr import Archive, IndexSpec, Settings
-from aqgr.server.service import ArchiveService
-from aqgr.statutes import StatuteCollection, rank_with_precedents
+from aqgr.interfaces.server.service import ArchiveService
+from aqgr.pipeline.statutes import StatuteCollection, rank_with_precedents
 from aqgr.retrieval.types import ScoredDoc
 
 from .helpers import DYING_DECLARATION_FACTS, JUDGMENTS, write_judgments
@@ -98,7 +98,7 @@ def test_rank_with_precedents_orders_by_votes_then_text():
 def test_statutes_command_links_the_archive(tmp_path):
     from typer.testing import CliRunner
 
-    from aqgr.cli import app
+    from aqgr.interfaces.cli import app
 
     runner = CliRunner()
     home = tmp_path / "home"

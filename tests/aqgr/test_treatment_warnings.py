@@ -9,7 +9,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from aqgr.cli import app
+from aqgr.interfaces.cli import app
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS, JUDGMENTS, OVERRULING_JUDGMENTS, indexed_archive
 
 runner = CliRunner()
@@ -56,7 +56,7 @@ def test_citations_list_each_citing_judgment_with_its_treatment(archive):
 
 
 def test_the_http_api_serialises_the_warning(archive):
-    from aqgr.server import create_app
+    from aqgr.interfaces.server import create_app
     from tests.server.conftest import TestClient
 
     with TestClient(create_app(archive=archive)) as client:
@@ -121,8 +121,8 @@ def test_a_hit_whose_overruler_is_not_among_the_results_keeps_its_place(below_ar
 def test_the_cli_flag_http_option_and_mcp_argument_share_the_name(below_archive):
     import anyio
 
-    from aqgr.mcp_server import build_server
-    from aqgr.server import create_app
+    from aqgr.interfaces.mcp_server import build_server
+    from aqgr.interfaces.server import create_app
     from tests.server.conftest import TestClient
 
     home = str(below_archive.home)
@@ -162,7 +162,7 @@ def _hit(judgment_id: str, rank: int, overruled_by: tuple[str, ...] = ()):
     ([], []),
 ])
 def test_overruled_below_orders_hits(given, expected):
-    from aqgr.search import overruled_below
+    from aqgr.pipeline.search import overruled_below
 
     hits = [_hit(j, rank, by) for rank, (j, by) in enumerate(given, 1)]
     ordered, _ = overruled_below(hits)

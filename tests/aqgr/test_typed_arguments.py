@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from aqgr.inputs import many
+from aqgr.foundation.inputs import many
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS, indexed_archive
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aqgr.correspondence import SAMPLE_TABLE, load_tables
+from aqgr.pipeline.correspondence import SAMPLE_TABLE, load_tables
 from aqgr.eval.bench_correspondence import build_passages, passage_of, passages_of
 
 TABLE = load_tables([SAMPLE_TABLE])

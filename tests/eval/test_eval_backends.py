@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("pymilvus", reason="pymilvus not installed: pip install 'aqgr[milvus]'")
 pytest.importorskip("milvus_lite", reason="milvus-lite not installed: pip install 'aqgr[milvus]'")
 
-from aqgr.errors import ConfigError  # noqa: E402
+from aqgr.foundation.errors import ConfigError  # noqa: E402
 from aqgr.eval.agreement import TOLERANCE, agreement, pairs  # noqa: E402
 from aqgr.eval.datasets import load_dataset  # noqa: E402
 from aqgr.eval.harness import evaluate_path  # noqa: E402
@@ -159,7 +159,7 @@ def test_a_configuration_the_backend_cannot_serve_is_refused():
 def test_eval_cli_lists_both_backends_side_by_side(data, tmp_path):
     from typer.testing import CliRunner
 
-    from aqgr.cli import app
+    from aqgr.interfaces.cli import app
 
     uri = tmp_path / "elsewhere" / "milvus.db"
     out = tmp_path / "report"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from aqgr.errors import DatasetError
+from aqgr.foundation.errors import DatasetError
 from aqgr.eval import bench_pipeline, bench_scale
 from aqgr.eval.synthetic_archive import Corpus, Generator
 

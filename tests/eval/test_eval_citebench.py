@@ -171,7 +171,7 @@ def test_renumbering_documents_changes_no_link(tmp_path):
 
 
 def test_rejects_a_folder_without_judgments(tmp_path):
-    from aqgr.errors import DatasetError
+    from aqgr.foundation.errors import DatasetError
 
     (tmp_path / "empty").mkdir()
     with pytest.raises(DatasetError):
@@ -179,7 +179,7 @@ def test_rejects_a_folder_without_judgments(tmp_path):
 
 
 def test_refuses_to_overwrite_a_folder_that_is_not_a_benchmark(tmp_path):
-    from aqgr.errors import DatasetError
+    from aqgr.foundation.errors import DatasetError
 
     archive = write_archive(tmp_path / "archive", ARCHIVE)
     (tmp_path / "mine").mkdir()
@@ -194,7 +194,7 @@ def test_refuses_to_overwrite_a_folder_that_is_not_a_benchmark(tmp_path):
 def test_aqgr_eval_build_citation_benchmark_command(tmp_path):
     from typer.testing import CliRunner
 
-    from aqgr.cli import app
+    from aqgr.interfaces.cli import app
 
     archive = write_archive(tmp_path / "archive", ARCHIVE)
     out = tmp_path / "cli-bench"

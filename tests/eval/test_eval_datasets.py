@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from aqgr.errors import DatasetError
+from aqgr.foundation.errors import DatasetError
 from aqgr.eval.datasets import load_dataset, select_queries
 
 from aila_tiny import write_dataset

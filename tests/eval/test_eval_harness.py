@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from aqgr.errors import ConfigError, DatasetError, UnknownNameError
+from aqgr.foundation.errors import ConfigError, DatasetError, UnknownNameError
 from aqgr.eval.datasets import load_dataset
 from aqgr.eval.harness import evaluate, evaluate_path
 from aqgr.eval.protocols import EvalProtocol, get_protocol, protocols

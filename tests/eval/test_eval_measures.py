@@ -7,7 +7,7 @@ import math
 import ir_measures
 import pytest
 
-from aqgr.errors import ConfigError
+from aqgr.foundation.errors import ConfigError
 from aqgr.eval.measures import DEFAULT_MEASURES, SetMeasure, compute, parse_measure
 
 # q1: relevant d1, d3, d5; judged non-relevant d2, d4.  Ranking: d2 N, d1 R, d6 (unjudged), d3 R, d4 N.

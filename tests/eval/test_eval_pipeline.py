@@ -139,7 +139,7 @@ def test_statutes_with_every_pipeline_system(tiny, tmp_path):
 
 def test_statutes_through_the_precedents_that_quote_them(tiny, tmp_path):
     """A statute whose words the facts do not share is found through the judgment that
-    quotes it (the product's ranking, aqgr/statutes.py); the text-only ranking misses it."""
+    quotes it (the product's ranking, aqgr/pipeline/statutes.py); the text-only ranking misses it."""
     quote = ("No member of a service of the Union shall be removed except after he has been given a reasonable "
              "opportunity of showing cause against the action proposed.")
     (tiny / "Object_statutes" / "S4.txt").write_text(f"Title: Reasonable opportunity\nDesc: {quote}\n", encoding="utf-8")
@@ -159,14 +159,14 @@ def test_statutes_through_the_precedents_that_quote_them(tiny, tmp_path):
 
 
 def test_pipeline_system_before_prepare_says_what_to_do():
-    from aqgr.errors import ConfigError
+    from aqgr.foundation.errors import ConfigError
 
     with pytest.raises(ConfigError, match="prepare"):
         get_system("aqgr").rank("q", "facts", depth=10)
 
 
 def test_aqgr_eval_cli_writes_the_report(tiny, tmp_path):
-    from aqgr.cli import app
+    from aqgr.interfaces.cli import app
 
     out = tmp_path / "report"
     result = CliRunner().invoke(app, [
@@ -186,14 +186,14 @@ def test_aqgr_eval_cli_writes_the_report(tiny, tmp_path):
 
 
 def test_unknown_system_in_cli_lists_the_known_ones(tiny, tmp_path):
-    from aqgr.cli import app
+    from aqgr.interfaces.cli import app
 
     result = CliRunner().invoke(app, ["eval", "--data", str(tiny), "--systems", "nope", "--out", str(tmp_path / "o")])
     assert result.exit_code == 2
 
 
 def test_cli_default_report_directory_is_timestamped(tiny, tmp_path, monkeypatch):
-    from aqgr.cli import app
+    from aqgr.interfaces.cli import app
 
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(app, ["eval", "--data", str(tiny), "--cache-dir", str(tmp_path / "cache")])
@@ -203,9 +203,9 @@ def test_cli_default_report_directory_is_timestamped(tiny, tmp_path, monkeypatch
 
 
 def test_the_aqgr_statute_figures_come_from_the_products_statute_search(tiny, tmp_path, monkeypatch):
-    """The `aqgr` systems rank statutes with `aqgr.statutes.statutes_for` (the server's and the
+    """The `aqgr` systems rank statutes with `aqgr.pipeline.statutes.statutes_for` (the server's and the
     MCP tool's path: rrf.v1 over 12 per query), not with an assembly of their own."""
-    import aqgr.statutes as statutes
+    import aqgr.pipeline.statutes as statutes
 
     answers = []
     real = statutes.statutes_for
@@ -221,4 +221,4 @@ def test_the_aqgr_statute_figures_come_from_the_products_statute_search(tiny, tm
     for qid, answer in zip(result.run, answers):
         assert result.run[qid] == [(h.statute_id, h.score) for h in answer.hits]
         assert result.config["questions_used"][qid] == answer.questions
-    assert result.config["statute_search"] == "aqgr.statutes.statutes_for"
+    assert result.config["statute_search"] == "aqgr.pipeline.statutes.statutes_for"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from aqgr.paths import shared_datasets
+from aqgr.foundation.paths import shared_datasets
 from tests.aqgr.pinpoint_check import hit_problems
 
 AILA = shared_datasets() / "aila2019"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from aqgr.archive import Archive
-from aqgr.citation_guard import CitationGuard, mentions
+from aqgr.archive.home import Archive
+from aqgr.pipeline.citation_guard import CitationGuard, mentions
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig
 from aqgr.llm.fake import FakeProvider

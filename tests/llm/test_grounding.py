@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from aqgr.archive import Archive
-from aqgr.errors import SummarizeError
-from aqgr.grounding import Locator, ground_summary
+from aqgr.archive.home import Archive
+from aqgr.foundation.errors import SummarizeError
+from aqgr.pipeline.grounding import Locator, ground_summary
 from aqgr.retrieval.index import IndexSpec
 from aqgr.schemas.summary import Parties, PrecedentRef, StatuteRef, SummarySlots
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS, JUDGMENTS, write_judgments

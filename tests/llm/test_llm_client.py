@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from aqgr.errors import ConfigError, InvalidModelOutputError, MissingDependencyError, ProviderError, UnknownNameError
+from aqgr.foundation.errors import ConfigError, InvalidModelOutputError, MissingDependencyError, ProviderError, UnknownNameError
 from aqgr.llm.base import LLMRequest, providers, redact
 from aqgr.llm.config import ProviderConfig
 from aqgr.llm.fake import FakeReply, install_script, minimal_instance

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from aqgr.errors import ProviderError
+from aqgr.foundation.errors import ProviderError
 from tests.llm.servers import FakeModelServer, Step, gemini_text, openai_text
 from tests.llm.test_llm_http import _client, _request
 
@@ -112,7 +112,7 @@ def test_a_search_deadline_bounds_every_model_call_of_the_search(archive_dir):
     """A hung server (a byte every 0.2 s: each call is cut at its 1 s deadline) behind the search's question
     and explanation steps. Without a search deadline, 20 retries of 1 s calls at each step would hold the
     search (and a server search slot) for over 40 s; it ends within its 3 s, every call included."""
-    from aqgr.archive import Archive
+    from aqgr.archive.home import Archive
     from aqgr.retrieval.index import IndexSpec
     from tests.aqgr.helpers import DYING_DECLARATION_FACTS
 

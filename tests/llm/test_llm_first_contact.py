@@ -9,9 +9,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from aqgr.archive import Archive
-from aqgr.config import SearchOptions
-from aqgr.errors import ConfigError, InvalidModelOutputError, ProviderError
+from aqgr.archive.home import Archive
+from aqgr.pipeline.config import SearchOptions
+from aqgr.foundation.errors import ConfigError, InvalidModelOutputError, ProviderError
 from aqgr.llm.base import LLMRequest
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from aqgr.errors import ConfigError, MissingDependencyError, ProviderError
+from aqgr.foundation.errors import ConfigError, MissingDependencyError, ProviderError
 from aqgr.llm.base import LLMRequest, providers
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig

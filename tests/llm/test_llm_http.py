@@ -8,8 +8,8 @@ import sqlite3
 
 import pytest
 
-from aqgr.archive import Archive
-from aqgr.errors import ProviderError, SafetyBlockError
+from aqgr.archive.home import Archive
+from aqgr.foundation.errors import ProviderError, SafetyBlockError
 from aqgr.llm.base import LLMRequest
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig
@@ -144,7 +144,7 @@ def test_openai_chat_completions_wire_format_and_errors():
 def test_openai_search_via_cli_options(tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
-    from aqgr.cli import app
+    from aqgr.interfaces.cli import app
     from tests.aqgr.helpers import DYING_DECLARATION_FACTS
     from tests.llm.test_llm_search import QUESTIONS, _explanation
 

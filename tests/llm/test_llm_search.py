@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 
-from aqgr.archive import Archive
-from aqgr.errors import ProviderError
+from aqgr.archive.home import Archive
+from aqgr.foundation.errors import ProviderError
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig
 from aqgr.llm.fake import FakeProvider
@@ -98,7 +98,7 @@ def test_cache_hit_on_rerun_pays_nothing(archive_dir, tmp_path):
 
 
 def test_provider_configured_by_settings_selects_the_model_engines(archive_dir, monkeypatch):
-    from aqgr.config import Settings
+    from aqgr.pipeline.config import Settings
     from aqgr.llm.fake import install_script
 
     monkeypatch.setenv("AQGR_PROVIDER", "fake.v1")

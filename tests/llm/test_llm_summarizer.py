@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from aqgr.archive import Archive
-from aqgr.errors import ProviderError, SafetyBlockError, SummarizeError
+from aqgr.archive.home import Archive
+from aqgr.foundation.errors import ProviderError, SafetyBlockError, SummarizeError
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig
 from aqgr.llm.fake import FakeProvider, FakeReply
@@ -175,7 +175,7 @@ def test_batch_records_a_safety_block_and_goes_on(tmp_path):
 
 def test_llm_engine_without_a_provider_says_how_to_configure(monkeypatch):
     monkeypatch.delenv("AQGR_PROVIDER", raising=False)
-    from aqgr.errors import ConfigError
+    from aqgr.foundation.errors import ConfigError
 
     with pytest.raises(ConfigError, match="AQGR_PROVIDER"):
         summarizers.create("llm.v1")

@@ -14,9 +14,9 @@ import sqlite3
 
 import pytest
 
-from aqgr.archive import Archive
-from aqgr.config import SearchOptions
-from aqgr.errors import ProviderError
+from aqgr.archive.home import Archive
+from aqgr.pipeline.config import SearchOptions
+from aqgr.foundation.errors import ProviderError
 from aqgr.llm.base import LLMRequest
 from aqgr.llm.cache import ResponseCache
 from aqgr.llm.client import LLMClient

@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from aqgr.archive import Archive
-from aqgr.config import Settings
-from aqgr.errors import IndexMismatchError
+from aqgr.archive.home import Archive
+from aqgr.pipeline.config import Settings
+from aqgr.foundation.errors import IndexMismatchError
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig
 from aqgr.retrieval.citations import CitationStore

@@ -31,7 +31,7 @@ def home_copy(built_home, tmp_path) -> Path:
 
 def snapshot(home: Path) -> str:
     """What the archive holds: its summaries, judgments and failures, as one digest."""
-    from aqgr.store import Store
+    from aqgr.archive.store import Store
 
     store = Store(f"sqlite:///{home / 'aqgr.db'}", create=False)
     try:

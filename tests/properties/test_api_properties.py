@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from aqgr import Archive, Settings
-from aqgr.server import create_app
+from aqgr.interfaces.server import create_app
 from tests.properties.conftest import snapshot
 from tests.properties.strategies import any_text, facts, json_values, nested_json, numbers
 from tests.server.conftest import FAST, TestClient

@@ -12,7 +12,7 @@ from hypothesis import assume, event, given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from aqgr.cli import app
+from aqgr.interfaces.cli import app
 from tests.properties.conftest import snapshot
 from tests.properties.strategies import FACTS, any_text, facts, json_values, nested_json, numbers
 
@@ -100,7 +100,7 @@ def test_properties_summarize(home_copy, tmp_path_factory, name, content, suffix
 
 
 def _summaries(home: Path) -> list[dict]:
-    from aqgr.store import Store
+    from aqgr.archive.store import Store
 
     store = Store(f"sqlite:///{home / 'aqgr.db'}", create=False)
     try:

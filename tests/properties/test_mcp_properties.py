@@ -27,7 +27,7 @@ TOOLS = {
 
 @pytest.fixture(scope="module")
 def server(built_home):
-    from aqgr.mcp_server import build_server
+    from aqgr.interfaces.mcp_server import build_server
 
     before = snapshot(built_home)
     archive = Archive(settings=Settings.resolve(built_home, index=FAST))
@@ -75,7 +75,7 @@ def test_properties_mcp_transport_answers_every_request_the_sdk_cannot_parse(too
 
     import mcp_types as types
 
-    from aqgr.mcp_stdio import INVALID_PARAMS, refusal
+    from aqgr.interfaces.mcp_stdio import INVALID_PARAMS, refusal
 
     line = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
     try:

@@ -8,8 +8,8 @@ from collections import Counter
 
 import pytest
 
-from aqgr.errors import IndexMismatchError
-from aqgr.paths import SAMPLE, shared_datasets
+from aqgr.foundation.errors import IndexMismatchError
+from aqgr.foundation.paths import SAMPLE, shared_datasets
 from aqgr.retrieval.citations import CitationGraph
 from aqgr.retrieval.citations.store import CitationStore
 

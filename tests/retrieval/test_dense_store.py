@@ -8,7 +8,7 @@ import os
 import numpy as np
 import pytest
 
-from aqgr.errors import IndexMismatchError, WriteError
+from aqgr.foundation.errors import IndexMismatchError, WriteError
 from aqgr.retrieval.dense import DenseIndex
 from aqgr.retrieval.dense_store import DenseStore, _mix
 

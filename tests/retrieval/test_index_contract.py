@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from retrieval_samples import CORPUS, summary
 
-from aqgr.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
+from aqgr.foundation.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
 from aqgr.retrieval.backends import backend_class, build_index, canonical, load_index
 from aqgr.retrieval.documents import slot_texts, summary_fingerprint
 from aqgr.retrieval.index import IndexSpec
@@ -367,9 +367,9 @@ def test_update_refuses_a_judgment_twice_or_both_added_and_removed(fresh):
 def test_update_may_empty_the_index_and_search_then_refuses_it(fresh):
     """Removing every judgment leaves an empty index (saved and loaded as such); searching it
     raises EmptyArchiveError, as for an archive with nothing indexed; adding fills it again."""
-    from aqgr.explain import explainers
-    from aqgr.questions import question_generators
-    from aqgr.search import SearchOptions, Searcher
+    from aqgr.pipeline.explain import explainers
+    from aqgr.pipeline.questions import question_generators
+    from aqgr.pipeline.search import SearchOptions, Searcher
 
     _, full, index, directory = fresh
     assert _update(index, full, removed=IDS) == {"added": 0, "replaced": 0, "removed": len(IDS)}

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from aqgr.errors import IndexLockedError, IndexMismatchError, NoIndexError
+from aqgr.foundation.errors import IndexLockedError, IndexMismatchError, NoIndexError
 from aqgr.retrieval.bm25 import BM25Matrix
 from aqgr.retrieval.lexical import LexicalEngine, create_lexical, lexical_engines, open_lexical, tie_key
 

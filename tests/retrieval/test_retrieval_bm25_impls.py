@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from aqgr.errors import UnknownNameError
+from aqgr.foundation.errors import UnknownNameError
 from retrieval_samples import TOKEN_CORPUS as CORPUS
 
 from aqgr.retrieval.bm25 import BM25_B, BM25_K1, DEFAULT_BM25, BM25Matrix, BM25Scorer, RankBM25, bm25_implementations

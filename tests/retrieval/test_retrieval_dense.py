@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aqgr.errors import UnknownNameError
+from aqgr.foundation.errors import UnknownNameError
 from aqgr.retrieval.dense import DenseIndex, document_windows, embed_query, split_windows
 from aqgr.retrieval.embed_cache import EmbeddingCache, embed_with_cache
 from aqgr.retrieval.embedders import Embedder, embedders

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from aqgr.errors import UnknownNameError
+from aqgr.foundation.errors import UnknownNameError
 from aqgr.retrieval.fusion import fusers, reciprocal_rank_fusion, score_fusion
 from aqgr.retrieval.types import ScoredDoc, id_hash, ranked
 

@@ -11,7 +11,7 @@ import pytest
 from retrieval_samples import Counting, summary
 
 import aqgr.retrieval.index as index_module
-from aqgr.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
+from aqgr.foundation.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
 from aqgr.retrieval.embed_cache import EmbeddingCache
 from aqgr.retrieval.embedders import DEFAULT_EMBEDDER
 from aqgr.retrieval.embedders import embedders

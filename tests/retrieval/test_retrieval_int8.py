@@ -8,7 +8,7 @@ import shutil
 import numpy as np
 import pytest
 
-from aqgr.errors import WriteError
+from aqgr.foundation.errors import WriteError
 
 pytest.importorskip("onnxruntime")
 pytest.importorskip("onnx")

@@ -68,7 +68,7 @@ def test_save_load_and_backend_dispatch(milvus, tmp_path, hashing_spec, corpus):
     assert isinstance(loaded, MilvusIndex) and loaded.doc_ids == milvus.doc_ids and len(loaded) == len(corpus)
     assert loaded.texts(corpus[0].judgment_id)["case_number"] == corpus[0].case_number
     assert loaded.idf() and all(v > 0 for v in loaded.idf().values())
-    from aqgr.errors import IndexMismatchError
+    from aqgr.foundation.errors import IndexMismatchError
 
     with pytest.raises(IndexMismatchError):
         load_index(tmp_path / "index", expect=IndexSpec(embedder="hashing.v1", slots=("facts",)))
@@ -218,7 +218,7 @@ def test_update_keeps_the_rebuilt_index_statistics_and_embeds_only_the_change(tm
 
 
 def test_update_records_a_generation_and_a_stale_manifest_is_refused(tmp_path, corpus, hashing_spec):
-    from aqgr.errors import IndexMismatchError
+    from aqgr.foundation.errors import IndexMismatchError
 
     tenancy, arbitration = _new_summaries()
     index = MilvusIndex.build(corpus, hashing_spec, uri=str(tmp_path / "m.db"))
@@ -243,7 +243,7 @@ def test_update_records_a_generation_and_a_stale_manifest_is_refused(tmp_path, c
 
 
 def test_an_update_failing_half_way_leaves_a_manifest_load_refuses(tmp_path, corpus, hashing_spec, monkeypatch):
-    from aqgr.errors import IndexMismatchError
+    from aqgr.foundation.errors import IndexMismatchError
 
     tenancy, _ = _new_summaries()
     index = MilvusIndex.build(corpus, hashing_spec, uri=str(tmp_path / "m.db"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from retrieval_samples import CORPUS, summary
 
-from aqgr.errors import UnknownNameError
+from aqgr.foundation.errors import UnknownNameError
 from aqgr.retrieval.documents import DEFAULT_SLOTS, SLOT_NAMES, document_text, slot_texts
 from aqgr.retrieval.text import tokenizers
 from aqgr.schemas.summary import SummarySlots

@@ -43,7 +43,7 @@ def build_sample(home: Path, *, statutes_dir: Path | None = None) -> Archive:
     archive.summarize([SAMPLE / "judgments"])
     archive.build_index()
     if statutes_dir is not None:
-        from aqgr.statutes import StatuteCollection
+        from aqgr.pipeline.statutes import StatuteCollection
 
         statutes_dir.mkdir(parents=True, exist_ok=True)
         for name, text in STATUTES.items():
@@ -98,7 +98,7 @@ class LiveServer:
 
 @pytest.fixture(scope="session")
 def live_server(sample_archive):
-    from aqgr.server import ServeConfig, create_app
+    from aqgr.interfaces.server import ServeConfig, create_app
 
     with LiveServer(create_app(archive=sample_archive, config=ServeConfig(reload_check_seconds=0))) as server:
         yield server

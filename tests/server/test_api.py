@@ -6,7 +6,7 @@ import pytest
 from tests.server.conftest import TestClient  # Host: 127.0.0.1
 
 from aqgr import Archive, Settings
-from aqgr.server import ServeConfig, create_app
+from aqgr.interfaces.server import ServeConfig, create_app
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS, write_judgments
 from tests.server.conftest import FAST, SENIORITY_FACTS
 
@@ -208,7 +208,7 @@ def test_rebuild_while_serving_swaps_the_index(sample_archive, scenarios):
 def test_serve_refuses_a_public_bind_without_a_key():
     from typer.testing import CliRunner
 
-    from aqgr.cli import app
+    from aqgr.interfaces.cli import app
 
     result = CliRunner().invoke(app, ["serve", "--host", "0.0.0.0"], env={"AQGR_SERVE_API_KEY": ""})
     assert result.exit_code == 2 and "API key" in result.output
@@ -238,7 +238,7 @@ def test_an_incremental_update_while_serving_is_picked_up_without_a_failed_reque
     import shutil
     import threading
 
-    from aqgr.paths import SAMPLE
+    from aqgr.foundation.paths import SAMPLE
     from aqgr.retrieval.index import IndexSpec
 
     judgments = sorted((SAMPLE / "judgments").glob("*.txt"))

@@ -1,6 +1,6 @@
 """Every door applies the same rules: a lone surrogate in an MCP tool argument gets an error answer
-(over the real stdio transport), MCP has the HTTP API's caps (one definition, aqgr/caps.py), and
-`summarize` and `import` refuse the ids the HTTP API refuses (one rule, aqgr.inputs.id_problem)."""
+(over the real stdio transport), MCP has the HTTP API's caps (one definition, aqgr/foundation/caps.py), and
+`summarize` and `import` refuse the ids the HTTP API refuses (one rule, aqgr.foundation.inputs.id_problem)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive, Settings
-from aqgr.cli import app
+from aqgr.interfaces.cli import app
 from tests.aqgr.helpers import JUDGMENTS
 from tests.server.conftest import FAST, REPO, TestClient
 
@@ -34,7 +34,7 @@ def _read_line(process, seconds: float) -> str | None:
 def test_mcp_answers_a_tool_call_whose_argument_holds_a_lone_surrogate(sample_archive):
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR", "VIRTUAL_ENV")}
     env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONPATH=str(REPO))
-    process = subprocess.Popen([sys.executable, "-m", "aqgr.cli", "mcp", "--home", str(sample_archive.home)], cwd=str(REPO), env=env,
+    process = subprocess.Popen([sys.executable, "-m", "aqgr.interfaces.cli", "mcp", "--home", str(sample_archive.home)], cwd=str(REPO), env=env,
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
         def send(line: str) -> None:
@@ -62,8 +62,8 @@ def test_mcp_answers_a_tool_call_whose_argument_holds_a_lone_surrogate(sample_ar
 def test_mcp_caps_are_the_http_caps(sample_archive):
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from aqgr.mcp_server import build_server
-    from aqgr.server import create_app
+    from aqgr.interfaces.mcp_server import build_server
+    from aqgr.interfaces.server import create_app
 
     server = build_server(archive=sample_archive)
     with TestClient(create_app(archive=sample_archive)) as client:
@@ -94,7 +94,7 @@ def test_summarize_refuses_ids_the_api_refuses_and_no_id_answers_for_another_rou
     assert {s.judgment_id for s in archive.summaries()} == {"C1"}  # the route-like id is refused, C1 kept
     assert any(f.reason == "invalid_id" for f in archive._store.failures())
     archive.build_index()
-    from aqgr.server import create_app
+    from aqgr.interfaces.server import create_app
 
     with TestClient(create_app(archive=archive)) as client:
         text = client.get(f"/api/judgments/{name}")  # C1's text or citations, never another judgment's summary
@@ -114,7 +114,7 @@ def test_import_refuses_ids_the_api_refuses(tmp_path, monkeypatch):
     (tmp_path / "in.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     report = Archive(settings=Settings.resolve(tmp_path / "b", index=FAST)).import_summaries([tmp_path / "in.jsonl"])
     assert report.imported == ["C1"] and len(report.invalid) == len(bad)
-    from aqgr.inputs import id_problem
+    from aqgr.foundation.inputs import id_problem
 
     assert all(id_problem(i) for i in bad)  # the HTTP API's rule
 

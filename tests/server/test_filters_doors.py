@@ -11,9 +11,9 @@ import anyio
 import pytest
 from typer.testing import CliRunner
 
-from aqgr.cli import app as cli
+from aqgr.interfaces.cli import app as cli
 from aqgr.retrieval.facets import normalise_court, parse_decided
-from aqgr.server import create_app
+from aqgr.interfaces.server import create_app
 from tests.server.conftest import REPO, TestClient
 
 # The sample archive: 14 Supreme Court judgments, SC009 of the Delhi High Court, SC014 of the
@@ -96,7 +96,7 @@ def test_mcp_search_precedents_takes_the_filters(sample_archive, scenarios):
 
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR", "VIRTUAL_ENV")}
     env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", DO_NOT_TRACK="1", PYTHONPATH=str(REPO))
-    server = StdioServerParameters(command=sys.executable, args=["-m", "aqgr.cli", "mcp", "--home", str(sample_archive.home)], env=env, cwd=str(REPO))
+    server = StdioServerParameters(command=sys.executable, args=["-m", "aqgr.interfaces.cli", "mcp", "--home", str(sample_archive.home)], env=env, cwd=str(REPO))
 
     async def session() -> None:
         async with Client(server, read_timeout_seconds=60) as client:

@@ -7,7 +7,7 @@ import json
 import pytest
 from tests.server.conftest import TestClient  # Host: 127.0.0.1
 
-from aqgr.server import create_app
+from aqgr.interfaces.server import create_app
 
 FACTS = (
     "An elderly shopkeeper was attacked with an axe by his neighbour during a dispute over a boundary wall. "
@@ -82,7 +82,7 @@ def test_ids_that_are_not_utf8_are_clean_4xx(client, path):
 
 
 def test_the_searcher_refuses_invalid_text_itself(sample_archive):
-    from aqgr.errors import InvalidTextError
+    from aqgr.foundation.errors import InvalidTextError
 
     with pytest.raises(InvalidTextError, match=r"lone surrogate U\+D800\) at position"):
         sample_archive.search(FACTS + "\ud800")

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from aqgr.server import ServeConfig, create_app
-from aqgr.server.limits import Busy, SearchGate, allowed_hosts, host_name, uvicorn_options
+from aqgr.interfaces.server import ServeConfig, create_app
+from aqgr.interfaces.server.limits import Busy, SearchGate, allowed_hosts, host_name, uvicorn_options
 from tests.server.conftest import LiveServer, TestClient
 
 FACTS = (

@@ -8,7 +8,7 @@ import socket
 import threading
 
 from aqgr import Archive
-from aqgr.server import bench
+from aqgr.interfaces.server import bench
 
 
 def _get(server, path: str) -> int:

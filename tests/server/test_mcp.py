@@ -16,7 +16,7 @@ EXPECTED_TOOLS = {"search_precedents", "candidate_questions", "get_judgment_summ
 def _server(home) -> StdioServerParameters:
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR", "VIRTUAL_ENV")}
     env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", DO_NOT_TRACK="1", PYTHONPATH=str(REPO))
-    return StdioServerParameters(command=sys.executable, args=["-m", "aqgr.cli", "mcp", "--home", str(home)], env=env, cwd=str(REPO))
+    return StdioServerParameters(command=sys.executable, args=["-m", "aqgr.interfaces.cli", "mcp", "--home", str(home)], env=env, cwd=str(REPO))
 
 
 def test_mcp_tools_over_stdio(sample_archive, scenarios):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from tests.server.conftest import TestClient  # Host: 127.0.0.1
 
-from aqgr.server import create_app
+from aqgr.interfaces.server import create_app
 from tests.aqgr.pinpoint_check import pinpoint_problem
 
 

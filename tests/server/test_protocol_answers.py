@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from aqgr.server import ServeConfig, create_app
-from aqgr.server.limits import uvicorn_options
+from aqgr.interfaces.server import ServeConfig, create_app
+from aqgr.interfaces.server.limits import uvicorn_options
 from tests.server.conftest import LiveServer
 from tests.server.test_limits import _read_all, _request
 

@@ -188,7 +188,7 @@ def _searched_flag(d, url: str, status: str, facts: str, judgment_id: str):
 def test_a_hit_overruled_in_the_archive_is_flagged_visibly(browser, home, tmp_path, artifacts):
     """A later judgment of the archive overruled a hit: the page shows a warning with that
     judgment and its words on the hit's card (not a tooltip), the hit kept."""
-    from aqgr.server import ServeConfig, create_app
+    from aqgr.interfaces.server import ServeConfig, create_app
     from tests.aqgr.helpers import DYING_DECLARATION_FACTS, OVERRULING_JUDGMENTS, indexed_archive
     from tests.server.conftest import LiveServer
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from aqgr.errors import SummarizeError
+from aqgr.foundation.errors import SummarizeError
 from aqgr.schemas.summary import Provenance, StructuredSummary
 from aqgr.schemas.validation import validate_summary
 from aqgr.summarizer.base import JudgmentText, summarizers
