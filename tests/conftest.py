@@ -66,7 +66,7 @@ def _track_archives() -> None:
     import functools
     import weakref
 
-    from aqgr.archive import Archive
+    from aqgr.archive.home import Archive
 
     made = Archive.__init__
 

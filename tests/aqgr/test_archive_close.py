@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from aqgr import Archive
-from aqgr.paths import SAMPLE
+from aqgr.foundation.paths import SAMPLE
 from aqgr.retrieval.index import IndexSpec
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS
 
