@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import json
 import math
 import operator
@@ -179,7 +180,7 @@ def tie_key(n: int) -> int:
 
 def best(hits: Iterable[tuple[int, float]], k: int) -> list[tuple[int, float]]:
     """The first k of `hits` by -score, then `tie_key`. Only the hits that can be among them (those
-    scoring at least the k-th score) are given a tie key."""
+    scoring at least the k-th score) and tie with another are given a tie key."""
     if k <= 0:
         return []
     hits = sorted(hits, key=operator.itemgetter(1), reverse=True)
@@ -188,7 +189,13 @@ def best(hits: Iterable[tuple[int, float]], k: int) -> list[tuple[int, float]]:
         while end < len(hits) and hits[end][1] == cut:
             end += 1
         hits = hits[:end]
-    return sorted(hits, key=lambda hit: (-hit[1], tie_key(hit[0])))[:k]
+    out: list[tuple[int, float]] = []
+    for _, tied in itertools.groupby(hits, key=operator.itemgetter(1)):  # already by -score: only ties are re-sorted
+        tied = list(tied)
+        if len(tied) > 1:
+            tied.sort(key=lambda hit: tie_key(hit[0]))
+        out.extend(tied)
+    return out[:k]
 
 
 def as_ns(ns: Collection[int] | None) -> list[int] | None:

@@ -51,6 +51,8 @@ STOPWORDS: frozenset[str] = frozenset(
 )
 
 _TOKEN = re.compile(r"[^\W_]+(?:[-'\u2019][^\W_]+)*")
+_JOINERS = frozenset("-'\u2019")  # the characters a token may hold inside it
+_POSSESSIVE = re.compile(r"['\u2019]s$")
 
 
 def _section_join(parts: list[str]) -> str | None:
@@ -89,7 +91,10 @@ class WordTokenizer:
         """Lowercased word tokens before stopword removal and stemming."""
         out: list[str] = []
         for raw in _TOKEN.findall(unicodedata.normalize("NFKC", text).lower()):
-            raw = re.sub(r"['\u2019]s$", "", raw).replace("'", "").replace("\u2019", "")
+            if not _JOINERS.intersection(raw):  # most words: nothing to strip or split
+                out.append(raw)
+                continue
+            raw = _POSSESSIVE.sub("", raw).replace("'", "").replace("\u2019", "")
             parts = [p for p in raw.split("-") if p]
             joined = _section_join(parts)
             out.extend([joined] if joined else parts)

@@ -34,4 +34,7 @@ def rank_key(doc: ScoredDoc) -> tuple[float, bytes, str]:
 def ranked(scores: Mapping[str, float] | Iterable[ScoredDoc]) -> list[ScoredDoc]:
     """Scores as a list of ScoredDoc ordered by `rank_key` (a new list; the input is not touched)."""
     items = scores.items() if isinstance(scores, Mapping) else scores
-    return sorted((ScoredDoc(str(d), float(s)) for d, s in items), key=rank_key)
+    # sorted as rank_key tuples, made into ScoredDoc after (a search ranks ~12,000 documents)
+    keyed = sorted([(-float(s), id_hash(doc := str(d)), doc) for d, s in items])
+    make = ScoredDoc._make
+    return [make((d, -negative)) for negative, _, d in keyed]

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from itertools import accumulate
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -49,6 +50,7 @@ _MARKER = re.compile(r"^[ \t]*(?:(?P<dot>\d{1,3})\.|\((?P<paren>\d{1,3})\)|(?P<c
 # Characters folded in the case-insensitive steps: curly quotes, dashes (one character each).
 _FOLD = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-", "\u00a0": " "})
 _WS = re.compile(r"\s+")
+_RUN = re.compile(r"\S+")
 
 
 @dataclass(frozen=True)
@@ -114,19 +116,11 @@ class _Normalised:
     """The text with whitespace runs collapsed to one space, and a map back to raw offsets."""
 
     def __init__(self, text: str):
-        pieces: list[str] = []
-        self._norm_starts: list[int] = []  # start, in the normalised text, of each run of non-space
-        self._raw_starts: list[int] = []
-        at = 0
-        for m in re.finditer(r"\S+", text):
-            if pieces:
-                pieces.append(" ")
-                at += 1
-            self._norm_starts.append(at)
-            self._raw_starts.append(m.start())
-            pieces.append(m.group())
-            at += len(m.group())
-        self.text = "".join(pieces)
+        runs = [m.span() for m in _RUN.finditer(text)]  # each run of non-space, in the raw text
+        self._raw_starts: list[int] = [start for start, _ in runs]
+        # start, in the normalised text, of each run: the runs before it and one space after each
+        self._norm_starts: list[int] = list(accumulate((end - start + 1 for start, end in runs[:-1]), initial=0)) if runs else []
+        self.text = " ".join(text[start:end] for start, end in runs)
         self.folded = _fold(self.text)
 
     def raw(self, offset: int) -> int:

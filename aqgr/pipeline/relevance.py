@@ -33,20 +33,24 @@ class RelevanceScorer:
         # A term never seen in the archive is as informative as the rarest seen term.
         self._unseen = math.log(1 + (n_docs + 0.5) / 0.5)
         self.terms = lru_cache(maxsize=4096)(self._terms)
+        # a query is scored against dozens of passages: its terms' weights and their sum are made once
+        self._query_weights = lru_cache(maxsize=256)(self._weights_of)
 
     def _terms(self, text: str) -> frozenset[str]:
         return frozenset(self._tokenize(text))
+
+    def _weights_of(self, query: str) -> tuple[dict[str, float], float]:
+        weights = {term: self.weight(term) for term in self.terms(query)}
+        return weights, math.fsum(weights.values())  # fsum: exact, so a set's (hash-seeded) order cannot move the last bit
 
     def weight(self, term: str) -> float:
         return max(self._idf.get(term, self._unseen), 0.0)
 
     def coverage(self, query: str, text: str) -> float:
-        q = self.terms(query)
-        total = math.fsum(self.weight(t) for t in q)  # fsum: exact, so a set's (hash-seeded) order cannot move the last bit
+        weights, total = self._query_weights(query)
         if total <= 0:
             return 0.0
-        t = self.terms(text)
-        return math.fsum(self.weight(term) for term in q & t) / total
+        return math.fsum(weights[term] for term in weights.keys() & self.terms(text)) / total
 
     def overlap(self, a: str, b: str) -> float:
         """Symmetric IDF-weighted Jaccard of two texts (near-duplicate detection)."""
