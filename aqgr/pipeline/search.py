@@ -45,6 +45,7 @@ from typing import AbstractSet, Callable, Iterable, Mapping, Sequence
 
 from aqgr.pipeline.citation_guard import grounded_questions
 from aqgr.pipeline.config import SearchOptions
+from aqgr.foundation.collector import collection_paused
 from aqgr.foundation.errors import EmptyArchiveError, FactsTooShortError, NoFiltersError, StoreError
 from aqgr.pipeline.explain import Candidate, Explainer
 from aqgr.foundation.inputs import check_count, check_text, check_texts, many
@@ -376,7 +377,7 @@ class Searcher:
         only judgments matching them are retrieved and ranked; the result's facets count the
         candidates. Its model calls end within the search's time (aqgr/llm/deadline.py)."""
         check_count(k, "k")
-        with model_task("search"):
+        with model_task("search"), collection_paused():
             return self._search(facts, questions, k=k, restrict=restrict, exclude=exclude, options=options, filters=filters)
 
     def _search(self, facts, questions, *, k, restrict, exclude, options, filters) -> SearchResult:
