@@ -33,7 +33,9 @@ search (aqgr/pipeline/statutes.py) and the evaluation compose them, never repeat
    the judgment's text (aqgr/pipeline/pinpoint.py: offsets, paragraph).
 
 Process-wide settings are not the Searcher's: a long-running process calls `freeze_heap`
-once, at its start-up (the server does).
+once, at its start-up (the server does). The one process-wide thing a search does is
+temporary: it pauses the cyclic garbage collector while it runs and lets it go on after
+(aqgr/foundation/collector.py).
 """
 
 from __future__ import annotations
