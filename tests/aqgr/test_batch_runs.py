@@ -170,19 +170,37 @@ def _count(url: str) -> tuple[int, int]:
         store.close()
 
 
+def _wait_for_summaries(url: str, n: int, proc: subprocess.Popen, timeout: float = 120) -> None:
+    """Until the database at `url` holds `n` summaries, polling one open Store every 20 ms (opening
+    one per poll is slow on a busy machine); fails if `proc` ends first."""
+    deadline, store = time.monotonic() + timeout, None
+    try:
+        while True:
+            assert proc.poll() is None, f"finished before it could be stopped: {proc.stderr.read()[-2000:]!r}"
+            assert time.monotonic() < deadline
+            try:
+                store = store or Store(url, create=False)
+                if sum(store.count_summaries().values()) >= n:
+                    return
+            except Exception:  # the tables are not made yet
+                if store is not None:
+                    store.close()
+                store = None
+            time.sleep(0.02)
+    finally:
+        if store is not None:
+            store.close()
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_kill_9_midway_then_rerun_finishes_without_duplicates(database_url, home, tmp_path, workers):
     import psutil
 
-    total = 160
+    total = 200  # the kill lands long before the end, even on a loaded machine
     folder = many_judgments(tmp_path / "in", total)
     command = [sys.executable, "-c", "from aqgr.interfaces.cli import main; main()", "summarize", str(folder), "--home", str(home), "--workers", str(workers)]
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 120
-    while _count(database_url)[1] < 25:
-        assert proc.poll() is None, f"finished before the kill: {proc.stderr.read().decode()[-2000:]}"
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    _wait_for_summaries(database_url, 25, proc)
     children = psutil.Process(proc.pid).children(recursive=True)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
@@ -260,15 +278,12 @@ def test_thread_parallelism_for_io_bound_engines(archive, tmp_path, monkeypatch)
 
 def test_ctrl_c_stops_cleanly_and_the_rerun_resumes(home, tmp_path, monkeypatch):
     monkeypatch.delenv("AQGR_DATABASE_URL", raising=False)
-    total = 120
+    total = 240  # ~9 s of work at full speed: the Ctrl-C lands long before the end, even on a loaded machine
     folder = many_judgments(tmp_path / "in", total)
     url = f"sqlite:///{home / 'aqgr.db'}"
     command = [sys.executable, "-c", "from aqgr.interfaces.cli import main; main()", "summarize", str(folder), "--home", str(home), "--workers", "2"]
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while _count(url)[1] < 10:
-        assert proc.poll() is None and time.monotonic() < deadline
-        time.sleep(0.05)
+    _wait_for_summaries(url, 10, proc)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
