@@ -282,7 +282,10 @@ def test_ctrl_c_stops_cleanly_and_the_rerun_resumes(home, tmp_path, monkeypatch)
     folder = many_judgments(tmp_path / "in", total)
     url = f"sqlite:///{home / 'aqgr.db'}"
     command = [sys.executable, "-c", "from aqgr.interfaces.cli import main; main()", "summarize", str(folder), "--home", str(home), "--workers", "2"]
-    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # Ctrl-C as a terminal's foreground job gets it: a suite started in the background (`cmd &`
+    # in a script, nohup) hands its children SIGINT ignored, and an ignored Ctrl-C stops nothing
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     _wait_for_summaries(url, 10, proc)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
