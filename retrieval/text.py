@@ -71,41 +71,61 @@ def _load_stemmer() -> Callable[[str], str]:
 
 
 class WordTokenizer:
-    """`words.v1`: see the module docstring. Deterministic; stems are memoised per instance."""
+    """`words.v1`: see the module docstring. Deterministic.
+
+    What a raw word (a match of `_TOKEN`) becomes is memoised per instance: a judgment's
+    words repeat, so most of a long text is dictionary look-ups. The memo holds at most
+    `MEMO_WORDS` distinct words and is emptied when full, so it cannot grow with an archive.
+    """
 
     name = "words.v1"
+    MEMO_WORDS = 500_000
 
     def __init__(self) -> None:
         self._stem: Callable[[str], str] | None = None
-        self._memo: dict[str, str] = {}
+        self._memo: dict[str, tuple[str, ...]] = {}
 
-    def _stemmed(self, word: str) -> str:
-        out = self._memo.get(word)
-        if out is None:
-            if self._stem is None:
-                self._stem = _load_stemmer()
-            out = self._memo[word] = self._stem(word)
-        return out
+    @staticmethod
+    def _matches(text: str) -> list[str]:
+        return _TOKEN.findall(unicodedata.normalize("NFKC", text).lower())
+
+    @staticmethod
+    def _split(raw: str) -> list[str]:
+        """One raw word as words: possessive dropped, apostrophes removed, hyphens split."""
+        if not _JOINERS.intersection(raw):  # most words: nothing to strip or split
+            return [raw]
+        raw = _POSSESSIVE.sub("", raw).replace("'", "").replace("\u2019", "")
+        parts = [p for p in raw.split("-") if p]
+        joined = _section_join(parts)
+        return [joined] if joined else parts
+
+    def _tokens_of(self, raw: str) -> tuple[str, ...]:
+        """The tokens of one raw word: stopwords and one-letter words dropped, stemmed."""
+        tokens: list[str] = []
+        for word in self._split(raw):
+            if word in STOPWORDS or (len(word) == 1 and word.isalpha()):
+                continue
+            if word.isalpha():
+                if self._stem is None:
+                    self._stem = _load_stemmer()
+                word = self._stem(word)
+            tokens.append(word)
+        return tuple(tokens)
 
     def words(self, text: str) -> list[str]:
         """Lowercased word tokens before stopword removal and stemming."""
-        out: list[str] = []
-        for raw in _TOKEN.findall(unicodedata.normalize("NFKC", text).lower()):
-            if not _JOINERS.intersection(raw):  # most words: nothing to strip or split
-                out.append(raw)
-                continue
-            raw = _POSSESSIVE.sub("", raw).replace("'", "").replace("\u2019", "")
-            parts = [p for p in raw.split("-") if p]
-            joined = _section_join(parts)
-            out.extend([joined] if joined else parts)
-        return out
+        return [word for raw in self._matches(text) for word in self._split(raw)]
 
     def __call__(self, text: str) -> list[str]:
+        memo = self._memo
         tokens: list[str] = []
-        for word in self.words(text):
-            if word in STOPWORDS or (len(word) == 1 and word.isalpha()):
-                continue
-            tokens.append(self._stemmed(word) if word.isalpha() else word)
+        for raw in self._matches(text):
+            got = memo.get(raw)
+            if got is None:
+                if len(memo) >= self.MEMO_WORDS:
+                    memo.clear()
+                got = memo[raw] = self._tokens_of(raw)
+            tokens.extend(got)
         return tokens
 
 

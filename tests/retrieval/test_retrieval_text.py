@@ -14,3 +14,31 @@ def test_with_pairs_adds_adjacent_pairs_that_never_collide_with_terms():
     assert with_pairs([], 2) == [] and with_pairs(["one"], 2) == ["one"]
     with pytest.raises(ValueError, match="ngrams"):
         with_pairs(terms, 3)
+
+
+SAMPLE = (
+    "The accused's cross-examination under Section 304-B (and 304B) didn't shake the "
+    "O'Brien\u2019s witness in 2019-20; \u216b \ufb01nal caf\u00e9 orders of the Court, the courts and a court."
+)
+EXPECTED = [
+    "accus", "cross", "examin", "section", "304b", "304b", "shake", "obrien", "wit", "2019",
+    "20", "xii", "final", "caf\u00e9", "order", "court", "court", "court",
+]
+
+
+def test_words_v1_tokens_of_a_sentence_with_every_rule():
+    tokenize = tokenizers.create("words.v1")
+    assert tokenize(SAMPLE) == EXPECTED
+    assert tokenize(SAMPLE) == EXPECTED  # the second pass is served from the memo: same tokens
+    assert tokenize.words("Didn't cross-examination 304-B") == ["didnt", "cross", "examination", "304b"]
+    assert tokenize("") == [] and tokenize("the a of") == []
+
+
+def test_words_v1_memo_is_bounded_and_its_clearing_changes_nothing(monkeypatch):
+    from aqgr.retrieval.text import WordTokenizer
+
+    monkeypatch.setattr(WordTokenizer, "MEMO_WORDS", 5)
+    tokenize = WordTokenizer()
+    for _ in range(3):
+        assert tokenize(SAMPLE) == EXPECTED
+        assert len(tokenize._memo) <= 5
