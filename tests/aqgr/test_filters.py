@@ -179,6 +179,25 @@ def test_facets_follow_updates_and_removals(tmp_path):
     assert "Bombay High Court" not in {c.value for c in archive.search(DYING_DECLARATION_FACTS, options=EVERY).facets.court}
     with sqlite3.connect(archive.settings.index_dir / "docs.sqlite") as db:
         assert db.execute("SELECT COUNT(DISTINCT n) FROM facet_terms").fetchone()[0] == 4  # B1's rows purged with it
+        assert db.execute("SELECT COUNT(*) FROM facet_shown").fetchone()[0] == 4
+
+
+def test_facets_counted_from_one_row_per_document_equal_those_counted_from_the_terms(archive, tmp_path):
+    import shutil
+
+    from aqgr.retrieval.docstore import DocRegistry
+    from aqgr.retrieval.facets import FACET_FIELDS
+
+    copy = tmp_path / "index"
+    shutil.copytree(archive.settings.index_dir, copy)
+    registry = DocRegistry(copy)
+    ns = [n for n, in registry._db.execute("SELECT n FROM docs")]
+    fields = list(FACET_FIELDS)
+    fast = registry.facet_counts(ns + ns[:2], fields)  # a candidate listed twice counts once
+    registry._db.execute("DELETE FROM meta WHERE key = 'facet_shown'")  # as an index made before facet_shown
+    assert registry.facet_counts(ns, fields) == fast
+    assert fast["court"] == {"Supreme Court of India": 3, "Delhi High Court": 1, "Bombay High Court": 1}
+    assert sum(fast["section"].values()) >= 2 and registry.facet_counts([], fields) == {f: {} for f in fields}
 
 
 def test_an_index_made_before_filters_asks_for_aqgr_index_which_adds_them(tmp_path):
