@@ -16,7 +16,7 @@ import errno
 import sqlite3
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Sequence, Unpack
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence, Unpack
 
 from aqgr.archive.batch import BatchReport, Outcome, Progress, summarize_files
 from aqgr.pipeline.config import SearchOptions, Settings
@@ -308,7 +308,9 @@ class Archive:
 
         spec = spec or self._index_spec()
         store = self._store
-        if not store.summary_fingerprints(self.settings.summarizer):
+        # read once for the whole update: at a million summaries it is a full read of the store's index
+        wanted = store.summary_fingerprints(self.settings.summarizer)
+        if not wanted:
             raise EmptyArchiveError("index")
         with IndexLock(self.home):
             from aqgr.archive.health import open_embedding_cache
@@ -319,9 +321,10 @@ class Archive:
             cache = open_embedding_cache(self.settings.cache_dir / "embeddings.sqlite")  # a damaged cache is made anew
             try:
                 # the citations first: a server reloads when the index's manifest changes, and finds them
-                self.link_citations(progress)
+                self.link_citations(progress, wanted=wanted)
                 index, change = update_index(store, self.settings.summarizer, self.settings.index_dir, spec=spec, backend=backend,
-                                             uri=uri, cache=cache, progress=progress, rebuild=rebuild, text_of=store.text)
+                                             uri=uri, cache=cache, progress=progress, rebuild=rebuild, text_of=store.text,
+                                             wanted=wanted)
             finally:
                 cache.close()
             with self._lock:
@@ -387,17 +390,19 @@ class Archive:
 
         return statutes.link(judgments())
 
-    def link_citations(self, progress: Callable[[str, int, int], None] | None = None):
+    def link_citations(self, progress: Callable[[str, int, int], None] | None = None, *, wanted: Mapping[str, str] | None = None):
         """Find which summarised judgments cite which (retrieval/citations) and keep it in
         `<home>/citations.sqlite`, for the search's precedents referred; returns the
         CitationGraph. Incremental: judgments new to it (or whose summary was made again since
         the index recorded it) are linked, those no longer summarised removed, and only the
         stored judgments such a change can concern are relinked (retrieval/citations/store.py).
         A citation file of another format, or a damaged one, is made anew. `progress(stage,
-        done, total)` is called with the store's stages."""
+        done, total)` is called with the store's stages. `wanted`: the store's summary fingerprints,
+        when the caller has just read them (`build_index`)."""
         store = self._citation_store(repair=True, treatments=self._create(treatment_engines, self.settings.treatment))
         try:
-            wanted = self._store.summary_fingerprints(self.settings.summarizer)
+            if wanted is None:
+                wanted = self._store.summary_fingerprints(self.settings.summarizer)
             have = store.ids()
             indexed = self._indexed_fingerprints()
             changed = [d for d in wanted if d not in have or (d in indexed and indexed[d] != wanted[d])]

@@ -29,7 +29,7 @@ import os
 import shutil
 import uuid
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 from aqgr.foundation.errors import EmptyArchiveError, IndexBusyError, IndexMismatchError, NoIndexError
 from aqgr.retrieval.index import MANIFEST, clean_leftovers, leftovers  # noqa: F401 (clean_leftovers re-exported)
@@ -89,13 +89,16 @@ def _made_by_aqgr(index_dir: Path) -> bool:
 
 
 def update_index(store: Store, engine: str, index_dir: Path, *, spec: IndexSpec, backend: str, uri: str | None,
-                 cache, progress: Progress | None, rebuild: bool, text_of: Callable[[str], str | None]):
+                 cache, progress: Progress | None, rebuild: bool, text_of: Callable[[str], str | None],
+                 wanted: Mapping[str, str] | None = None):
     """Bring the index at `index_dir` up to the store's summaries by `engine` (see the module);
     returns (the index, {"mode": "update" | "build" | "rebuild", "added", "replaced", "removed"}).
+    `wanted`: the store's summary fingerprints by `engine`, when the caller has just read them.
     The caller holds IndexLock."""
     from aqgr.retrieval.backends import build_index, canonical, load_index, recorded_backend
 
-    wanted = store.summary_fingerprints(engine)
+    if wanted is None:
+        wanted = store.summary_fingerprints(engine)
     if not wanted:
         raise EmptyArchiveError("index")
     store.add_checksums()  # summaries stored before checksums get theirs (`aqgr check` counts those without)

@@ -93,8 +93,9 @@ def test_the_recovery_check_names_clears_the_damage(archive_home, tmp_path):
 
 
 def _drop_checksums(home: Path) -> None:
-    """The database as a version before checksums made it: no checksum column."""
+    """The database as a version before checksums made it: no checksum column (nor the index on it)."""
     with sqlite3.connect(home / "aqgr.db") as conn:
+        conn.execute("DROP INDEX ix_summaries_unchecked")
         conn.execute("ALTER TABLE summaries DROP COLUMN checksum")
 
 
@@ -176,6 +177,8 @@ def test_the_store_migrates_a_database_without_the_column_in_place(database_url,
     store = Store(database_url)
     store.save_many([_item("J1", "one"), _item("J2", "two")])
     with store.engine.begin() as conn:
+        conn.execute(text("DROP INDEX ix_summaries_unchecked"))
+        conn.execute(text("DROP INDEX ix_summaries_fingerprint"))
         conn.execute(text("ALTER TABLE summaries DROP COLUMN checksum"))
     store.close()
     reader = Store(database_url, create=False)  # a worker, or `aqgr check`: nothing written
@@ -184,6 +187,9 @@ def test_the_store_migrates_a_database_without_the_column_in_place(database_url,
     reader.close()
     store = Store(database_url)  # opened for writing: the column is added, the rows have no checksum yet
     assert store.has_checksums and store.without_checksum() == 2
+    from sqlalchemy import inspect
+
+    assert {"ix_summaries_unchecked", "ix_summaries_fingerprint"} <= {i["name"] for i in inspect(store.engine).get_indexes("summaries")}
     _flip_through_sql(store, "J2")  # changed before it had a checksum: nothing can tell
     assert store.add_checksums() == 2 and store.without_checksum() == 0 and store.add_checksums() == 0
     _flip_through_sql(store, "J1")
@@ -209,7 +215,29 @@ def test_a_column_another_process_added_meanwhile_is_no_failure(tmp_path, monkey
         def get_columns(self, table):
             return [c for c in self._inspector.get_columns(table) if c["name"] != "checksum"]
 
+        def get_indexes(self, table):
+            return [i for i in self._inspector.get_indexes(table) if i["name"] != "ix_summaries_unchecked"]
+
     monkeypatch.setattr(store_module, "inspect", Missed)
     store = Store(url)  # its ALTER TABLE meets the column
     monkeypatch.undo()
     assert [s.judgment_id for s in store.summaries("extractive.v1")] == ["J1"] and store.without_checksum() == 0
+
+
+def test_an_index_update_reads_the_summaries_columns_it_needs_without_reading_the_summaries(tmp_path):
+    """SQLite keeps the columns after a row's large `data` in its overflow pages: the fingerprints every
+    `aqgr index` reads, and the search for summaries without a checksum, come from indexes of their own."""
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    store = Store(url)
+    store.save_many([_item("J1", "one"), _item("J2", "two")])
+    with sqlite3.connect(tmp_path / "a.db") as conn:
+        plans = {
+            "fingerprints": conn.execute("EXPLAIN QUERY PLAN SELECT judgment_id, engine_version, source_sha256, created_at "
+                                         "FROM summaries WHERE engine = ?", ("extractive.v1",)).fetchall(),
+            "unchecked": conn.execute("EXPLAIN QUERY PLAN SELECT judgment_id, engine FROM summaries WHERE checksum IS NULL "
+                                      "ORDER BY judgment_id, engine").fetchall(),
+        }
+    assert "COVERING INDEX ix_summaries_fingerprint" in str(plans["fingerprints"]), plans
+    assert "ix_summaries_unchecked" in str(plans["unchecked"]), plans
+    assert sorted(store.summary_fingerprints("extractive.v1")) == ["J1", "J2"] and store.add_checksums() == 0
+    store.close()
