@@ -37,6 +37,7 @@ import json
 import math
 import operator
 import os
+import re
 from collections import Counter
 from pathlib import Path
 from typing import ClassVar, Collection, Iterable, Protocol, Sequence, runtime_checkable
@@ -154,11 +155,18 @@ def check_n(n: int) -> int:
     return value
 
 
+# whitespace other than " " (str.split's and tantivy's); a printable text has none (str.isprintable:
+# every separator but " " and every control character is unprintable), and is checked faster
+_NOT_A_SPACE_WHITESPACE = re.compile(r"[^\S ]")
+
+
 def joined_terms(terms: Sequence[str]) -> str:
-    """The terms joined by spaces; ValueError if one is empty or holds whitespace (it would split)."""
+    """The terms joined by spaces; ValueError if one is empty or holds whitespace (it would split).
+    Checked by scans of the joined text in C (a full text's terms are tens of thousands)."""
     text = " ".join(terms)
-    if len(text.split()) != len(terms):
-        bad = next((t for t in terms if not t or len(t.split()) != 1), "?")
+    if terms and (not text or text.count(" ") != len(terms) - 1 or "  " in text or text[:1] == " " or text[-1:] == " "
+                  or (not text.isprintable() and _NOT_A_SPACE_WHITESPACE.search(text) is not None)):
+        bad = next((t for t in terms if t.split() != [t]), "?")
         raise ValueError(f"a term must be a non-empty string without whitespace, got {bad!r}")
     return text
 

@@ -185,7 +185,7 @@ def test_ties_are_broken_by_a_hash_of_n_not_by_n_or_insertion_order(tmp_path, en
 
 def test_terms_with_whitespace_are_refused(tmp_path, engine):
     index = create_lexical(tmp_path / "ix", engine)
-    for bad in (["two words"], ["tab\there"], [""]):
+    for bad in (["two words"], ["tab\there"], [""], ["ok", ""], ["\u3000leading"], ["trailing\x1f"], ["ok", "nbsp\xa0x"]):
         with pytest.raises(ValueError, match="whitespace"):
             index.add(1, bad)
     with pytest.raises(ValueError, match="document number"):
