@@ -16,8 +16,6 @@ Saved as `dense.faiss` (faiss.write_index) plus `dense.windows.npz` (window -> d
 from __future__ import annotations
 
 import re
-import threading
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
@@ -94,47 +92,16 @@ def embed_query(query: str, embedder, window_chars: int = WINDOW_CHARS) -> np.nd
     return (mean / norm).astype(np.float32) if norm > 0 else None
 
 
-_BACKGROUND: ThreadPoolExecutor | None = None
-_BACKGROUND_LOCK = threading.Lock()
-
-
-def _background() -> ThreadPoolExecutor:
-    """The threads that embed queries ahead of need (`QueryVectors.prefetch`), made on first use."""
-    global _BACKGROUND
-    with _BACKGROUND_LOCK:
-        if _BACKGROUND is None:
-            _BACKGROUND = ThreadPoolExecutor(max_workers=4, thread_name_prefix="aqgr-query-vector")
-        return _BACKGROUND
-
-
 class QueryVectors:
     """Query-time vectors of one index: `embed_query` through a memo (the same facts are
     embedded for the question ranking and for every retrieval), plus vectors the index
-    already holds (`known`, keyed by whitespace-normalised text), which cost no model call.
-
-    `prefetch(text)` starts a text's vector on a background thread: a search starts its facts'
-    vector before its lexical retrievers run, and the model (which releases the GIL) runs beside
-    them on the other core; `one(text)` then waits for it. The vector is the one `one` computes."""
+    already holds (`known`, keyed by whitespace-normalised text), which cost no model call."""
 
     def __init__(self, embedder, window_chars: int = WINDOW_CHARS, known: Mapping[str, np.ndarray] | None = None):
         self._embedder = embedder
         self._window_chars = window_chars
         self._known = known if known is not None else {}  # a mapping; may be backed by a file, never copied
         self._memo: MemoEmbedder | None = None
-        self._pending: dict[str, Future] = {}
-        self._lock = threading.Lock()
-
-    def prefetch(self, text: str) -> None:
-        """Start embedding `text` in the background, unless the index holds its vector."""
-        if " ".join(text.split()) in self._known:
-            return
-        memo = self._memoised()
-        with self._lock:
-            if text in self._pending:
-                return
-            if len(self._pending) >= 16:  # prefetched and never asked for: forgotten, not kept
-                self._pending.clear()
-            self._pending[text] = _background().submit(embed_query, text, memo, self._window_chars)
 
     def _memoised(self) -> MemoEmbedder:
         if self._memo is None:
@@ -145,10 +112,6 @@ class QueryVectors:
         known = self._known.get(" ".join(text.split()))
         if known is not None:
             return known
-        with self._lock:
-            started = self._pending.pop(text, None)
-        if started is not None:
-            return started.result()  # its error, if it failed, is raised here as it would be inline
         return embed_query(text, self._memoised(), self._window_chars)
 
     def many(self, texts: Sequence[str]) -> list[np.ndarray | None]:

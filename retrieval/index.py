@@ -680,10 +680,6 @@ class SummaryIndex:
         """`embed_query` of each text, the windows of all texts embedded in one model call."""
         return self._queries.many(texts)
 
-    def prefetch_query(self, text: str) -> None:
-        """Start `embed_query(text)` on a background thread; the next `embed_query(text)` waits for it."""
-        self._queries.prefetch(text)
-
     @staticmethod
     def combined_vector(base: np.ndarray | None, extra: np.ndarray | None, weight: float) -> np.ndarray | None:
         return combine_vectors(base, extra, weight)
@@ -757,10 +753,7 @@ class SummaryIndex:
         only = None if restrict is None else self._restriction(restrict, drop)
         empty = k == 0 or not self._n_of or (only is not None and not len(only))
         asked = Query(query, self._tokenizer, lambda: self.embed_query(query), vector)
-        # the retrievers that read the query's vector last: one prefetched (`prefetch_query`) is made meanwhile
-        order = sorted(names, key=lambda name: retriever_kinds.get(name).reads_vector)
-        runs = {name: [] if empty else self._run(self._parts[name], asked, k, only, drop) for name in order}
-        return {name: runs[name] for name in names}
+        return {name: [] if empty else self._run(self._parts[name], asked, k, only, drop) for name in names}
 
     def admitted(self, ns, where: Where | None = None) -> Admitted:
         """The judgments of live document numbers `ns` (a facet selection, sorted) as a set of ids

@@ -507,9 +507,6 @@ class Searcher:
             if expanded != text and vector is None and vector_retrievers().intersection(names):
                 vector = self.index.embed_query(text)  # the dense query stays the text as written
             text = expanded
-        prefetch = getattr(self.index, "prefetch_query", None)  # the embedded index's; Milvus embeds as it searches
-        if vector is None and prefetch is not None and vector_retrievers().intersection(names):
-            prefetch(text)  # the model runs while the lexical retrievers do
         runs = self.index.retrieve(text, plan.depth, retrievers=names, restrict=plan.restrict, exclude=plan.exclude, vector=vector)
         return [(name, runs[name]) for name in names]
 

@@ -67,25 +67,3 @@ def test_dense_index_max_over_windows(tmp_path):
     dense.save(tmp_path)
     np.testing.assert_array_equal(DenseIndex.load(tmp_path).scores(q), scores)
     assert embed_query("   ", emb) is None
-
-
-def test_a_prefetched_query_vector_is_the_inline_one_made_once_and_its_error_is_raised_where_asked():
-    from aqgr.retrieval.dense import QueryVectors
-
-    text = "The deceased made a dying declaration to the police officer in hospital. " * 30  # several windows
-    inline = QueryVectors(embedders.create("hashing.v1")).one(text)
-    counting = Counting(embedders.create("hashing.v1"))
-    vectors = QueryVectors(counting)
-    vectors.prefetch(text)
-    vectors.prefetch(text)  # asked twice before it is done: still one model call
-    assert np.array_equal(vectors.one(text), inline) and len(counting.calls) == 1 and len(counting.calls[0]) > 1
-    assert np.array_equal(vectors.one(text), inline) and len(counting.calls) == 1  # then the memo's
-
-    class Broken(Counting):
-        def embed(self, texts):
-            raise RuntimeError("model file unreadable")
-
-    failing = QueryVectors(Broken(embedders.create("hashing.v1")))
-    failing.prefetch(text)
-    with pytest.raises(RuntimeError, match="unreadable"):
-        failing.one(text)
