@@ -444,6 +444,19 @@ class RowFile:
         self.shape, self.dtype = tuple(shape), dtype
         self.row_bytes = shape[1] * dtype.itemsize
 
+    @classmethod
+    def headerless(cls, path: Path, dim: int) -> "RowFile":
+        """The rows of a file of float32 rows of `dim` written back to back, without a header (a
+        writer's spool, whose row count is known only at its end)."""
+        self = cls.__new__(cls)
+        self.path, self.offset, self.dtype = Path(path), 0, np.dtype("<f4")
+        self.row_bytes = dim * self.dtype.itemsize
+        size = self.path.stat().st_size
+        if size % self.row_bytes:
+            raise ValueError(f"{self.path.name}: {size} bytes is not a whole number of rows of {dim} float32")
+        self.shape = (size // self.row_bytes, dim)
+        return self
+
     def __len__(self) -> int:
         return self.shape[0]
 

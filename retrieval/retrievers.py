@@ -26,6 +26,7 @@ Importing this module loads neither torch, faiss nor tantivy.
 from __future__ import annotations
 
 import time
+import uuid
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -33,6 +34,7 @@ from typing import TYPE_CHECKING, Callable, ClassVar, Collection, Mapping, Seque
 
 import numpy as np
 
+from aqgr.foundation.errors import WriteError
 from aqgr.foundation.registry import Registry
 
 from .dense import document_windows
@@ -303,9 +305,13 @@ class Dense(Retriever):
     folder = "dense"
     reads_vector = True
 
+    # An update's window vectors wait for its commit in a file of the dense folder, not in memory:
+    # at a million judgments a build embeds ~3 million windows (4.6 GB of float32).
+    SPOOL_PREFIX = ".spool-"
+
     def __init__(self, store, directory: Path):
         self.store, self.directory = store, Path(directory)
-        self._vectors: list[np.ndarray] = []
+        self._spool: Path | None = None  # this update's vectors so far (rows of float32), until commit
         self._window_n: list[np.ndarray] = []
 
     @classmethod
@@ -332,8 +338,9 @@ class Dense(Retriever):
                 owners.append(doc.n)
         vectors, n_embedded = embed_with_cache(context.embedder, windows, context.cache,
                                                progress=lambda done, total: context.report("embed", done, total))
-        self._vectors.append(np.asarray(vectors, dtype=np.float32))
-        self._window_n.append(np.asarray(owners, dtype=np.int64))
+        if windows:
+            self._append(np.ascontiguousarray(vectors, dtype="<f4"))
+            self._window_n.append(np.asarray(owners, dtype=np.int64))
         context.count("n_windows", len(windows))
         context.count("embedded_windows", n_embedded)
         context.timed("embed", start)
@@ -341,19 +348,33 @@ class Dense(Retriever):
     def delete(self, ns: Collection[int]) -> None:
         """Nothing to do now: the windows of dead n are hidden by the index and dropped by `compact`."""
 
+    def _append(self, vectors: np.ndarray) -> None:
+        if self._spool is None:
+            self._spool = self.store.directory / f"{self.SPOOL_PREFIX}{uuid.uuid4().hex[:12]}.f32"
+        try:
+            with open(self._spool, "ab") as fh:
+                fh.write(memoryview(vectors).cast("B"))
+        except OSError as exc:
+            raise WriteError(str(self._spool), exc) from exc
+
+    def _drop_spool(self) -> None:
+        if self._spool is not None:
+            self._spool.unlink(missing_ok=True)
+        self._spool, self._window_n = None, []
+
     def rollback(self) -> None:
-        self._vectors, self._window_n = [], []
+        self._drop_spool()
 
     def close(self) -> None:
         self.store.close()
 
     def commit(self) -> dict:
-        if self._vectors:
-            vectors = np.concatenate(self._vectors) if len(self._vectors) > 1 else self._vectors[0]
-            owners = np.concatenate(self._window_n) if len(self._window_n) > 1 else self._window_n[0]
-            if len(vectors):
-                self.store.add_segment(vectors, owners)
-            self._vectors, self._window_n = [], []
+        if self._window_n:
+            from .dense_store import RowFile
+
+            owners = np.concatenate(self._window_n)
+            self.store.add_segment(RowFile.headerless(self._spool, self.store.dim), owners)  # read in blocks
+        self._drop_spool()
         return self.state()
 
     def state(self) -> dict:
@@ -388,6 +409,9 @@ class Dense(Retriever):
         """Remove segment files no manifest names any more (compacted away, or never committed)."""
         for name in self.store.orphans():
             (self.store.directory / name).unlink(missing_ok=True)
+        for spool in self.store.directory.glob(f"{self.SPOOL_PREFIX}*"):  # a killed update's
+            if spool != self._spool:
+                spool.unlink(missing_ok=True)
 
 
 def optional_retrievers() -> frozenset[str]:

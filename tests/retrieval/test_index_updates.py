@@ -76,6 +76,31 @@ def test_unchanged_summaries_cost_nothing(built):
     assert index.manifest["generation"] == generation
 
 
+def test_an_updates_window_vectors_wait_on_disk_and_a_killed_updates_spool_is_removed(built, hashing_spec, tmp_path, monkeypatch):
+    """The dense part spools an update's vectors to a file until its commit (a million judgments'
+    windows would not fit in memory); the file goes with the commit, and one a killed update left
+    goes with the next update's clean-up."""
+    from aqgr.retrieval.retrievers import Dense
+
+    index, full = built
+    dense = tmp_path / "index" / "dense"
+    stale = dense / f"{Dense.SPOOL_PREFIX}killedupdate.f32"
+    stale.write_bytes(b"\0" * 1536)
+    seen = []
+    real_commit = Dense.commit
+
+    def commit(self):
+        seen.extend((p.name, p.stat().st_size) for p in dense.glob(f"{Dense.SPOOL_PREFIX}*") if p != stale)
+        return real_commit(self)
+
+    monkeypatch.setattr(Dense, "commit", commit)
+    new = summary("C9", facts="A zebra crossing accident; the quagga mills truck was negligent.")
+    index.update([new], full_texts={**full, "C9": "zebra quagga"})
+    assert len(seen) == 1 and seen[0][1] > 0 and seen[0][1] % (4 * index.manifest["embedder"]["dim"]) == 0
+    assert not list(dense.glob(f"{Dense.SPOOL_PREFIX}*"))  # this update's spool and the stale one
+    assert _ids(index, "zebra crossing quagga mills truck", "dense", k=1) == ["C9"]
+
+
 def test_an_update_that_stops_before_its_manifest_leaves_the_previous_generation(built, hashing_spec, tmp_path, monkeypatch):
     import aqgr.retrieval.index as index_module
 
