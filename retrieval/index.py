@@ -440,7 +440,12 @@ class SummaryIndex:
             self._registry.stage(generation, [], removed)
             counts["removed"] = len(removed)
         if since_commit or removed or sentences or self._manifest["generation"] == 0:
-            self._commit(generation, context, started, summarizer, engines)
+            try:
+                self._commit(generation, context, started, summarizer, engines)
+            except BaseException:  # a part that failed to commit (a full disk): the others' writers are let go
+                for part in self._parts.values():
+                    part.rollback()
+                raise
             self._compact(context, started)
         return counts
 

@@ -101,6 +101,29 @@ def test_an_updates_window_vectors_wait_on_disk_and_a_killed_updates_spool_is_re
     assert _ids(index, "zebra crossing quagga mills truck", "dense", k=1) == ["C9"]
 
 
+def test_a_part_that_fails_to_commit_lets_the_others_writers_go(built, hashing_spec, tmp_path, monkeypatch):
+    """A full disk while the dense part writes its segment, at the update's last commit: the lexical
+    parts' writers are rolled back and released at once (not when the failed index is collected),
+    so the next update, in the same process (a server), is not refused as a second writer."""
+    import errno
+
+    from aqgr.retrieval.dense_store import DenseStore
+
+    index, full = built
+
+    def full_disk(self, vectors, window_n):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(DenseStore, "add_segment", full_disk)
+    new = summary("C9", facts="A zebra crossing accident; the quagga mills truck was negligent.")
+    with pytest.raises(OSError, match="No space"):
+        index.update([new], full_texts={**full, "C9": "zebra quagga"})
+    monkeypatch.undo()
+    again = SummaryIndex.load(tmp_path / "index", expect=hashing_spec)  # `index` is still alive
+    assert again.update([new], full_texts={**full, "C9": "zebra quagga"}) == {"added": 1, "replaced": 0, "removed": 0}
+    assert _ids(again, "zebra quagga", "fulltext") == ["C9"] and _ids(again, "zebra crossing quagga mills truck", "dense", k=1) == ["C9"]
+
+
 def test_an_update_that_stops_before_its_manifest_leaves_the_previous_generation(built, hashing_spec, tmp_path, monkeypatch):
     import aqgr.retrieval.index as index_module
 
