@@ -51,6 +51,7 @@ from typing import Callable, ClassVar, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
+from aqgr.foundation.allocator import release_freed, tune_for_build
 from aqgr.foundation.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
 from aqgr.foundation.paths import file_sha256
 from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
@@ -373,6 +374,7 @@ class SummaryIndex:
         filter fields or None);
         `engines` collects the summarizers seen (for the manifest), `summarizer` names it outright."""
         report = progress or (lambda stage, done, total: None)
+        tune_for_build()  # large blocks mapped on their own: a long build's heap does not keep what it freed
         self._recover()
         context = BuildContext(self.spec, self._tokenizer, self._embedder, cache, lambda *a: None)
         text_of = full_texts.get if isinstance(full_texts, Mapping) else full_texts
@@ -491,6 +493,7 @@ class SummaryIndex:
         self._purge()
         self._fingerprints = None
         self._refresh()
+        release_freed()  # what the generation's buffers held goes back to the system
 
     def _purge(self) -> None:
         """Delete from the parts what the committed generation killed, and their files no manifest names."""
