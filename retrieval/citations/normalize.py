@@ -22,15 +22,17 @@ STATE_ABBREVIATIONS: dict[str, str] = {(a + b).lower(): name for a, b, name in _
 # Each pattern begins with its first letter, the word boundary before it checked behind
 # ("U(?<=\bU)" is "\bU"): a pattern that starts with a literal is searched for by that
 # literal, one that starts with "\b" is tried at every position (100x slower on a judgment).
-_PHRASES: tuple[tuple[re.Pattern, str], ...] = tuple(
-    [(re.compile(rf"{a}(?<=\b{a})\.?\s?{b}\b\.?"), f" {name} ") for a, b, name in _STATES]   # "U.P.", "UP" (capitals only)
-    + [(re.compile(p, re.I), r) for p, r in [
-        (r"J(?<=\bJ)\s?&\s?K\b", " Jammu and Kashmir "), (r"U(?<=\bU)\.?O\.?I\b\.?", " Union of India "),
-        (r"M(?<=\bM)/s\.?", " "), (r"N(?<=\bN)\.?C\.?T\b\.?", " National Capital Territory "),
-        (r"&", " and "), (r"'s\b", " "),
+# The third field is a character every match holds ("" for none): a case-insensitive pattern
+# is tried at every position too, so a text without that character is not scanned.
+_PHRASES: tuple[tuple[re.Pattern, str, str], ...] = tuple(
+    [(re.compile(rf"{a}(?<=\b{a})\.?\s?{b}\b\.?"), f" {name} ", "") for a, b, name in _STATES]   # "U.P.", "UP" (capitals only)
+    + [(re.compile(p, re.I), r, needs) for p, r, needs in [
+        (r"J(?<=\bJ)\s?&\s?K\b", " Jammu and Kashmir ", "&"), (r"U(?<=\bU)\.?O\.?I\b\.?", " Union of India ", ""),
+        (r"M(?<=\bM)/s\.?", " ", "/"), (r"N(?<=\bN)\.?C\.?T\b\.?", " National Capital Territory ", ""),
+        (r"&", " and ", ""), (r"'s\b", " ", "'"),
     ]]
     # "Hussainara Khatoon (I)" and "(IV)" are different judgments: keep the numeral as a word.
-    + [(re.compile(r"\(\s*(I{1,3}|IV|VI{0,3}|IX|X)\s*\)", re.I), r" No\1 ")])
+    + [(re.compile(r"\(\s*(I{1,3}|IV|VI{0,3}|IX|X)\s*\)", re.I), r" No\1 ", "(")])
 _WORDS: dict[str, str] = {
     "ltd": "limited", "pvt": "private", "co": "company", "coop": "cooperative", "corpn": "corporation",
     "corp": "corporation", "govt": "government", "admn": "administration", "admin": "administration",
@@ -51,8 +53,9 @@ class Token(NamedTuple):
 
 
 def expand(text: str) -> str:
-    for pattern, repl in _PHRASES:
-        text = pattern.sub(repl, text)
+    for pattern, repl, needs in _PHRASES:
+        if needs in text:  # "" is in every text
+            text = pattern.sub(repl, text)
     return text
 
 
