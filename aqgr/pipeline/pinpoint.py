@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from itertools import accumulate
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
 
 from aqgr.foundation.errors import UnknownJudgmentError
 from aqgr.schemas.results import Evidence, Hit, Pinpoint, SummaryPinpoints
@@ -50,7 +52,6 @@ _MARKER = re.compile(r"^[ \t]*(?:(?P<dot>\d{1,3})\.|\((?P<paren>\d{1,3})\)|(?P<c
 # Characters folded in the case-insensitive steps: curly quotes, dashes (one character each).
 _FOLD = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-", "\u00a0": " "})
 _WS = re.compile(r"\s+")
-_RUN = re.compile(r"\S+")
 
 
 @dataclass(frozen=True)
@@ -113,23 +114,45 @@ def _longest_run(markers: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 class _Normalised:
-    """The text with whitespace runs collapsed to one space, and a map back to raw offsets."""
+    """The text with whitespace runs collapsed to one space (and stripped), and a map back to
+    raw offsets: `_raw_of[i]`, where the normalised character i stands in the raw text (a
+    collapsed run: its first character). Made by numpy over the code points, not a Python
+    loop per word: a judgment is normalised for every search that explains it."""
 
     def __init__(self, text: str):
-        runs = [m.span() for m in _RUN.finditer(text)]  # each run of non-space, in the raw text
-        self._raw_starts: list[int] = [start for start, _ in runs]
-        # start, in the normalised text, of each run: the runs before it and one space after each
-        self._norm_starts: list[int] = list(accumulate((end - start + 1 for start, end in runs[:-1]), initial=0)) if runs else []
-        self.text = " ".join(text[start:end] for start, end in runs)
+        self.text = _normalise(text)
+        self._raw_of = _raw_offsets(text)
         self.folded = _fold(self.text)
 
     def raw(self, offset: int) -> int:
-        """The raw offset of the normalised character at `offset` (a non-space one)."""
-        i = bisect_right(self._norm_starts, offset) - 1
-        return self._raw_starts[i] + (offset - self._norm_starts[i])
+        """The raw offset of the normalised character at `offset`."""
+        return int(self._raw_of[offset])
 
     def span(self, start: int, length: int) -> tuple[int, int]:
         return self.raw(start), self.raw(start + length - 1) + 1
+
+
+_LAST_SPACE = 0x3000  # no code point above U+3000 is whitespace (str.isspace, the `\s` of `_WS`)
+
+
+@lru_cache(maxsize=1)
+def _space_table() -> np.ndarray:
+    """table[c]: code point c is whitespace, for c <= U+3000; the last entry (False) stands for every higher one."""
+    return np.array([chr(c).isspace() for c in range(_LAST_SPACE + 1)] + [False])
+
+
+def _raw_offsets(text: str) -> np.ndarray:
+    """The raw offset of each character of `_normalise(text)`: every non-space character and
+    the first of each inner whitespace run, in order."""
+    table = _space_table()
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    space = table[np.minimum(codes, len(table) - 1)]
+    kept = ~space
+    kept[1:] |= ~space[:-1]  # a run's first space (a leading run has none before it: dropped)
+    offsets = np.flatnonzero(kept)
+    if len(offsets) and space[offsets[-1]]:  # a trailing run's first space
+        offsets = offsets[:-1]
+    return offsets.astype(np.int32 if len(text) < 2**31 else np.int64)
 
 
 def _fold(text: str) -> str:

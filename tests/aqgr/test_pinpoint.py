@@ -156,3 +156,53 @@ def test_summary_pinpoints_name_each_slot_and_passage():
     assert shown.paragraphs_numbered
     assert {("facts", 1), ("facts", 2), ("statutes[0].principle", 1), ("final_judgment", 4)} <= by_slot
     assert [p.located for p in shown.passages if p.slot == "issues[0]"] == [False]  # not in the text as written
+
+
+# -- the normalised text and its map back to raw offsets -----------------------------------
+from itertools import accumulate  # noqa: E402
+import re  # noqa: E402
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from aqgr.pipeline.pinpoint import _Normalised  # noqa: E402
+
+
+def _reference(text: str) -> tuple[str, list[int]]:
+    """The normalisation as a plain loop over the non-space runs (the code before numpy)."""
+    runs = [m.span() for m in re.finditer(r"\S+", text)]
+    norm_starts = list(accumulate((end - start + 1 for start, end in runs[:-1]), initial=0)) if runs else []
+    normalised = " ".join(text[start:end] for start, end in runs)
+    raw = []
+    for (start, end), at in zip(runs, norm_starts):
+        raw.extend(range(start, end))
+        if len(raw) < len(normalised):
+            raw.append(end)  # the space after a run: the first character of the whitespace after it
+    return normalised, raw
+
+
+_SPACES = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+_TEXTS = st.text(alphabet=st.sampled_from(_SPACES + "ab.'’é\u3001\u200b\ud800") | st.characters(), max_size=300)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_TEXTS)
+def test_every_normalised_character_maps_back_to_the_raw_character_it_came_from(text):
+    normalised = _Normalised(text)
+    want_text, want_raw = _reference(text)
+    assert normalised.text == want_text
+    assert [normalised.raw(i) for i in range(len(normalised.text))] == want_raw
+    assert len(normalised._raw_of) == len(normalised.text)
+    for i, c in enumerate(normalised.text):
+        assert text[normalised.raw(i)] == c or (c == " " and text[normalised.raw(i)].isspace())
+
+
+def test_no_code_point_above_the_table_is_whitespace():
+    assert not any(chr(c).isspace() for c in range(0x3001, 0x110000))
+
+
+def test_a_quote_across_unusual_whitespace_is_pinned_to_its_raw_span():
+    text = "1. Intro.\u3000\u3000\n2. The  accused\u2028was\xa0\xa0found in possession of the stolen goods\t\tat night.\n"
+    quote = "The accused was found in possession of the stolen goods at night."
+    span = locate(quote, text)
+    assert span is not None and span.paragraph == 2
+    assert text[span.start:span.end].split() == quote.split()
