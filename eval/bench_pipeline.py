@@ -37,6 +37,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -67,6 +68,31 @@ def _rss_now_mb() -> float:
         return round(pages * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
     except (OSError, ValueError, IndexError):
         return float("nan")
+
+
+class _PhasePeaks:
+    """The largest RSS sampled while `phase[0]` names each phase (a daemon thread, every `every` s)."""
+
+    def __init__(self, phase: list[str], every: float = 0.2):
+        self.phase, self.every, self.peaks = phase, every, {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, name="aqgr-rss-sampler", daemon=True)
+
+    def _sample(self) -> None:
+        while True:
+            rss, name = _rss_now_mb(), self.phase[0]
+            if rss == rss:  # nan where /proc is not there
+                self.peaks[name] = max(self.peaks.get(name, 0.0), rss)
+            if self._stop.wait(self.every):
+                return
+
+    def __enter__(self) -> "_PhasePeaks":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
 def _mb(path: Path) -> float:
@@ -136,15 +162,19 @@ def stage_load(args) -> dict:
 
 def stage_index(args) -> dict:
     """`Archive.build_index()`, with the phases its progress reports timed: each from its first
-    report to the next phase's first ("citations" runs to the end: the graph, then the index saved)."""
+    report to the next phase's first ("citations" runs to the end: the graph, then the index saved),
+    and the peak RSS within each (sampled every 0.2 s: which phase sets the process's peak)."""
     first: dict[str, float] = {}
+    phase = ["start"]
 
     def progress(stage: str, done: int, total: int) -> None:
         first.setdefault(stage, time.perf_counter())
+        phase[0] = stage
 
     archive = _archive(args.home, args.embedder)
     start = time.perf_counter()
-    manifest = archive.build_index(progress=progress)
+    with _PhasePeaks(phase) as peaks:
+        manifest = archive.build_index(progress=progress)
     end = time.perf_counter()
     order = sorted(first, key=first.get)
     spans = {stage: round((first[nxt] if nxt else end) - first[stage], 2) for stage, nxt in zip(order, [*order[1:], None])}
@@ -152,7 +182,8 @@ def stage_index(args) -> dict:
     return {"seconds": round(end - start, 2), "peak_rss_mb": _peak_rss_mb(), "n_docs": manifest.get("n_docs"),
             "n_windows": manifest.get("n_windows"), "build_seconds": manifest.get("last_update", {}).get("seconds", {}),
             "read_s": round(first[order[0]] - start, 2) if order else None, "phases_s": spans,
-            "citations_s": spans.get("citations"), "citation_links": len(graph) if graph is not None else 0}
+            "citations_s": spans.get("citations"), "phase_peak_rss_mb": peaks.peaks,
+            "citation_links": len(graph) if graph is not None else 0}
 
 
 def stage_add(args) -> dict:
