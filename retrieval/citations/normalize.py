@@ -22,17 +22,38 @@ STATE_ABBREVIATIONS: dict[str, str] = {(a + b).lower(): name for a, b, name in _
 # Each pattern begins with its first letter, the word boundary before it checked behind
 # ("U(?<=\bU)" is "\bU"): a pattern that starts with a literal is searched for by that
 # literal, one that starts with "\b" is tried at every position (100x slower on a judgment).
-# The third field is a character every match holds ("" for none): a case-insensitive pattern
-# is tried at every position too, so a text without that character is not scanned.
-_PHRASES: tuple[tuple[re.Pattern, str, str], ...] = tuple(
-    [(re.compile(rf"{a}(?<=\b{a})\.?\s?{b}\b\.?"), f" {name} ", "") for a, b, name in _STATES]   # "U.P.", "UP" (capitals only)
-    + [(re.compile(p, re.I), r, needs) for p, r, needs in [
-        (r"J(?<=\bJ)\s?&\s?K\b", " Jammu and Kashmir ", "&"), (r"U(?<=\bU)\.?O\.?I\b\.?", " Union of India ", ""),
-        (r"M(?<=\bM)/s\.?", " ", "/"), (r"N(?<=\bN)\.?C\.?T\b\.?", " National Capital Territory ", ""),
-        (r"&", " and ", ""), (r"'s\b", " ", "'"),
+# The six states are one pattern (a class of first letters, the pair looked up): one scan of
+# the text instead of six. The others carry what every match holds: one of these strings in
+# the text, or (the case-insensitive UOI and NCT) in its lower case, where "ı" is read as "i"
+# (re.I matches "I" to "ı" and "İ"). A text without them is not scanned: a case-insensitive
+# pattern is tried at every position.
+_STATE_OF: dict[tuple[str, str], str] = {(a, b): f" {name} " for a, b, name in _STATES}
+_FIRSTS = "".join(sorted({a for a, _, _ in _STATES}))
+_SECONDS = "".join(sorted({b for _, b, _ in _STATES}))
+_STATE = re.compile(rf"([{_FIRSTS}])(?<=\b[{_FIRSTS}])\.?\s?([{_SECONDS}])\b\.?")   # "U.P.", "UP" (capitals only)
+
+
+def _dotted(a: str, b: str, c: str) -> tuple[str, ...]:
+    """The lower-case forms of a.b.c with or without each dot ("uoi", "u.oi", "uo.i", "u.o.i")."""
+    return tuple(f"{a}{x}{b}{y}{c}" for x in ("", ".") for y in ("", "."))
+
+
+_PHRASES: tuple[tuple[re.Pattern, str, tuple[str, ...], bool], ...] = tuple(
+    [(re.compile(p, re.I), r, needs, lower) for p, r, needs, lower in [
+        (r"J(?<=\bJ)\s?&\s?K\b", " Jammu and Kashmir ", ("&",), False),
+        (r"U(?<=\bU)\.?O\.?I\b\.?", " Union of India ", _dotted("u", "o", "i"), True),
+        (r"M(?<=\bM)/s\.?", " ", ("/",), False),
+        (r"N(?<=\bN)\.?C\.?T\b\.?", " National Capital Territory ", _dotted("n", "c", "t"), True),
+        (r"&", " and ", ("&",), False), (r"'s\b", " ", ("'",), False),
     ]]
     # "Hussainara Khatoon (I)" and "(IV)" are different judgments: keep the numeral as a word.
-    + [(re.compile(r"\(\s*(I{1,3}|IV|VI{0,3}|IX|X)\s*\)", re.I), r" No\1 ", "(")])
+    + [(re.compile(r"\(\s*(I{1,3}|IV|VI{0,3}|IX|X)\s*\)", re.I), r" No\1 ", ("(",), False)])
+
+
+def _state(m: re.Match) -> str:
+    return _STATE_OF.get((m[1], m[2]), m[0])  # a pair that is no state ("U.N.") stays as written
+
+
 _WORDS: dict[str, str] = {
     "ltd": "limited", "pvt": "private", "co": "company", "coop": "cooperative", "corpn": "corporation",
     "corp": "corporation", "govt": "government", "admn": "administration", "admin": "administration",
@@ -53,9 +74,16 @@ class Token(NamedTuple):
 
 
 def expand(text: str) -> str:
-    for pattern, repl, needs in _PHRASES:
-        if needs in text:  # "" is in every text
-            text = pattern.sub(repl, text)
+    text = _STATE.sub(_state, text)
+    lower = None  # text.lower(), made when first needed and again after a change
+    for pattern, repl, needs, in_lower in _PHRASES:
+        if in_lower and lower is None:
+            lower = text.lower().replace("ı", "i")
+        within = lower if in_lower else text
+        if any(n in within for n in needs):
+            text, changed = pattern.subn(repl, text)
+            if changed:
+                lower = None
     return text
 
 

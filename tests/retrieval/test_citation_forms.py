@@ -43,3 +43,31 @@ def test_overlapping_years_and_brackets():
     text = "see (20201) 2 SCC 3 and 192019 SCR 5, [1994] 3 SCC 112 ((1994) 1 SCR 9 and 1994 Indlaw SC 10131991 AIR"
     assert found(text) == resolved(scanned(text))
     assert {c.key for c in N.citations(text)} >= {"scr:1920:19:5", "scc:1994:3:112", "scr:1994:1:9", "indlaw:1994:sc:1013"}
+
+
+# -- phrase expansion: one scan for the six states, the others only where they can match -----
+
+def expanded_by_plain_scans(text: str) -> str:
+    """`normalize.expand` as plain sequential substitutions, every pattern over every text."""
+    for a, b, name in N._STATES:
+        text = re.sub(rf"{a}(?<=\b{a})\.?\s?{b}\b\.?", f" {name} ", text)
+    for pattern, repl, _, _ in N._PHRASES:
+        text = pattern.sub(repl, text)
+    return text
+
+
+PHRASE_PIECES = ["U.P.", "UP", "M. P", "A.P", "H.P.", "T.N.", "TN", "W.B.", "W B", "U.N.", "UB", "xU.P", "U.PM.P.", "J&K", "j & k",
+                 "UOI", "U.o.I.", "uoı", "UOİ", "N.C.T.", "nct", "M/s.", "m/s", "&", "'s", "Ram's", "(IV)", "( ii )", "(V)",
+                 " ", ".", "v", "State", "Uttar"]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(PHRASE_PIECES), min_size=1, max_size=12).map("".join))
+def test_phrases_expand_as_plain_scans_expand_them(text):
+    assert N.expand(text) == expanded_by_plain_scans(text)
+
+
+def test_state_and_phrase_abbreviations_in_a_title():
+    assert N.party_key("State Of U.P. & Ors") == ("state", "uttar", "pradesh")
+    assert N.expand("U.O.I. v. M/s. T.N. Traders (II)").split() == "Union of India v. Tamil Nadu Traders NoII".split()
+    assert N.expand("U.N. Traders v. UOı").split() == "U.N. Traders v. Union of India".split()  # re.I reads "ı" as "I"
