@@ -43,11 +43,13 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import AbstractSet, Callable, Iterable, Mapping, Sequence
 
 from aqgr.pipeline.citation_guard import grounded_questions
 from aqgr.pipeline.config import SearchOptions
 from aqgr.foundation.collector import collection_paused
+from aqgr.foundation.parallel import side_by_side
 from aqgr.foundation.errors import EmptyArchiveError, FactsTooShortError, NoFiltersError, StoreError
 from aqgr.pipeline.explain import Candidate, Explainer
 from aqgr.foundation.inputs import check_count, check_text, check_texts, many
@@ -252,8 +254,9 @@ class Searcher:
         retrieved_for: dict[str, set[int]] = defaultdict(set)
         if plan.questions and vector_retrievers().intersection(self._retrievers(options)):
             self.index.embed_queries(list(plan.questions))  # the questions not embedded yet, in one model call
-        for number, question in enumerate(plan.questions):
-            for name, run in self._retrieve(plan, question):
+        each = side_by_side([partial(self._retrieve, plan, question) for question in plan.questions])  # aqgr/foundation/parallel.py
+        for number, question_runs in enumerate(each):
+            for name, run in question_runs:
                 runs.append((name, run))
                 for doc in run[: options.per_retriever_k]:
                     retrieved_for[doc.doc_id].add(number)
