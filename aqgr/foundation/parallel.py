@@ -37,8 +37,8 @@ def _workers() -> int:
 def _shared_pool() -> ThreadPoolExecutor | None:
     global _pool
     with _pool_lock:
-        if _pool is None and _workers() > 0:
-            _pool = ThreadPoolExecutor(max_workers=_workers(), thread_name_prefix=_PREFIX)
+        if _pool is None and (workers := _workers()) > 0:
+            _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=_PREFIX)
         return _pool
 
 

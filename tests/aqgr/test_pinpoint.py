@@ -1,6 +1,10 @@
 """Pinpoint citations: a quote's offsets and paragraph number in the judgment's own text."""
 
-from aqgr.pipeline.pinpoint import ParagraphIndex, locate, numbered_lines, pin_hits, pinpoint, summary_pinpoints, where, JudgmentSource
+import re
+
+from hypothesis import given, settings, strategies as st
+
+from aqgr.pipeline.pinpoint import ParagraphIndex, locate, numbered_lines, pin_hits, pinpoint, summary_pinpoints, where, JudgmentSource, _Normalised
 from aqgr.schemas.results import Evidence, Hit
 from aqgr.schemas.summary import Provenance, StatuteRef, StructuredSummary
 
@@ -159,21 +163,12 @@ def test_summary_pinpoints_name_each_slot_and_passage():
 
 
 # -- the normalised text and its map back to raw offsets -----------------------------------
-from itertools import accumulate  # noqa: E402
-import re  # noqa: E402
-
-from hypothesis import given, settings, strategies as st  # noqa: E402
-
-from aqgr.pipeline.pinpoint import _Normalised  # noqa: E402
-
-
 def _reference(text: str) -> tuple[str, list[int]]:
     """The normalisation as a plain loop over the non-space runs (the code before numpy)."""
     runs = [m.span() for m in re.finditer(r"\S+", text)]
-    norm_starts = list(accumulate((end - start + 1 for start, end in runs[:-1]), initial=0)) if runs else []
     normalised = " ".join(text[start:end] for start, end in runs)
     raw = []
-    for (start, end), at in zip(runs, norm_starts):
+    for start, end in runs:
         raw.extend(range(start, end))
         if len(raw) < len(normalised):
             raw.append(end)  # the space after a run: the first character of the whitespace after it
