@@ -410,7 +410,7 @@ class Archive:
             text_of = lambda judgment_id: self._store.text(judgment_id) or ""  # noqa: E731
             if gone:
                 store.remove(gone, text_of=text_of, progress=progress)
-            if changed:
+            if changed or store.pending:  # pending: a large update killed part way, completed here
                 store.add(self._texts_of(changed), text_of=text_of, progress=progress)
             graph = store.graph()
         finally:

@@ -142,7 +142,8 @@ class CitationGraph:
             texts_by_id[doc_id] = text
             if progress is not None:
                 progress(n)
-        from aqgr.retrieval.citations.store import TREATMENT, paragraph_starts, treat
+        from aqgr.retrieval.citations.passes import paragraph_starts, treat
+        from aqgr.retrieval.citations.store import TREATMENT
         from aqgr.retrieval.citations.treatment import create, more_severe
 
         engine, starts = treatments or create(TREATMENT), {}

@@ -35,30 +35,31 @@ serves whatever engine made it. Each citing judgment's pass is one model task
 (aqgr/llm/deadline.py): a model-backed engine's calls for it end within its time.
 
 Each `add` or `remove` is one SQLite transaction: a crash leaves the previous state, and
-running it again completes it. Readers (another process) see the last committed state.
+running it again completes it. Readers (another process) see the last committed state. A
+large update (a first build: LARGE judgments filed or relinked in one pass) commits every
+PAGE judgments instead, with what it has still to do kept in the file (the `work_*` tables,
+meta 'pending'): killed, it has lost at most a page, and the next `add` or `remove` (or
+`add([])`) completes it before doing its own; readers may see it part way. A large pass
+runs on worker processes (retrieval/citations/passes.py) when the treatment engine allows.
 """
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
-from dataclasses import replace
 import threading
 from array import array
 from contextlib import contextmanager
-from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
 from aqgr.foundation.errors import IndexMismatchError
-from aqgr.llm.deadline import task as model_task
 from aqgr.retrieval.citations.graph import CitationGraph, Mention
 from aqgr.retrieval.citations.judgments import Judgment, parse_judgment
+from aqgr.retrieval.citations.passes import CITATION, TITLE, Findings, StoredTitles, findings, key_hash as _hash, workers
 from aqgr.retrieval.citations.treatment import LABELS, SEVERITY, Treatment, TreatmentEngine, create, more_severe
-from aqgr.retrieval.citations.links import (Link, TitleForms, citation_links, form_key, header_citations,
-                                            reporter_citations, title_keys, title_links)
+from aqgr.retrieval.citations.links import form_key, header_citations, title_keys
 
 # The store's layout, and the linker whose findings it keeps: bump LINKER when links.py,
 # normalize.py or judgments.py change what they find (a store of another one is rebuilt).
@@ -66,7 +67,8 @@ FORMAT = "citation-store.v2"  # v2: links keep their treatment
 LINKER = "links.v1"
 TREATMENT = "phrases.v1"  # the default treatment engine (retrieval/citations/treatment.py): offline
 HOW = ("title", "citation")  # stored as 0, 1: a pair's first mention is the earliest paragraph, title pass first
-_CACHE = 1 << 16  # title-index keys, facts and ids kept in memory during one update
+LARGE = 10_000  # judgments filed or relinked from which an update commits as it goes (and a pass uses workers)
+PAGE = 1000  # judgments per commit of a large update
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -99,15 +101,18 @@ CREATE TABLE IF NOT EXISTS links(citing INTEGER, cited INTEGER, how INTEGER, par
 CREATE INDEX IF NOT EXISTS links_treated ON links(cited, treatment);
 CREATE INDEX IF NOT EXISTS links_cited ON links(cited);
 """
-# What one update has touched (per connection, emptied at each update's start).
+# What the update under way has touched: kept in the file, so that a large update killed
+# part way is completed by the next one (meta 'pending' names the step it had reached).
+WORK_TABLES = ("work_fresh", "work_forms", "work_keys", "work_entries", "work_todo", "work_table")
 WORK = """
-CREATE TEMP TABLE IF NOT EXISTS fresh(doc INTEGER PRIMARY KEY);
-CREATE TEMP TABLE IF NOT EXISTS forms(hash INTEGER PRIMARY KEY);
-CREATE TEMP TABLE IF NOT EXISTS keys(key TEXT PRIMARY KEY);
-CREATE TEMP TABLE IF NOT EXISTS entries(hash INTEGER PRIMARY KEY);
-CREATE TEMP TABLE IF NOT EXISTS todo(doc INTEGER PRIMARY KEY);
-CREATE TEMP TABLE IF NOT EXISTS table_now(key TEXT PRIMARY KEY, doc INTEGER);
+CREATE TABLE IF NOT EXISTS work_fresh(doc INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS work_forms(hash INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS work_keys(key TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS work_entries(hash INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS work_todo(doc INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS work_table(key TEXT PRIMARY KEY, doc INTEGER);
 """
+FILING, TITLES, CITATIONS = "filing", "titles", "citations"  # the steps of an update, as meta 'pending' records them
 
 Progress = Callable[[str, int, "int | None"], None]
 
@@ -195,6 +200,13 @@ class CitationStore:
         return CitationGraph.from_arrays(names, index[:, 0], index[:, 1], mentions, treated=mentions.treated)
 
     # -- updating ------------------------------------------------------------
+    @property
+    def pending(self) -> str | None:
+        """The step a large update killed part way had reached ("filing", "titles", "citations"),
+        or None: the next `add` or `remove` completes it (`add([])` completes it alone)."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'pending'").fetchone()
+        return row[0] if row else None
+
     def add(self, texts: Iterable[tuple[str, str]], *, text_of: Callable[[str], str], progress: Progress | None = None) -> None:
         """Add (or replace) the judgments of `texts` ((id, source text) pairs, read one at a
         time) and relink what they change: their own citations, and those of stored
@@ -205,25 +217,25 @@ class CitationStore:
         needs every new title filed first). `progress(stage, done, total)`: stage "read"
         (total None) per judgment of `texts`, then "titles" and "citations" per judgment
         relinked."""
-        with self._write():
-            self._start_work()
+        with self._update(text_of, progress):
             for n, (doc_id, text) in enumerate(texts, 1):
                 self._file(parse_judgment(doc_id, text, header_only=True))
                 if progress is not None:
                     progress("read", n, None)
+                if n >= LARGE and n % PAGE == 0:
+                    self._checkpoint()
             self._relink(text_of, progress)
 
     def remove(self, ids: Iterable[str], *, text_of: Callable[[str], str], progress: Progress | None = None) -> None:
         """Remove these judgments (ids not stored are ignored) and every link to or from them;
         stored judgments that cited them, or whose title matches they made ambiguous, are
         relinked (re-read with `text_of`). `progress` as in `add`."""
-        with self._write():
-            self._start_work()
+        with self._update(text_of, progress):
             for doc_id in ids:
                 row = self._db.execute("SELECT id FROM judgments WHERE name = ?", (doc_id,)).fetchone()
                 if row is not None:
                     self._unfile(row[0])
-                    self._db.execute("DELETE FROM fresh WHERE doc = ?", row)
+                    self._db.execute("DELETE FROM work_fresh WHERE doc = ?", row)
                     self._db.execute("DELETE FROM links WHERE citing = ? OR cited = ?", (row[0], row[0]))
                     self._db.execute("DELETE FROM judgments WHERE id = ?", row)
             self._relink(text_of, progress)
@@ -240,14 +252,40 @@ class CitationStore:
                 raise
             self._db.execute("COMMIT")
 
-    def _start_work(self) -> None:
-        if self._treatments is None:  # opened to be read: an update reads treatments with the engine that made the store
-            if self.treatment != TREATMENT:
-                raise IndexMismatchError(str(self.path), [f"citation store treatment {self.treatment!r}: open it with that engine to update it"])
-            self._treatments = create(TREATMENT)
-        _run(self._db, WORK)
-        for table in ("fresh", "forms", "keys", "entries", "todo", "table_now"):
-            self._db.execute(f"DELETE FROM temp.{table}")
+    def _checkpoint(self) -> None:
+        """Commit what the update has done so far (a large update's: see LARGE) and go on writing."""
+        self._db.execute("COMMIT")
+        self._db.execute("BEGIN IMMEDIATE")
+
+    @contextmanager
+    def _update(self, text_of: Callable[[str], str], progress: Progress | None) -> Iterator[None]:
+        """One update: a transaction, or for a large one a series of them (`_checkpoint`), each
+        leaving the work tables and meta 'pending' as the next update needs them to complete it.
+        An earlier update cut short (only a large one can be) is completed first."""
+        with self._write():
+            if self._treatments is None:  # opened to be read: an update reads treatments with the engine that made the store
+                if self.treatment != TREATMENT:
+                    raise IndexMismatchError(str(self.path), [f"citation store treatment {self.treatment!r}: open it with that engine to update it"])
+                self._treatments = create(TREATMENT)
+            _run(self._db, WORK)
+            pending = self.pending
+            if pending in (TITLES, CITATIONS):
+                self._relink(text_of, progress, resume=pending)
+            if pending != FILING:  # what an update cut short while filing had filed is relinked with this one's
+                self._clear_work()
+            self._set_pending(FILING)
+            yield
+            self._clear_work()
+            self._set_pending(None)
+
+    def _clear_work(self) -> None:
+        for table in WORK_TABLES:
+            self._db.execute(f"DELETE FROM {table}")
+
+    def _set_pending(self, step: str | None) -> None:
+        self._db.execute("DELETE FROM meta WHERE key = 'pending'")
+        if step is not None:
+            self._db.execute("INSERT INTO meta VALUES ('pending', ?)", (step,))
 
     def _file(self, j: Judgment) -> None:
         """Store a judgment's facts as a cited judgment (replacing any older ones); mark it new."""
@@ -262,20 +300,20 @@ class CitationStore:
             db.execute("UPDATE judgments SET date = ? WHERE id = ?", (date, doc))
         forms = title_keys(j)
         db.executemany("INSERT INTO titles VALUES (?, ?, ?, ?, ?)", [(*key, doc, " ".join(a), " ".join(r)) for key, a, r in forms])
-        db.executemany("INSERT OR IGNORE INTO forms VALUES (?)", [(_hash(form_key(a, r)),) for _, a, r in forms])
+        db.executemany("INSERT OR IGNORE INTO work_forms VALUES (?)", [(_hash(form_key(a, r)),) for _, a, r in forms])
         headers = header_citations(j)
         db.executemany("INSERT INTO headers VALUES (?, ?)", [(key, doc) for key in headers])
-        db.executemany("INSERT OR IGNORE INTO keys VALUES (?)", [(key,) for key in headers])
-        db.execute("INSERT OR IGNORE INTO fresh VALUES (?)", (doc,))
+        db.executemany("INSERT OR IGNORE INTO work_keys VALUES (?)", [(key,) for key in headers])
+        db.execute("INSERT OR IGNORE INTO work_fresh VALUES (?)", (doc,))
 
     def _unfile(self, doc: int) -> None:
         """Drop a judgment's facts and findings (not its row, nor links to it), noting the
         title-index keys and citation keys whose judgments change."""
         db = self._db
-        db.executemany("INSERT OR IGNORE INTO forms VALUES (?)", [
+        db.executemany("INSERT OR IGNORE INTO work_forms VALUES (?)", [
             (_hash(form_key(a.split(), r.split())),) for a, r in db.execute("SELECT a, r FROM titles WHERE doc = ?", (doc,)).fetchall()])
-        db.execute("INSERT OR IGNORE INTO keys SELECT key FROM headers WHERE doc = ?", (doc,))
-        db.execute("INSERT OR IGNORE INTO keys SELECT key FROM observed WHERE citing = ?", (doc,))
+        db.execute("INSERT OR IGNORE INTO work_keys SELECT key FROM headers WHERE doc = ?", (doc,))
+        db.execute("INSERT OR IGNORE INTO work_keys SELECT key FROM observed WHERE citing = ?", (doc,))
         db.execute("DELETE FROM titles WHERE doc = ?", (doc,))
         db.execute("DELETE FROM headers WHERE doc = ?", (doc,))
         db.execute("DELETE FROM observed WHERE citing = ?", (doc,))
@@ -283,80 +321,80 @@ class CitationStore:
         self._set_hashes(doc, "markers", set())
         self._set_hashes(doc, "occurs", set())
 
-    def _relink(self, text_of: Callable[[str], str], progress: Progress | None) -> None:
+    def _relink(self, text_of: Callable[[str], str], progress: Progress | None, resume: str | None = None) -> None:
+        """Steps (2)-(4) of the module's account, from the start or (`resume`) from the pass a
+        killed update had reached: its `work_todo` holds the judgments that pass had left."""
         db = self._db
-        titles = _StoredTitles(db)
-        # (2) the title pass, over the new judgments and those with a marker a changed title form fits
-        db.execute("INSERT OR IGNORE INTO todo SELECT doc FROM fresh")
-        db.execute("INSERT OR IGNORE INTO todo SELECT m.doc FROM forms f CROSS JOIN markers m ON m.hash = f.hash")
-        for doc, name in self._todo(progress, "titles"):
-            text = text_of(name)
-            judgment = parse_judgment(name, text)
-            found = title_links(judgment, titles)
-            db.execute("INSERT OR IGNORE INTO keys SELECT key FROM observed WHERE citing = ?", (doc,))
-            db.execute("DELETE FROM observed WHERE citing = ?", (doc,))
-            db.executemany("INSERT INTO observed VALUES (?, ?, ?)",
-                           [(doc, key, titles.id_of(cited)) for key, docs in found.seen.items() for cited in docs])
-            db.executemany("INSERT OR IGNORE INTO keys VALUES (?)", [(key,) for key in found.seen])
-            self._set_links(doc, 0, found.links, titles, judgment, text)
-            self._set_hashes(doc, "markers", {_hash(key) for key in found.keys})
-        # (3) the reporter table's entries whose observations or header citations changed:
-        # a key names one judgment, or none when it names several
-        _run(db, """
-            DELETE FROM table_now;
-            INSERT INTO table_now SELECT key, CASE WHEN COUNT(DISTINCT doc) = 1 THEN MIN(doc) END FROM (
-                SELECT o.key, o.cited AS doc FROM keys k CROSS JOIN observed o ON o.key = k.key
-                UNION ALL SELECT h.key, h.doc FROM keys k CROSS JOIN headers h ON h.key = k.key) GROUP BY key;
-            INSERT OR IGNORE INTO entries SELECT key_hash(k.key) FROM keys k LEFT JOIN reporter r ON r.key = k.key
-                LEFT JOIN table_now t ON t.key = k.key WHERE r.doc IS NOT t.doc;
-            DELETE FROM reporter WHERE key IN (SELECT key FROM keys);
-            INSERT INTO reporter SELECT key, doc FROM table_now WHERE doc IS NOT NULL;
-            INSERT OR IGNORE INTO entries SELECT key_hash(key) FROM reporter WHERE doc IN (SELECT doc FROM fresh);
-        """)
-        # (4) the reporter pass, over the new judgments and those whose body holds a changed entry's key
-        db.execute("DELETE FROM todo")
-        db.execute("INSERT OR IGNORE INTO todo SELECT doc FROM fresh")
-        db.execute("INSERT OR IGNORE INTO todo SELECT o.doc FROM entries e CROSS JOIN occurs o ON o.hash = e.hash")
-        for doc, name in self._todo(progress, "citations"):
-            text = text_of(name)
-            judgment = parse_judgment(name, text)
-            found = reporter_citations(judgment)
-            keys = sorted({c.key for _, c in found})
-            table = dict(db.execute(f"SELECT r.key, j.name FROM reporter r JOIN judgments j ON j.id = r.doc "
-                                    f"WHERE r.key IN ({','.join('?' * len(keys))})", keys)) if keys else {}
-            self._set_links(doc, 1, citation_links(judgment, table, titles.judgments, found), titles, judgment, text)
-            self._set_hashes(doc, "occurs", {_hash(key) for key in keys})
+        titles = StoredTitles(db)
+        if resume is None:
+            # (2) the title pass, over the new judgments and those with a marker a changed title form fits
+            db.execute("INSERT OR IGNORE INTO work_todo SELECT doc FROM work_fresh")
+            db.execute("INSERT OR IGNORE INTO work_todo SELECT m.doc FROM work_forms f CROSS JOIN markers m ON m.hash = f.hash")
+            self._set_pending(TITLES)
+        if resume != CITATIONS:
+            self._pass(TITLE, "titles", text_of, progress, titles)
+            # (3) the reporter table's entries whose observations or header citations changed:
+            # a key names one judgment, or none when it names several
+            _run(db, """
+                DELETE FROM work_table;
+                INSERT INTO work_table SELECT key, CASE WHEN COUNT(DISTINCT doc) = 1 THEN MIN(doc) END FROM (
+                    SELECT o.key, o.cited AS doc FROM work_keys k CROSS JOIN observed o ON o.key = k.key
+                    UNION ALL SELECT h.key, h.doc FROM work_keys k CROSS JOIN headers h ON h.key = k.key) GROUP BY key;
+                INSERT OR IGNORE INTO work_entries SELECT key_hash(k.key) FROM work_keys k LEFT JOIN reporter r ON r.key = k.key
+                    LEFT JOIN work_table t ON t.key = k.key WHERE r.doc IS NOT t.doc;
+                DELETE FROM reporter WHERE key IN (SELECT key FROM work_keys);
+                INSERT INTO reporter SELECT key, doc FROM work_table WHERE doc IS NOT NULL;
+                INSERT OR IGNORE INTO work_entries SELECT key_hash(key) FROM reporter WHERE doc IN (SELECT doc FROM work_fresh);
+            """)
+            # (4) the reporter pass, over the new judgments and those whose body holds a changed entry's key
+            db.execute("DELETE FROM work_todo")
+            db.execute("INSERT OR IGNORE INTO work_todo SELECT doc FROM work_fresh")
+            db.execute("INSERT OR IGNORE INTO work_todo SELECT o.doc FROM work_entries e CROSS JOIN occurs o ON o.hash = e.hash")
+            self._set_pending(CITATIONS)
+        self._pass(CITATION, "citations", text_of, progress, titles)
 
-    def _todo(self, progress: Progress | None, stage: str, step: int = 1000) -> Iterator[tuple[int, str]]:
-        """(row id, judgment id) of each judgment in `todo` still stored, in row order, read a
-        page at a time; `progress(stage, done, total)` after each."""
-        total = self._db.execute("SELECT COUNT(*) FROM todo t CROSS JOIN judgments j ON j.id = t.doc").fetchone()[0]
-        done, last = 0, -1
-        while page := self._db.execute("SELECT t.doc, j.name FROM todo t CROSS JOIN judgments j ON j.id = t.doc WHERE t.doc > ? "
-                                       "ORDER BY t.doc LIMIT ?", (last, step)).fetchall():
-            for doc, name in page:
-                yield doc, name
-                done += 1
-                if progress is not None:
-                    progress(stage, done, total)
+    def _pass(self, how: int, stage: str, text_of: Callable[[str], str], progress: Progress | None, titles: StoredTitles) -> None:
+        """One pass over the judgments of `work_todo` still stored, in row order. A large one
+        (LARGE judgments or more) is committed first, so that worker processes (passes.workers())
+        read what the update has filed, then every PAGE judgments, each page leaving `work_todo`."""
+        db = self._db
+        total = db.execute("SELECT COUNT(*) FROM work_todo t CROSS JOIN judgments j ON j.id = t.doc").fetchone()[0]
+        large = total >= LARGE
+        processes = workers() if large and getattr(self._treatments, "portable", False) else 0
+        if large:
+            self._checkpoint()
+        todo = ((doc, name, text_of(name)) for doc, name in self._todo())
+        done = 0
+        for doc, found in findings(how, todo, db=db, titles=titles, engine=self._treatments, path=self.path, processes=processes):
+            self._keep(doc, how, found, titles)
+            done += 1
+            if progress is not None:
+                progress(stage, done, total)
+            if large and done % PAGE == 0:
+                db.execute("DELETE FROM work_todo WHERE doc <= ?", (doc,))
+                self._checkpoint()
+
+    def _todo(self) -> Iterator[tuple[int, str]]:
+        """(row id, judgment id) of each judgment in `work_todo` still stored, in row order, read a page at a time."""
+        last = -1
+        while page := self._db.execute("SELECT t.doc, j.name FROM work_todo t CROSS JOIN judgments j ON j.id = t.doc WHERE t.doc > ? "
+                                       "ORDER BY t.doc LIMIT ?", (last, PAGE)).fetchall():
+            yield from page
             last = page[-1][0]
 
-    def _set_links(self, doc: int, how: int, links: Sequence[Link], titles: "_StoredTitles", judgment: Judgment, text: str) -> None:
-        """Replace the judgment's links of one pass by the first mention of each cited judgment,
-        with the most severe treatment of its mentions (offsets in `text`, the judgment's source),
-        read as one model task (a model-backed engine's calls end within a judgment's time)."""
-        first: dict[str, tuple[int, int, str]] = {}
-        treated: dict[str, Treatment] = {}
-        starts = paragraph_starts(text, judgment) if links else []
-        with model_task("judgment"):
-            for seq, link in enumerate(links):
-                first.setdefault(link.cited, (link.paragraph, seq, link.evidence))
-                treated[link.cited] = more_severe(treated.get(link.cited), treat(self._treatments, link, judgment, starts))
-        self._db.execute("DELETE FROM links WHERE citing = ? AND how = ?", (doc, how))
-        self._db.executemany("INSERT INTO links VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                             [(doc, titles.id_of(cited), how, *mention, LABELS.index(treated[cited].label),
-                               treated[cited].sentence, treated[cited].start, treated[cited].end, treated[cited].cue)
-                              for cited, mention in first.items()])
+    def _keep(self, doc: int, how: int, found: Findings, titles: StoredTitles) -> None:
+        """File what one judgment's pass found: its links of that pass (replacing the old ones),
+        for the title pass the citations it saw after title matches, and its key hashes."""
+        db = self._db
+        if how == TITLE:
+            db.execute("INSERT OR IGNORE INTO work_keys SELECT key FROM observed WHERE citing = ?", (doc,))
+            db.execute("DELETE FROM observed WHERE citing = ?", (doc,))
+            db.executemany("INSERT INTO observed VALUES (?, ?, ?)", [(doc, key, titles.id_of(cited)) for key, cited in found.seen])
+            db.executemany("INSERT OR IGNORE INTO work_keys VALUES (?)", [(key,) for key, _ in found.seen])
+        db.execute("DELETE FROM links WHERE citing = ? AND how = ?", (doc, how))
+        db.executemany("INSERT INTO links VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       [(doc, titles.id_of(cited), how, *rest) for cited, *rest in found.links])
+        self._set_hashes(doc, "markers" if how == TITLE else "occurs", found.hashes)
 
     def _set_hashes(self, doc: int, table: str, hashes: set[int]) -> None:
         """Make `table` (markers or occurs) hold exactly these hashes for the judgment."""
@@ -368,56 +406,6 @@ class CitationStore:
         self._db.executemany(f"DELETE FROM {table} WHERE hash = ? AND doc = ?", [(h, doc) for h in old - hashes])
         self._db.executemany(f"INSERT INTO {table} VALUES (?, ?)", [(h, doc) for h in hashes - old])
         self._db.execute(f"UPDATE judgments SET {column} = ? WHERE id = ?", (array("q", sorted(hashes)).tobytes(), doc))
-
-
-class _StoredTitles(TitleForms):
-    """The title index and the judgments' dates as the linker reads them, from the store
-    (cached for one update: nothing they read changes while it relinks)."""
-
-    def __init__(self, db: sqlite3.Connection):
-        self._db = db
-        self.judgments = _StoredFacts(db)
-        self._entries = lru_cache(maxsize=_CACHE)(self._read_entries)
-        self.id_of = lru_cache(maxsize=_CACHE)(self._id_of)
-
-    def entries(self, key: tuple[str, str]) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
-        return self._entries(key)
-
-    def _read_entries(self, key: tuple[str, str]) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
-        rows = self._db.execute("SELECT j.name, t.a, t.r FROM titles t JOIN judgments j ON j.id = t.doc "
-                                "WHERE t.a_last = ? AND t.r_first = ?", key)
-        return tuple((name, tuple(a.split()), tuple(r.split())) for name, a, r in rows)
-
-    def _id_of(self, name: str) -> int:
-        return self._db.execute("SELECT id FROM judgments WHERE name = ?", (name,)).fetchone()[0]
-
-
-class _StoredFacts(Mapping[str, Judgment]):
-    """id -> the judgment as a cited one (its date; no text), read from the store."""
-
-    def __init__(self, db: sqlite3.Connection):
-        self._db = db
-        self._get = lru_cache(maxsize=_CACHE)(self._read)
-
-    def _read(self, name: str) -> Judgment | None:
-        import datetime as dt
-
-        row = self._db.execute("SELECT date FROM judgments WHERE name = ?", (name,)).fetchone()
-        if row is None:
-            return None
-        return Judgment(name, "", "", "", dt.date.fromisoformat(row[0]) if row[0] else None, (), ())
-
-    def __getitem__(self, name: str) -> Judgment:
-        found = self._get(name)
-        if found is None:
-            raise KeyError(name)
-        return found
-
-    def __iter__(self) -> Iterator[str]:
-        return (name for (name,) in self._db.execute("SELECT name FROM judgments"))
-
-    def __len__(self) -> int:
-        return self._db.execute("SELECT COUNT(*) FROM judgments").fetchone()[0]
 
 
 class _StoredMentions(Mapping[tuple[str, str], Mention]):
@@ -478,25 +466,6 @@ def _treatment(label: int, sentence: str, start: int, end: int, cue: str) -> Tre
     return Treatment(LABELS[label], sentence, start, end, cue)
 
 
-def treat(engine: TreatmentEngine, link: Link, judgment: Judgment, starts: Sequence[int]) -> Treatment:
-    """The engine's treatment at the link's mention (of the case named as `link.evidence`), its
-    offsets in the citing judgment's source text (`starts`: its paragraphs' offsets there, `paragraph_starts`)."""
-    found = engine.classify(judgment.paragraphs[link.paragraph], link.start, link.end, link.evidence)
-    at = starts[link.paragraph]
-    return replace(found, start=found.start + at, end=found.end + at)
-
-
-def paragraph_starts(text: str, judgment: Judgment) -> list[int]:
-    """The offset in `text` of each of the judgment's paragraphs (parse_judgment: the
-    stripped non-empty lines after the header)."""
-    starts, at = [], 0
-    for line in text.splitlines(keepends=True):
-        if line.strip():
-            starts.append(at + len(line) - len(line.lstrip()))
-        at += len(line)
-    return starts[len(judgment.header):]
-
-
 def _names_of(db: sqlite3.Connection, nodes: np.ndarray) -> list[str]:
     """The judgment ids of these store row ids (ascending), in their order."""
     names: dict[int, str] = {}
@@ -505,11 +474,6 @@ def _names_of(db: sqlite3.Connection, nodes: np.ndarray) -> list[str]:
         chunk = nodes[i:i + step].tolist()
         names.update(db.execute(f"SELECT id, name FROM judgments WHERE id IN ({','.join('?' * len(chunk))})", chunk))
     return [names[int(node)] for node in nodes]
-
-
-def _hash(key: str) -> int:
-    """A stable 64-bit number for a marker key or a citation key (a collision only relinks more)."""
-    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big", signed=True)
 
 
 def _run(db: sqlite3.Connection, script: str) -> None:

@@ -308,6 +308,7 @@ class PhraseTreatments:
     """The offline engine (see the module)."""
 
     name = version = "phrases.v1"
+    portable = True  # made again by name in a worker process (retrieval/citations/passes.py), with the same findings
 
     def classify(self, text: str, start: int, end: int, cited: str = "") -> Treatment:
         s, e = sentence_span(text, start, end)

@@ -127,3 +127,34 @@ def test_removing_a_judgment_takes_its_text_index_entries_and_citation_links(hom
     assert archive.summary("A1") is None and archive.text("A1") is None
     assert "A1" not in {h.judgment_id for h in archive.search(own_words).hits}
     assert archive.status()["judgments"] == len(both) - 1
+
+
+def test_an_index_build_killed_while_linking_citations_is_completed_by_the_next(tmp_path, monkeypatch):
+    from aqgr.archive.store import Store
+    from aqgr.retrieval.citations import CitationGraph, passes, store as citation_store
+
+    monkeypatch.setattr(citation_store, "LARGE", 4)  # the sample's 17 judgments make a large update: commits every 3
+    monkeypatch.setattr(citation_store, "PAGE", 3)
+    monkeypatch.setattr(passes, "CHUNK", 1)
+    archive = Archive(tmp_path / "home", index=SPEC)
+    archive.summarize([SAMPLE / "judgments"])
+    real, reads = Store.text, []
+
+    def dying(self, judgment_id):
+        reads.append(judgment_id)
+        if len(reads) == len(JUDGMENTS) + 9:  # in the reporter pass, pages of it committed
+            raise OSError("killed")
+        return real(self, judgment_id)
+
+    monkeypatch.setattr(Store, "text", dying)
+    with pytest.raises(Exception, match="killed"):
+        archive.build_index()
+    monkeypatch.setattr(Store, "text", real)
+    with citation_store.CitationStore(archive.home / "citations.sqlite") as left:
+        assert left.pending == "citations" and len(left) == len(JUDGMENTS)
+    manifest = archive.build_index()
+    assert manifest["n_docs"] == len(JUDGMENTS)
+    graph = archive.citations()
+    full = CitationGraph.from_texts(archive.texts())
+    assert graph is not None and graph.pairs() == full.pairs() and len(full) > 0
+    assert dict(graph.mentions) == dict(full.mentions)

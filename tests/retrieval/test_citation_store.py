@@ -210,3 +210,111 @@ def test_aila_in_one_build_and_in_batches_with_removals_gives_todays_links(tmp_p
     store.add(((i, texts[i]) for i in dropped), text_of=texts.__getitem__)
     graph = store.graph()
     assert graph.pairs() == full.pairs() and dict(graph.mentions) == dict(full.mentions)
+
+
+# ------------------------------------------------------------------ large updates
+
+
+def _sample_and_templates() -> dict[str, str]:
+    texts = {p.stem: p.read_text(encoding="utf-8") for p in sorted((SAMPLE / "judgments").glob("*.txt"))}
+    return {**texts, **{k: TEXTS[k] for k in ("OLD", "MID", "NEW", "LATER", "QUIET")}}
+
+
+@pytest.fixture
+def large(monkeypatch):
+    """Updates of four judgments or more count as large (commit every three), passes on two worker
+    processes, a judgment per task (so that few texts are read ahead of what is filed)."""
+    from aqgr.retrieval.citations import passes, store as module
+
+    monkeypatch.setattr(module, "LARGE", 4)
+    monkeypatch.setattr(module, "PAGE", 3)
+    monkeypatch.setattr(passes, "CHUNK", 1)
+    monkeypatch.setenv("AQGR_CITATION_WORKERS", "2")
+
+
+_DOC_COLUMNS = {"links": (0, 1), "observed": (0, 2), "headers": (1,), "titles": (2,), "reporter": (1,),
+                "markers": (1,), "occurs": (1,)}
+
+
+def _rows(path) -> dict[str, list[tuple]]:
+    """Every table of a store but the work tables, rows sorted, row ids read as judgment ids
+    (two stores may number their judgments differently); "left": the work tables not empty."""
+    with sqlite3.connect(path) as db:
+        names = dict(db.execute("SELECT id, name FROM judgments"))
+        out = {table: sorted(tuple(names[v] if i in columns else v for i, v in enumerate(row))
+                             for row in db.execute(f"SELECT * FROM {table}"))
+               for table, columns in _DOC_COLUMNS.items()}
+        out["judgments"] = sorted(db.execute("SELECT name, date FROM judgments"))
+        out["left"] = [t for t in ("work_todo", "work_fresh") if db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]]
+    return out
+
+
+def test_a_large_update_on_worker_processes_finds_what_one_transaction_finds(tmp_path, large):
+    texts = _sample_and_templates()
+    store = CitationStore(tmp_path / "large.sqlite")
+    store.add(texts.items(), text_of=texts.__getitem__)
+    assert store.pending is None
+    graph = _same_as_full(store, texts)
+    assert len(graph) > 0 and store.graph().mentions == graph.mentions
+    small = CitationStore(tmp_path / "small.sqlite")
+    from aqgr.retrieval.citations import store as module
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(module, "LARGE", 10_000)
+        small.add(texts.items(), text_of=texts.__getitem__)
+    assert _rows(tmp_path / "large.sqlite") == _rows(tmp_path / "small.sqlite")
+    assert _rows(tmp_path / "large.sqlite")["left"] == []
+
+
+@pytest.mark.parametrize("cut", ["filing", "titles", "citations"])
+def test_a_large_update_killed_part_way_is_completed_by_the_next_without_a_loss_or_a_double(tmp_path, large, cut):
+    texts = _sample_and_templates()
+    ids = list(texts)
+    reads = Counter()
+
+    def failing(doc_id: str) -> str:
+        reads[doc_id] += 1
+        if cut != "filing" and sum(reads.values()) == (12 if cut == "titles" else len(ids) + 15):
+            raise OSError("killed")
+        return texts[doc_id]
+
+    def stream():
+        for n, doc_id in enumerate(ids):
+            if cut == "filing" and n == 8:
+                raise OSError("killed")
+            yield doc_id, texts[doc_id]
+
+    store = CitationStore(tmp_path / "citations.sqlite")
+    with pytest.raises(OSError, match="killed"):
+        store.add(stream(), text_of=failing)
+    store.close()
+    reopened = CitationStore(tmp_path / "citations.sqlite")
+    assert reopened.pending == cut
+    stored = reopened.ids()
+    assert stored and stored <= set(texts)
+    rereads = Reader(texts)
+    reopened.add(((i, texts[i]) for i in ids if i not in stored), text_of=rereads)  # what the archive does
+    assert reopened.pending is None
+    _same_as_full(reopened, texts)
+    assert _rows(tmp_path / "citations.sqlite")["left"] == []
+    if cut == "citations":  # the title pass was not done again, nor the pages of this one already committed
+        assert sum(rereads.reads.values()) < len(ids) - 3, rereads.reads
+
+
+def test_a_worker_process_that_fails_or_dies_fails_the_pass_with_its_reason(tmp_path):
+    from aqgr.retrieval.citations.passes import TITLE, _Workers
+
+    CitationStore(tmp_path / "c.sqlite").close()
+    pool = _Workers(1, tmp_path / "c.sqlite", "phrases.v1")
+    try:
+        pool.send(0, (TITLE, [("X", None)]))  # not a text: the worker's error comes back, raised here
+        with pytest.raises((TypeError, AttributeError)):
+            pool.receive(0)
+        pool.send(0, (TITLE, [("QUIET", TEXTS["QUIET"])]))
+        assert pool.receive(0)[0].links == []  # and it goes on serving
+        pool._procs[0].kill()
+        with pytest.raises(RuntimeError, match="citation worker process ended"):
+            pool.send(0, (TITLE, [("QUIET", TEXTS["QUIET"])]))
+            pool.receive(0)
+    finally:
+        pool.close(abandon=True)
