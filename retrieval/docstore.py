@@ -231,10 +231,10 @@ class DocRegistry:
             victims = [a[1] for a in added] + list(removed)
             for chunk in _chunks(victims, 500):
                 marks = ",".join("?" * len(chunk))
-                rows = self._db.execute(f"SELECT n FROM docs WHERE dead IS NULL AND gen < ? AND judgment_id IN ({marks})",
+                rows = self._db.execute(f"SELECT n FROM docs WHERE +dead IS NULL AND +gen < ? AND judgment_id IN ({marks})",
                                         (generation, *chunk)).fetchall()
                 killed += [r[0] for r in rows]
-                self._db.execute(f"UPDATE docs SET dead = ? WHERE dead IS NULL AND gen < ? AND judgment_id IN ({marks})",
+                self._db.execute(f"UPDATE docs SET dead = ? WHERE +dead IS NULL AND +gen < ? AND judgment_id IN ({marks})",
                                  (generation, generation, *chunk))
             self._db.executemany(
                 "INSERT INTO docs (n, judgment_id, fingerprint, texts, gen) VALUES (?, ?, ?, ?, ?)",
