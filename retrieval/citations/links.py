@@ -53,6 +53,23 @@ class Link:
     end: int = 0
 
 
+class Forms(NamedTuple):
+    """The title forms under one key, as the title pass looks them up: the (appellant words,
+    respondent words) counts that occur, and the judgments of each form. A marker is checked
+    against each count once (a dictionary look-up), not against each form: under a common key
+    ("singh", "state") a large archive files thousands of forms."""
+
+    lengths: tuple[tuple[int, int], ...]
+    docs: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[str, ...]]
+
+    @classmethod
+    def of(cls, entries: Iterable[tuple[str, tuple[str, ...], tuple[str, ...]]]) -> "Forms":
+        docs: dict[tuple[tuple[str, ...], tuple[str, ...]], list[str]] = defaultdict(list)
+        for doc_id, a, r in entries:
+            docs[(a, r)].append(doc_id)
+        return cls(tuple(sorted({(len(a), len(r)) for a, r in docs})), {form: tuple(ids) for form, ids in docs.items()})
+
+
 class TitleForms(ABC):
     """What the title pass reads: `entries(key)`, the title forms filed under a key (last
     word of appellant, first word of respondent), and `judgments`, id -> Judgment (for
@@ -65,18 +82,25 @@ class TitleForms(ABC):
     def entries(self, key: tuple[str, str]) -> Iterable[tuple[str, tuple[str, ...], tuple[str, ...]]]:
         """(judgment id, appellant words, respondent words) of every title form under `key`."""
 
+    def forms(self, key: tuple[str, str]) -> Forms:
+        """The forms under `key` as `Forms` (made from `entries`; a subclass may keep them)."""
+        return Forms.of(self.entries(key))
+
     def candidates(self, left: list[Token], right: list[Token]) -> dict[str, tuple[int, int]]:
         """Judgments whose title ends `left` and starts `right`: id -> (words left, words right)
         of the longest form that matched (of two as long, the one with more words right, so
         the answer does not depend on the order the forms are stored in)."""
         if not left or not right:
             return {}
+        forms = self.forms((left[-1].word, right[0].word))
+        if not forms.lengths:
+            return {}
+        before, after = tuple(t.word for t in left), tuple(t.word for t in right)
         hits: dict[str, tuple[int, int]] = {}
-        for doc_id, a, r in self.entries((left[-1].word, right[0].word)):
-            if len(a) <= len(left) and len(r) <= len(right) \
-                    and tuple(t.word for t in left[-len(a):]) == a \
-                    and tuple(t.word for t in right[:len(r)]) == r:
-                hits[doc_id] = max(hits.get(doc_id, (0, 0)), (len(a), len(r)), key=lambda n: (sum(n), n[1]))
+        for na, nr in forms.lengths:
+            if na <= len(before) and nr <= len(after):
+                for doc_id in forms.docs.get((before[-na:], after[:nr]), ()):
+                    hits[doc_id] = max(hits.get(doc_id, (0, 0)), (na, nr), key=lambda n: (sum(n), n[1]))
         return hits
 
 
@@ -110,12 +134,19 @@ class TitleIndex(TitleForms):
     def __init__(self, judgments: Mapping[str, Judgment]):
         self.judgments = judgments
         self.by_pair: dict[tuple[str, str], set[tuple[str, tuple, tuple]]] = defaultdict(set)
+        self._forms: dict[tuple[str, str], Forms] = {}
         for doc_id, j in judgments.items():
             for key, a, r in title_keys(j):
                 self.by_pair[key].add((doc_id, a, r))
 
     def entries(self, key: tuple[str, str]) -> Iterable[tuple[str, tuple[str, ...], tuple[str, ...]]]:
         return self.by_pair.get(key, ())
+
+    def forms(self, key: tuple[str, str]) -> Forms:
+        found = self._forms.get(key)
+        if found is None:
+            found = self._forms[key] = Forms.of(self.entries(key))
+        return found
 
 
 def not_newer(cited: Judgment, citing: Judgment) -> bool:

@@ -34,7 +34,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from aqgr.llm.deadline import task as model_task
 from aqgr.retrieval.citations.judgments import Judgment, parse_judgment
-from aqgr.retrieval.citations.links import Link, TitleForms, citation_links, reporter_citations, title_links
+from aqgr.retrieval.citations.links import Forms, Link, TitleForms, citation_links, reporter_citations, title_links
 from aqgr.retrieval.citations.treatment import LABELS, Treatment, TreatmentEngine, create, more_severe
 
 TITLE, CITATION = 0, 1  # the passes, as the store records them (links.how)
@@ -72,11 +72,14 @@ class StoredTitles(TitleForms):
     def __init__(self, db: sqlite3.Connection):
         self._db = db
         self.judgments = StoredFacts(db)
-        self._entries = lru_cache(maxsize=CACHE)(self._read_entries)
+        self._forms = lru_cache(maxsize=CACHE)(lambda key: Forms.of(self._read_entries(key)))
         self.id_of = lru_cache(maxsize=CACHE)(self._id_of)
 
     def entries(self, key: tuple[str, str]) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
-        return self._entries(key)
+        return self._read_entries(key)
+
+    def forms(self, key: tuple[str, str]) -> Forms:
+        return self._forms(key)
 
     def _read_entries(self, key: tuple[str, str]) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
         rows = self._db.execute("SELECT j.name, t.a, t.r FROM titles t JOIN judgments j ON j.id = t.doc "

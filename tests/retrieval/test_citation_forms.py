@@ -8,7 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aqgr.retrieval.citations import normalize as N
+from aqgr.retrieval.citations import links as L, normalize as N
 
 PIECES = ["(1994) 3 SCC 112", "[1994]", "19941995", "1994 Indlaw SC 10131991", "AIR 1990 SC 12", "A.I.R.(1990) SC 1",
           "192019 SCR 5", "(2001) Supp SCC 4", "2001 Cri LJ 5", "(1999) Crl.L.J. 88", "JT 1999 (3) SC 44", "((1994",
@@ -71,3 +71,40 @@ def test_state_and_phrase_abbreviations_in_a_title():
     assert N.party_key("State Of U.P. & Ors") == ("state", "uttar", "pradesh")
     assert N.expand("U.O.I. v. M/s. T.N. Traders (II)").split() == "Union of India v. Tamil Nadu Traders NoII".split()
     assert N.expand("U.N. Traders v. UOı").split() == "U.N. Traders v. Union of India".split()  # re.I reads "ı" as "I"
+
+
+# A title pass looks a marker's words up by each (appellant, respondent) word count filed under its
+# key (links.Forms), not by comparing every form: the candidates must be those of the plain comparison.
+WORDS = ["singh", "state", "of", "punjab", "ram", "union", "india", "kumar"]
+
+
+class _Listed(L.TitleForms):
+    judgments: dict = {}
+
+    def __init__(self, entries):
+        self._entries = entries
+
+    def entries(self, key):
+        return [e for e in self._entries if (e[1][-1], e[2][0]) == key]
+
+
+def plain_candidates(entries, left, right) -> dict[str, tuple[int, int]]:
+    """TitleForms.candidates as it once was: every form under the key compared with the marker's words."""
+    hits: dict[str, tuple[int, int]] = {}
+    for doc_id, a, r in entries:
+        if (a[-1], r[0]) == (left[-1].word, right[0].word) and len(a) <= len(left) and len(r) <= len(right) \
+                and tuple(t.word for t in left[-len(a):]) == a and tuple(t.word for t in right[:len(r)]) == r:
+            hits[doc_id] = max(hits.get(doc_id, (0, 0)), (len(a), len(r)), key=lambda n: (sum(n), n[1]))
+    return hits
+
+
+_party = st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(tuple)
+
+
+@given(st.lists(st.tuples(st.sampled_from(["D1", "D2", "D3", "D4"]), _party, _party), max_size=30),
+       st.lists(st.sampled_from(WORDS), min_size=1, max_size=6), st.lists(st.sampled_from(WORDS), min_size=1, max_size=6))
+@settings(max_examples=400, deadline=None)
+def test_title_candidates_are_what_comparing_every_form_finds(entries, before, after):
+    left = [N.Token(w, True, 0, 0) for w in before]
+    right = [N.Token(w, True, 0, 0) for w in after]
+    assert _Listed(entries).candidates(left, right) == plain_candidates(entries, left, right)
