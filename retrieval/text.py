@@ -51,6 +51,8 @@ STOPWORDS: frozenset[str] = frozenset(
 )
 
 _TOKEN = re.compile(r"[^\W_]+(?:[-'\u2019][^\W_]+)*")
+# _TOKEN on ASCII text (lowercased): the same matches, without Unicode class look-ups
+_ASCII_TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 _JOINERS = frozenset("-'\u2019")  # the characters a token may hold inside it
 _POSSESSIVE = re.compile(r"['\u2019]s$")
 
@@ -87,6 +89,8 @@ class WordTokenizer:
 
     @staticmethod
     def _matches(text: str) -> list[str]:
+        if text.isascii():  # NFKC leaves ASCII as it is
+            return _ASCII_TOKEN.findall(text.lower())
         return _TOKEN.findall(unicodedata.normalize("NFKC", text).lower())
 
     @staticmethod
@@ -160,4 +164,4 @@ def with_pairs(terms: list[str], ngrams: int = 2) -> list[str]:
         return terms
     if ngrams != 2:
         raise ValueError(f"ngrams must be 1 (terms) or 2 (terms and adjacent pairs), got {ngrams}")
-    return terms + [f"{a}{PAIR_JOIN}{b}" for a, b in zip(terms, terms[1:])]
+    return terms + list(map(PAIR_JOIN.join, zip(terms, terms[1:])))

@@ -1,6 +1,8 @@
 """Word pairs for the BM25 retrievers (retrieval/text.py with_pairs)."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aqgr.retrieval.text import tokenizers, with_pairs
 
@@ -42,3 +44,16 @@ def test_words_v1_memo_is_bounded_and_its_clearing_changes_nothing(monkeypatch):
     for _ in range(3):
         assert tokenize(SAMPLE) == EXPECTED
         assert len(tokenize._memo) <= 5
+
+
+@given(st.text(alphabet=st.sampled_from(list("aZq9-' _.,;()\n") + ["\u2019", "\u00e9", "\uff21", "\u00df", "\u0130", "\ufb01"]),
+               max_size=80))
+@settings(max_examples=500, deadline=None)
+def test_ascii_text_takes_a_faster_path_to_the_same_raw_words(text):
+    """ASCII text is matched by an ASCII pattern without NFKC (a build's full texts are mostly ASCII):
+    the raw words must be those of the Unicode path, for ASCII and non-ASCII text alike."""
+    import unicodedata
+
+    from aqgr.retrieval.text import _TOKEN, WordTokenizer
+
+    assert WordTokenizer._matches(text) == _TOKEN.findall(unicodedata.normalize("NFKC", text).lower())
