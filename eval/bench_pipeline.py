@@ -21,6 +21,9 @@ runs in a subprocess of its own, so its peak RSS (ru_maxrss) is its own:
    index's dense windows and issue sentences over --rate-sample stored summaries, and the
    1e6 embedding time extrapolated from it.
 
+One stage alone: `--stage load|index|search|add|citations --to N --home H --out R` (citations: the
+citation graph alone, as `aqgr index` links it first).
+
 Writes --out/results.json and --out/table.md (rows: measures; columns: sizes, the growth
 slope of log(cost) on log(N) between successive sizes, the value extrapolated to 1e6 from
 the last slope, and the target at 1e6) and prints the table on stdout; progress on stderr;
@@ -160,10 +163,10 @@ def stage_load(args) -> dict:
     return {**result, "from": start, "to": args.to, "peak_rss_mb": _peak_rss_mb()}
 
 
-def stage_index(args) -> dict:
-    """`Archive.build_index()`, with the phases its progress reports timed: each from its first
-    report to the next phase's first ("citations" runs to the end: the graph, then the index saved),
-    and the peak RSS within each (sampled every 0.2 s: which phase sets the process's peak)."""
+def _phased(call) -> tuple[object, dict]:
+    """`call(progress)` with the phases its progress reports timed: each from its first report to
+    the next phase's first (the last runs to the end), and the peak RSS within each (sampled every
+    0.2 s: which phase sets the process's peak)."""
     first: dict[str, float] = {}
     phase = ["start"]
 
@@ -171,19 +174,33 @@ def stage_index(args) -> dict:
         first.setdefault(stage, time.perf_counter())
         phase[0] = stage
 
-    archive = _archive(args.home, args.embedder)
     start = time.perf_counter()
     with _PhasePeaks(phase) as peaks:
-        manifest = archive.build_index(progress=progress)
+        result = call(progress)
     end = time.perf_counter()
     order = sorted(first, key=first.get)
     spans = {stage: round((first[nxt] if nxt else end) - first[stage], 2) for stage, nxt in zip(order, [*order[1:], None])}
+    return result, {"seconds": round(end - start, 2), "peak_rss_mb": _peak_rss_mb(),
+                    "read_s": round(first[order[0]] - start, 2) if order else None, "phases_s": spans,
+                    "phase_peak_rss_mb": peaks.peaks}
+
+
+def stage_index(args) -> dict:
+    """`Archive.build_index()`, phases timed (`_phased`; "citations" runs to the start of "index")."""
+    archive = _archive(args.home, args.embedder)
+    manifest, timed = _phased(lambda progress: archive.build_index(progress=progress))
     graph = archive.citations()
-    return {"seconds": round(end - start, 2), "peak_rss_mb": _peak_rss_mb(), "n_docs": manifest.get("n_docs"),
-            "n_windows": manifest.get("n_windows"), "build_seconds": manifest.get("last_update", {}).get("seconds", {}),
-            "read_s": round(first[order[0]] - start, 2) if order else None, "phases_s": spans,
-            "citations_s": spans.get("citations"), "phase_peak_rss_mb": peaks.peaks,
-            "citation_links": len(graph) if graph is not None else 0}
+    return {**timed, "n_docs": manifest.get("n_docs"), "n_windows": manifest.get("n_windows"),
+            "build_seconds": manifest.get("last_update", {}).get("seconds", {}),
+            "citations_s": timed["phases_s"].get("citations"), "citation_links": len(graph) if graph is not None else 0}
+
+
+def stage_citations(args) -> dict:
+    """The citation graph alone (`Archive.link_citations()`, what `aqgr index` does first), phases
+    timed; run by hand (`--stage citations`), not by the size loop."""
+    archive = _archive(args.home, args.embedder)
+    graph, timed = _phased(lambda progress: archive.link_citations(progress))
+    return {**timed, "citation_links": len(graph), "citations_mb": _mb(archive.home / "citations.sqlite")}
 
 
 def stage_add(args) -> dict:
@@ -256,7 +273,7 @@ def stage_rate(args) -> dict:
 
 
 STAGES = {"base": stage_base, "load": stage_load, "index": stage_index, "search": stage_search, "add": stage_add,
-          "rate": stage_rate}  # main runs "rate" in its own process at the end; `--stage rate` runs it alone
+          "rate": stage_rate, "citations": stage_citations}  # main runs "rate" in its own process at the end; `--stage rate` runs it alone
 
 
 # -- the run -----------------------------------------------------------------------

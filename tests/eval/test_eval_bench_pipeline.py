@@ -126,3 +126,13 @@ def test_slopes_and_the_extrapolation_to_a_million():
     rows = {1000: {"add": {"index": {"seconds": 30.0}}}, 9000: {"add": {"index": {"seconds": 100.0}}}}
     add = next(m for m in bench_pipeline.measures(rows, add=1000) if m["measure"] == "build_index s" and m["stage"] == "add")
     assert add["slopes"] == {"1000->9000": round(math.log(100 / 30) / math.log(10000 / 2000), 2)}  # measured at N + 1000
+
+
+def test_the_citation_graph_alone_is_timed_by_phase(tmp_path, capsys):
+    corpus = write_corpus(tmp_path / "corpus")
+    common = ["--out", str(tmp_path / "out"), "--corpus", str(corpus), "--to", "40"]
+    assert bench_pipeline.main([*common, "--stage", "load"]) == 0
+    assert bench_pipeline.main([*common, "--stage", "citations"]) == 0
+    _, linked = (json.loads(line) for line in capsys.readouterr().out.splitlines())
+    assert linked["citation_links"] > 10 and linked["citations_mb"] > 0  # ~1.2 citations a judgment
+    assert set(linked["phases_s"]) == {"read", "titles", "citations"} and linked["seconds"] >= sum(linked["phases_s"].values()) - 0.1
