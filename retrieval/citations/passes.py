@@ -298,7 +298,7 @@ def _serve(path: str, engine: str) -> None:
     db = sqlite3.connect(path, timeout=60)
     db.execute("PRAGMA query_only = 1")
     titles, treatments = StoredTitles(db), create(engine)
-    tasks: queue.Queue = queue.Queue(maxsize=4)
+    tasks: queue.Queue = queue.Queue()  # unbounded: the parent keeps at most a few tasks in flight
 
     def read() -> None:
         try:
