@@ -318,5 +318,8 @@ def _serve(path: str, engine: str) -> None:
             data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as exc:  # an exception that does not pickle
             data = pickle.dumps((False, RuntimeError(f"in a citation worker: {exc!r}: {answer[1]!r}")))
-        out.write(data)
-        out.flush()
+        try:
+            out.write(data)
+            out.flush()
+        except BrokenPipeError:  # the parent is gone (killed, or it stopped the pass): nothing to answer,
+            os._exit(0)  # nor to flush on the way out (a read-only connection holds nothing)
