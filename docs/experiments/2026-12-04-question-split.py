@@ -2,7 +2,10 @@
 """One-off analysis: can a question run's full-text BM25 (question + facts) be computed exactly from
 the facts run plus a query of the question's extra weight? score(q+f, d) = score(f, d) + score(delta, d),
 delta(t) = w_{q+f}(t) - w_f(t) >= 0. Top-k is exact when the k-th combined score among
-C = facts top-D U delta top-D' exceeds s_f(D) + s_delta(D'). Times each part on a built index."""
+C = facts top-D U delta top-D' exceeds s_f(D) + s_delta(D'). Times each part on a built index.
+
+It reads private parts of the index (the full-text engine's tantivy index) and rebuilds the question run's
+text as `Searcher._retrieve` does with the default options (question, newline, facts): an analysis, not an API."""
 import json, statistics, sys, time
 from pathlib import Path
 from aqgr.archive.home import Archive
