@@ -66,6 +66,11 @@ CREATE INDEX IF NOT EXISTS facet_dates_decided ON facet_dates (decided, n);
 CREATE TABLE IF NOT EXISTS facet_shown (n INTEGER PRIMARY KEY, terms TEXT NOT NULL);
 """
 
+# Which judgment each live n stands for, read from the index alone (`live`, at every load): without
+# it each row is looked up in the table, whose pages hold the slot texts. Made with a new index and
+# by the next update of an older one (`upgrade`), never by a reader.
+_LIVE_INDEX = "CREATE INDEX IF NOT EXISTS docs_live ON docs (gen, dead, n, judgment_id)"
+
 # facet_shown.terms: a document's terms of the counted fields, "field<US>value" joined by <RS>
 _UNIT, _RECORD = "\x1f", "\x1e"
 
@@ -88,6 +93,8 @@ class DocRegistry:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA)
+            if create:
+                self._db.execute(_LIVE_INDEX)
 
     def close(self) -> None:
         with self._lock:
@@ -250,6 +257,11 @@ class DocRegistry:
                 self._db.execute("INSERT INTO meta (key, value) VALUES ('next_n', ?) ON CONFLICT (key) DO UPDATE SET "
                                  "value = MAX(value, excluded.value)", (max(a[0] for a in added) + 1,))
         return killed
+
+    def upgrade(self) -> None:
+        """Add what an index made by an older aqgr lacks and a writer may add (the `docs_live` index)."""
+        with self._lock:
+            self._db.execute(_LIVE_INDEX)
 
     def rollback(self, committed: int) -> list[int]:
         """Undo every generation after `committed` (an update that stopped before its manifest):

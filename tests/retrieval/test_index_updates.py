@@ -194,6 +194,28 @@ def test_staging_looks_documents_up_by_id_not_by_scanning_the_live_ones(tmp_path
     assert large < 2 * small + 20, (small, large)  # 26 and 26 now; 64 and 901 when it scanned
     registry.close()
 
+def _live_plan(registry: DocRegistry) -> str:
+    return " ".join(row[-1] for row in registry._db.execute(
+        "EXPLAIN QUERY PLAN SELECT n, judgment_id FROM docs WHERE gen <= 1 AND (dead IS NULL OR dead > 1)"))
+
+
+def test_the_live_documents_are_read_from_an_index_not_the_rows_and_an_update_adds_it_to_an_older_index(built, hashing_spec):
+    """Every load reads which judgment each n stands for; the rows' pages hold the slot texts, so at
+    a million documents reading them costs seconds. An index made before `docs_live` gets it from
+    its next update (a reader never writes it), and reads the same documents before and after."""
+    index, _ = built
+    assert "COVERING INDEX docs_live" in _live_plan(index._registry)
+    directory = index.directory
+    expected = index._registry.live(index.manifest["generation"])
+    index._registry._db.execute("DROP INDEX docs_live")  # as an older aqgr made it
+    old = SummaryIndex.load(directory)
+    assert "docs_live" not in _live_plan(old._registry)
+    assert old._registry.live(old.manifest["generation"])[1] == expected[1]
+    old.update(CORPUS[:1])  # nothing changes; the update upgrades the registry
+    assert "COVERING INDEX docs_live" in _live_plan(old._registry)
+    assert old._registry.live(old.manifest["generation"])[1] == expected[1]
+
+
 _KILLER = r"""
 import os, signal, sys
 sys.path[:0] = [sys.argv[3]]
