@@ -444,6 +444,15 @@ class Archive:
         """The archive's CitationGraph, or None when none was made, it cannot be read, or it was
         found among other judgments than `judgments` (default: those summarised now): `aqgr
         index` brings it up to date."""
+        found = self._citation_graph()
+        if found is None:
+            return None
+        graph, ids = found
+        return graph if ids == set(self._store.summary_ids(self.settings.summarizer) if judgments is None else judgments) else None
+
+    def _citation_graph(self):
+        """(the CitationGraph as stored, the judgment ids it was found among), or None when there is
+        none or it cannot be read. Opens and closes its own connection: a thread may call it."""
         if not (self.home / CITATIONS_FILE).exists():
             return None
         try:
@@ -451,8 +460,7 @@ class Archive:
         except (IndexMismatchError, OSError, sqlite3.Error):
             return None
         try:
-            ids = set(self._store.summary_ids(self.settings.summarizer) if judgments is None else judgments)
-            return store.graph() if store.ids() == ids else None
+            return store.graph(), store.ids()
         except sqlite3.Error:
             return None
         finally:
@@ -506,15 +514,28 @@ class Archive:
         as the evaluation does per configuration), else the saved index loaded now, with the
         archive's engines, search options and citation graph. For callers that hold one and swap
         it when the index changes (the server); `search()` keeps one of its own."""
-        if index is None:
-            from aqgr.retrieval.backends import load_index
+        from concurrent.futures import ThreadPoolExecutor
 
-            index = load_index(self.settings.index_dir, expect=self.settings.index)
-        # An index searches the summaries it was built from (its manifest names their
-        # engine), whatever summarizer is configured now (a provider set up later).
-        engine = index.manifest.get("summarizer") or self.settings.summarizer
-        summaries = SummaryReader(self._store, engine)  # read as a search needs them, not loaded whole
-        summaries.many(index.doc_ids[:1])  # the database answers (a damaged one raises StoreError now, not mid-search)
+        # The citation graph is read on a thread of its own while the index loads (each is
+        # seconds at a million judgments; SQLite reads release the GIL); it is used only if it
+        # was found among the index's judgments.
+        # A failure here does not wait for the thread, which closes its connection when done.
+        pool = ThreadPoolExecutor(1, thread_name_prefix="aqgr-citations")
+        try:
+            reading = pool.submit(self._citation_graph)
+            if index is None:
+                from aqgr.retrieval.backends import load_index
+
+                index = load_index(self.settings.index_dir, expect=self.settings.index)
+            # An index searches the summaries it was built from (its manifest names their
+            # engine), whatever summarizer is configured now (a provider set up later).
+            engine = index.manifest.get("summarizer") or self.settings.summarizer
+            summaries = SummaryReader(self._store, engine)  # read as a search needs them, not loaded whole
+            summaries.many(index.doc_ids[:1])  # the database answers (a damaged one raises StoreError now, not mid-search)
+            found = reading.result()
+        finally:
+            pool.shutdown(wait=False)
+        graph = found[0] if found is not None and found[1] == set(index.doc_ids) else None
         return Searcher(
             index,
             summaries,
@@ -522,7 +543,7 @@ class Archive:
             self._create(explainers, self.settings.explainer),
             self.settings.search,
             engine,
-            citations=self.citations(index.doc_ids),
+            citations=graph,
             texts=self._store.texts,
             correspondence=self._correspondence_store().load,
         )
