@@ -73,6 +73,17 @@ def _rss_now_mb() -> float:
         return float("nan")
 
 
+def _rss_kinds_mb() -> dict:
+    """The process's resident memory now by kind (Linux /proc/self/status): anonymous (the heap,
+    what the process holds) and file-backed (pages of mapped files, the index's among them, which
+    the kernel drops under pressure and re-reads); {} where /proc is not there."""
+    try:
+        fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
+        return {f"rss_{kind}_mb": round(int(fields[key].split()[0]) / 1024, 1) for kind, key in (("anon", "RssAnon"), ("file", "RssFile"))}
+    except (OSError, ValueError, KeyError, IndexError):
+        return {}
+
+
 class _PhasePeaks:
     """The largest RSS sampled while `phase[0]` names each phase (a daemon thread, every `every` s)."""
 
@@ -233,7 +244,8 @@ def stage_search(args) -> dict:
             steps.setdefault(step, []).append(ms)
     return {"first_search_s": round(first, 2), "queries": len(times), "p50_ms": round(statistics.median(times), 1),
             "p95_ms": round(_percentile(times, 0.95), 1), "p50_steps_ms": {k: round(statistics.median(v), 1) for k, v in steps.items()},
-            "rss_after_load_mb": rss_loaded, "rss_end_mb": _rss_now_mb(), "peak_rss_mb": _peak_rss_mb()}
+            "rss_after_load_mb": rss_loaded, "rss_end_mb": _rss_now_mb(), **{f"end_{k}": v for k, v in _rss_kinds_mb().items()},
+            "peak_rss_mb": _peak_rss_mb()}
 
 
 def stage_disk(args) -> dict:
@@ -338,6 +350,8 @@ MEASURES = (
     *(("search", f"  p50 {step} ms", (lambda step: lambda r: r["search"]["p50_steps_ms"][step])(step))
       for step in ("questions", "retrieval", "explanation")),
     ("search", "RSS after first search MB", lambda r: r["search"]["rss_after_load_mb"]),
+    ("search", "RSS at the end: anonymous MB", lambda r: r["search"]["end_rss_anon_mb"]),
+    ("search", "RSS at the end: mapped files MB", lambda r: r["search"]["end_rss_file_mb"]),
     ("search", "peak RSS MB", lambda r: r["search"]["peak_rss_mb"]),
     ("add", "store s", lambda r: r["add"]["store"]["seconds"]),
     ("add", "build_index s", lambda r: r["add"]["index"]["seconds"]),

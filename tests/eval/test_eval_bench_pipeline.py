@@ -80,6 +80,8 @@ def test_pipeline_benchmark_end_to_end(tmp_path):
     assert 0 < row["search"]["p50_ms"] <= row["search"]["p95_ms"] and row["search"]["queries"] == 3
     assert 0 < row["search"]["first_search_s"] < 60
     assert row["search"]["peak_rss_mb"] > 50 and row["index"]["peak_rss_mb"] > 50
+    anon, mapped = row["search"]["end_rss_anon_mb"], row["search"]["end_rss_file_mb"]  # the two kinds of resident memory
+    assert anon > 20 and mapped > 1 and anon + mapped == pytest.approx(row["search"]["rss_end_mb"], abs=max(25, 0.1 * (anon + mapped)))
     phase_peaks = row["index"]["phase_peak_rss_mb"]  # sampled per build phase, each under the process's peak
     assert phase_peaks and all(50 < mb <= row["index"]["peak_rss_mb"] + 1 for mb in phase_peaks.values()), phase_peaks
     assert row["disk"]["database_mb"] > 0 and row["disk"]["index_mb"] > 0
