@@ -194,6 +194,7 @@ def test_staging_looks_documents_up_by_id_not_by_scanning_the_live_ones(tmp_path
     assert large < 2 * small + 20, (small, large)  # 26 and 26 now; 64 and 901 when it scanned
     registry.close()
 
+
 def _live_plan(registry: DocRegistry) -> str:
     return " ".join(row[-1] for row in registry._db.execute(
         "EXPLAIN QUERY PLAN SELECT n, judgment_id FROM docs WHERE gen <= 1 AND (dead IS NULL OR dead > 1)"))
