@@ -55,7 +55,6 @@ CREATE TABLE IF NOT EXISTS docs (
 );
 CREATE INDEX IF NOT EXISTS docs_judgment ON docs (judgment_id);
 CREATE INDEX IF NOT EXISTS docs_dead ON docs (dead);
-CREATE INDEX IF NOT EXISTS docs_gen ON docs (gen);
 CREATE TABLE IF NOT EXISTS sentences (key BLOB PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS facet_terms (field TEXT NOT NULL, value TEXT NOT NULL, n INTEGER NOT NULL,
@@ -67,9 +66,11 @@ CREATE TABLE IF NOT EXISTS facet_shown (n INTEGER PRIMARY KEY, terms TEXT NOT NU
 """
 
 # Which judgment each live n stands for, read from the index alone (`live`, at every load): without
-# it each row is looked up in the table, whose pages hold the slot texts. Made with a new index and
-# by the next update of an older one (`upgrade`), never by a reader.
+# it each row is looked up in the table, whose pages hold the slot texts. It also serves the reads by
+# generation (`rollback`, `killed`), so an older index's `docs_gen (gen)`, a prefix of it, goes when it
+# comes. Made with a new index and by the next update of an older one (`upgrade`), never by a reader.
 _LIVE_INDEX = "CREATE INDEX IF NOT EXISTS docs_live ON docs (gen, dead, n, judgment_id)"
+_OLD_GEN_INDEX = "DROP INDEX IF EXISTS docs_gen"
 
 # facet_shown.terms: a document's terms of the counted fields, "field<US>value" joined by <RS>
 _UNIT, _RECORD = "\x1f", "\x1e"
@@ -259,9 +260,12 @@ class DocRegistry:
         return killed
 
     def upgrade(self) -> None:
-        """Add what an index made by an older aqgr lacks and a writer may add (the `docs_live` index)."""
-        with self._lock:
+        """Bring an index made by an older aqgr up to date where a writer may: the `docs_live` index
+        added, the `docs_gen` index it makes redundant dropped."""
+        with self._lock, self._db:
+            self._db.execute("BEGIN")
             self._db.execute(_LIVE_INDEX)
+            self._db.execute(_OLD_GEN_INDEX)
 
     def rollback(self, committed: int) -> list[int]:
         """Undo every generation after `committed` (an update that stopped before its manifest):

@@ -209,12 +209,26 @@ def test_the_live_documents_are_read_from_an_index_not_the_rows_and_an_update_ad
     directory = index.directory
     expected = index._registry.live(index.manifest["generation"])
     index._registry._db.execute("DROP INDEX docs_live")  # as an older aqgr made it
+    index._registry._db.execute("CREATE INDEX docs_gen ON docs (gen)")
     old = SummaryIndex.load(directory)
     assert "docs_live" not in _live_plan(old._registry)
     assert old._registry.live(old.manifest["generation"])[1] == expected[1]
     old.update(CORPUS[:1])  # nothing changes; the update upgrades the registry
     assert "COVERING INDEX docs_live" in _live_plan(old._registry)
     assert old._registry.live(old.manifest["generation"])[1] == expected[1]
+    # docs_gen, a prefix of docs_live, is dropped: the reads by generation use docs_live
+    assert _indexes(old._registry) == {"docs_live", "docs_judgment", "docs_dead"}
+    plan = " ".join(row[-1] for row in old._registry._db.execute("EXPLAIN QUERY PLAN SELECT n FROM docs WHERE gen > 1"))
+    assert "docs_live" in plan
+
+
+def _indexes(registry: DocRegistry) -> set[str]:
+    return {row[0] for row in registry._db.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'docs' AND name NOT LIKE 'sqlite_%'")}
+
+
+def test_a_new_index_has_no_redundant_generation_index(built):
+    assert _indexes(built[0]._registry) == {"docs_live", "docs_judgment", "docs_dead"}
 
 
 _KILLER = r"""
