@@ -93,6 +93,7 @@ class PipelineConfig:
     dense_legal_slots: bool = False  # dense embeds only the legal slots (retrieval/documents.py DENSE_SLOTS)
     statutes_via_precedents: bool = False  # statutes: the case ranking's judgments vote for the statutes they quote (aqgr/pipeline/statutes.py)
     question_alone: bool = False  # lexical retrievers read a question alone (SearchOptions.question_alone)
+    fulltext_questions: bool | None = None  # full text reads each question + facts; False: the facts' run stands in (None: SearchOptions' default, by archive size)
     citation_weight: float | None = None  # precedents referred (SearchOptions.citation_weight; None: its default)
     citation_norm: str | None = None  # precedents referred: mean, cosine or sum (SearchOptions.citation_norm; None: its default)
 
@@ -139,6 +140,7 @@ PIPELINE_CONFIGS: dict[str, PipelineConfig] = {
     "aqgr-citations-cosine": replace(AQGR, citation_norm="cosine"),  # votes / sqrt(citing judgments), not their mean
     "aqgr-citations-sum": replace(AQGR, citation_norm="sum"),  # votes summed: much-cited judgments rise
     "aqgr-question-alone": replace(AQGR, question_alone=True),
+    "aqgr-fulltext-once": replace(AQGR, fulltext_questions=False),  # one full-text query a search: the facts' run stands in for the questions'
     "aqgr-fulltext-raw-qtf": replace(AQGR, fulltext_query_tf="raw"),  # full text: repeated query words count linearly
     "aqgr-fulltext-k1-2": replace(AQGR, fulltext_k1=2.0),  # full text: k1 2.0 (the default before tantivy.v1; matrix.v1)
     "aqgr-fulltext-k1-3": replace(AQGR, fulltext_k1=3.0),
@@ -364,6 +366,7 @@ class ArchiveSystem:
             drop_masks=self.pipeline.drop_masks,
             question_weight=self.pipeline.question_weight,
             question_alone=self.pipeline.question_alone,
+            fulltext_questions=self.pipeline.fulltext_questions,
             **({"explain_top": self.pipeline.explain_top} if self.pipeline.explain_top else {}),
             **({"citation_weight": self.pipeline.citation_weight} if self.pipeline.citation_weight is not None else {}),
             **({"citation_norm": self.pipeline.citation_norm} if self.pipeline.citation_norm is not None else {}),

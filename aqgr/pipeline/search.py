@@ -47,7 +47,7 @@ from functools import partial
 from typing import AbstractSet, Callable, Iterable, Mapping, Sequence
 
 from aqgr.pipeline.citation_guard import grounded_questions
-from aqgr.pipeline.config import SearchOptions
+from aqgr.pipeline.config import FULLTEXT_QUESTIONS_UP_TO, SearchOptions
 from aqgr.foundation.collector import collection_paused
 from aqgr.foundation.parallel import side_by_side
 from aqgr.foundation.errors import EmptyArchiveError, FactsTooShortError, NoFiltersError, StoreError
@@ -59,12 +59,14 @@ from aqgr.pipeline.questions import QuestionGenerator
 from aqgr.pipeline.relevance import RelevanceScorer
 from aqgr.retrieval.fusion import fusers
 from aqgr.retrieval.protocol import Index
-from aqgr.retrieval.retrievers import optional_retrievers, vector_retrievers
+from aqgr.retrieval.retrievers import FullTextBM25, optional_retrievers, vector_retrievers
 from aqgr.retrieval.text import strip_masks
 from aqgr.retrieval.types import ScoredDoc, id_hash, ranked
 from aqgr.schemas.filters import FacetCount, Facets, Filters
 from aqgr.schemas.results import CandidateQuestion, Engines, Evidence, Hit, SearchResult, TreatmentWarning
 from aqgr.schemas.summary import StructuredSummary
+
+FULLTEXT = FullTextBM25.name
 
 
 def parties_line(summary: StructuredSummary) -> str:
@@ -254,7 +256,8 @@ class Searcher:
         retrieved_for: dict[str, set[int]] = defaultdict(set)
         if plan.questions and vector_retrievers().intersection(self._retrievers(options)):
             self.index.embed_queries(list(plan.questions))  # the questions not embedded yet, in one model call
-        each = side_by_side([partial(self._retrieve, plan, question) for question in plan.questions])  # aqgr/foundation/parallel.py
+        reused = self._reused_runs(plan, runs)
+        each = side_by_side([partial(self._retrieve, plan, question, reused) for question in plan.questions])  # aqgr/foundation/parallel.py
         for number, question_runs in enumerate(each):
             for name, run in question_runs:
                 runs.append((name, run))
@@ -495,22 +498,41 @@ class Searcher:
         """The facts as a query: without anonymisation placeholders when `options.drop_masks`."""
         return (strip_masks(facts) or facts) if options.drop_masks else facts
 
-    def _retrieve(self, plan: Plan, question: str | None = None) -> list[tuple[str, list[ScoredDoc]]]:
-        """(retriever, run) for the plan's facts, or for `question` + facts when a question is given."""
+    def _reused_runs(self, plan: Plan, facts_runs: Sequence[tuple[str, list[ScoredDoc]]]) -> dict[str, list[ScoredDoc]]:
+        """retriever -> the facts' run that stands in for each question's run of it: the full text's
+        when `fulltext_questions` is off, or unset and the index holds over FULLTEXT_QUESTIONS_UP_TO
+        judgments (the plan's facts runs, else `facts_runs`, else read now)."""
+        names = self._retrievers(plan.options)
+        wanted = plan.options.fulltext_questions
+        if wanted is None:
+            wanted = len(self.index) <= FULLTEXT_QUESTIONS_UP_TO
+        if wanted or not plan.questions or FULLTEXT not in names:
+            return {}
+        for name, run in (*(plan.facts_runs or ()), *facts_runs):
+            if name == FULLTEXT:
+                return {FULLTEXT: run}
+        return dict(self._retrieve(replace(plan, options=plan.options.model_copy(update={"retrievers": (FULLTEXT,)}))))
+
+    def _retrieve(self, plan: Plan, question: str | None = None,
+                  reused: Mapping[str, list[ScoredDoc]] | None = None) -> list[tuple[str, list[ScoredDoc]]]:
+        """(retriever, run) for the plan's facts, or for `question` + facts when a question is given;
+        a retriever in `reused` is not read: its run there is returned in its place."""
         options = plan.options
         query = self._query(plan.facts, options)
         names = self._retrievers(options)
+        reused = reused or {}
+        read = [name for name in names if name not in reused]
         vector = None
-        if question is not None and vector_retrievers().intersection(names):
+        if question is not None and vector_retrievers().intersection(read):
             vector = self.index.combined_vector(self.index.embed_query(query), self.index.embed_query(question), options.question_weight)
         text = query if question is None else question if options.question_alone else f"{question}\n{query}"
         table = self.correspondence
         if table:  # the lexical retrievers also read the sections' counterparts in the other code
             expanded = table.expand(text)
-            if expanded != text and vector is None and vector_retrievers().intersection(names):
+            if expanded != text and vector is None and vector_retrievers().intersection(read):
                 vector = self.index.embed_query(text)  # the dense query stays the text as written
             text = expanded
-        runs = self.index.retrieve(text, plan.depth, retrievers=names, restrict=plan.restrict, exclude=plan.exclude, vector=vector)
+        runs = {**reused, **self.index.retrieve(text, plan.depth, retrievers=read, restrict=plan.restrict, exclude=plan.exclude, vector=vector)}
         return [(name, runs[name]) for name in names]
 
     def _sections(self, summary: StructuredSummary, facts: str) -> list[str]:

@@ -102,3 +102,57 @@ def test_making_a_searcher_leaves_the_garbage_collector_alone(archive, monkeypat
     archive._searcher().search(DYING_DECLARATION_FACTS)
     Archive(settings=archive.settings)._searcher().search(DYING_DECLARATION_FACTS)
     assert frozen.count == 0
+
+
+def test_fulltext_once_makes_one_full_text_query_a_search(archive, monkeypatch):
+    """`fulltext_questions` off: the facts' full-text run stands in for each question's, so a search
+    reads the full text once; the other retrievers still read each question."""
+    searcher = archive._searcher()
+    assert "fulltext" in searcher.index.retrievers
+    asked: list[tuple[str, ...]] = []
+    real = searcher.index.retrieve
+
+    def recording(text, k, *, retrievers, **kwargs):
+        asked.append(tuple(retrievers))
+        return real(text, k, retrievers=retrievers, **kwargs)
+
+    monkeypatch.setattr(searcher.index, "retrieve", recording)
+    once = searcher.options.model_copy(update={"fulltext_questions": False})
+    plan = searcher.plan(DYING_DECLARATION_FACTS, options=once)
+    retrieval = searcher.retrieve(plan)
+    assert plan.questions and len(asked) == 1 + len(plan.questions)
+    assert [("fulltext" in names) for names in asked] == [True] + [False] * len(plan.questions)
+    facts_run = dict(plan.facts_runs)["fulltext"]
+    full_text_runs = [run for name, run in retrieval.runs if name == "fulltext"]
+    assert len(full_text_runs) == 1 + len(plan.questions) and all(run == facts_run for run in full_text_runs)
+    assert sum(name == "bm25" for name, _ in retrieval.runs) == 1 + len(plan.questions)
+    # the user's questions without the facts-alone query: the facts' full text is still read, once
+    asked.clear()
+    alone = once.model_copy(update={"include_facts_query": False})
+    result = searcher.search(DYING_DECLARATION_FACTS, [QUESTION, "Whether the accused had a motive?"], options=alone)
+    assert sorted(names for names in asked) == [("bm25", "dense"), ("bm25", "dense"), ("fulltext",)]
+    assert result.hits
+
+
+def test_by_default_the_questions_read_the_full_text_up_to_a_size(archive, monkeypatch):
+    """`fulltext_questions` unset: each question reads the full text while the index is at most
+    FULLTEXT_QUESTIONS_UP_TO judgments; above it the facts' full-text run stands in."""
+    import aqgr.pipeline.search as search_module
+
+    searcher = archive._searcher()
+    assert searcher.options.fulltext_questions is None
+    asked: list[tuple[str, ...]] = []
+    real = searcher.index.retrieve
+
+    def recording(text, k, *, retrievers, **kwargs):
+        asked.append(tuple(retrievers))
+        return real(text, k, retrievers=retrievers, **kwargs)
+
+    monkeypatch.setattr(searcher.index, "retrieve", recording)
+    monkeypatch.setattr(search_module, "FULLTEXT_QUESTIONS_UP_TO", len(searcher.index))
+    result = searcher.search(DYING_DECLARATION_FACTS)
+    assert result.questions and sum("fulltext" in names for names in asked) == 1 + len(result.questions)
+    asked.clear()
+    monkeypatch.setattr(search_module, "FULLTEXT_QUESTIONS_UP_TO", len(searcher.index) - 1)
+    result = searcher.search(DYING_DECLARATION_FACTS)
+    assert result.questions and sum("fulltext" in names for names in asked) == 1
