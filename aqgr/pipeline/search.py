@@ -532,7 +532,15 @@ class Searcher:
             if expanded != text and vector is None and vector_retrievers().intersection(read):
                 vector = self.index.embed_query(text)  # the dense query stays the text as written
             text = expanded
-        runs = {**reused, **self.index.retrieve(text, plan.depth, retrievers=read, restrict=plan.restrict, exclude=plan.exclude, vector=vector)}
+        groups = [read]
+        if question is None and FULLTEXT in read and len(read) > 1:
+            # the facts' full text, the longest read of a search, beside the other retrievers
+            # (tantivy lets go of the interpreter lock; the facts' embedding is the dense one's)
+            groups = [[FULLTEXT], [name for name in read if name != FULLTEXT]]
+        runs = dict(reused)
+        for found in side_by_side([partial(self.index.retrieve, text, plan.depth, retrievers=group, restrict=plan.restrict,
+                                           exclude=plan.exclude, vector=vector) for group in groups]):
+            runs.update(found)
         return [(name, runs[name]) for name in names]
 
     def _sections(self, summary: StructuredSummary, facts: str) -> list[str]:

@@ -32,36 +32,61 @@ class Calls:
         monkeypatch.setattr(target, name, counting)
 
 
+class Reads:
+    """Records each (query text, retriever) that an index's `retrieve` reads, passing the calls through."""
+
+    def __init__(self, monkeypatch, index):
+        self.pairs: list[tuple[str, str]] = []
+        real = index.retrieve
+
+        def recording(text, k, *, retrievers, **kwargs):
+            self.pairs.extend((text, name) for name in retrievers)
+            return real(text, k, retrievers=retrievers, **kwargs)
+
+        monkeypatch.setattr(index, "retrieve", recording)
+
+    @property
+    def queries(self) -> int:
+        """Distinct query texts read, after checking that no retriever read one twice."""
+        assert len(set(self.pairs)) == len(self.pairs), "a retriever read a query twice"
+        return len({text for text, _ in self.pairs})
+
+    def by(self, name: str) -> int:
+        return sum(read == name for _, read in self.pairs)
+
+
 def test_questions_given_by_the_user_are_not_generated(archive, monkeypatch):
     searcher = archive._searcher()
     generate = Calls(monkeypatch, searcher.questions, "generate")
-    retrieve = Calls(monkeypatch, searcher.index, "retrieve")
+    reads = Reads(monkeypatch, searcher.index)
     result = searcher.search(DYING_DECLARATION_FACTS, [QUESTION])
     assert generate.count == 0
-    assert retrieve.count == 2  # the facts alone, the question with the facts
+    assert reads.queries == 2  # the facts alone, the question with the facts
     assert result.questions == [QUESTION] and result.questions_chosen_by_user and result.candidate_questions == []
     alone = searcher.options.model_copy(update={"include_facts_query": False})
+    reads.pairs.clear()
     searcher.search(DYING_DECLARATION_FACTS, [QUESTION], options=alone)
-    assert generate.count == 0 and retrieve.count == 3  # the question only: no facts-alone query at all
+    assert generate.count == 0 and reads.queries == 1  # the question only: no facts-alone query at all
 
 
 def test_a_search_generates_and_retrieves_each_query_once(archive, monkeypatch):
     searcher = archive._searcher()
     generate = Calls(monkeypatch, searcher.questions, "generate")
-    retrieve = Calls(monkeypatch, searcher.index, "retrieve")
+    reads = Reads(monkeypatch, searcher.index)
     result = searcher.search(DYING_DECLARATION_FACTS)
     assert generate.count == 1 and result.questions
-    assert retrieve.count == 1 + len(result.questions)  # the facts (also the examples), then each question
+    assert reads.queries == 1 + len(result.questions)  # the facts (also the examples), then each question
+    assert all(reads.by(name) == 1 + len(result.questions) for name in searcher.index.retrievers)
 
 
 def test_rank_plans_retrieves_and_explains_once(archive, monkeypatch):
     searcher = archive._searcher()
     generate = Calls(monkeypatch, searcher.questions, "generate")
-    retrieve = Calls(monkeypatch, searcher.index, "retrieve")
+    reads = Reads(monkeypatch, searcher.index)
     explain = Calls(monkeypatch, searcher.explainer, "explain")
     result, ranking = searcher.rank(DYING_DECLARATION_FACTS, depth=50)
     assert (generate.count, explain.count) == (1, 1)
-    assert retrieve.count == 1 + len(result.questions)
+    assert reads.queries == 1 + len(result.questions)
     # the deep ranking is the explained head, then the same fusion's other judgments
     head = [h.judgment_id for h in searcher.rank(DYING_DECLARATION_FACTS, depth=50, options=searcher.options.model_copy(update={"min_score": 1}))[0].hits]
     assert [d.doc_id for d in ranking][: len(head)] == head
@@ -109,28 +134,21 @@ def test_fulltext_once_makes_one_full_text_query_a_search(archive, monkeypatch):
     reads the full text once; the other retrievers still read each question."""
     searcher = archive._searcher()
     assert "fulltext" in searcher.index.retrievers
-    asked: list[tuple[str, ...]] = []
-    real = searcher.index.retrieve
-
-    def recording(text, k, *, retrievers, **kwargs):
-        asked.append(tuple(retrievers))
-        return real(text, k, retrievers=retrievers, **kwargs)
-
-    monkeypatch.setattr(searcher.index, "retrieve", recording)
+    reads = Reads(monkeypatch, searcher.index)
     once = searcher.options.model_copy(update={"fulltext_questions": False})
     plan = searcher.plan(DYING_DECLARATION_FACTS, options=once)
     retrieval = searcher.retrieve(plan)
-    assert plan.questions and len(asked) == 1 + len(plan.questions)
-    assert [("fulltext" in names) for names in asked] == [True] + [False] * len(plan.questions)
+    assert plan.questions and reads.queries == 1 + len(plan.questions)
+    assert reads.by("fulltext") == 1 and reads.by("bm25") == reads.by("dense") == 1 + len(plan.questions)
     facts_run = dict(plan.facts_runs)["fulltext"]
     full_text_runs = [run for name, run in retrieval.runs if name == "fulltext"]
     assert len(full_text_runs) == 1 + len(plan.questions) and all(run == facts_run for run in full_text_runs)
     assert sum(name == "bm25" for name, _ in retrieval.runs) == 1 + len(plan.questions)
     # the user's questions without the facts-alone query: the facts' full text is still read, once
-    asked.clear()
+    reads.pairs.clear()
     alone = once.model_copy(update={"include_facts_query": False})
     result = searcher.search(DYING_DECLARATION_FACTS, [QUESTION, "Whether the accused had a motive?"], options=alone)
-    assert sorted(names for names in asked) == [("bm25", "dense"), ("bm25", "dense"), ("fulltext",)]
+    assert reads.queries == 3 and reads.by("fulltext") == 1 and reads.by("bm25") == reads.by("dense") == 2
     assert result.hits
 
 
@@ -141,18 +159,11 @@ def test_by_default_the_questions_read_the_full_text_up_to_a_size(archive, monke
 
     searcher = archive._searcher()
     assert searcher.options.fulltext_questions is None
-    asked: list[tuple[str, ...]] = []
-    real = searcher.index.retrieve
-
-    def recording(text, k, *, retrievers, **kwargs):
-        asked.append(tuple(retrievers))
-        return real(text, k, retrievers=retrievers, **kwargs)
-
-    monkeypatch.setattr(searcher.index, "retrieve", recording)
+    reads = Reads(monkeypatch, searcher.index)
     monkeypatch.setattr(search_module, "FULLTEXT_QUESTIONS_UP_TO", len(searcher.index))
     result = searcher.search(DYING_DECLARATION_FACTS)
-    assert result.questions and sum("fulltext" in names for names in asked) == 1 + len(result.questions)
-    asked.clear()
+    assert result.questions and reads.by("fulltext") == 1 + len(result.questions)
+    reads.pairs.clear()
     monkeypatch.setattr(search_module, "FULLTEXT_QUESTIONS_UP_TO", len(searcher.index) - 1)
     result = searcher.search(DYING_DECLARATION_FACTS)
-    assert result.questions and sum("fulltext" in names for names in asked) == 1
+    assert result.questions and reads.by("fulltext") == 1
