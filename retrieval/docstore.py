@@ -189,13 +189,13 @@ class DocRegistry:
         with self._lock:
             shown = self._db.execute("SELECT 1 FROM meta WHERE key = 'facet_shown'").fetchone() is not None
         if shown and set(fields) <= set(FACET_FIELDS):
-            counted: Counter[str] = Counter()
+            held: list[str] = []
             with self._lock:
                 for chunk in _chunks(ns, 500):
                     rows = self._db.execute(f"SELECT terms FROM facet_shown WHERE n IN ({','.join('?' * len(chunk))})", chunk)
-                    for (terms,) in rows:
-                        if terms:
-                            counted.update(terms.split(_RECORD))
+                    held.extend(terms for (terms,) in rows if terms)
+            # one list counted at once (a search counts ~10,000 candidates' ~11 terms each)
+            counted: Counter[str] = Counter(_RECORD.join(held).split(_RECORD)) if held else Counter()
             for term, count in counted.items():
                 name, value = term.split(_UNIT, 1)
                 if name in out:
