@@ -532,7 +532,7 @@ class Searcher:
             if expanded != text and vector is None and vector_retrievers().intersection(read):
                 vector = self.index.embed_query(text)  # the dense query stays the text as written
             text = expanded
-        groups = [read]
+        groups = [read] if read else []
         if question is None and FULLTEXT in read and len(read) > 1:
             # the facts' full text, the longest read of a search, beside the other retrievers
             # (tantivy lets go of the interpreter lock; the facts' embedding is the dense one's)

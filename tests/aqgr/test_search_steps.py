@@ -150,6 +150,10 @@ def test_fulltext_once_makes_one_full_text_query_a_search(archive, monkeypatch):
     result = searcher.search(DYING_DECLARATION_FACTS, [QUESTION, "Whether the accused had a motive?"], options=alone)
     assert reads.queries == 3 and reads.by("fulltext") == 1 and reads.by("bm25") == reads.by("dense") == 2
     assert result.hits
+    # the full text alone: a question reads nothing, its run is the facts'
+    reads.pairs.clear()
+    result = searcher.search(DYING_DECLARATION_FACTS, options=once.model_copy(update={"retrievers": ("fulltext",)}))
+    assert result.questions and reads.pairs == [(reads.pairs[0][0], "fulltext")] and result.hits
 
 
 def test_by_default_the_questions_read_the_full_text_up_to_a_size(archive, monkeypatch):
