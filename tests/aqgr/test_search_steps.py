@@ -171,3 +171,22 @@ def test_by_default_the_questions_read_the_full_text_up_to_a_size(archive, monke
     monkeypatch.setattr(search_module, "FULLTEXT_QUESTIONS_UP_TO", len(searcher.index) - 1)
     result = searcher.search(DYING_DECLARATION_FACTS)
     assert result.questions and reads.by("fulltext") == 1
+
+
+def test_the_command_line_chooses_how_often_the_full_text_is_read(archive, monkeypatch):
+    import json
+
+    from typer.testing import CliRunner
+
+    from aqgr.interfaces.cli import app
+
+    searcher = archive._searcher()
+    once = searcher.search(DYING_DECLARATION_FACTS, options=searcher.options.model_copy(update={"fulltext_questions": False}))
+    every = searcher.search(DYING_DECLARATION_FACTS)
+    assert [h.judgment_id for h in once.hits] != [h.judgment_id for h in every.hits]  # so the flag is seen to act
+    args = ["search", DYING_DECLARATION_FACTS, "--home", str(archive.home), "--json"]
+    for flag, expected in (("--fulltext-once", once), ("--fulltext-questions", every), (None, every)):
+        result = CliRunner().invoke(app, args + ([flag] if flag else []))
+        assert result.exit_code == 0, result.output
+        hits = json.loads(result.stdout)["hits"]
+        assert [(h["judgment_id"], h["score"]) for h in hits] == [(h.judgment_id, h.score) for h in expected.hits], flag
