@@ -173,7 +173,7 @@ def test_by_default_the_questions_read_the_full_text_up_to_a_size(archive, monke
     assert result.questions and reads.by("fulltext") == 1
 
 
-def test_the_command_line_chooses_how_often_the_full_text_is_read(archive, monkeypatch):
+def test_the_command_line_and_the_server_choose_how_often_the_full_text_is_read(archive, monkeypatch):
     import json
 
     from typer.testing import CliRunner
@@ -190,3 +190,11 @@ def test_the_command_line_chooses_how_often_the_full_text_is_read(archive, monke
         assert result.exit_code == 0, result.output
         hits = json.loads(result.stdout)["hits"]
         assert [(h["judgment_id"], h["score"]) for h in hits] == [(h.judgment_id, h.score) for h in expected.hits], flag
+    from aqgr.interfaces.server import create_app
+    from tests.server.conftest import TestClient
+
+    with TestClient(create_app(archive=archive)) as client:
+        for value, expected in ((False, once), (True, every)):
+            response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS, "options": {"fulltext_questions": value}})
+            assert response.status_code == 200, response.text
+            assert [(h["judgment_id"], h["score"]) for h in response.json()["hits"]] == [(h.judgment_id, h.score) for h in expected.hits]

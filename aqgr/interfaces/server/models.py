@@ -45,6 +45,7 @@ class SearchOptionsPatch(_Request):
     include_facts_query: bool | None = Field(default=None, description="Also query with the facts alone.")
     min_score: int | None = Field(default=None, ge=1, le=10, description="Hits scored below this (1-10) are not returned.")
     overruled_below: bool | None = Field(default=None, description="Rank a hit that a later judgment of the archive overruled just below that judgment, when it is among the hits (default off; the hit is never dropped and keeps its warning).")
+    fulltext_questions: bool | None = Field(default=None, description="true: each question also reads the judgments' full texts; false: the facts' full-text run stands in for the questions' (one full-text query a search). Omitted: the archive's setting (by default each question up to 100,000 judgments, once above).")
 
 
 class SearchRequest(_Request):
