@@ -514,27 +514,20 @@ class Archive:
         as the evaluation does per configuration), else the saved index loaded now, with the
         archive's engines, search options and citation graph. For callers that hold one and swap
         it when the index changes (the server); `search()` keeps one of its own."""
-        from concurrent.futures import ThreadPoolExecutor
+        # The index, then the citation graph, one after the other: on a thread beside the index
+        # the graph (numpy and Python work) and the index's SQLite row loop (which lets go of the
+        # interpreter lock at every row) waited on each other, and opening a 1e6 archive took
+        # 10.8-11.0 s instead of 5.7-5.9 s (docs/experiments/2026-12-06-open-in-turn.md).
+        if index is None:
+            from aqgr.retrieval.backends import load_index
 
-        # The citation graph is read on a thread of its own while the index loads (each is
-        # seconds at a million judgments; SQLite reads release the GIL); it is used only if it
-        # was found among the index's judgments.
-        # A failure here does not wait for the thread, which closes its connection when done.
-        pool = ThreadPoolExecutor(1, thread_name_prefix="aqgr-citations")
-        try:
-            reading = pool.submit(self._citation_graph)
-            if index is None:
-                from aqgr.retrieval.backends import load_index
-
-                index = load_index(self.settings.index_dir, expect=self.settings.index)
-            # An index searches the summaries it was built from (its manifest names their
-            # engine), whatever summarizer is configured now (a provider set up later).
-            engine = index.manifest.get("summarizer") or self.settings.summarizer
-            summaries = SummaryReader(self._store, engine)  # read as a search needs them, not loaded whole
-            summaries.many(index.doc_ids[:1])  # the database answers (a damaged one raises StoreError now, not mid-search)
-            found = reading.result()
-        finally:
-            pool.shutdown(wait=False)
+            index = load_index(self.settings.index_dir, expect=self.settings.index)
+        # An index searches the summaries it was built from (its manifest names their
+        # engine), whatever summarizer is configured now (a provider set up later).
+        engine = index.manifest.get("summarizer") or self.settings.summarizer
+        summaries = SummaryReader(self._store, engine)  # read as a search needs them, not loaded whole
+        summaries.many(index.doc_ids[:1])  # the database answers (a damaged one raises StoreError now, not mid-search)
+        found = self._citation_graph()
         graph = found[0] if found is not None and found[1] == set(index.doc_ids) else None
         return Searcher(
             index,
