@@ -27,7 +27,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Protocol, Sequence, runtime_checkable
+from typing import ClassVar, Mapping, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 import scipy.sparse as sp
@@ -175,12 +175,18 @@ class BM25Matrix:
         """`scores(query_tokens)` and which documents (a boolean mask) hold at least one query
         term: a score of 0 does not say it (an okapi idf can be 0)."""
         counts = Counter(t for t in query_tokens if t in self.vocab)
-        if not counts:
-            return np.zeros(self.n_docs), np.zeros(self.n_docs, dtype=bool)
-        rows = [self.vocab[t] for t in counts]
         q = np.fromiter((counts[t] for t in counts), dtype=np.float64, count=len(counts))
         if self.query_tf == "log":
             q = 1.0 + np.log(q)
+        return self.weighted_scores(dict(zip(counts, q.tolist())))
+
+    def weighted_scores(self, weights: Mapping[str, float]) -> tuple[np.ndarray, np.ndarray]:
+        """sum over t of weights[t] * BM25(t, d) for every document d, and which documents hold
+        at least one of the terms (as `scores_and_matches`, with the query weights given)."""
+        rows = [self.vocab[t] for t in weights if t in self.vocab]
+        if not rows:
+            return np.zeros(self.n_docs), np.zeros(self.n_docs, dtype=bool)
+        q = np.fromiter((w for t, w in weights.items() if t in self.vocab), dtype=np.float64, count=len(rows))
         sub = self.weights[rows]
         matched = np.zeros(self.n_docs, dtype=bool)
         matched[sub.indices] = True

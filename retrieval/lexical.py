@@ -40,7 +40,7 @@ import os
 import re
 from collections import Counter
 from pathlib import Path
-from typing import ClassVar, Collection, Iterable, Protocol, Sequence, runtime_checkable
+from typing import ClassVar, Collection, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -97,6 +97,12 @@ class LexicalEngine(Protocol):
     def search(self, query_terms: Sequence[str], k: int, *, only: Collection[int] | None = None,
                skip: Collection[int] | None = None) -> list[tuple[int, float]]:
         """The top k (n, score) sharing a term with the query, best first; `only` / `skip`: which n may be returned."""
+        ...
+
+    def score(self, weights: Mapping[str, float], ns: Collection[int]) -> dict[int, float]:
+        """sum over t of weights[t] * BM25(t, d) for each document d of `ns` holding at least one
+        of the terms (the others are left out: they score 0); `weights` are any positive
+        numbers, not only query counts. To re-score known documents for more query terms."""
         ...
 
     def doc_freq(self, term: str) -> int:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import shutil
 import threading
 from pathlib import Path
-from typing import ClassVar, Collection, Iterable, NamedTuple, Sequence
+from typing import ClassVar, Collection, Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -221,6 +221,15 @@ class MatrixEngine:
             cols, chosen = cols[chosen >= kth], chosen[chosen >= kth]
         order = np.lexsort((snap.keys[cols], -chosen))[:k]
         return [(int(snap.ns[c]), float(s)) for c, s in zip(cols[order], chosen[order])]
+
+    def score(self, weights: Mapping[str, float], ns: Collection[int]) -> dict[int, float]:
+        snap = self._snap
+        if not weights or not len(snap.ns):
+            return {}
+        scores, held = snap.matrix.weighted_scores(weights)
+        cols = _columns(snap.ns, as_ns(ns))
+        cols = cols[held[cols]]
+        return dict(zip(snap.ns[cols].tolist(), scores[cols].tolist()))
 
     def doc_freq(self, term: str) -> int:
         matrix = self._snap.matrix

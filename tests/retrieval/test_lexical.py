@@ -154,6 +154,31 @@ def test_only_and_skip_filter_inside_the_search(tmp_path, engine):
     assert index.search(query, 5, only=[]) == []
 
 
+@pytest.mark.parametrize("query_tf", ["raw", "log"])
+def test_score_gives_the_named_documents_their_scores_for_any_weights(tmp_path, engine, query_tf):
+    """`score(weights, ns)`: a search's scores for the named documents, with weights that need
+    not be query counts, so a longer query's scores are a shorter one's plus the added weights'."""
+    from aqgr.retrieval.lexical import query_weights
+
+    corpus = random_corpus(11, 300, 60)
+    index = build(engine, tmp_path / "ix", corpus, query_tf=query_tf)
+    base = ["w1", "w2", "w7", "w40", "w2", "w200"]
+    longer = base + ["w3", "w7", "w7", "w150", "unknown_term"]
+    full = dict(index.search(longer, 10**6))
+    named = [n for n, _ in index.search(base, 40)] + [next(n for n, t in corpus.items() if not t), 123]  # empty; absent
+    held = dict(index.search(base, 10**6))
+    added = query_weights(longer, query_tf)
+    extra = {t: w - query_weights(base, query_tf).get(t, 0.0) for t, w in added.items()}
+    extra = {t: w for t, w in extra.items() if w}
+    assert any(w != int(w) for w in extra.values()) == (query_tf == "log")
+    more = index.score(extra, named)
+    assert set(more) <= set(named[:-2]) and set(more) == {n for n in named if set(corpus.get(n, ())) & set(extra)}
+    for n in named[:-2]:
+        assert held[n] + more.get(n, 0.0) == pytest.approx(full[n], rel=1e-5)
+    assert index.score({"w1": 0.5}, named) == pytest.approx({n: s / 2 for n, s in index.score({"w1": 1.0}, named).items()}, rel=1e-6)
+    assert index.score({}, named) == {} and index.score(extra, []) == {}
+
+
 def test_log_query_tf_weighs_repeated_terms(tmp_path, engine):
     corpus = {1: ["cheat", "fraud", "cheat"], 2: ["fraud"], 3: ["dowri"]}
     raw = build(engine, tmp_path / "raw", corpus, query_tf="raw")
