@@ -94,6 +94,7 @@ class PipelineConfig:
     statutes_via_precedents: bool = False  # statutes: the case ranking's judgments vote for the statutes they quote (aqgr/pipeline/statutes.py)
     question_alone: bool = False  # lexical retrievers read a question alone (SearchOptions.question_alone)
     fulltext_questions: bool | None = None  # full text reads each question + facts; False: the facts' run stands in (None: SearchOptions' default, by archive size)
+    rescore_questions: bool | None = None  # a question's BM25 runs re-rank the facts' runs (None: SearchOptions' default, by archive size)
     citation_weight: float | None = None  # precedents referred (SearchOptions.citation_weight; None: its default)
     citation_norm: str | None = None  # precedents referred: mean, cosine or sum (SearchOptions.citation_norm; None: its default)
 
@@ -141,6 +142,8 @@ PIPELINE_CONFIGS: dict[str, PipelineConfig] = {
     "aqgr-citations-sum": replace(AQGR, citation_norm="sum"),  # votes summed: much-cited judgments rise
     "aqgr-question-alone": replace(AQGR, question_alone=True),
     "aqgr-fulltext-once": replace(AQGR, fulltext_questions=False),  # one full-text query a search: the facts' run stands in for the questions'
+    "aqgr-rescored": replace(AQGR, rescore_questions=True),  # each question's BM25 runs re-rank the facts' candidates
+    "aqgr-large": replace(AQGR, rescore_questions=True, fulltext_questions=False),  # the defaults above 100,000 judgments
     "aqgr-fulltext-raw-qtf": replace(AQGR, fulltext_query_tf="raw"),  # full text: repeated query words count linearly
     "aqgr-fulltext-k1-2": replace(AQGR, fulltext_k1=2.0),  # full text: k1 2.0 (the default before tantivy.v1; matrix.v1)
     "aqgr-fulltext-k1-3": replace(AQGR, fulltext_k1=3.0),
@@ -367,6 +370,7 @@ class ArchiveSystem:
             question_weight=self.pipeline.question_weight,
             question_alone=self.pipeline.question_alone,
             fulltext_questions=self.pipeline.fulltext_questions,
+            rescore_questions=self.pipeline.rescore_questions,
             **({"explain_top": self.pipeline.explain_top} if self.pipeline.explain_top else {}),
             **({"citation_weight": self.pipeline.citation_weight} if self.pipeline.citation_weight is not None else {}),
             **({"citation_norm": self.pipeline.citation_norm} if self.pipeline.citation_norm is not None else {}),

@@ -764,6 +764,23 @@ class SummaryIndex:
         asked = Query(query, self._tokenizer, lambda: self.embed_query(query), vector)
         return {name: [] if empty else self._run(self._parts[name], asked, k, only, drop) for name in names}
 
+    def rescore(self, query: str, base: str, runs: Mapping[str, Sequence[ScoredDoc]]) -> dict[str, list[ScoredDoc]]:
+        """The judgments of each of `runs` (retriever -> the run `retrieve` gave for `base`) ranked
+        by their scores for `query` (base's text and more: a question followed by the facts),
+        for the retrievers that can re-score (the BM25 ones: `Retriever.rescore`); the others
+        are left out, for the caller to read. A run keeps its judgments, no more: one its base
+        left out stays out, so this is a re-ranking of base's candidates, not a search."""
+        asked = Query(query, self._tokenizer, lambda: None)
+        given = Query(base, self._tokenizer, lambda: None)
+        found: dict[str, list[ScoredDoc]] = {}
+        for name, run in runs.items():
+            part = self._parts.get(name)
+            numbered = [(self._n_of[d.doc_id], d.score) for d in run if d.doc_id in self._n_of]
+            scored = part.rescore(asked, given, numbered) if part is not None and len(numbered) == len(run) else None
+            if scored is not None:
+                found[name] = ranked((self._ids[n], score) for n, score in scored)
+        return found
+
     def admitted(self, ns, where: Where | None = None) -> Admitted:
         """The judgments of live document numbers `ns` (a facet selection, sorted) as a set of ids
         that this generation's `retrieve` reads as the numbers they are; `where`, the filter that

@@ -41,6 +41,7 @@ from .dense import document_windows
 from .documents import dense_texts
 from .embed_cache import EmbeddingCache, embed_with_cache
 from .restriction import field_terms
+from .lexical import query_weights
 from .text import with_pairs
 
 if TYPE_CHECKING:
@@ -140,6 +141,12 @@ class Retriever:
         when `filters_inside`) keeps those matching a filter (retrieval/restriction.py `Where`)."""
         raise NotImplementedError
 
+    def rescore(self, query: Query, base: Query, run: Sequence[tuple[int, float]]) -> list[tuple[int, float]] | None:
+        """The documents of `run` (`base`'s results: n, score) with their scores for `query`, whose
+        text adds to base's, computed from base's scores and the added part alone; None when
+        this part cannot (then `query` is searched)."""
+        return None
+
     @property
     def filters_inside(self) -> bool:
         """Whether `search` takes `where`: the part's documents carry their filter fields."""
@@ -215,6 +222,21 @@ class _BM25(Retriever):
         if where is not None:
             return self.engine.search(terms, k, only=only, where=where)
         return self.engine.search(terms, k, only=only)
+
+    def rescore(self, query: Query, base: Query, run: Sequence[tuple[int, float]]) -> list[tuple[int, float]] | None:
+        """BM25 is a sum over the query's terms, so a document's score for `query` is its score for
+        `base` plus its score for the weights `query` adds (its terms not in base, and the extra
+        count of those it repeats): one short query over the run's documents, not the whole
+        archive. Exact up to float rounding. None when `query` does not hold all of base's terms
+        (a weight would fall)."""
+        query_tf = self.engine.params["query_tf"]
+        added = query_weights(with_pairs(query.tokens, self.ngrams), query_tf)
+        held = query_weights(with_pairs(base.tokens, self.ngrams), query_tf)
+        extra = {t: w - held.get(t, 0.0) for t, w in added.items() if w != held.get(t, 0.0)}
+        if any(t not in added for t in held) or any(w < 0 for w in extra.values()):
+            return None
+        more = self.engine.score(extra, [n for n, _ in run]) if extra and run else {}
+        return [(n, score + more.get(n, 0.0)) for n, score in run]
 
     @property
     def filters_inside(self) -> bool:

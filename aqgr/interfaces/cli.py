@@ -251,6 +251,7 @@ def search(
     disposal: Optional[str] = typer.Option(None, "--disposal", help="Only judgments disposed so: allowed, dismissed, partly."),
     overruled_below: bool = typer.Option(False, "--overruled-below", help="Rank a hit that a later judgment of the archive overruled just below that judgment, when it is among the hits (off by default; the hit is never dropped and keeps its warning)."),
     fulltext_questions: Optional[bool] = typer.Option(None, "--fulltext-questions/--fulltext-once", help="Each question also reads the judgments' full texts, or the facts' full-text run stands in for the questions' (one full-text query a search). Default: each question up to 100,000 judgments, once above."),
+    rescore_questions: Optional[bool] = typer.Option(None, "--rescore-questions/--search-questions", help="A question's BM25 runs re-rank the facts' candidates (the same scores, milliseconds), or search the whole archive. Default: search up to 100,000 judgments, re-rank above."),
 ) -> None:
     """Question-guided search: the legal questions the facts raise, and the judgments that answer them."""
     if facts == "-":
@@ -272,7 +273,8 @@ def search(
                     shown.print(f"{i}. {c.text}  [{c.source_judgment_id}, {c.score:.3f}]", soft_wrap=True)
             return
         changes = {**({"overruled_below": True} if overruled_below else {}),
-                   **({"fulltext_questions": fulltext_questions} if fulltext_questions is not None else {})}
+                   **({"fulltext_questions": fulltext_questions} if fulltext_questions is not None else {}),
+                   **({"rescore_questions": rescore_questions} if rescore_questions is not None else {})}
         options = archive.settings.search.model_copy(update=changes) if changes else None
         result = archive.search(facts, question or None, k=k, filters=filters, options=options)
     except AqgrError as exc:

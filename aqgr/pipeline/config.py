@@ -29,6 +29,10 @@ MODEL_ENGINE = "llm.v1"
 # options say otherwise (SearchOptions.fulltext_questions): at 100,000 synthetic judgments a
 # full-text query over a long facts text takes about 30-100 ms on 2 cores, at 1,000,000 about 275.
 FULLTEXT_QUESTIONS_UP_TO = 100_000
+# Above this many judgments a question's BM25 runs re-rank the facts' runs (SearchOptions.rescore_questions):
+# tantivy walks every posting of a long query (its Python binding never prunes), 100-150 ms a
+# summary query and ~275 ms a full-text one at 1,000,000 judgments; re-scoring costs milliseconds.
+RESCORE_QUESTIONS_UP_TO = 100_000
 
 
 class SearchOptions(BaseModel):
@@ -48,6 +52,7 @@ class SearchOptions(BaseModel):
     drop_masks: bool = Field(default=True, description="Query without anonymisation placeholders (P1, Act A1, Section S): measured to help on the citation benchmark.")
     include_facts_query: bool = Field(default=True, description="Also query with the facts alone, beside each question + facts.")
     question_alone: bool = Field(default=False, description="Lexical retrievers read a question alone, not question + facts (an ablation: issue-to-issue matching).")
+    rescore_questions: bool | None = Field(default=None, description="How a question's BM25 runs (summary, and full text when it reads each question) are made: True, the facts' runs re-ranked by the question with the facts (the same scores, from the facts' scores plus the question's terms, over the facts' candidates only); False, the question with the facts searched over the whole archive. None: False for an index of at most RESCORE_QUESTIONS_UP_TO (100,000) judgments, True above. Only with the facts' runs at hand (generated questions, or include_facts_query), on the embedded index (docs/experiments/2026-12-06-rescored-questions.md).")
     fulltext_questions: bool | None = Field(default=None, description="Full-text BM25 reads each question with the facts (True), or the facts' own full-text run stands in for each question's (False: one full-text query a search instead of 1 + n_questions). None: True for an index of at most FULLTEXT_QUESTIONS_UP_TO (100,000) judgments, False above, where a full-text query over long facts takes from tens to hundreds of ms and a search would make four. On the citation benchmark False costs 0.001 MAP (0.1631 -> 0.1621; docs/experiments/2026-12-06-fulltext-once.md).")
     fusion_depth: int = Field(default=1000, ge=1, le=10000, description="Each run is fused over its top fusion_depth judgments (score fusion min-max normalises per run: a shallow run would inflate its tail; 1000, the evaluation depth, so search and evaluation rank alike).")
     citation_weight: float = Field(default=0.3, ge=0, description="Precedents referred: a judgment cited by the ranked judgments gains citation_weight x the best fused score x its votes (the mean of 1/rank over the archive judgments citing it; retrieval/citations/graph.py). 0: off. 0.3: the largest weight that still helps at least as many citation-benchmark queries as it hurts. Needs the archive's citation graph, made by `aqgr index`.")

@@ -47,7 +47,7 @@ from functools import partial
 from typing import AbstractSet, Callable, Iterable, Mapping, Sequence
 
 from aqgr.pipeline.citation_guard import grounded_questions
-from aqgr.pipeline.config import FULLTEXT_QUESTIONS_UP_TO, SearchOptions
+from aqgr.pipeline.config import FULLTEXT_QUESTIONS_UP_TO, RESCORE_QUESTIONS_UP_TO, SearchOptions
 from aqgr.foundation.collector import collection_paused
 from aqgr.foundation.parallel import side_by_side
 from aqgr.foundation.errors import EmptyArchiveError, FactsTooShortError, NoFiltersError, StoreError
@@ -257,7 +257,9 @@ class Searcher:
         if plan.questions and vector_retrievers().intersection(self._retrievers(options)):
             self.index.embed_queries(list(plan.questions))  # the questions not embedded yet, in one model call
         reused = self._reused_runs(plan, runs)
-        each = side_by_side([partial(self._retrieve, plan, question, reused) for question in plan.questions])  # aqgr/foundation/parallel.py
+        rescored_from = self._rescored_from(plan, runs, reused)
+        each = side_by_side([partial(self._retrieve, plan, question, reused, rescored_from)  # aqgr/foundation/parallel.py
+                             for question in plan.questions])
         for number, question_runs in enumerate(each):
             for name, run in question_runs:
                 runs.append((name, run))
@@ -513,10 +515,25 @@ class Searcher:
                 return {FULLTEXT: run}
         return dict(self._retrieve(replace(plan, options=plan.options.model_copy(update={"retrievers": (FULLTEXT,)}))))
 
-    def _retrieve(self, plan: Plan, question: str | None = None,
-                  reused: Mapping[str, list[ScoredDoc]] | None = None) -> list[tuple[str, list[ScoredDoc]]]:
+    def _rescored_from(self, plan: Plan, facts_runs: Sequence[tuple[str, list[ScoredDoc]]],
+                       reused: Mapping[str, list[ScoredDoc]]) -> dict[str, list[ScoredDoc]]:
+        """retriever -> the facts' run that each question's run of it re-ranks (`rescore_questions`
+        on, or unset and the index holds over RESCORE_QUESTIONS_UP_TO judgments): the plan's facts
+        runs, else `facts_runs`, less those `reused`; {} when off or when the facts' runs were not
+        read (the user's questions without the facts-alone query)."""
+        wanted = plan.options.rescore_questions
+        if wanted is None:
+            wanted = len(self.index) > RESCORE_QUESTIONS_UP_TO
+        if not wanted or not plan.questions or plan.options.question_alone or getattr(self.index, "rescore", None) is None:
+            return {}
+        return {name: run for name, run in (*(plan.facts_runs or ()), *facts_runs) if name not in reused}
+
+    def _retrieve(self, plan: Plan, question: str | None = None, reused: Mapping[str, list[ScoredDoc]] | None = None,
+                  rescored_from: Mapping[str, list[ScoredDoc]] | None = None) -> list[tuple[str, list[ScoredDoc]]]:
         """(retriever, run) for the plan's facts, or for `question` + facts when a question is given;
-        a retriever in `reused` is not read: its run there is returned in its place."""
+        a retriever in `reused` is not read: its run there is returned in its place; one in
+        `rescored_from` (the facts' runs) is that run re-ranked for the question where the index
+        can (`SummaryIndex.rescore`: BM25), else read."""
         options = plan.options
         query = self._query(plan.facts, options)
         names = self._retrievers(options)
@@ -532,12 +549,16 @@ class Searcher:
             if expanded != text and vector is None and vector_retrievers().intersection(read):
                 vector = self.index.embed_query(text)  # the dense query stays the text as written
             text = expanded
+        rescored: dict[str, list[ScoredDoc]] = {}
+        if question is not None and rescored_from and (wanted := {name: rescored_from[name] for name in read if name in rescored_from}):
+            rescored = self.index.rescore(text, table.expand(query) if table else query, wanted)
+            read = [name for name in read if name not in rescored]
         groups = [read] if read else []
         if question is None and FULLTEXT in read and len(read) > 1:
             # the facts' full text, the longest read of a search, beside the other retrievers
             # (tantivy lets go of the interpreter lock; the facts' embedding is the dense one's)
             groups = [[FULLTEXT], [name for name in read if name != FULLTEXT]]
-        runs = dict(reused)
+        runs = {**reused, **rescored}
         for found in side_by_side([partial(self.index.retrieve, text, plan.depth, retrievers=group, restrict=plan.restrict,
                                            exclude=plan.exclude, vector=vector) for group in groups]):
             runs.update(found)

@@ -198,3 +198,71 @@ def test_the_command_line_and_the_server_choose_how_often_the_full_text_is_read(
             response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS, "options": {"fulltext_questions": value}})
             assert response.status_code == 200, response.text
             assert [(h["judgment_id"], h["score"]) for h in response.json()["hits"]] == [(h.judgment_id, h.score) for h in expected.hits]
+
+
+def test_rescored_question_runs_score_as_a_search_over_the_facts_candidates(archive, monkeypatch):
+    """`rescore_questions` on: a question's BM25 runs (summary and full text) are the facts' runs
+    re-ranked, with each judgment's score what a search for the question + facts gives it; they
+    keep the facts' candidates and read nothing from the archive; the dense runs still search."""
+    searcher = archive._searcher()
+    rescore = searcher.options.model_copy(update={"rescore_questions": True, "fulltext_questions": True})
+    plan = searcher.plan(DYING_DECLARATION_FACTS, options=rescore)
+    reads = Reads(monkeypatch, searcher.index)
+    retrieval = searcher.retrieve(plan)
+    assert plan.questions and reads.by("bm25") == reads.by("fulltext") == 0 and reads.by("dense") == len(plan.questions)
+    facts = dict(plan.facts_runs)
+    for name in ("bm25", "fulltext"):
+        question_runs = [run for n, run in retrieval.runs if n == name][1:]  # after the facts' own
+        assert len(question_runs) == len(plan.questions)
+        for question, run in zip(plan.questions, question_runs):
+            assert {d.doc_id for d in run} == {d.doc_id for d in facts[name]}
+            searched = dict(searcher.index.retrieve(f"{question}\n{searcher._query(plan.facts, rescore)}", plan.depth, retrievers=[name])[name])
+            assert all(d.score == pytest.approx(searched[d.doc_id], rel=1e-5) for d in run if d.doc_id in searched)
+            assert [d.score for d in run] == sorted((d.score for d in run), reverse=True)
+            assert run != facts[name]  # the question's terms moved some judgment
+    # off: every question searches the archive
+    reads.pairs.clear()
+    searcher.retrieve(searcher.plan(DYING_DECLARATION_FACTS, options=rescore.model_copy(update={"rescore_questions": False})))
+    assert reads.by("bm25") == reads.by("fulltext") == 1 + len(plan.questions)
+
+
+def test_by_default_the_questions_are_rescored_above_a_size(archive, monkeypatch):
+    """`rescore_questions` unset: a question's BM25 runs search the archive while it holds at most
+    RESCORE_QUESTIONS_UP_TO judgments, and re-rank the facts' runs above it."""
+    import aqgr.pipeline.search as search_module
+
+    searcher = archive._searcher()
+    assert searcher.options.rescore_questions is None
+    reads = Reads(monkeypatch, searcher.index)
+    every = searcher.options.model_copy(update={"fulltext_questions": True})
+    monkeypatch.setattr(search_module, "RESCORE_QUESTIONS_UP_TO", len(searcher.index))
+    result = searcher.search(DYING_DECLARATION_FACTS, options=every)
+    assert result.questions and reads.by("bm25") == 1 + len(result.questions)
+    reads.pairs.clear()
+    monkeypatch.setattr(search_module, "RESCORE_QUESTIONS_UP_TO", len(searcher.index) - 1)
+    result = searcher.search(DYING_DECLARATION_FACTS, options=every)
+    assert result.questions and result.hits and reads.by("bm25") == reads.by("fulltext") == 1
+
+
+def test_the_command_line_and_the_server_choose_whether_questions_are_rescored(archive, monkeypatch):
+    from typer.testing import CliRunner
+
+    from aqgr.interfaces.cli import app
+    from aqgr.retrieval.index import SummaryIndex
+
+    rescores = Calls(monkeypatch, SummaryIndex, "rescore")
+    args = ["search", DYING_DECLARATION_FACTS, "--home", str(archive.home), "--json"]
+    for flag, used in (("--rescore-questions", True), ("--search-questions", False), (None, False)):
+        before = rescores.count
+        result = CliRunner().invoke(app, args + ([flag] if flag else []))
+        assert result.exit_code == 0, result.output
+        assert (rescores.count > before) == used, flag
+    from aqgr.interfaces.server import create_app
+    from tests.server.conftest import TestClient
+
+    with TestClient(create_app(archive=archive)) as client:
+        for value in (True, False):
+            before = rescores.count
+            response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS, "options": {"rescore_questions": value}})
+            assert response.status_code == 200, response.text
+            assert (rescores.count > before) == value

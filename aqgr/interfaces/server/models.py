@@ -46,6 +46,7 @@ class SearchOptionsPatch(_Request):
     min_score: int | None = Field(default=None, ge=1, le=10, description="Hits scored below this (1-10) are not returned.")
     overruled_below: bool | None = Field(default=None, description="Rank a hit that a later judgment of the archive overruled just below that judgment, when it is among the hits (default off; the hit is never dropped and keeps its warning).")
     fulltext_questions: bool | None = Field(default=None, description="true: each question also reads the judgments' full texts; false: the facts' full-text run stands in for the questions' (one full-text query a search). Omitted: the archive's setting (by default each question up to 100,000 judgments, once above).")
+    rescore_questions: bool | None = Field(default=None, description="true: a question's BM25 runs re-rank the facts' candidates (the same scores, in milliseconds); false: they search the whole archive. Omitted: the archive's setting (by default search up to 100,000 judgments, re-rank above).")
 
 
 class SearchRequest(_Request):
