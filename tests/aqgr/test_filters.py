@@ -37,8 +37,8 @@ def archive(tmp_path_factory):
     return indexed_archive(base / "home", base / "in", MORE)
 
 
-def hits(archive, **filters):
-    return [h.judgment_id for h in archive.search(DYING_DECLARATION_FACTS, k=10, options=EVERY, filters=Filters(**filters)).hits]
+def hits(archive, options=EVERY, **filters):
+    return [h.judgment_id for h in archive.search(DYING_DECLARATION_FACTS, k=10, options=options, filters=Filters(**filters)).hits]
 
 
 # --- normalisation ----------------------------------------------------------------------------
@@ -133,8 +133,11 @@ def test_unfiltered_search_reports_facets_counted_over_its_candidates(archive):
     ({"disposal": "partly"}, {"B1"}),
     ({"court": "Supreme Court of India", "disposal": "allowed"}, {"A2"}),
 ])
-def test_every_hit_satisfies_the_filter_and_every_match_is_returned(archive, filters, expected):
-    assert set(hits(archive, **filters)) == expected
+@pytest.mark.parametrize("rescore", [False, True])
+def test_every_hit_satisfies_the_filter_and_every_match_is_returned(archive, filters, expected, rescore):
+    """Also with the questions' BM25 runs re-scored from the facts' runs (as above 100,000 judgments)."""
+    options = EVERY.model_copy(update={"rescore_questions": rescore, "fulltext_questions": True})
+    assert set(hits(archive, options, **filters)) == expected
 
 
 def test_a_filter_narrows_the_retrieval_not_the_top_k(archive):
