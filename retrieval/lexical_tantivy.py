@@ -28,18 +28,16 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import ClassVar, Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from aqgr.foundation.errors import IndexLockedError, IndexMismatchError, MissingDependencyError
-from aqgr.foundation.parallel import spare_cores
 
 from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1
 from .restriction import Where
-from .lexical import (LEXICAL_FORMAT, MAX_N, as_ns, best, check_n, check_params, disk_bytes, joined_terms, lexical_engines,
+from .lexical import (LEXICAL_FORMAT, as_ns, best, check_n, check_params, disk_bytes, joined_terms, lexical_engines,
                       new_directory, query_weights, read_manifest, write_manifest)
 
 NAME = "tantivy.v1"
@@ -55,11 +53,6 @@ WRITER_HEAP_BYTES = 192_000_000
 WRITER_THREADS = max(1, min(2, os.cpu_count() or 1))
 # A search first fetches k + TIE_SLACK hits (see the module docstring).
 TIE_SLACK = 16
-# From this many documents an unrestricted search runs as two, each over half the range of n, the
-# second on a thread of its own: tantivy's Python binding walks every posting of every query term
-# (it never prunes: docs/experiments/2026-12-06-rescored-questions.md), so each half costs half,
-# and the merged top k is the whole's (each half brings its k best and all tied with its k-th).
-SPLIT_FROM = 200_000
 # tantivy's own BM25 constants (tantivy/src/query/bm25.rs); not settable.
 TANTIVY_K1, TANTIVY_B, TANTIVY_IDF = 1.2, 0.75, "lucene"
 
@@ -81,21 +74,6 @@ def _schema(fields: bool = True):
         builder.add_text_field(FIELDS, stored=False, tokenizer_name="raw", index_option="basic")
         builder.add_integer_field(DECIDED, stored=False, indexed=True, fast=True)
     return builder.build()
-
-
-_split: ThreadPoolExecutor | None = None
-_split_lock = threading.Lock()
-
-
-def _split_pool() -> ThreadPoolExecutor | None:
-    """The threads that search the second half of a split search (one fewer than the cores, at
-    most 3; None on one core). Apart from the search pool (aqgr/foundation/parallel.py), whose
-    threads may be the ones waiting for a half."""
-    global _split
-    with _split_lock:
-        if _split is None and (workers := spare_cores()) > 0:
-            _split = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="aqgr-lexical")
-        return _split
 
 
 def _is_lock_busy(exc: Exception) -> bool:
@@ -120,7 +98,6 @@ class TantivyEngine:
         self._added: set[int] = set()  # n added since the writer opened (a second add replaces the first)
         self._only = None  # (a read-only `only` array, its filter query): the last restriction searched
         self._where = None  # (a Where, its query): the last filter searched
-        self._middle = None  # ((documents, segments), the n that splits a search in two): `_halves`
         # Whether the documents carry their filter fields, so that `search(where=...)` can apply a
         # filter inside the search (an index made before them: the caller names the documents).
         self.filters_inside = manifest.get("fields") == FIELDS_VERSION
@@ -264,18 +241,6 @@ class TantivyEngine:
                 clauses.append((Occur.MustNot, self._n_query(skip)))
             query = Query.boolean_query(clauses)
         searcher = self._index.searcher()
-        halves = self._halves(searcher) if only is None else None
-        if halves is None:
-            return best(self._top(searcher, query, k), k)
-        first, second = (Query.boolean_query([(Occur.Must, query), (Occur.Must, Query.const_score_query(
-            Query.range_query(self._schema, N, tantivy.FieldType.Unsigned, low, high), 0.0))]) for low, high in halves)
-        later = _split_pool().submit(self._top, searcher, second, k)
-        return best(self._top(searcher, first, k) + later.result(), k)
-
-    @staticmethod
-    def _top(searcher, query, k: int) -> list[tuple[int, float]]:
-        """The best k (n, score) of `query` and every hit tied with the k-th: fetched deeper while
-        the last fetched hit ties with it."""
         fetch = k + TIE_SLACK
         while True:
             hits = searcher.search(query, fetch, count=False).hits
@@ -283,21 +248,7 @@ class TantivyEngine:
                 break
             fetch *= 2
         ns = searcher.fast_field_values(N, [address for _, address in hits])
-        return [(int(n), float(score)) for n, (score, _) in zip(ns, hits)]
-
-    def _halves(self, searcher) -> tuple[tuple[int, int], tuple[int, int]] | None:
-        """Two ranges of n that share the documents about evenly (split at the middle of the
-        smallest and largest n, read once per committed state), or None: under SPLIT_FROM
-        documents, or no core to spare. The ranges cover every n, so a stale middle only
-        unbalances the halves."""
-        if searcher.num_docs < SPLIT_FROM or _split_pool() is None:
-            return None
-        state = (searcher.num_docs, searcher.num_segments)
-        held = self._middle
-        if held is None or held[0] != state:
-            found = searcher.aggregate(_tantivy().Query.all_query(), {"low": {"min": {"field": N}}, "high": {"max": {"field": N}}})
-            held = self._middle = (state, (int(found["low"]["value"]) + int(found["high"]["value"])) // 2 + 1)
-        return (0, held[1] - 1), (held[1], MAX_N)
+        return best(((int(n), float(score)) for n, (score, _) in zip(ns, hits)), k)
 
     def _weighted_query(self, weights: Mapping[str, float]):
         """The disjunction of the terms' queries, each boosted by its weight."""
@@ -306,9 +257,9 @@ class TantivyEngine:
                                     for t, w in weights.items()])
 
     def score(self, weights: Mapping[str, float], ns: Collection[int]) -> dict[int, float]:
-        """`LexicalEngine.score`: the weighted query with `ns` as its filter, read to the end
-        (at 1e6 documents a question's dozen terms over a thousand documents: ~28 ms, most of it
-        the filter's look-up of the named documents)."""
+        """`LexicalEngine.score`: the weighted query with `ns` as its filter, read to the end.
+        tantivy walks only the postings near the named documents, so a short query over a
+        thousand documents costs milliseconds whatever the archive's size."""
         ns = as_ns(ns)
         if not weights or not ns:
             return {}

@@ -34,11 +34,6 @@ def _workers() -> int:
     return max(0, min(cores - 1, 3))
 
 
-def spare_cores() -> int:
-    """Cores a search may use beside the thread that runs it (0 on one core)."""
-    return _workers()
-
-
 def _shared_pool() -> ThreadPoolExecutor | None:
     global _pool
     with _pool_lock:

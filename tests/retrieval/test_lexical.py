@@ -179,34 +179,6 @@ def test_score_gives_the_named_documents_their_scores_for_any_weights(tmp_path, 
     assert index.score({}, named) == {} and index.score(extra, []) == {}
 
 
-def test_a_large_tantivy_index_searches_in_two_halves_with_the_same_results(tmp_path, monkeypatch):
-    """From SPLIT_FROM documents a search runs over two ranges of n on two threads; the merged
-    top k (ties at the k-th place included) is the unsplit search's, with skip too."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    import aqgr.retrieval.lexical_tantivy as module
-
-    corpus = random_corpus(5, 400, 30)  # short documents: many tied scores
-    corpus.update({n: ["tied", "w3"] for n in random.Random(8).sample(range(10**12, 2 * 10**12), 120)})  # 120 equal scores
-    index = build("tantivy.v1", tmp_path / "ix", corpus)
-    queries = random_queries(6, corpus, 25) + [["w0"], ["w1", "w2"], ["tied"], ["tied", "w3", "w1"]]
-    whole = [index.search(q, k) for q in queries for k in (1, 7, 50, 10**6)]
-    skip = sorted(corpus)[::3]
-    whole_skip = [index.search(q, 20, skip=skip) for q in queries]
-    halves = []
-    real = module.TantivyEngine._top
-    monkeypatch.setattr(module.TantivyEngine, "_top", staticmethod(lambda *a: halves.append(1) or real(*a)))
-    monkeypatch.setattr(module, "SPLIT_FROM", 0)
-    with ThreadPoolExecutor(1) as pool:
-        monkeypatch.setattr(module, "_split_pool", lambda: pool)
-        assert [index.search(q, k) for q in queries for k in (1, 7, 50, 10**6)] == whole
-        assert [index.search(q, 20, skip=skip) for q in queries] == whole_skip
-        assert len(halves) == 2 * (len(whole) + len(whole_skip))
-        assert index.search(queries[0], 5, only=skip) == [hit for hit in whole[3] if hit[0] in set(skip)][:5]
-        assert len(halves) == 2 * (len(whole) + len(whole_skip)) + 1  # a search of named documents is not split
-    assert any(len({s for _, s in run}) < len(run) for run in whole)  # ties were there to settle
-
-
 def test_log_query_tf_weighs_repeated_terms(tmp_path, engine):
     corpus = {1: ["cheat", "fraud", "cheat"], 2: ["fraud"], 3: ["dowri"]}
     raw = build(engine, tmp_path / "raw", corpus, query_tf="raw")
