@@ -460,7 +460,7 @@ class Archive:
         except (IndexMismatchError, OSError, sqlite3.Error):
             return None
         try:
-            return store.graph(), store.ids()
+            return store.graph_and_ids()
         except sqlite3.Error:
             return None
         finally:

@@ -153,6 +153,20 @@ def test_the_stored_graph_answers_as_the_graph_from_texts(tmp_path):
                 == full.referred(ranking, depth=2, exclude=exclude, norm=norm)
 
 
+
+def test_the_graph_and_the_ids_read_together_are_those_read_apart(tmp_path):
+    """`graph_and_ids` (what a search process opens) gives `graph()` and `ids()` from one read; a
+    link naming a judgment the store no longer holds is a damaged store, not a wrong name."""
+    store = CitationStore(tmp_path / "citations.sqlite")
+    _add(store, ["OLD", "MID", "NEW", "LATER", "QUIET"])
+    graph, ids = store.graph_and_ids()
+    assert ids == store.ids() == {"OLD", "MID", "NEW", "LATER", "QUIET"}
+    assert graph.pairs() == store.graph().pairs() == CitationGraph.from_texts((k, TEXTS[k]) for k in ids).pairs()
+    store._db.execute("DELETE FROM judgments WHERE name = 'MID'")  # as a damaged file would
+    with pytest.raises(sqlite3.DatabaseError, match="does not hold"):
+        store.graph_and_ids()
+
+
 def test_the_sample_archive_gives_todays_links(tmp_path):
     texts = {p.stem: p.read_text(encoding="utf-8") for p in sorted((SAMPLE / "judgments").glob("*.txt"))}
     store = CitationStore(tmp_path / "citations.sqlite")
