@@ -257,9 +257,9 @@ class TantivyEngine:
                                     for t, w in weights.items()])
 
     def score(self, weights: Mapping[str, float], ns: Collection[int]) -> dict[int, float]:
-        """`LexicalEngine.score`: the weighted query with `ns` as its filter, read to the end.
-        tantivy walks only the postings near the named documents, so a short query over a
-        thousand documents costs milliseconds whatever the archive's size."""
+        """`LexicalEngine.score`: the weighted query with `ns` as its filter, read to the end
+        (at 1e6 documents a question's dozen terms over a thousand documents: ~28 ms, most of it
+        the filter's look-up of the named documents)."""
         ns = as_ns(ns)
         if not weights or not ns:
             return {}

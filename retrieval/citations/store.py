@@ -211,10 +211,10 @@ class CitationStore:
                 self._db.execute("COMMIT")
         row_ids = np.fromiter((row[0] for row in named), dtype=np.int64, count=len(named))
         order = np.argsort(row_ids)
-        at = order[np.minimum(np.searchsorted(row_ids, nodes, sorter=order), max(len(order) - 1, 0))] if len(order) else order
-        if len(nodes) and (len(at) != len(nodes) or (row_ids[at] != nodes).any()):
+        found = np.searchsorted(row_ids, nodes, sorter=order)  # each node's place in `order`
+        if len(nodes) and (found.max() >= len(order) or (row_ids[order[found]] != nodes).any()):
             raise sqlite3.DatabaseError(f"{self.path}: a citation link names a judgment the store does not hold")
-        names = [named[i][1] for i in at.tolist()]
+        names = [named[i][1] for i in order[found].tolist()]
         mentions = _StoredMentions(self.path)
         graph = CitationGraph.from_arrays(names, index[:, 0], index[:, 1], mentions, treated=mentions.treated)
         return graph, ({name for _, name in named} if with_ids else None)
