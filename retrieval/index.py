@@ -67,7 +67,7 @@ from .restriction import Admitted, Restriction, Where
 from .retrievers import RETRIEVERS, BuildContext, NewDoc, Query, Retriever, retriever_kinds
 from .spec import (BM25_NGRAMS, DEFAULT_LEXICAL_ENGINE, DEFAULT_TOKENIZER, FULLTEXT_K1, FULLTEXT_NGRAMS,  # noqa: F401 (re-exported)
                    FULLTEXT_QUERY_TF, IndexSpec, Progress)
-from .text import tokenizers
+from .text import OLDER_DEFAULT_TOKENIZERS, tokenizers
 from .types import ScoredDoc, ranked
 
 # Bump on any change to the files or their meaning; an index of another version is refused.
@@ -860,6 +860,10 @@ def _compare(manifest: dict, spec: IndexSpec, expect: IndexSpec | None, version:
         diffs.append(f"summary schema version {manifest.get('schema_version')!r}, current is {SCHEMA_VERSION!r}")
     if expect is not None:
         have, want = spec.describe(), expect.describe()
+        if "tokenizer" not in expect.model_fields_set and spec.tokenizer in OLDER_DEFAULT_TOKENIZERS:
+            # a spec that names no tokenizer takes the default's, and an index built with an older
+            # default keeps its own: updated and searched as built, until a rebuild adopts the new
+            want["tokenizer"] = have["tokenizer"]
         for key in want:
             if have[key] != want[key]:
                 diffs.append(f"{key} {have[key]!r}, expected {want[key]!r}")

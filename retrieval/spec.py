@@ -20,7 +20,7 @@ from .embedders import DEFAULT_EMBEDDER
 
 # The engine under the BM25 retrievers (retrieval/lexical.py `lexical_engines`).
 DEFAULT_LEXICAL_ENGINE = "tantivy.v1"
-DEFAULT_TOKENIZER = "words.v1"
+DEFAULT_TOKENIZER = "words.v2"
 # Terms and adjacent pairs for the full texts (citation benchmark, full-text BM25 alone:
 # MAP 0.120 -> 0.140); terms alone for the summaries until pairs are measured there.
 BM25_NGRAMS = 1
@@ -47,7 +47,7 @@ class IndexSpec(BaseModel):
 
     slots: retrieval/documents.py DEFAULT_SLOTS (the study's retrieval slots, no precedents);
     embedder: retrieval/embedders.py (minilm-l6-int8.v1: the packaged MiniLM in int8);
-    tokenizer: retrieval/text.py (words.v1);
+    tokenizer: retrieval/text.py (words.v2; words.v1 before 2026-12-06);
     bm25_k1 / bm25_b / bm25_epsilon / bm25_idf: retrieval/bm25.py (both BM25 retrievers);
     window_chars: retrieval/dense.py (fits MiniLM's 256-token input);
     bm25_ngrams / fulltext_ngrams: retrieval/text.py `with_pairs` (1: terms; 2: terms and

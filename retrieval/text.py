@@ -1,4 +1,4 @@
-"""The BM25 tokenizer, registered by versioned name (`words.v1`).
+"""The BM25 tokenizers, registered by versioned name (`words.v2`, the default; `words.v1`).
 
 A saved index records the tokenizer's name; change what a tokenizer does only under a
 new name, or indexes built with the old behaviour would silently stop matching queries.
@@ -13,6 +13,15 @@ new name, or indexes built with the old behaviour would silently stop matching q
 * English stopwords (built-in list below, no data download) and one-letter words are dropped.
 * Words of letters only are stemmed with the Snowball English (Porter2) stemmer from
   `nltk.stem` (no data files needed); tokens with digits are kept as they are.
+
+`words.v2` (the default since 2026-12-06): `words.v1` with the Snowball 2.2.0 English stemmer
+in C (PyStemmer 2.2.0.3, pinned: PyStemmer 3 carries Snowball 3, whose English stemmer gives other
+stems). It loads in a millisecond where importing nltk took 1.5 s warm and 2.7 s from a cold page
+cache (the larger part of a first search at 1e6) and stems about 6x faster. Of the 61,489 words of
+letters in the AILA judgments, statutes and queries it stems 5 differently from nltk, whose
+Porter2 keeps an -ize/-ate that Snowball's removes ("realization": "realiz", nltk "realize";
+"irrationality": "irrat", nltk "irrate"): docs/experiments/2026-12-06-stemmer.md. An index built
+with `words.v1` keeps it (its manifest names it): its queries are stemmed by nltk.
 """
 
 from __future__ import annotations
@@ -64,7 +73,7 @@ def _section_join(parts: list[str]) -> str | None:
     return None
 
 
-def _load_stemmer() -> Callable[[str], str]:
+def _nltk_stemmer() -> Callable[[str], str]:
     try:
         from nltk.stem.snowball import EnglishStemmer
     except ImportError:  # pragma: no cover - nltk is a core dependency
@@ -72,18 +81,28 @@ def _load_stemmer() -> Callable[[str], str]:
     return EnglishStemmer(ignore_stopwords=False).stem
 
 
+def _snowball_stemmer() -> Callable[[str], str]:
+    try:
+        import Stemmer
+    except ImportError:  # pragma: no cover - PyStemmer is a core dependency
+        raise MissingDependencyError("PyStemmer", None) from None
+    return Stemmer.Stemmer("english").stemWord
+
+
 class WordTokenizer:
-    """`words.v1`: see the module docstring. Deterministic.
+    """`words.v1` and `words.v2` (see the module docstring), which differ only in `load_stemmer`.
+    Deterministic.
 
     What a raw word (a match of `_TOKEN`) becomes is memoised per instance: a judgment's
     words repeat, so most of a long text is dictionary look-ups. The memo holds at most
     `MEMO_WORDS` distinct words and is emptied when full, so it cannot grow with an archive.
     """
 
-    name = "words.v1"
     MEMO_WORDS = 500_000
 
-    def __init__(self) -> None:
+    def __init__(self, name: str, load_stemmer: Callable[[], Callable[[str], str]]) -> None:
+        self.name = name
+        self._load_stemmer = load_stemmer  # called at the first word to stem, not before
         self._stem: Callable[[str], str] | None = None
         self._memo: dict[str, tuple[str, ...]] = {}
 
@@ -111,7 +130,7 @@ class WordTokenizer:
                 continue
             if word.isalpha():
                 if self._stem is None:
-                    self._stem = _load_stemmer()
+                    self._stem = self._load_stemmer()
                 word = self._stem(word)
             tokens.append(word)
         return tuple(tokens)
@@ -135,7 +154,17 @@ class WordTokenizer:
 
 @tokenizers.register("words.v1")
 def _words_v1() -> Tokenizer:
-    return WordTokenizer()
+    return WordTokenizer("words.v1", _nltk_stemmer)
+
+
+@tokenizers.register("words.v2")
+def _words_v2() -> Tokenizer:
+    return WordTokenizer("words.v2", _snowball_stemmer)
+
+
+# Tokenizers that were once the default (retrieval/spec.py DEFAULT_TOKENIZER): an index built
+# with one keeps it when `aqgr index` updates it (aqgr/archive/home.py `Archive._update_spec`).
+OLDER_DEFAULT_TOKENIZERS = frozenset({"words.v1"})
 
 
 # The placeholders of anonymised facts (AILA masks persons as P1, P2, ..., acts as
@@ -154,7 +183,7 @@ def strip_masks(text: str) -> str:
 # every pair of adjacent terms ("anticipatori_bail", "die_declar"), and queries the same way:
 # phrases weigh as phrases. Measured on the citation benchmark (full-text BM25, facts
 # without placeholders): terms alone MAP 0.120, terms + pairs 0.140. "_" joins a pair:
-# no term of words.v1 contains it, so a pair never collides with a term.
+# no term of words.v1 or words.v2 contains it, so a pair never collides with a term.
 PAIR_JOIN = "_"
 
 

@@ -83,6 +83,27 @@ def test_a_rebuild_and_a_changed_spec_build_anew(archive):
     assert not [p for p in home.iterdir() if p.name.startswith(".index.")]  # no leftovers
 
 
+def test_an_index_of_the_older_default_tokenizer_is_updated_as_built_until_a_rebuild(tmp_path):
+    """An archive indexed with words.v1 (the default before words.v2) and a spec that names no
+    tokenizer: adding judgments is an update that keeps words.v1, not a full build; --rebuild adopts words.v2."""
+    folder = tmp_path / "judgments"
+    folder.mkdir()
+    for path in JUDGMENTS[:5]:
+        shutil.copy(path, folder / path.name)
+    home = tmp_path / "home"
+    first = Archive(home, index=SPEC.model_copy(update={"tokenizer": "words.v1"}))
+    first.summarize([folder])
+    assert first.build_index()["tokenizer"] == "words.v1"
+    shutil.copy(JUDGMENTS[5], folder / JUDGMENTS[5].name)
+    archive = Archive(home, index=SPEC)
+    archive.summarize([folder])
+    manifest = archive.build_index()
+    assert manifest["update"] == {"mode": "update", "added": 1, "replaced": 0, "removed": 0} and manifest["tokenizer"] == "words.v1"
+    assert any(h.judgment_id == JUDGMENTS[5].stem for h in archive.search(archive.text(JUDGMENTS[5].stem)[:1500]).hits)
+    rebuilt = archive.build_index(rebuild=True)
+    assert rebuilt["update"]["mode"] == "rebuild" and rebuilt["tokenizer"] == "words.v2" and rebuilt["n_docs"] == 6
+
+
 def test_a_second_writer_is_refused_with_a_clear_message(archive):
     archive, _ = archive
     with IndexLock(archive.home):

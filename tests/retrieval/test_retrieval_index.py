@@ -29,7 +29,7 @@ def test_spec_defaults_and_validation():
     spec = IndexSpec()
     assert spec.slots == ("parties", "case_number", "facts", "issues", "reasoning", "new_principles")
     assert (spec.embedder, spec.tokenizer, spec.bm25_k1, spec.bm25_b, spec.window_chars) == (
-        "minilm-l6-int8.v1", "words.v1", 1.2, 0.75, 1000
+        "minilm-l6-int8.v1", "words.v2", 1.2, 0.75, 1000
     )
     with pytest.raises(UnknownNameError, match="facts"):
         IndexSpec(slots=("facts", "headnote"))
@@ -71,7 +71,7 @@ def test_texts_and_manifest(index, corpus):
     assert m["format_version"] == FORMAT_VERSION and m["schema_version"] == SCHEMA_VERSION
     assert m["slots"] == list(IndexSpec().slots) and m["n_docs"] == 5 and m["generation"] >= 1
     assert m["embedder"]["name"] == "hashing.v1" and m["embedder"]["dim"] == 384
-    assert m["bm25"] == {"k1": 1.2, "b": 0.75, "epsilon": 0.25, "idf": "lucene"} and m["tokenizer"] == "words.v1"
+    assert m["bm25"] == {"k1": 1.2, "b": 0.75, "epsilon": 0.25, "idf": "lucene"} and m["tokenizer"] == "words.v2"
     assert {"bm25", "embed", "total"} <= set(m["last_update"]["seconds"])
     assert set(m["retrievers"]) == {"bm25", "dense"} and m["retrievers"]["dense"]["n_windows"] == m["n_windows"] > 0
     assert m["lexical_engine"] == "tantivy.v1" and m["sha256"]  # the dense segments, checksummed
@@ -103,7 +103,7 @@ def test_missing_index(tmp_path):
     [
         (IndexSpec(embedder="minilm-l6.v1"), ["embedder", "minilm-l6.v1"]),
         (IndexSpec(embedder="hashing.v1", slots=("facts", "precedents")), ["slots", "precedents"]),
-        (IndexSpec(embedder="hashing.v1", bm25_k1=1.5, tokenizer="words.v2"), ["k1", "words.v2"]),
+        (IndexSpec(embedder="hashing.v1", bm25_k1=1.5, tokenizer="words.v1"), ["k1", "words.v1"]),
         (IndexSpec(embedder="hashing.v1", fulltext_ngrams=1), ["ngrams"]),
     ],
 )
@@ -113,6 +113,21 @@ def test_load_refuses_other_spec(index, tmp_path, expect, words):
         SummaryIndex.load(path, expect=expect)
     for word in words:
         assert word in str(err.value)
+
+
+def test_an_index_of_the_older_default_tokenizer_keeps_it_for_a_spec_naming_none(corpus, tmp_path):
+    """words.v1 was the default before words.v2: an index built with it is searched and updated with
+    it under a spec that names no tokenizer (no rebuild for a new default); one naming words.v2 refuses it."""
+    old = SummaryIndex.build(corpus[:-1], IndexSpec(embedder="hashing.v1", tokenizer="words.v1"))
+    path = old.save(tmp_path / "index")
+    loaded = SummaryIndex.load(path, expect=IndexSpec(embedder="hashing.v1"))
+    assert loaded.spec.tokenizer == "words.v1" and loaded.tokenizer("realization") == ["realize"]
+    loaded.update([corpus[-1]], [])
+    assert loaded.manifest["tokenizer"] == "words.v1" and len(loaded) == len(corpus)
+    whole = SummaryIndex.build(corpus, IndexSpec(embedder="hashing.v1", tokenizer="words.v1"))
+    assert loaded.retrieve(QUERY, 5, ["bm25"]) == whole.retrieve(QUERY, 5, ["bm25"])
+    with pytest.raises(IndexMismatchError, match="words.v2"):
+        SummaryIndex.load(path, expect=IndexSpec(embedder="hashing.v1", tokenizer="words.v2"))
 
 
 def _tamper(path: Path, **changes):
