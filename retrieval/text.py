@@ -17,7 +17,7 @@ new name, or indexes built with the old behaviour would silently stop matching q
 `words.v2` (the default since 2026-12-06): `words.v1` with the Snowball 2.2.0 English stemmer
 in C (PyStemmer 2.2.0.3, pinned: PyStemmer 3 carries Snowball 3, whose English stemmer gives other
 stems). It loads in a millisecond where importing nltk took 1.5 s warm and 2.7 s from a cold page
-cache (the larger part of a first search at 1e6) and stems about 6x faster. Of the 61,489 words of
+cache (the larger part of a first search at 1e6) and stems about 5x faster. Of the 61,489 words of
 letters in the AILA judgments, statutes and queries it stems 5 differently from nltk, whose
 Porter2 keeps an -ize/-ate that Snowball's removes ("realization": "realiz", nltk "realize";
 "irrationality": "irrat", nltk "irrate"): docs/experiments/2026-12-06-stemmer.md. An index built
@@ -27,6 +27,7 @@ with `words.v1` keeps it (its manifest names it): its queries are stemmed by nlt
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from typing import Callable, Protocol
 
@@ -82,11 +83,21 @@ def _nltk_stemmer() -> Callable[[str], str]:
 
 
 def _snowball_stemmer() -> Callable[[str], str]:
+    """PyStemmer's English stemmer, one per thread: a stemmer keeps state between calls and its
+    documentation asks that one thread use it at a time (a search tokenises on several)."""
     try:
         import Stemmer
     except ImportError:  # pragma: no cover - PyStemmer is a core dependency
         raise MissingDependencyError("PyStemmer", None) from None
-    return Stemmer.Stemmer("english").stemWord
+    local = threading.local()
+
+    def stem(word: str) -> str:
+        stemmer = getattr(local, "stemmer", None)
+        if stemmer is None:
+            stemmer = local.stemmer = Stemmer.Stemmer("english")
+        return stemmer.stemWord(word)
+
+    return stem
 
 
 class WordTokenizer:
@@ -163,7 +174,8 @@ def _words_v2() -> Tokenizer:
 
 
 # Tokenizers that were once the default (retrieval/spec.py DEFAULT_TOKENIZER): an index built
-# with one keeps it when `aqgr index` updates it (aqgr/archive/home.py `Archive._update_spec`).
+# with one keeps it under a spec that names no tokenizer, updated and searched as built, until a
+# rebuild (retrieval/index.py `_compare`).
 OLDER_DEFAULT_TOKENIZERS = frozenset({"words.v1"})
 
 
