@@ -412,7 +412,7 @@ class Archive:
                 store.remove(gone, text_of=text_of, progress=progress)
             if changed or store.pending:  # pending: a large update killed part way, completed here
                 store.add(self._texts_of(changed), text_of=text_of, progress=progress)
-            graph = store.graph()
+            graph = store.keep_snapshot()  # searches open the graph from its snapshot (retrieval/citations/snapshot.py)
         finally:
             store.close()
         with self._lock:

@@ -85,11 +85,13 @@ class CitationGraph:
     @classmethod
     def from_arrays(cls, names: Sequence[str], citing: np.ndarray, cited: np.ndarray,
                     mentions: Mapping[tuple[str, str], Mention],
-                    treated: "Callable[[str, Iterable[str]], list[tuple[str, Treatment]]] | None" = None) -> "CitationGraph":
+                    treated: "Callable[[str, Iterable[str]], list[tuple[str, Treatment]]] | None" = None,
+                    joined: bytes | None = None) -> "CitationGraph":
         """The graph of the links names[citing[i]] -> names[cited[i]] (distinct, no self-links),
-        with `mentions` as given (not filtered); `treated`: a faster `treated_by` (the store's)."""
+        with `mentions` as given (not filtered); `treated`: a faster `treated_by` (the store's);
+        `joined`: `names` encoded, each followed by a newline (a snapshot's; see `_Names`)."""
         graph = cls.__new__(cls)
-        graph._set(names, np.asarray(citing, dtype=np.int64), np.asarray(cited, dtype=np.int64))
+        graph._set(names, np.asarray(citing, dtype=np.int64), np.asarray(cited, dtype=np.int64), joined)
         graph.mentions = mentions
         graph._treated = treated
         return graph
@@ -107,7 +109,7 @@ class CitationGraph:
                 found.append((citing, mention.treatment))
         return sorted(found, key=lambda item: (SEVERITY[item[1].label], item[0]))
 
-    def _set(self, names: Sequence[str], citing: np.ndarray, cited: np.ndarray) -> None:
+    def _set(self, names: Sequence[str], citing: np.ndarray, cited: np.ndarray, joined: bytes | None = None) -> None:
         n = max(len(names), 1)
         keep = citing != cited
         edges = np.sort(citing[keep] * n + cited[keep])  # by citing, then cited
@@ -117,7 +119,7 @@ class CitationGraph:
         del edges
         cited, citing = np.divmod(np.sort(cited * n + citing), n)  # by cited, then citing
         self._in = _Rows.of_sorted(cited, citing, len(names))
-        self._names = _Names(names)
+        self._names = _Names(names, joined)
         self.cites: Mapping[str, frozenset[str]] = _Adjacency(self._names, self._out)
         self.cited_by: Mapping[str, frozenset[str]] = _Adjacency(self._names, self._in)
 
@@ -241,14 +243,20 @@ def ids_digest(judgments: Iterable[str]) -> str:
 
 
 class _Names:
-    """Judgment ids numbered 0..n-1, compact: one UTF-8 blob with offsets, found through a
-    sorted array of their (in-process) string hashes; colliding hashes are told apart by name."""
+    """Judgment ids numbered 0..n-1, compact: one UTF-8 blob (each id followed by a newline) with
+    offsets, found through a sorted array of their (in-process) string hashes; colliding hashes
+    are told apart by name. `joined`: that blob already made (the graph's snapshot), whose
+    newlines then mark where each id ends (its ids hold none)."""
 
-    def __init__(self, names: Sequence[str]):
-        encoded = [name.encode() for name in names]
-        self._offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-        np.cumsum([len(e) for e in encoded], out=self._offsets[1:])
-        self._blob = b"".join(encoded)
+    def __init__(self, names: Sequence[str], joined: bytes | None = None):
+        self._offsets = np.zeros(len(names) + 1, dtype=np.int64)
+        if joined is None:
+            encoded = [name.encode() for name in names]
+            np.cumsum([len(e) + 1 for e in encoded], out=self._offsets[1:])
+            joined = b"".join(e + b"\n" for e in encoded)
+        else:
+            self._offsets[1:] = np.flatnonzero(np.frombuffer(joined, dtype=np.uint8) == 10) + 1
+        self._blob = joined
         hashes = np.fromiter((hash(name) for name in names), dtype=np.int64, count=len(names))
         self._order = np.argsort(hashes, kind="stable").astype(np.int32 if len(names) < 2**31 else np.int64)
         self._hashes = hashes[self._order]
@@ -257,7 +265,7 @@ class _Names:
         return len(self._order)
 
     def name(self, node: int) -> str:
-        return self._blob[self._offsets[node]:self._offsets[node + 1]].decode()
+        return self._blob[self._offsets[node]:self._offsets[node + 1] - 1].decode()
 
     def nodes(self, names: Sequence[str]) -> np.ndarray:
         """Each name's number, -1 for a name not in the graph."""

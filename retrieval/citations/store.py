@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import uuid
 from array import array
 from contextlib import contextmanager
 from pathlib import Path
@@ -55,6 +56,7 @@ from typing import Callable, Iterable, Iterator, Mapping
 import numpy as np
 
 from aqgr.foundation.errors import IndexMismatchError
+from aqgr.retrieval.citations import snapshot
 from aqgr.retrieval.citations.graph import CitationGraph, Mention
 from aqgr.retrieval.citations.judgments import Judgment, parse_judgment
 from aqgr.retrieval.citations.passes import CITATION, TITLE, Findings, StoredTitles, findings, key_hash as _hash, workers
@@ -187,37 +189,86 @@ class CitationStore:
 
     def graph_and_ids(self) -> tuple[CitationGraph, set[str]]:
         """`graph()` and `ids()` as of one moment, every judgment's name read once (what a
-        search process checks against its index before it uses the graph)."""
+        search process checks against its index before it uses the graph). From the snapshot
+        file when it holds this commit (retrieval/citations/snapshot.py), else from the store."""
         return self._read(with_ids=True)
+
+    def keep_snapshot(self) -> CitationGraph:
+        """`graph()`, with the snapshot file made to hold it when it does not yet (a writer's
+        step, `aqgr index`'s after an update: searches then open the graph from it)."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")  # no update between the rows read and the generation named
+            try:
+                generation = self._generation() or self._new_generation()
+                found = snapshot.load(self.snapshot_path, generation)
+                if found is None:
+                    names, citing, cited, others = self._rows()
+                    snapshot.save(self.snapshot_path, generation, names, others, citing, cited, mode=self.path.stat().st_mode & 0o777)
+            finally:
+                self._db.execute("COMMIT")
+        if found is not None:
+            return self._graph(found.node_names, found.citing, found.cited, found.joined)
+        return self._graph(names, citing, cited)
+
+    @property
+    def snapshot_path(self) -> Path:
+        return snapshot.snapshot_path(self.path)
+
+    def _generation(self) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return row[0] if row else None
+
+    def _new_generation(self) -> str:
+        """Name the state about to be committed anew (in the caller's write transaction): a
+        snapshot of any earlier state no longer passes for it."""
+        generation = uuid.uuid4().hex
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (generation,))
+        return generation
 
     def _read(self, *, with_ids: bool) -> tuple[CitationGraph, set[str] | None]:
         with self._lock:
             self._db.execute("BEGIN")  # one snapshot for the links and the names
             try:
-                cursor = self._db.execute("SELECT DISTINCT citing, cited FROM links")
-                chunks = [np.zeros((0, 2), dtype=np.int64)]
-                while rows := cursor.fetchmany(1 << 16):
-                    chunks.append(np.array(rows, dtype=np.int64))
-                edges = np.concatenate(chunks)
-                # the store row ids in the links, ascending, and each end's place among them
-                # (at 1e6 judgments 0.13 s; np.unique then np.searchsorted took 1.1 s)
-                nodes, index = np.unique(edges.ravel(), return_inverse=True)
-                index = index.reshape(edges.shape)
-                # Every (row id, name), from the name's index (a twelfth of the table's pages at
-                # 1e6, which also hold each judgment's markers and citations): one scan, not an
-                # IN-list per 900 nodes; at 1e6 with `ids` 1.12 s, against 1.60-1.83 s.
-                named = self._db.execute("SELECT id, name FROM judgments").fetchall()
+                found = snapshot.load(self.snapshot_path, self._generation())
+                if found is None:
+                    names, citing, cited, others = self._rows()
             finally:
                 self._db.execute("COMMIT")
+        if found is not None:
+            graph = self._graph(found.node_names, found.citing, found.cited, found.joined)
+            return graph, (set(found.all_names) if with_ids else None)
+        return self._graph(names, citing, cited), ({*names, *others} if with_ids else None)
+
+    def _rows(self) -> tuple[list[str], np.ndarray, np.ndarray, list[str]]:
+        """(the names of the judgments in a link, numbered in that order; each distinct link's
+        citing and cited numbers; the names of the other judgments), read in the caller's transaction."""
+        cursor = self._db.execute("SELECT DISTINCT citing, cited FROM links")
+        chunks = [np.zeros((0, 2), dtype=np.int64)]
+        while rows := cursor.fetchmany(1 << 16):
+            chunks.append(np.array(rows, dtype=np.int64))
+        edges = np.concatenate(chunks)
+        # the store row ids in the links, ascending, and each end's place among them
+        # (at 1e6 judgments 0.13 s; np.unique then np.searchsorted took 1.1 s)
+        nodes, index = np.unique(edges.ravel(), return_inverse=True)
+        index = index.reshape(edges.shape)
+        # Every (row id, name), from the name's index (a twelfth of the table's pages at
+        # 1e6, which also hold each judgment's markers and citations): one scan, not an
+        # IN-list per 900 nodes; at 1e6 with `ids` 1.12 s, against 1.60-1.83 s.
+        named = self._db.execute("SELECT id, name FROM judgments").fetchall()
         row_ids = np.fromiter((row[0] for row in named), dtype=np.int64, count=len(named))
         order = np.argsort(row_ids)
         found = np.searchsorted(row_ids, nodes, sorter=order)  # each node's place in `order`
         if len(nodes) and (found.max() >= len(order) or (row_ids[order[found]] != nodes).any()):
             raise sqlite3.DatabaseError(f"{self.path}: a citation link names a judgment the store does not hold")
+        linked = np.zeros(len(named), dtype=bool)
+        linked[order[found]] = True
         names = [named[i][1] for i in order[found].tolist()]
+        others = [named[i][1] for i in np.flatnonzero(~linked).tolist()]
+        return names, index[:, 0], index[:, 1], others
+
+    def _graph(self, names: list[str], citing: np.ndarray, cited: np.ndarray, joined: bytes | None = None) -> CitationGraph:
         mentions = _StoredMentions(self.path)
-        graph = CitationGraph.from_arrays(names, index[:, 0], index[:, 1], mentions, treated=mentions.treated)
-        return graph, ({name for _, name in named} if with_ids else None)
+        return CitationGraph.from_arrays(names, citing, cited, mentions, treated=mentions.treated, joined=joined)
 
     # -- updating ------------------------------------------------------------
     @property
@@ -294,6 +345,7 @@ class CitationStore:
             if pending != FILING:  # what an update cut short while filing had filed is relinked with this one's
                 self._clear_work()
             self._set_pending(FILING)
+            self._new_generation()  # committed with the update's first page: the snapshot is stale from then on
             yield
             self._clear_work()
             self._set_pending(None)

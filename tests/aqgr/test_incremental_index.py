@@ -150,6 +150,27 @@ def test_removing_a_judgment_takes_its_text_index_entries_and_citation_links(hom
     assert archive.status()["judgments"] == len(both) - 1
 
 
+def test_a_search_opens_the_citation_graph_from_the_snapshot_the_last_update_made(home, tmp_path, monkeypatch):
+    """`aqgr index` leaves the graph's snapshot beside the store (retrieval/citations/snapshot.py): the
+    search process reads the graph from it, not from SQLite, before and after a removal."""
+    from aqgr.retrieval.citations.store import CitationStore
+    from tests.aqgr.helpers import CITING_JUDGMENTS, OVERRULING_JUDGMENTS, indexed_archive
+
+    archive = indexed_archive(home, tmp_path / "in", {**CITING_JUDGMENTS, **OVERRULING_JUDGMENTS})
+    rows = CitationStore._rows
+
+    def from_sqlite_refused(self):
+        raise AssertionError("the graph was read from the store's rows, not its snapshot")
+
+    monkeypatch.setattr(CitationStore, "_rows", from_sqlite_refused)
+    assert ("A5", "A1") in archive.citations().pairs()
+    monkeypatch.setattr(CitationStore, "_rows", rows)
+    archive.remove(["A1"])
+    monkeypatch.setattr(CitationStore, "_rows", from_sqlite_refused)
+    graph = archive.open_searcher().citations
+    assert graph is not None and graph.pairs() and not [pair for pair in graph.pairs() if "A1" in pair]
+
+
 def test_an_index_build_killed_while_linking_citations_is_completed_by_the_next(tmp_path, monkeypatch):
     from aqgr.archive.store import Store
     from aqgr.retrieval.citations import CitationGraph, passes, store as citation_store
