@@ -23,8 +23,6 @@ import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
-
 import numpy as np
 
 log = logging.getLogger(__name__)
@@ -39,19 +37,25 @@ def snapshot_path(store: Path) -> Path:
 
 @dataclass(frozen=True)
 class Snapshot:
-    joined: bytes  # the nodes' ids, each followed by a newline (the graph's names, in node order)
-    node_names: list[str]
-    all_names: list[str]  # every stored judgment's id
+    """The graph's arrays as a search opens them: from the file (`load`) or from the store's rows."""
+
+    node_names: list[str]  # the graph's names, in node order
+    other_names: list[str]  # the stored judgments in no link
     citing: np.ndarray
     cited: np.ndarray
+    joined: bytes | None = None  # node_names encoded, each followed by a newline (read from the file)
+
+    @property
+    def all_names(self) -> list[str]:
+        """Every stored judgment's id."""
+        return [*self.node_names, *self.other_names]
 
 
-def save(path: Path, generation: str, node_names: Sequence[str], other_names: Sequence[str], citing: np.ndarray, cited: np.ndarray,
-         *, mode: int = 0o644) -> bool:
+def save(path: Path, generation: str, graph: Snapshot, *, mode: int = 0o644) -> bool:
     """Write the snapshot (atomically, with permissions `mode`: the store file's); False, and no
     file, when it cannot be written (an id with a newline in it, a full disk): readers then read
     the store."""
-    names = [*node_names, *other_names]
+    names = graph.all_names
     if any("\n" in name for name in names):
         path.unlink(missing_ok=True)
         return False
@@ -60,8 +64,8 @@ def save(path: Path, generation: str, node_names: Sequence[str], other_names: Se
     try:
         with os.fdopen(handle, "wb") as out:
             np.savez(out, format=np.array(FORMAT), generation=np.array(generation), names=blob,
-                     nodes=np.array(len(node_names), dtype=np.int64),
-                     citing=np.asarray(citing, dtype=np.int32), cited=np.asarray(cited, dtype=np.int32))
+                     nodes=np.array(len(graph.node_names), dtype=np.int64),
+                     citing=np.asarray(graph.citing, dtype=np.int32), cited=np.asarray(graph.cited, dtype=np.int32))
         os.chmod(temporary, mode)  # readable by whoever can read the store (mkstemp makes it private)
         os.replace(temporary, path)
         return True
@@ -95,7 +99,7 @@ def load(path: Path, generation: str | None) -> Snapshot | None:
             or (len(citing) and (min(int(citing.min()), int(cited.min())) < 0 or max(int(citing.max()), int(cited.max())) >= n_nodes))):
         return None
     joined = blob[: _nth_newline(blob, n_nodes) + 1] if n_nodes else b""
-    return Snapshot(joined, names[:n_nodes], names, citing, cited)
+    return Snapshot(names[:n_nodes], names[n_nodes:], citing, cited, joined)
 
 
 def _nth_newline(blob: bytes, n: int) -> int:

@@ -202,13 +202,11 @@ class CitationStore:
                 generation = self._generation() or self._new_generation()
                 found = snapshot.load(self.snapshot_path, generation)
                 if found is None:
-                    names, citing, cited, others = self._rows()
-                    snapshot.save(self.snapshot_path, generation, names, others, citing, cited, mode=self.path.stat().st_mode & 0o777)
+                    found = self._rows()
+                    snapshot.save(self.snapshot_path, generation, found, mode=self.path.stat().st_mode & 0o777)
             finally:
                 self._db.execute("COMMIT")
-        if found is not None:
-            return self._graph(found.node_names, found.citing, found.cited, found.joined)
-        return self._graph(names, citing, cited)
+        return self._graph(found)
 
     @property
     def snapshot_path(self) -> Path:
@@ -229,19 +227,15 @@ class CitationStore:
         with self._lock:
             self._db.execute("BEGIN")  # one snapshot for the links and the names
             try:
-                found = snapshot.load(self.snapshot_path, self._generation())
-                if found is None:
-                    names, citing, cited, others = self._rows()
+                found = snapshot.load(self.snapshot_path, self._generation()) or self._rows()
             finally:
                 self._db.execute("COMMIT")
-        if found is not None:
-            graph = self._graph(found.node_names, found.citing, found.cited, found.joined)
-            return graph, (set(found.all_names) if with_ids else None)
-        return self._graph(names, citing, cited), ({*names, *others} if with_ids else None)
+        return self._graph(found), (set(found.all_names) if with_ids else None)
 
-    def _rows(self) -> tuple[list[str], np.ndarray, np.ndarray, list[str]]:
-        """(the names of the judgments in a link, numbered in that order; each distinct link's
-        citing and cited numbers; the names of the other judgments), read in the caller's transaction."""
+    def _rows(self) -> snapshot.Snapshot:
+        """The graph's arrays read from the store, in the caller's transaction: the names of the
+        judgments in a link, numbered in that order; each distinct link's citing and cited numbers;
+        the names of the other judgments."""
         cursor = self._db.execute("SELECT DISTINCT citing, cited FROM links")
         chunks = [np.zeros((0, 2), dtype=np.int64)]
         while rows := cursor.fetchmany(1 << 16):
@@ -264,11 +258,11 @@ class CitationStore:
         linked[order[found]] = True
         names = [named[i][1] for i in order[found].tolist()]
         others = [named[i][1] for i in np.flatnonzero(~linked).tolist()]
-        return names, index[:, 0], index[:, 1], others
+        return snapshot.Snapshot(names, others, index[:, 0], index[:, 1])
 
-    def _graph(self, names: list[str], citing: np.ndarray, cited: np.ndarray, joined: bytes | None = None) -> CitationGraph:
+    def _graph(self, found: snapshot.Snapshot) -> CitationGraph:
         mentions = _StoredMentions(self.path)
-        return CitationGraph.from_arrays(names, citing, cited, mentions, treated=mentions.treated, joined=joined)
+        return CitationGraph.from_arrays(found.node_names, found.citing, found.cited, mentions, treated=mentions.treated, joined=found.joined)
 
     # -- updating ------------------------------------------------------------
     @property
