@@ -15,7 +15,8 @@ Each configuration in `PIPELINE_CONFIGS` is one named system (one flag to select
   `aqgr-citations-sum` (votes / sqrt(citing judgments), or summed), `aqgr+precedents`,
   `aqgr-facts-only` (no questions), `aqgr-question-weight-1`, `aqgr-keep-masks`,
   `aqgr-no-fulltext`, `aqgr-lexical-only`, `aqgr-equal-weights`, `aqgr-rrf`,
-  `aqgr-bm25-only`, `aqgr-dense-only`; `*-fused-order` variants rank in fused order
+  `aqgr-bm25-only`, `aqgr-dense-only`, `aqgr-common-terms` (the full text without terms held by
+  more than a fifth of the judgments), `aqgr-large` (every default above 100,000 judgments); `*-fused-order` variants rank in fused order
   (explain_top=1: no re-ordering by the explanation score); `aqgr-v1` /
   `aqgr-v1-facts-only` are the first configuration (summary BM25 + dense, RRF, raw facts).
 
@@ -62,6 +63,7 @@ from aqgr.foundation.errors import ConfigError, DatasetError, NoIndexError, Inde
 from aqgr.eval import backends
 from aqgr.eval.datasets import Dataset, find_documents, list_documents
 from aqgr.eval.systems import Progress, default_cache_dir, systems
+from aqgr.pipeline.config import FULLTEXT_MAX_DF
 from aqgr.retrieval.text import strip_masks
 
 ARCHIVE_FORMAT = 1  # bump when what an eval archive home holds changes
@@ -95,6 +97,7 @@ class PipelineConfig:
     question_alone: bool = False  # lexical retrievers read a question alone (SearchOptions.question_alone)
     fulltext_questions: bool | None = None  # full text reads each question + facts; False: the facts' run stands in (None: SearchOptions' default, by archive size)
     rescore_questions: bool | None = None  # a question's BM25 runs re-rank the facts' runs (None: SearchOptions' default, by archive size)
+    fulltext_max_df: float | None = None  # full text leaves out terms in more than this share of the judgments (None: SearchOptions' default, by archive size)
     citation_weight: float | None = None  # precedents referred (SearchOptions.citation_weight; None: its default)
     citation_norm: str | None = None  # precedents referred: mean, cosine or sum (SearchOptions.citation_norm; None: its default)
 
@@ -143,7 +146,9 @@ PIPELINE_CONFIGS: dict[str, PipelineConfig] = {
     "aqgr-question-alone": replace(AQGR, question_alone=True),
     "aqgr-fulltext-once": replace(AQGR, fulltext_questions=False),  # one full-text query a search: the facts' run stands in for the questions'
     "aqgr-rescored": replace(AQGR, rescore_questions=True),  # each question's BM25 runs re-rank the facts' candidates
-    "aqgr-large": replace(AQGR, rescore_questions=True, fulltext_questions=False),  # the defaults above 100,000 judgments
+    # the defaults above 100,000 judgments (aqgr/pipeline/config.py FULLTEXT_MAX_DF)
+    "aqgr-large": replace(AQGR, rescore_questions=True, fulltext_questions=False, fulltext_max_df=FULLTEXT_MAX_DF),
+    "aqgr-common-terms": replace(AQGR, fulltext_max_df=FULLTEXT_MAX_DF),  # only that one of them: full text without the common terms
     "aqgr-fulltext-raw-qtf": replace(AQGR, fulltext_query_tf="raw"),  # full text: repeated query words count linearly
     "aqgr-fulltext-k1-2": replace(AQGR, fulltext_k1=2.0),  # full text: k1 2.0 (the default before tantivy.v1; matrix.v1)
     "aqgr-fulltext-k1-3": replace(AQGR, fulltext_k1=3.0),
@@ -371,6 +376,7 @@ class ArchiveSystem:
             question_alone=self.pipeline.question_alone,
             fulltext_questions=self.pipeline.fulltext_questions,
             rescore_questions=self.pipeline.rescore_questions,
+            fulltext_max_df=self.pipeline.fulltext_max_df,
             **({"explain_top": self.pipeline.explain_top} if self.pipeline.explain_top else {}),
             **({"citation_weight": self.pipeline.citation_weight} if self.pipeline.citation_weight is not None else {}),
             **({"citation_norm": self.pipeline.citation_norm} if self.pipeline.citation_norm is not None else {}),

@@ -749,29 +749,34 @@ class SummaryIndex:
         exclude: set[str] | None = None,
         *,
         vector: np.ndarray | None = None,
+        max_df: float | None = None,
     ) -> dict[str, list[ScoredDoc]]:
         """Top-k documents per retriever (default: every one the index has), keeping only
         `restrict` and dropping `exclude`, both applied inside each retriever's search.
 
         bm25 and fulltext return only documents sharing a query term; dense returns documents
-        by their best window's cosine similarity to the query, or to `vector` when given."""
+        by their best window's cosine similarity to the query, or to `vector` when given.
+        `max_df`: fulltext leaves out the query's terms held by more than this share of the
+        judgments (retrievers.py `without_common`)."""
         absent = {name: retriever_kinds.get(name).absent for name in RETRIEVERS
                   if name not in self._parts and retriever_kinds.get(name).optional}
         names = select_retrievers(self.retrievers, retrievers, k, absent)
         drop = {self._n_of[d] for d in exclude if d in self._n_of} if exclude else set()
         only = None if restrict is None else self._restriction(restrict, drop)
         empty = k == 0 or not self._n_of or (only is not None and not len(only))
-        asked = Query(query, self._tokenizer, lambda: self.embed_query(query), vector)
+        asked = Query(query, self._tokenizer, lambda: self.embed_query(query), vector, max_df)
         return {name: [] if empty else self._run(self._parts[name], asked, k, only, drop) for name in names}
 
-    def rescore(self, query: str, base: str, runs: Mapping[str, Sequence[ScoredDoc]]) -> dict[str, list[ScoredDoc]]:
+    def rescore(self, query: str, base: str, runs: Mapping[str, Sequence[ScoredDoc]], *,
+                max_df: float | None = None) -> dict[str, list[ScoredDoc]]:
         """The judgments of each of `runs` (retriever -> the run `retrieve` gave for `base`) ranked
         by their scores for `query` (base's text and more: a question followed by the facts),
         for the retrievers that can re-score (the BM25 ones: `Retriever.rescore`); the others
         are left out, for the caller to read. A run keeps its judgments, no more: one its base
-        left out stays out, so this is a re-ranking of base's candidates, not a search."""
-        asked = Query(query, self._tokenizer, lambda: None)
-        given = Query(base, self._tokenizer, lambda: None)
+        left out stays out, so this is a re-ranking of base's candidates, not a search.
+        `max_df`: as `retrieve`'s, and as base's runs were read."""
+        asked = Query(query, self._tokenizer, lambda: None, max_df=max_df)
+        given = Query(base, self._tokenizer, lambda: None, max_df=max_df)
         found: dict[str, list[ScoredDoc]] = {}
         for name, run in runs.items():
             part = self._parts.get(name)

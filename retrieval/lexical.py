@@ -109,6 +109,10 @@ class LexicalEngine(Protocol):
         """How many documents hold `term` (as the scores count them)."""
         ...
 
+    def doc_freqs(self, terms: Sequence[str]) -> list[int]:
+        """`doc_freq` of each of `terms`, in order (one look at the index for them all)."""
+        ...
+
     def __len__(self) -> int:
         """Live (committed, not deleted) documents."""
         ...

@@ -232,9 +232,12 @@ class MatrixEngine:
         return dict(zip(snap.ns[cols].tolist(), scores[cols].tolist()))
 
     def doc_freq(self, term: str) -> int:
+        return self.doc_freqs([term])[0]
+
+    def doc_freqs(self, terms: Sequence[str]) -> list[int]:
         matrix = self._snap.matrix
-        row = matrix.vocab.get(term)
-        return 0 if row is None else int(matrix.df[row])
+        rows = [matrix.vocab.get(t) for t in terms]
+        return [0 if row is None else int(matrix.df[row]) for row in rows]
 
     def __len__(self) -> int:
         return len(self._snap.ns)

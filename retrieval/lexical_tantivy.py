@@ -274,6 +274,10 @@ class TantivyEngine:
     def doc_freq(self, term: str) -> int:
         return int(self._index.searcher().doc_freq(TERMS, term))
 
+    def doc_freqs(self, terms: Sequence[str]) -> list[int]:
+        searcher = self._index.searcher()
+        return [int(searcher.doc_freq(TERMS, t)) for t in terms]
+
     def __len__(self) -> int:
         return int(self._index.searcher().num_docs)
 

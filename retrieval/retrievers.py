@@ -91,10 +91,14 @@ class BuildContext:
 
 class Query:
     """One query as the retrievers read it: its BM25 terms and its vector, each made at most once,
-    on first use. `embed` makes the vector when none was given (it may return None)."""
+    on first use. `embed` makes the vector when none was given (it may return None). `max_df`:
+    the parts that leave out common terms (`_BM25.leaves_out_common`: the full text) leave out
+    the query's terms held by more than this share of their documents (see `without_common`)."""
 
-    def __init__(self, text: str, tokenizer, embed: Callable[[], np.ndarray | None], vector: np.ndarray | None = None):
+    def __init__(self, text: str, tokenizer, embed: Callable[[], np.ndarray | None], vector: np.ndarray | None = None,
+                 max_df: float | None = None):
         self.text, self._tokenizer, self._embed, self._vector = text, tokenizer, embed, vector
+        self.max_df = max_df
 
     @cached_property
     def tokens(self) -> list[str]:
@@ -181,6 +185,7 @@ class _BM25(Retriever):
     """BM25 over terms, through a lexical engine; a document sharing no term is not returned."""
 
     folder: ClassVar[str]
+    leaves_out_common: ClassVar[bool] = False  # honours `Query.max_df`
 
     def __init__(self, engine, ngrams: int):
         self.engine, self.ngrams = engine, ngrams
@@ -217,8 +222,16 @@ class _BM25(Retriever):
     def rollback(self) -> None:
         self.engine.close()  # the engine's writer rolls back; the next add opens a new one
 
-    def search(self, query: Query, k: int, *, only: Collection[int] | None = None, where=None) -> list[tuple[int, float]]:
+    def _terms(self, query: Query) -> list[str]:
+        """The query's terms as this part searches them: with word pairs (`ngrams`), less the
+        common ones when it leaves them out and the query says how common (`Query.max_df`)."""
         terms = with_pairs(query.tokens, self.ngrams)
+        if self.leaves_out_common and query.max_df is not None:
+            return without_common(terms, self.engine, query.max_df)
+        return terms
+
+    def search(self, query: Query, k: int, *, only: Collection[int] | None = None, where=None) -> list[tuple[int, float]]:
+        terms = self._terms(query)
         if where is not None:
             return self.engine.search(terms, k, only=only, where=where)
         return self.engine.search(terms, k, only=only)
@@ -230,8 +243,8 @@ class _BM25(Retriever):
         archive. Exact up to float rounding. None when `query` does not hold all of base's terms
         (a weight would fall)."""
         query_tf = self.engine.params["query_tf"]
-        added = query_weights(with_pairs(query.tokens, self.ngrams), query_tf)
-        held = query_weights(with_pairs(base.tokens, self.ngrams), query_tf)
+        added = query_weights(self._terms(query), query_tf)
+        held = query_weights(self._terms(base), query_tf)
         extra = {t: w - held.get(t, 0.0) for t, w in added.items() if w != held.get(t, 0.0)}
         if any(t not in added for t in held) or any(w < 0 for w in extra.values()):
             return None
@@ -292,6 +305,7 @@ class FullTextBM25(_BM25):
 
     name = folder = "fulltext"
     optional = True
+    leaves_out_common = True
     absent = "this index has no full-text retriever: rebuild it with the judgments' full texts (`aqgr index --rebuild`)"
 
     @classmethod
@@ -434,6 +448,28 @@ class Dense(Retriever):
         for spool in self.store.directory.glob(f"{self.SPOOL_PREFIX}*"):  # a killed update's
             if spool != self._spool:
                 spool.unlink(missing_ok=True)
+
+
+# `without_common` leaves nothing out of a query that would keep fewer distinct terms than this: a
+# short query costs little however common its terms, and an empty one would find nothing.
+MIN_KEPT_TERMS = 8
+
+
+def without_common(terms: Sequence[str], engine, max_df: float) -> list[str]:
+    """`terms` less those held by more than `max_df` of the engine's documents (max_df 1 or more:
+    all of them), unless fewer than MIN_KEPT_TERMS distinct terms would remain. BM25 gives such a
+    term a low idf (ln 2.2 at 20% of the documents, against ~7 for a term in one in a thousand),
+    while its postings make most of a long query's cost: in a million judgments, the words and
+    pairs held by more than a fifth of them carry ~97% of a facts query's postings
+    (docs/experiments/2026-12-06-common-terms.md)."""
+    if max_df >= 1 or not terms:
+        return list(terms)
+    limit = max_df * len(engine)
+    distinct = list(dict.fromkeys(terms))
+    common = {t for t, df in zip(distinct, engine.doc_freqs(distinct)) if df > limit}
+    if len(distinct) - len(common) < MIN_KEPT_TERMS:
+        return list(terms)
+    return [t for t in terms if t not in common]
 
 
 def optional_retrievers() -> frozenset[str]:

@@ -232,6 +232,13 @@ def _print_result(result, console) -> None:
         console.print(styled((f"{result.dropped_not_in_archive} judgment(s) named by an engine were not in the archive and were dropped", "yellow")))
 
 
+def _share(value: Optional[float]) -> Optional[float]:
+    """A share of the judgments, 0 < value <= 1 (`--fulltext-max-df`)."""
+    if value is not None and not 0 < value <= 1:
+        raise typer.BadParameter(f"a share of the judgments, above 0 and at most 1, not {value}")
+    return value
+
+
 @app.command()
 def search(
     ctx: typer.Context,
@@ -252,6 +259,7 @@ def search(
     overruled_below: bool = typer.Option(False, "--overruled-below", help="Rank a hit that a later judgment of the archive overruled just below that judgment, when it is among the hits (off by default; the hit is never dropped and keeps its warning)."),
     fulltext_questions: Optional[bool] = typer.Option(None, "--fulltext-questions/--fulltext-once", help="Each question also reads the judgments' full texts, or the facts' full-text run stands in for the questions' (one full-text query a search). Default: each question up to 100,000 judgments, once above."),
     rescore_questions: Optional[bool] = typer.Option(None, "--rescore-questions/--search-questions", help="A question's BM25 runs re-rank the facts' candidates (the same scores, milliseconds), or search the whole archive. Default: search up to 100,000 judgments, re-rank above."),
+    fulltext_max_df: Optional[float] = typer.Option(None, "--fulltext-max-df", callback=_share, help="Full-text BM25 leaves out the query's terms held by more than this share of the judgments (1: every term). Default: every term up to 100,000 judgments, those in at most 0.2 of them above."),
 ) -> None:
     """Question-guided search: the legal questions the facts raise, and the judgments that answer them."""
     if facts == "-":
@@ -274,7 +282,8 @@ def search(
             return
         changes = {**({"overruled_below": True} if overruled_below else {}),
                    **({"fulltext_questions": fulltext_questions} if fulltext_questions is not None else {}),
-                   **({"rescore_questions": rescore_questions} if rescore_questions is not None else {})}
+                   **({"rescore_questions": rescore_questions} if rescore_questions is not None else {}),
+                   **({"fulltext_max_df": fulltext_max_df} if fulltext_max_df is not None else {})}
         options = archive.settings.search.model_copy(update=changes) if changes else None
         result = archive.search(facts, question or None, k=k, filters=filters, options=options)
     except AqgrError as exc:

@@ -33,6 +33,11 @@ FULLTEXT_QUESTIONS_UP_TO = 100_000
 # tantivy walks every posting of a long query (its Python binding never prunes), 100-150 ms a
 # summary query and ~275 ms a full-text one at 1,000,000 judgments; re-scoring costs milliseconds.
 RESCORE_QUESTIONS_UP_TO = 100_000
+# Above this many judgments the full-text query leaves out terms held by more than FULLTEXT_MAX_DF of
+# the judgments (SearchOptions.fulltext_max_df): at 1,000,000 they carry ~97% of a long facts query's
+# postings, which tantivy walks to the end (its binding never prunes).
+COMMON_TERMS_UP_TO = 100_000
+FULLTEXT_MAX_DF = 0.2
 
 
 class SearchOptions(BaseModel):
@@ -54,6 +59,7 @@ class SearchOptions(BaseModel):
     question_alone: bool = Field(default=False, description="Lexical retrievers read a question alone, not question + facts (an ablation: issue-to-issue matching).")
     rescore_questions: bool | None = Field(default=None, description="How a question's BM25 runs (summary, and full text when it reads each question) are made: True, the facts' runs re-ranked by the question with the facts (the same scores, from the facts' scores plus the question's terms, over the facts' candidates only); False, the question with the facts searched over the whole archive. None: False for an index of at most RESCORE_QUESTIONS_UP_TO (100,000) judgments, True above. Only with the facts' runs at hand (generated questions, or include_facts_query), on the embedded index (docs/experiments/2026-12-06-rescored-questions.md).")
     fulltext_questions: bool | None = Field(default=None, description="Full-text BM25 reads each question with the facts (True), or the facts' own full-text run stands in for each question's (False: one full-text query a search instead of 1 + n_questions). None: True for an index of at most FULLTEXT_QUESTIONS_UP_TO (100,000) judgments, False above, where a full-text query over long facts takes from tens to hundreds of ms and a search would make four. On the citation benchmark False costs 0.001 MAP (0.1631 -> 0.1621; docs/experiments/2026-12-06-fulltext-once.md).")
+    fulltext_max_df: float | None = Field(default=None, gt=0, le=1, description="Full-text BM25 leaves out the query's terms (words and word pairs) held by more than this share of the judgments, unless fewer than 8 distinct terms would remain; 1: every term. None: 1 for an index of at most COMMON_TERMS_UP_TO (100,000) judgments, FULLTEXT_MAX_DF (0.2) above, where those terms carry most of a long query's cost (~290 -> ~55 ms a facts query at 1,000,000) and little of its ranking (citation benchmark, defaults above 100,000: MAP 0.1621 -> 0.1661; docs/experiments/2026-12-06-common-terms.md).")
     fusion_depth: int = Field(default=1000, ge=1, le=10000, description="Each run is fused over its top fusion_depth judgments (score fusion min-max normalises per run: a shallow run would inflate its tail; 1000, the evaluation depth, so search and evaluation rank alike).")
     citation_weight: float = Field(default=0.3, ge=0, description="Precedents referred: a judgment cited by the ranked judgments gains citation_weight x the best fused score x its votes (the mean of 1/rank over the archive judgments citing it; retrieval/citations/graph.py). 0: off. 0.3: the largest weight that still helps at least as many citation-benchmark queries as it hurts. Needs the archive's citation graph, made by `aqgr index`.")
     citation_norm: Literal["mean", "cosine", "sum"] = Field(default="mean", description="How a precedent's votes are divided by the number of archive judgments citing it: mean (/ n: precedents specific to similar cases), cosine (/ sqrt n) or sum (no division: much-cited landmark judgments rise). mean: on the citation benchmark the others hurt more queries than they help; on benchmarks that keep much-cited judgments cosine and sum score higher (docs/experiments/2026-11-30-much-cited-precedents.md).")

@@ -47,7 +47,8 @@ from functools import partial
 from typing import AbstractSet, Callable, Iterable, Mapping, Sequence
 
 from aqgr.pipeline.citation_guard import grounded_questions
-from aqgr.pipeline.config import FULLTEXT_QUESTIONS_UP_TO, RESCORE_QUESTIONS_UP_TO, SearchOptions
+from aqgr.pipeline.config import (COMMON_TERMS_UP_TO, FULLTEXT_MAX_DF, FULLTEXT_QUESTIONS_UP_TO, RESCORE_QUESTIONS_UP_TO,
+                                  SearchOptions)
 from aqgr.foundation.collector import collection_paused
 from aqgr.foundation.parallel import side_by_side
 from aqgr.foundation.errors import EmptyArchiveError, FactsTooShortError, NoFiltersError, StoreError
@@ -515,6 +516,14 @@ class Searcher:
                 return {FULLTEXT: run}
         return dict(self._retrieve(replace(plan, options=plan.options.model_copy(update={"retrievers": (FULLTEXT,)}))))
 
+    def _max_df(self, options: SearchOptions) -> dict[str, float]:
+        """{"max_df": share} when the full-text query leaves out common terms (`fulltext_max_df`,
+        or unset and the index holds over COMMON_TERMS_UP_TO judgments), else {}."""
+        share = options.fulltext_max_df
+        if share is None:
+            share = FULLTEXT_MAX_DF if len(self.index) > COMMON_TERMS_UP_TO else 1.0
+        return {"max_df": share} if share < 1 else {}
+
     def _rescored_from(self, plan: Plan, facts_runs: Sequence[tuple[str, list[ScoredDoc]]],
                        reused: Mapping[str, list[ScoredDoc]]) -> dict[str, list[ScoredDoc]]:
         """retriever -> the facts' run that each question's run of it re-ranks (`rescore_questions`
@@ -549,9 +558,10 @@ class Searcher:
             if expanded != text and vector is None and vector_retrievers().intersection(read):
                 vector = self.index.embed_query(text)  # the dense query stays the text as written
             text = expanded
+        common = self._max_df(options) if FULLTEXT in read else {}
         rescored: dict[str, list[ScoredDoc]] = {}
         if question is not None and rescored_from and (wanted := {name: rescored_from[name] for name in read if name in rescored_from}):
-            rescored = self.index.rescore(text, table.expand(query) if table else query, wanted)
+            rescored = self.index.rescore(text, table.expand(query) if table else query, wanted, **common)
             read = [name for name in read if name not in rescored]
         groups = [read] if read else []
         if question is None and FULLTEXT in read and len(read) > 1:
@@ -560,7 +570,7 @@ class Searcher:
             groups = [[FULLTEXT], [name for name in read if name != FULLTEXT]]
         runs = {**reused, **rescored}
         for found in side_by_side([partial(self.index.retrieve, text, plan.depth, retrievers=group, restrict=plan.restrict,
-                                           exclude=plan.exclude, vector=vector) for group in groups]):
+                                           exclude=plan.exclude, vector=vector, **common) for group in groups]):
             runs.update(found)
         return [(name, runs[name]) for name in names]
 

@@ -266,3 +266,98 @@ def test_the_command_line_and_the_server_choose_whether_questions_are_rescored(a
             response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS, "options": {"rescore_questions": value}})
             assert response.status_code == 200, response.text
             assert (rescores.count > before) == value
+
+
+class MaxDf:
+    """Records the `max_df` of each query the full-text part searches and the terms it asks its
+    engine for; and whether the summary BM25 part asks for every term of its queries. Passes the
+    calls through."""
+
+    def __init__(self, monkeypatch):
+        from aqgr.retrieval.retrievers import FullTextBM25, SummaryBM25, with_pairs
+
+        self.seen: dict[str, list] = {"fulltext": [], "bm25": []}
+        self.terms: list[list[str]] = []
+        for kind in (FullTextBM25, SummaryBM25):
+            real = kind.search
+
+            def search(part, query, k, *, real=real, name=kind.name, **kwargs):
+                if name == "fulltext":
+                    self.seen[name].append(query.max_df)
+                    self.terms.append(part._terms(query))
+                else:
+                    self.seen[name].append(part._terms(query) == with_pairs(query.tokens, part.ngrams))
+                return real(part, query, k, **kwargs)
+
+            monkeypatch.setattr(kind, "search", search)
+
+
+def test_by_default_the_full_text_leaves_out_common_terms_above_a_size(archive, monkeypatch):
+    """`fulltext_max_df` unset: every term of the full-text query is searched while the index holds
+    at most COMMON_TERMS_UP_TO judgments; above it, those in more than FULLTEXT_MAX_DF of them are
+    left out. The summary BM25 always reads every term."""
+    import aqgr.pipeline.search as search_module
+    from aqgr.pipeline.config import FULLTEXT_MAX_DF
+
+    searcher = archive._searcher()
+    assert searcher.options.fulltext_max_df is None
+    seen = MaxDf(monkeypatch)
+    monkeypatch.setattr(search_module, "COMMON_TERMS_UP_TO", len(searcher.index))
+    assert searcher.search(DYING_DECLARATION_FACTS).hits
+    assert set(seen.seen["fulltext"]) == {None} and set(seen.seen["bm25"]) == {True}
+    seen.seen = {"fulltext": [], "bm25": []}
+    monkeypatch.setattr(search_module, "COMMON_TERMS_UP_TO", len(searcher.index) - 1)
+    assert searcher.search(DYING_DECLARATION_FACTS).hits
+    assert set(seen.seen["fulltext"]) == {FULLTEXT_MAX_DF} and set(seen.seen["bm25"]) == {True}
+
+
+def test_the_full_text_run_without_common_terms_is_a_search_for_the_others(archive, monkeypatch):
+    """With `fulltext_max_df` set, the facts' full-text run is the search for the query's terms held
+    by at most that share of the judgments; the question runs re-scored from it leave out the same."""
+    from aqgr.retrieval.retrievers import with_pairs
+
+    searcher = archive._searcher()
+    index = searcher.index
+    options = searcher.options.model_copy(update={"fulltext_max_df": 0.25, "fulltext_questions": True, "rescore_questions": True})
+    seen = MaxDf(monkeypatch)
+    plan = searcher.plan(DYING_DECLARATION_FACTS, options=options)
+    facts = searcher._query(plan.facts, options)
+    part = index._parts["fulltext"]
+    every = with_pairs(index.tokenizer(facts), part.ngrams)
+    kept = seen.terms[0]
+    limit = 0.25 * len(index)
+    assert set(every) - set(kept) and all(part.doc_freq(t) <= limit for t in kept)
+    assert [t for t in every if part.doc_freq(t) <= limit] == kept
+    run = dict(plan.facts_runs)["fulltext"]
+    assert run == index.retrieve(facts, plan.depth, retrievers=["fulltext"], max_df=0.25)["fulltext"]
+    assert run != index.retrieve(facts, plan.depth, retrievers=["fulltext"])["fulltext"]
+    retrieval = searcher.retrieve(plan)
+    question_runs = [r for name, r in retrieval.runs if name == "fulltext"][1:]
+    assert len(question_runs) == len(plan.questions) > 0
+    for question, rescored in zip(plan.questions, question_runs):
+        searched = dict(index.retrieve(f"{question}\n{facts}", plan.depth, retrievers=["fulltext"], max_df=0.25)["fulltext"])
+        assert all(d.score == pytest.approx(searched[d.doc_id], rel=1e-5) for d in rescored if d.doc_id in searched)
+
+
+def test_the_command_line_and_the_server_set_how_common_a_full_text_term_may_be(archive, monkeypatch):
+    from typer.testing import CliRunner
+
+    from aqgr.interfaces.cli import app
+    from aqgr.interfaces.server import create_app
+    from tests.server.conftest import TestClient
+
+    seen = MaxDf(monkeypatch)
+    args = ["search", DYING_DECLARATION_FACTS, "--home", str(archive.home), "--json"]
+    result = CliRunner().invoke(app, args + ["--fulltext-max-df", "0.5"])
+    assert result.exit_code == 0, result.output
+    assert set(seen.seen["fulltext"]) == {0.5}
+    for bad in ("0", "1.5"):
+        result = CliRunner().invoke(app, args + ["--fulltext-max-df", bad])
+        assert result.exit_code == 2 and "a share of the judgments" in result.output
+    seen.seen["fulltext"].clear()
+    with TestClient(create_app(archive=archive)) as client:
+        response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS, "options": {"fulltext_max_df": 0.25}})
+        assert response.status_code == 200, response.text
+        assert set(seen.seen["fulltext"]) == {0.25}
+        response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS, "options": {"fulltext_max_df": 0}})
+        assert response.status_code == 422

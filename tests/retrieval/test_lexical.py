@@ -326,3 +326,29 @@ def test_threads_search_at_once(tmp_path, engine):
     for t in threads:
         t.join()
     assert all(results[w] == expected for w in range(4))
+
+
+def test_doc_freqs_counts_each_term_as_doc_freq_does(tmp_path, engine):
+    corpus = random_corpus(5, 120, 40)
+    with build(engine, tmp_path / "ix", corpus) as index:
+        terms = ["w0", "w7", "unknown_term", "w0", "304b"]
+        assert index.doc_freqs(terms) == [index.doc_freq(t) for t in terms]
+        assert index.doc_freqs(["unknown_term"]) == [0] and index.doc_freqs([]) == []
+        assert index.doc_freq("w0") == sum("w0" in terms for terms in corpus.values())
+
+
+def test_a_query_without_its_common_terms(tmp_path, engine):
+    """`without_common`: the terms held by more than the share of the documents are left out
+    (repeats and order of the others kept), unless too few distinct terms would remain."""
+    from aqgr.retrieval.retrievers import MIN_KEPT_TERMS, without_common
+
+    rare = [f"r{i}" for i in range(MIN_KEPT_TERMS)]
+    corpus = {n: ["common", "half", rare[n % len(rare)]] if n < 5 else ["common", "other"] for n in range(10)}
+    corpus[3].append("half")
+    with build(engine, tmp_path / "ix", corpus) as index:  # common: 10 of 10, half: 5 of 10, r_i: 1 or 2 of 10
+        query = ["common", *rare, "half", "common", rare[0]]
+        assert without_common(query, index, 0.5) == [*rare, "half", rare[0]]  # 5 is not more than half of 10
+        assert without_common(query, index, 0.4) == [*rare, rare[0]]
+        assert without_common(query, index, 1.0) == query
+        assert without_common(query[:4], index, 0.4) == query[:4]  # 3 distinct would remain: nothing left out
+        assert without_common([], index, 0.2) == []

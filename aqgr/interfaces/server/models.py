@@ -47,6 +47,7 @@ class SearchOptionsPatch(_Request):
     overruled_below: bool | None = Field(default=None, description="Rank a hit that a later judgment of the archive overruled just below that judgment, when it is among the hits (default off; the hit is never dropped and keeps its warning).")
     fulltext_questions: bool | None = Field(default=None, description="true: each question also reads the judgments' full texts; false: the facts' full-text run stands in for the questions' (one full-text query a search). Omitted: the archive's setting (by default each question up to 100,000 judgments, once above).")
     rescore_questions: bool | None = Field(default=None, description="true: a question's BM25 runs re-rank the facts' candidates (the same scores, in milliseconds); false: they search the whole archive. Omitted: the archive's setting (by default search up to 100,000 judgments, re-rank above).")
+    fulltext_max_df: float | None = Field(default=None, gt=0, le=1, description="Full-text BM25 leaves out the query's terms held by more than this share of the judgments (1: every term). Omitted: the archive's setting (by default every term up to 100,000 judgments, those in at most 20% of them above).")
 
 
 class SearchRequest(_Request):
