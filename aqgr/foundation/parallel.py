@@ -2,10 +2,13 @@
 
 A search reads its retrievers once per generated question, and each of those reads waits
 mostly on code that lets go of the interpreter lock (tantivy's search, FAISS, numpy): on two
-cores three questions' reads take little more than two. The caller runs the first call itself
-and hands the rest to the pool, so a search makes progress even when other searches keep the
-pool busy, and results come back in the order of the calls. Each call runs in a copy of the
-caller's context (the model-task deadlines of aqgr/llm/deadline.py are context variables).
+cores three questions' reads take little more than two. The caller and the pool's workers take
+the calls in their order, each the next one not yet taken as soon as it is free: so the caller
+never idles while a call waits for a worker, a search makes progress even when other searches
+keep the pool busy (the caller can take every call), and calls of unequal length share the
+cores (the first two at once, the third by whichever ends first). Results come back in the
+order of the calls. A call a worker takes runs in a copy of the caller's context (the model-task
+deadlines of aqgr/llm/deadline.py are context variables).
 One core, or a call made from one of the pool's own threads (which must not wait on the pool
 it is part of), and the calls run one after another, as before.
 """
@@ -43,19 +46,36 @@ def _shared_pool() -> ThreadPoolExecutor | None:
 
 
 def side_by_side(calls: Sequence[Callable[[], T]]) -> list[T]:
-    """Each call's result, in order; the first error raised (after every call has ended)."""
+    """Each call's result, in order; the first error raised (by the calls' order), once every call
+    that began has ended: after an error no further call begins."""
     inside = threading.current_thread().name.startswith(_PREFIX)
     pool = _shared_pool() if len(calls) > 1 and not inside else None
     if pool is None:
         return [call() for call in calls]
-    futures: list[Future] = [pool.submit(contextvars.copy_context().run, call) for call in calls[1:]]
-    try:
-        first = calls[0]()
-    except BaseException:
-        for future in futures:
-            future.cancel()
-            if not future.cancelled():
-                future.exception()  # wait: nothing of this search runs on after it has failed
-        raise
-    wait(futures)
-    return [first, *(future.result() for future in futures)]
+    results: list = [None] * len(calls)
+    failed: dict[int, BaseException] = {}
+    order = iter(range(len(calls)))
+    lock = threading.Lock()
+
+    def take_in_turn() -> None:
+        while True:
+            with lock:
+                number = None if failed else next(order, None)
+            if number is None:
+                return
+            try:
+                results[number] = calls[number]()
+            except BaseException as exc:
+                with lock:
+                    failed[number] = exc
+                return
+
+    helpers: list[Future] = [pool.submit(contextvars.copy_context().run, take_in_turn)
+                             for _ in range(min(len(calls) - 1, _workers()))]
+    take_in_turn()
+    for helper in helpers:
+        helper.cancel()  # one still queued behind other searches' work has nothing left to take
+    wait(helpers)
+    if failed:
+        raise failed[min(failed)]
+    return results

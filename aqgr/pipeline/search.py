@@ -276,7 +276,15 @@ class Searcher:
     # -- step 4: explanation -----------------------------------------------
     def explain(self, plan: Plan, fused: Fused, retrieval: Retrieval, *, k: int | None = None) -> SearchResult:
         """The best `explain_top` (at least `k`) fused candidates explained; the returned hits:
-        grounded, at or above `min_score`, at most `k` (default the options' `k`)."""
+        grounded, at or above `min_score`, at most `k` (default the options' `k`). The facet
+        counts over the fused ranking are made beside the explanation, on a worker thread: they
+        are mostly the store's reads, which let go of the interpreter lock (~40 ms at 1e6)."""
+        result, facets = side_by_side([partial(self._explained, plan, fused, retrieval, k),
+                                       partial(self.facets, [d.doc_id for d in fused.ranking])])
+        return result.model_copy(update={"facets": facets})
+
+    def _explained(self, plan: Plan, fused: Fused, retrieval: Retrieval, k: int | None) -> SearchResult:
+        """`explain` without the facet counts."""
         options = plan.options
         k = k or options.k
         best = fused.ranking[0].score if fused.ranking and fused.ranking[0].score > 0 else 1.0
@@ -346,7 +354,6 @@ class Searcher:
             dropped_citations=sum(e.dropped_citations for e in grounded) + plan.dropped_questions,
             notes=list(dict.fromkeys(notes)),
             filters=plan.filters,
-            facets=self.facets([d.doc_id for d in fused.ranking]),
         )
 
     # -- step 5: pinpoints -------------------------------------------------
@@ -563,11 +570,10 @@ class Searcher:
         if question is not None and rescored_from and (wanted := {name: rescored_from[name] for name in read if name in rescored_from}):
             rescored = self.index.rescore(text, table.expand(query) if table else query, wanted, **common)
             read = [name for name in read if name not in rescored]
-        groups = [read] if read else []
-        if question is None and FULLTEXT in read and len(read) > 1:
-            # the facts' full text, the longest read of a search, beside the other retrievers
-            # (tantivy lets go of the interpreter lock; the facts' embedding is the dense one's)
-            groups = [[FULLTEXT], [name for name in read if name != FULLTEXT]]
+        # the facts' reads each on its own, taken in the retrievers' order by whichever thread is free
+        # (tantivy and faiss let go of the interpreter lock; the facts' embedding is the dense one's):
+        # the longest read differs by size (at 1e6 the summary BM25, on AILA the dense embedding)
+        groups = [[name] for name in read] if question is None else [read] if read else []
         runs = {**reused, **rescored}
         for found in side_by_side([partial(self.index.retrieve, text, plan.depth, retrievers=group, restrict=plan.restrict,
                                            exclude=plan.exclude, vector=vector, **common) for group in groups]):

@@ -64,3 +64,20 @@ def test_a_call_from_the_pools_own_thread_does_not_wait_on_the_pool(monkeypatch)
     outside, in_worker = parallel.side_by_side([inner, inner])
     assert len(outside) == 3 and in_worker == [in_worker[0]] * 3 and in_worker[0].startswith("aqgr-search")
     parallel._pool.shutdown()
+
+
+@pytest.mark.timeout(30)
+def test_whoever_is_free_takes_the_next_call(monkeypatch):
+    """With one worker, a quick call and two slow ones: the caller, done with the quick one, takes a
+    slow one instead of leaving both to the worker (two slow calls at once, not one after another)."""
+    monkeypatch.setattr(parallel, "_workers", lambda: 1)
+    monkeypatch.setattr(parallel, "_pool", None)
+
+    def slow():
+        time.sleep(0.3)
+        return threading.current_thread().name
+
+    started = time.perf_counter()
+    quick, first, second = parallel.side_by_side([lambda: threading.current_thread().name, slow, slow])
+    assert first != second and time.perf_counter() - started < 0.55
+    parallel._pool.shutdown()
