@@ -16,7 +16,8 @@ Each configuration in `PIPELINE_CONFIGS` is one named system (one flag to select
   `aqgr-facts-only` (no questions), `aqgr-question-weight-1`, `aqgr-keep-masks`,
   `aqgr-no-fulltext`, `aqgr-lexical-only`, `aqgr-equal-weights`, `aqgr-rrf`,
   `aqgr-bm25-only`, `aqgr-dense-only`, `aqgr-common-terms` (the full text without terms held by
-  more than a fifth of the judgments), `aqgr-large` (every default above 100,000 judgments); `*-fused-order` variants rank in fused order
+  more than a fifth of the judgments), `aqgr-dense-once` (the facts' dense run stands in for the
+  questions'), `aqgr-large` (every default above 100,000 judgments); `*-fused-order` variants rank in fused order
   (explain_top=1: no re-ordering by the explanation score); `aqgr-v1` /
   `aqgr-v1-facts-only` are the first configuration (summary BM25 + dense, RRF, raw facts).
 
@@ -96,6 +97,7 @@ class PipelineConfig:
     statutes_via_precedents: bool = False  # statutes: the case ranking's judgments vote for the statutes they quote (aqgr/pipeline/statutes.py)
     question_alone: bool = False  # lexical retrievers read a question alone (SearchOptions.question_alone)
     fulltext_questions: bool | None = None  # full text reads each question + facts; False: the facts' run stands in (None: SearchOptions' default, by archive size)
+    dense_questions: bool | None = None  # dense reads each question + facts; False: the facts' run stands in (None: SearchOptions' default, by archive size)
     rescore_questions: bool | None = None  # a question's BM25 runs re-rank the facts' runs (None: SearchOptions' default, by archive size)
     fulltext_max_df: float | None = None  # full text leaves out terms in more than this share of the judgments (None: SearchOptions' default, by archive size)
     citation_weight: float | None = None  # precedents referred (SearchOptions.citation_weight; None: its default)
@@ -147,7 +149,8 @@ PIPELINE_CONFIGS: dict[str, PipelineConfig] = {
     "aqgr-fulltext-once": replace(AQGR, fulltext_questions=False),  # one full-text query a search: the facts' run stands in for the questions'
     "aqgr-rescored": replace(AQGR, rescore_questions=True),  # each question's BM25 runs re-rank the facts' candidates
     # the defaults above 100,000 judgments (aqgr/pipeline/config.py FULLTEXT_MAX_DF)
-    "aqgr-large": replace(AQGR, rescore_questions=True, fulltext_questions=False, fulltext_max_df=FULLTEXT_MAX_DF),
+    "aqgr-large": replace(AQGR, rescore_questions=True, fulltext_questions=False, dense_questions=False, fulltext_max_df=FULLTEXT_MAX_DF),
+    "aqgr-dense-once": replace(AQGR, dense_questions=False),  # one dense search a search: the facts' run stands in for the questions'
     "aqgr-common-terms": replace(AQGR, fulltext_max_df=FULLTEXT_MAX_DF),  # only that one of them: full text without the common terms
     "aqgr-fulltext-raw-qtf": replace(AQGR, fulltext_query_tf="raw"),  # full text: repeated query words count linearly
     "aqgr-fulltext-k1-2": replace(AQGR, fulltext_k1=2.0),  # full text: k1 2.0 (the default before tantivy.v1; matrix.v1)
@@ -375,6 +378,7 @@ class ArchiveSystem:
             question_weight=self.pipeline.question_weight,
             question_alone=self.pipeline.question_alone,
             fulltext_questions=self.pipeline.fulltext_questions,
+            dense_questions=self.pipeline.dense_questions,
             rescore_questions=self.pipeline.rescore_questions,
             fulltext_max_df=self.pipeline.fulltext_max_df,
             **({"explain_top": self.pipeline.explain_top} if self.pipeline.explain_top else {}),

@@ -258,6 +258,7 @@ def search(
     disposal: Optional[str] = typer.Option(None, "--disposal", help="Only judgments disposed so: allowed, dismissed, partly."),
     overruled_below: bool = typer.Option(False, "--overruled-below", help="Rank a hit that a later judgment of the archive overruled just below that judgment, when it is among the hits (off by default; the hit is never dropped and keeps its warning)."),
     fulltext_questions: Optional[bool] = typer.Option(None, "--fulltext-questions/--fulltext-once", help="Each question also reads the judgments' full texts, or the facts' full-text run stands in for the questions' (one full-text query a search). Default: each question up to 100,000 judgments, once above."),
+    dense_questions: Optional[bool] = typer.Option(None, "--dense-questions/--dense-once", help="Each question also reads the dense retriever (its vector combined with the facts'), or the facts' dense run stands in for the questions' (one dense search a search). Default: each question up to 100,000 judgments, once above."),
     rescore_questions: Optional[bool] = typer.Option(None, "--rescore-questions/--search-questions", help="A question's BM25 runs re-rank the facts' candidates (the same scores, milliseconds), or search the whole archive. Default: search up to 100,000 judgments, re-rank above."),
     fulltext_max_df: Optional[float] = typer.Option(None, "--fulltext-max-df", callback=_share, help="Full-text BM25 leaves out the query's terms held by more than this share of the judgments (1: every term). Default: every term up to 100,000 judgments, those in at most 0.2 of them above."),
 ) -> None:
@@ -282,6 +283,7 @@ def search(
             return
         changes = {**({"overruled_below": True} if overruled_below else {}),
                    **({"fulltext_questions": fulltext_questions} if fulltext_questions is not None else {}),
+                   **({"dense_questions": dense_questions} if dense_questions is not None else {}),
                    **({"rescore_questions": rescore_questions} if rescore_questions is not None else {}),
                    **({"fulltext_max_df": fulltext_max_df} if fulltext_max_df is not None else {})}
         options = archive.settings.search.model_copy(update=changes) if changes else None

@@ -47,8 +47,8 @@ from functools import partial
 from typing import AbstractSet, Callable, Iterable, Mapping, Sequence
 
 from aqgr.pipeline.citation_guard import grounded_questions
-from aqgr.pipeline.config import (COMMON_TERMS_UP_TO, FULLTEXT_MAX_DF, FULLTEXT_QUESTIONS_UP_TO, RESCORE_QUESTIONS_UP_TO,
-                                  SearchOptions)
+from aqgr.pipeline.config import (COMMON_TERMS_UP_TO, DENSE_QUESTIONS_UP_TO, FULLTEXT_MAX_DF, FULLTEXT_QUESTIONS_UP_TO,
+                                  RESCORE_QUESTIONS_UP_TO, SearchOptions)
 from aqgr.foundation.collector import collection_paused
 from aqgr.foundation.parallel import side_by_side
 from aqgr.foundation.errors import EmptyArchiveError, FactsTooShortError, NoFiltersError, StoreError
@@ -60,7 +60,7 @@ from aqgr.pipeline.questions import QuestionGenerator
 from aqgr.pipeline.relevance import RelevanceScorer
 from aqgr.retrieval.fusion import fusers
 from aqgr.retrieval.protocol import Index
-from aqgr.retrieval.retrievers import FullTextBM25, optional_retrievers, vector_retrievers
+from aqgr.retrieval.retrievers import Dense, FullTextBM25, optional_retrievers, vector_retrievers
 from aqgr.retrieval.text import strip_masks
 from aqgr.retrieval.types import ScoredDoc, id_hash, ranked
 from aqgr.schemas.filters import FacetCount, Facets, Filters
@@ -68,6 +68,7 @@ from aqgr.schemas.results import CandidateQuestion, Engines, Evidence, Hit, Sear
 from aqgr.schemas.summary import StructuredSummary
 
 FULLTEXT = FullTextBM25.name
+DENSE = Dense.name
 
 
 def parties_line(summary: StructuredSummary) -> str:
@@ -255,9 +256,9 @@ class Searcher:
         if options.include_facts_query or not plan.questions:
             runs += plan.facts_runs if plan.facts_runs is not None else self._retrieve(plan)
         retrieved_for: dict[str, set[int]] = defaultdict(set)
-        if plan.questions and vector_retrievers().intersection(self._retrievers(options)):
-            self.index.embed_queries(list(plan.questions))  # the questions not embedded yet, in one model call
         reused = self._reused_runs(plan, runs)
+        if plan.questions and vector_retrievers().intersection(set(self._retrievers(options)) - set(reused)):
+            self.index.embed_queries(list(plan.questions))  # the questions not embedded yet, in one model call
         rescored_from = self._rescored_from(plan, runs, reused)
         each = side_by_side([partial(self._retrieve, plan, question, reused, rescored_from)  # aqgr/foundation/parallel.py
                              for question in plan.questions])
@@ -511,17 +512,22 @@ class Searcher:
     def _reused_runs(self, plan: Plan, facts_runs: Sequence[tuple[str, list[ScoredDoc]]]) -> dict[str, list[ScoredDoc]]:
         """retriever -> the facts' run that stands in for each question's run of it: the full text's
         when `fulltext_questions` is off, or unset and the index holds over FULLTEXT_QUESTIONS_UP_TO
-        judgments (the plan's facts runs, else `facts_runs`, else read now)."""
-        names = self._retrievers(plan.options)
-        wanted = plan.options.fulltext_questions
-        if wanted is None:
-            wanted = len(self.index) <= FULLTEXT_QUESTIONS_UP_TO
-        if wanted or not plan.questions or FULLTEXT not in names:
+        judgments; the dense one's likewise by `dense_questions` and DENSE_QUESTIONS_UP_TO (the
+        plan's facts runs, else `facts_runs`, else read now)."""
+        options = plan.options
+        names = self._retrievers(options)
+        once = [name for name, wanted, up_to in ((FULLTEXT, options.fulltext_questions, FULLTEXT_QUESTIONS_UP_TO),
+                                                 (DENSE, options.dense_questions, DENSE_QUESTIONS_UP_TO))
+                if name in names and not (wanted if wanted is not None else len(self.index) <= up_to)]
+        if not once or not plan.questions:
             return {}
+        found: dict[str, list[ScoredDoc]] = {}
         for name, run in (*(plan.facts_runs or ()), *facts_runs):
-            if name == FULLTEXT:
-                return {FULLTEXT: run}
-        return dict(self._retrieve(replace(plan, options=plan.options.model_copy(update={"retrievers": (FULLTEXT,)}))))
+            if name in once:
+                found.setdefault(name, run)
+        if missing := tuple(name for name in once if name not in found):
+            found.update(self._retrieve(replace(plan, options=options.model_copy(update={"retrievers": missing}))))
+        return found
 
     def _max_df(self, options: SearchOptions) -> dict[str, float]:
         """{"max_df": share} when the full-text query leaves out common terms (`fulltext_max_df`,

@@ -200,6 +200,79 @@ def test_the_command_line_and_the_server_choose_how_often_the_full_text_is_read(
             assert [(h["judgment_id"], h["score"]) for h in response.json()["hits"]] == [(h.judgment_id, h.score) for h in expected.hits]
 
 
+def test_dense_once_makes_one_dense_search_a_search_and_embeds_no_question(archive, monkeypatch):
+    """`dense_questions` off: the facts' dense run stands in for each question's, so a search reads
+    the dense retriever once and embeds no question; the lexical retrievers still read each one."""
+    searcher = archive._searcher()
+    reads = Reads(monkeypatch, searcher.index)
+    once = searcher.options.model_copy(update={"dense_questions": False})
+    plan = searcher.plan(DYING_DECLARATION_FACTS, options=once)
+    embedded: list[str] = []
+    real = searcher.index.embed_queries
+    monkeypatch.setattr(searcher.index, "embed_queries", lambda texts: (embedded.extend(texts), real(texts))[1])
+    retrieval = searcher.retrieve(plan)
+    assert plan.questions and reads.by("dense") == 1 and reads.by("bm25") == reads.by("fulltext") == 1 + len(plan.questions)
+    assert not embedded
+    facts_run = dict(plan.facts_runs)["dense"]
+    dense_runs = [run for name, run in retrieval.runs if name == "dense"]
+    assert len(dense_runs) == 1 + len(plan.questions) and all(run == facts_run for run in dense_runs)
+    # both once: the questions read only the summary BM25
+    reads.pairs.clear()
+    both = once.model_copy(update={"fulltext_questions": False})
+    result = searcher.search(DYING_DECLARATION_FACTS, options=both)
+    assert result.questions and result.hits
+    assert reads.by("dense") == reads.by("fulltext") == 1 and reads.by("bm25") == 1 + len(result.questions)
+    # the user's questions without the facts-alone query: the facts' dense run is still read, once
+    reads.pairs.clear()
+    alone = once.model_copy(update={"include_facts_query": False})
+    result = searcher.search(DYING_DECLARATION_FACTS, [QUESTION, "Whether the accused had a motive?"], options=alone)
+    assert reads.by("dense") == 1 and reads.by("bm25") == 2 and result.hits
+
+
+def test_by_default_the_questions_read_the_dense_retriever_up_to_a_size(archive, monkeypatch):
+    """`dense_questions` unset: each question reads the dense retriever while the index is at most
+    DENSE_QUESTIONS_UP_TO judgments; above it the facts' dense run stands in."""
+    import aqgr.pipeline.search as search_module
+
+    searcher = archive._searcher()
+    assert searcher.options.dense_questions is None
+    reads = Reads(monkeypatch, searcher.index)
+    monkeypatch.setattr(search_module, "DENSE_QUESTIONS_UP_TO", len(searcher.index))
+    result = searcher.search(DYING_DECLARATION_FACTS)
+    assert result.questions and reads.by("dense") == 1 + len(result.questions)
+    reads.pairs.clear()
+    monkeypatch.setattr(search_module, "DENSE_QUESTIONS_UP_TO", len(searcher.index) - 1)
+    result = searcher.search(DYING_DECLARATION_FACTS)
+    assert result.questions and reads.by("dense") == 1
+
+
+def test_the_command_line_and_the_server_choose_how_often_the_dense_retriever_is_read(archive, monkeypatch):
+    from typer.testing import CliRunner
+
+    from aqgr.interfaces.cli import app
+    from aqgr.interfaces.server import create_app
+    from tests.server.conftest import TestClient
+
+    from aqgr.retrieval.index import SummaryIndex
+
+    dense: list[int] = []  # the dense reads of every index the command line or the server opens
+    real = SummaryIndex.retrieve
+    monkeypatch.setattr(SummaryIndex, "retrieve", lambda index, text, k, *, retrievers, **kwargs: (
+        dense.extend(1 for name in retrievers if name == "dense"), real(index, text, k, retrievers=retrievers, **kwargs))[1])
+    args = ["search", DYING_DECLARATION_FACTS, "--home", str(archive.home), "--json"]
+    for flag, once in (("--dense-once", True), ("--dense-questions", False), (None, False)):
+        dense.clear()
+        result = CliRunner().invoke(app, args + ([flag] if flag else []))
+        assert result.exit_code == 0, result.output
+        assert (len(dense) == 1) == once and dense, flag
+    with TestClient(create_app(archive=archive)) as client:
+        for value in (False, True):
+            dense.clear()
+            response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS, "options": {"dense_questions": value}})
+            assert response.status_code == 200, response.text
+            assert (len(dense) == 1) == (not value)
+
+
 def test_rescored_question_runs_score_as_a_search_over_the_facts_candidates(archive, monkeypatch):
     """`rescore_questions` on: a question's BM25 runs (summary and full text) are the facts' runs
     re-ranked, with each judgment's score what a search for the question + facts gives it; they
