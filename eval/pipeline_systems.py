@@ -64,7 +64,7 @@ from aqgr.foundation.errors import ConfigError, DatasetError, NoIndexError, Inde
 from aqgr.eval import backends
 from aqgr.eval.datasets import Dataset, find_documents, list_documents
 from aqgr.eval.systems import Progress, default_cache_dir, systems
-from aqgr.pipeline.config import FULLTEXT_MAX_DF
+from aqgr.pipeline.config import FULLTEXT_MAX_DF, SUMMARY_MAX_DF
 from aqgr.retrieval.text import strip_masks
 
 ARCHIVE_FORMAT = 1  # bump when what an eval archive home holds changes
@@ -100,6 +100,7 @@ class PipelineConfig:
     dense_questions: bool | None = None  # dense reads each question + facts; False: the facts' run stands in (None: SearchOptions' default, by archive size)
     rescore_questions: bool | None = None  # a question's BM25 runs re-rank the facts' runs (None: SearchOptions' default, by archive size)
     fulltext_max_df: float | None = None  # full text leaves out terms in more than this share of the judgments (None: SearchOptions' default, by archive size)
+    summary_max_df: float | None = None  # summary BM25 likewise, a share of the summaries
     citation_weight: float | None = None  # precedents referred (SearchOptions.citation_weight; None: its default)
     citation_norm: str | None = None  # precedents referred: mean, cosine or sum (SearchOptions.citation_norm; None: its default)
 
@@ -148,8 +149,9 @@ PIPELINE_CONFIGS: dict[str, PipelineConfig] = {
     "aqgr-question-alone": replace(AQGR, question_alone=True),
     "aqgr-fulltext-once": replace(AQGR, fulltext_questions=False),  # one full-text query a search: the facts' run stands in for the questions'
     "aqgr-rescored": replace(AQGR, rescore_questions=True),  # each question's BM25 runs re-rank the facts' candidates
-    # the defaults above 100,000 judgments (aqgr/pipeline/config.py FULLTEXT_MAX_DF)
-    "aqgr-large": replace(AQGR, rescore_questions=True, fulltext_questions=False, dense_questions=False, fulltext_max_df=FULLTEXT_MAX_DF),
+    # the defaults above 100,000 judgments (aqgr/pipeline/config.py FULLTEXT_MAX_DF, SUMMARY_MAX_DF)
+    "aqgr-large": replace(AQGR, rescore_questions=True, fulltext_questions=False, dense_questions=False, fulltext_max_df=FULLTEXT_MAX_DF,
+                          summary_max_df=SUMMARY_MAX_DF),
     "aqgr-dense-once": replace(AQGR, dense_questions=False),  # one dense search a search: the facts' run stands in for the questions'
     "aqgr-common-terms": replace(AQGR, fulltext_max_df=FULLTEXT_MAX_DF),  # only that one of them: full text without the common terms
     "aqgr-fulltext-raw-qtf": replace(AQGR, fulltext_query_tf="raw"),  # full text: repeated query words count linearly
@@ -381,6 +383,7 @@ class ArchiveSystem:
             dense_questions=self.pipeline.dense_questions,
             rescore_questions=self.pipeline.rescore_questions,
             fulltext_max_df=self.pipeline.fulltext_max_df,
+            summary_max_df=self.pipeline.summary_max_df,
             **({"explain_top": self.pipeline.explain_top} if self.pipeline.explain_top else {}),
             **({"citation_weight": self.pipeline.citation_weight} if self.pipeline.citation_weight is not None else {}),
             **({"citation_norm": self.pipeline.citation_norm} if self.pipeline.citation_norm is not None else {}),

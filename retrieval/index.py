@@ -206,6 +206,7 @@ class SummaryIndex:
     needs_uri: ClassVar[bool] = False  # the index lives in its directory (retrieval/backends.py)
     takes_full_texts: ClassVar[bool] = True  # made with full texts, it has the optional "fulltext" retriever
     serves: ClassVar[tuple[str, ...]] = RETRIEVERS  # every registered retriever (an index has those it was made with)
+    leaves_out_common_terms: ClassVar[bool] = True  # `retrieve(max_df=...)`, `rescore(max_df=...)`
 
     def __init__(self, directory: Path, manifest: dict, spec: IndexSpec, embedder: Embedder, registry: DocRegistry,
                  parts: Mapping[str, Retriever], *, temporary: bool = False):
@@ -749,15 +750,15 @@ class SummaryIndex:
         exclude: set[str] | None = None,
         *,
         vector: np.ndarray | None = None,
-        max_df: float | None = None,
+        max_df: Mapping[str, float] | None = None,
     ) -> dict[str, list[ScoredDoc]]:
         """Top-k documents per retriever (default: every one the index has), keeping only
         `restrict` and dropping `exclude`, both applied inside each retriever's search.
 
         bm25 and fulltext return only documents sharing a query term; dense returns documents
         by their best window's cosine similarity to the query, or to `vector` when given.
-        `max_df`: fulltext leaves out the query's terms held by more than this share of the
-        judgments (retrievers.py `without_common`)."""
+        `max_df`: retriever name -> share: that BM25 retriever leaves out the query's terms held
+        by more than the share of its judgments (retrievers.py `without_common`)."""
         absent = {name: retriever_kinds.get(name).absent for name in RETRIEVERS
                   if name not in self._parts and retriever_kinds.get(name).optional}
         names = select_retrievers(self.retrievers, retrievers, k, absent)
@@ -768,7 +769,7 @@ class SummaryIndex:
         return {name: [] if empty else self._run(self._parts[name], asked, k, only, drop) for name in names}
 
     def rescore(self, query: str, base: str, runs: Mapping[str, Sequence[ScoredDoc]], *,
-                max_df: float | None = None) -> dict[str, list[ScoredDoc]]:
+                max_df: Mapping[str, float] | None = None) -> dict[str, list[ScoredDoc]]:
         """The judgments of each of `runs` (retriever -> the run `retrieve` gave for `base`) ranked
         by their scores for `query` (base's text and more: a question followed by the facts),
         for the retrievers that can re-score (the BM25 ones: `Retriever.rescore`); the others

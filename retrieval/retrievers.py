@@ -92,13 +92,13 @@ class BuildContext:
 class Query:
     """One query as the retrievers read it: its BM25 terms and its vector, each made at most once,
     on first use. `embed` makes the vector when none was given (it may return None). `max_df`:
-    the parts that leave out common terms (`_BM25.leaves_out_common`: the full text) leave out
-    the query's terms held by more than this share of their documents (see `without_common`)."""
+    retriever name -> share; a BM25 part named there leaves out the query's terms held by more
+    than that share of its documents (see `without_common`)."""
 
     def __init__(self, text: str, tokenizer, embed: Callable[[], np.ndarray | None], vector: np.ndarray | None = None,
-                 max_df: float | None = None):
+                 max_df: Mapping[str, float] | None = None):
         self.text, self._tokenizer, self._embed, self._vector = text, tokenizer, embed, vector
-        self.max_df = max_df
+        self.max_df = dict(max_df or {})
 
     @cached_property
     def tokens(self) -> list[str]:
@@ -185,7 +185,6 @@ class _BM25(Retriever):
     """BM25 over terms, through a lexical engine; a document sharing no term is not returned."""
 
     folder: ClassVar[str]
-    leaves_out_common: ClassVar[bool] = False  # honours `Query.max_df`
 
     def __init__(self, engine, ngrams: int):
         self.engine, self.ngrams = engine, ngrams
@@ -224,11 +223,10 @@ class _BM25(Retriever):
 
     def _terms(self, query: Query) -> list[str]:
         """The query's terms as this part searches them: with word pairs (`ngrams`), less the
-        common ones when it leaves them out and the query says how common (`Query.max_df`)."""
+        common ones when the query says how common for this part (`Query.max_df`)."""
         terms = with_pairs(query.tokens, self.ngrams)
-        if self.leaves_out_common and query.max_df is not None:
-            return without_common(terms, self.engine, query.max_df)
-        return terms
+        share = query.max_df.get(self.name)
+        return terms if share is None else without_common(terms, self.engine, share)
 
     def search(self, query: Query, k: int, *, only: Collection[int] | None = None, where=None) -> list[tuple[int, float]]:
         terms = self._terms(query)
@@ -305,7 +303,6 @@ class FullTextBM25(_BM25):
 
     name = folder = "fulltext"
     optional = True
-    leaves_out_common = True
     absent = "this index has no full-text retriever: rebuild it with the judgments' full texts (`aqgr index --rebuild`)"
 
     @classmethod

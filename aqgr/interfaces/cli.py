@@ -261,6 +261,7 @@ def search(
     dense_questions: Optional[bool] = typer.Option(None, "--dense-questions/--dense-once", help="Each question also reads the dense retriever (its vector combined with the facts'), or the facts' dense run stands in for the questions' (one dense search a search). Default: each question up to 100,000 judgments, once above."),
     rescore_questions: Optional[bool] = typer.Option(None, "--rescore-questions/--search-questions", help="A question's BM25 runs re-rank the facts' candidates (the same scores, milliseconds), or search the whole archive. Default: search up to 100,000 judgments, re-rank above."),
     fulltext_max_df: Optional[float] = typer.Option(None, "--fulltext-max-df", callback=_share, help="Full-text BM25 leaves out the query's terms held by more than this share of the judgments (1: every term). Default: every term up to 100,000 judgments, those in at most 0.2 of them above."),
+    summary_max_df: Optional[float] = typer.Option(None, "--summary-max-df", callback=_share, help="Summary BM25 leaves out the query's terms held by more than this share of the summaries (1: every term). Default: every term up to 100,000 judgments, those in at most 0.5 of them above."),
 ) -> None:
     """Question-guided search: the legal questions the facts raise, and the judgments that answer them."""
     if facts == "-":
@@ -285,7 +286,8 @@ def search(
                    **({"fulltext_questions": fulltext_questions} if fulltext_questions is not None else {}),
                    **({"dense_questions": dense_questions} if dense_questions is not None else {}),
                    **({"rescore_questions": rescore_questions} if rescore_questions is not None else {}),
-                   **({"fulltext_max_df": fulltext_max_df} if fulltext_max_df is not None else {})}
+                   **({"fulltext_max_df": fulltext_max_df} if fulltext_max_df is not None else {}),
+                   **({"summary_max_df": summary_max_df} if summary_max_df is not None else {})}
         options = archive.settings.search.model_copy(update=changes) if changes else None
         result = archive.search(facts, question or None, k=k, filters=filters, options=options)
     except AqgrError as exc:

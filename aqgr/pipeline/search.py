@@ -48,7 +48,7 @@ from typing import AbstractSet, Callable, Iterable, Mapping, Sequence
 
 from aqgr.pipeline.citation_guard import grounded_questions
 from aqgr.pipeline.config import (COMMON_TERMS_UP_TO, DENSE_QUESTIONS_UP_TO, FULLTEXT_MAX_DF, FULLTEXT_QUESTIONS_UP_TO,
-                                  RESCORE_QUESTIONS_UP_TO, SearchOptions)
+                                  RESCORE_QUESTIONS_UP_TO, SUMMARY_MAX_DF, SearchOptions)
 from aqgr.foundation.collector import collection_paused
 from aqgr.foundation.parallel import side_by_side
 from aqgr.foundation.errors import EmptyArchiveError, FactsTooShortError, NoFiltersError, StoreError
@@ -60,7 +60,7 @@ from aqgr.pipeline.questions import QuestionGenerator
 from aqgr.pipeline.relevance import RelevanceScorer
 from aqgr.retrieval.fusion import fusers
 from aqgr.retrieval.protocol import Index
-from aqgr.retrieval.retrievers import Dense, FullTextBM25, optional_retrievers, vector_retrievers
+from aqgr.retrieval.retrievers import Dense, FullTextBM25, SummaryBM25, optional_retrievers, vector_retrievers
 from aqgr.retrieval.text import strip_masks
 from aqgr.retrieval.types import ScoredDoc, id_hash, ranked
 from aqgr.schemas.filters import FacetCount, Facets, Filters
@@ -68,6 +68,7 @@ from aqgr.schemas.results import CandidateQuestion, Engines, Evidence, Hit, Sear
 from aqgr.schemas.summary import StructuredSummary
 
 FULLTEXT = FullTextBM25.name
+SUMMARY_BM25 = SummaryBM25.name
 DENSE = Dense.name
 
 
@@ -529,13 +530,18 @@ class Searcher:
             found.update(self._retrieve(replace(plan, options=options.model_copy(update={"retrievers": missing}))))
         return found
 
-    def _max_df(self, options: SearchOptions) -> dict[str, float]:
-        """{"max_df": share} when the full-text query leaves out common terms (`fulltext_max_df`,
-        or unset and the index holds over COMMON_TERMS_UP_TO judgments), else {}."""
-        share = options.fulltext_max_df
-        if share is None:
-            share = FULLTEXT_MAX_DF if len(self.index) > COMMON_TERMS_UP_TO else 1.0
-        return {"max_df": share} if share < 1 else {}
+    def _max_df(self, options: SearchOptions) -> dict[str, dict[str, float]]:
+        """{"max_df": {retriever: share}} for the BM25 queries that leave out common terms
+        (`fulltext_max_df`, `summary_max_df`; unset, above COMMON_TERMS_UP_TO judgments: the
+        defaults), {} when none does or the index cannot (Milvus scores BM25 itself)."""
+        if not getattr(self.index, "leaves_out_common_terms", False):
+            return {}
+        large = len(self.index) > COMMON_TERMS_UP_TO
+        shares = {FULLTEXT: options.fulltext_max_df, SUMMARY_BM25: options.summary_max_df}
+        defaults = {FULLTEXT: FULLTEXT_MAX_DF, SUMMARY_BM25: SUMMARY_MAX_DF}
+        chosen = {name: share if share is not None else defaults[name] if large else 1.0 for name, share in shares.items()}
+        cut = {name: share for name, share in chosen.items() if share < 1}
+        return {"max_df": cut} if cut else {}
 
     def _rescored_from(self, plan: Plan, facts_runs: Sequence[tuple[str, list[ScoredDoc]]],
                        reused: Mapping[str, list[ScoredDoc]]) -> dict[str, list[ScoredDoc]]:
@@ -571,7 +577,7 @@ class Searcher:
             if expanded != text and vector is None and vector_retrievers().intersection(read):
                 vector = self.index.embed_query(text)  # the dense query stays the text as written
             text = expanded
-        common = self._max_df(options) if FULLTEXT in read else {}
+        common = self._max_df(options) if {FULLTEXT, SUMMARY_BM25}.intersection(read) else {}
         rescored: dict[str, list[ScoredDoc]] = {}
         if question is not None and rescored_from and (wanted := {name: rescored_from[name] for name in read if name in rescored_from}):
             rescored = self.index.rescore(text, table.expand(query) if table else query, wanted, **common)

@@ -342,77 +342,80 @@ def test_the_command_line_and_the_server_choose_whether_questions_are_rescored(a
 
 
 class MaxDf:
-    """Records the `max_df` of each query the full-text part searches and the terms it asks its
-    engine for; and whether the summary BM25 part asks for every term of its queries. Passes the
-    calls through."""
+    """Records, for the full-text and summary BM25 parts, the share each query they search gives
+    them (`Query.max_df`) and the terms they ask their engine for; passes the calls through."""
 
     def __init__(self, monkeypatch):
-        from aqgr.retrieval.retrievers import FullTextBM25, SummaryBM25, with_pairs
+        from aqgr.retrieval.retrievers import FullTextBM25, SummaryBM25
 
         self.seen: dict[str, list] = {"fulltext": [], "bm25": []}
-        self.terms: list[list[str]] = []
+        self.terms: dict[str, list[list[str]]] = {"fulltext": [], "bm25": []}
         for kind in (FullTextBM25, SummaryBM25):
             real = kind.search
 
             def search(part, query, k, *, real=real, name=kind.name, **kwargs):
-                if name == "fulltext":
-                    self.seen[name].append(query.max_df)
-                    self.terms.append(part._terms(query))
-                else:
-                    self.seen[name].append(part._terms(query) == with_pairs(query.tokens, part.ngrams))
+                self.seen[name].append(query.max_df.get(name))
+                self.terms[name].append(part._terms(query))
                 return real(part, query, k, **kwargs)
 
             monkeypatch.setattr(kind, "search", search)
 
 
-def test_by_default_the_full_text_leaves_out_common_terms_above_a_size(archive, monkeypatch):
-    """`fulltext_max_df` unset: every term of the full-text query is searched while the index holds
-    at most COMMON_TERMS_UP_TO judgments; above it, those in more than FULLTEXT_MAX_DF of them are
-    left out. The summary BM25 always reads every term."""
+def test_by_default_the_bm25_queries_leave_out_common_terms_above_a_size(archive, monkeypatch):
+    """`fulltext_max_df` and `summary_max_df` unset: every term of the BM25 queries is searched while
+    the index holds at most COMMON_TERMS_UP_TO judgments; above it, the full text leaves out those in
+    more than FULLTEXT_MAX_DF of the judgments, the summaries those in more than SUMMARY_MAX_DF."""
     import aqgr.pipeline.search as search_module
-    from aqgr.pipeline.config import FULLTEXT_MAX_DF
+    from aqgr.pipeline.config import FULLTEXT_MAX_DF, SUMMARY_MAX_DF
 
     searcher = archive._searcher()
-    assert searcher.options.fulltext_max_df is None
+    assert searcher.options.fulltext_max_df is None and searcher.options.summary_max_df is None
     seen = MaxDf(monkeypatch)
     monkeypatch.setattr(search_module, "COMMON_TERMS_UP_TO", len(searcher.index))
     assert searcher.search(DYING_DECLARATION_FACTS).hits
-    assert set(seen.seen["fulltext"]) == {None} and set(seen.seen["bm25"]) == {True}
+    assert set(seen.seen["fulltext"]) == {None} and set(seen.seen["bm25"]) == {None}
     seen.seen = {"fulltext": [], "bm25": []}
     monkeypatch.setattr(search_module, "COMMON_TERMS_UP_TO", len(searcher.index) - 1)
     assert searcher.search(DYING_DECLARATION_FACTS).hits
-    assert set(seen.seen["fulltext"]) == {FULLTEXT_MAX_DF} and set(seen.seen["bm25"]) == {True}
+    assert set(seen.seen["fulltext"]) == {FULLTEXT_MAX_DF} and set(seen.seen["bm25"]) == {SUMMARY_MAX_DF}
+    seen.seen = {"fulltext": [], "bm25": []}
+    every = searcher.options.model_copy(update={"fulltext_max_df": 1.0, "summary_max_df": 1.0})
+    assert searcher.search(DYING_DECLARATION_FACTS, options=every).hits
+    assert set(seen.seen["fulltext"]) == {None} and set(seen.seen["bm25"]) == {None}
 
 
-def test_the_full_text_run_without_common_terms_is_a_search_for_the_others(archive, monkeypatch):
-    """With `fulltext_max_df` set, the facts' full-text run is the search for the query's terms held
-    by at most that share of the judgments; the question runs re-scored from it leave out the same."""
+@pytest.mark.parametrize("name, option", [("fulltext", "fulltext_max_df"), ("bm25", "summary_max_df")])
+def test_a_bm25_run_without_common_terms_is_a_search_for_the_others(archive, monkeypatch, name, option):
+    """With the share set, the facts' run is the search for the query's terms held by at most that
+    share of the judgments (the other BM25 part reads every term); the question runs re-scored
+    from it leave out the same."""
     from aqgr.retrieval.retrievers import with_pairs
 
     searcher = archive._searcher()
     index = searcher.index
-    options = searcher.options.model_copy(update={"fulltext_max_df": 0.25, "fulltext_questions": True, "rescore_questions": True})
+    options = searcher.options.model_copy(update={option: 0.25, "fulltext_questions": True, "rescore_questions": True})
     seen = MaxDf(monkeypatch)
     plan = searcher.plan(DYING_DECLARATION_FACTS, options=options)
     facts = searcher._query(plan.facts, options)
-    part = index._parts["fulltext"]
+    part = index._parts[name]
     every = with_pairs(index.tokenizer(facts), part.ngrams)
-    kept = seen.terms[0]
+    kept = seen.terms[name][0]
     limit = 0.25 * len(index)
-    assert set(every) - set(kept) and all(part.doc_freq(t) <= limit for t in kept)
-    assert [t for t in every if part.doc_freq(t) <= limit] == kept
-    run = dict(plan.facts_runs)["fulltext"]
-    assert run == index.retrieve(facts, plan.depth, retrievers=["fulltext"], max_df=0.25)["fulltext"]
-    assert run != index.retrieve(facts, plan.depth, retrievers=["fulltext"])["fulltext"]
+    assert set(every) - set(kept) and [t for t in every if part.doc_freq(t) <= limit] == kept
+    other = "bm25" if name == "fulltext" else "fulltext"
+    assert seen.terms[other][0] == with_pairs(index.tokenizer(facts), index._parts[other].ngrams)
+    run = dict(plan.facts_runs)[name]
+    assert run == index.retrieve(facts, plan.depth, retrievers=[name], max_df={name: 0.25})[name]
+    assert run != index.retrieve(facts, plan.depth, retrievers=[name])[name]
     retrieval = searcher.retrieve(plan)
-    question_runs = [r for name, r in retrieval.runs if name == "fulltext"][1:]
+    question_runs = [r for n, r in retrieval.runs if n == name][1:]
     assert len(question_runs) == len(plan.questions) > 0
     for question, rescored in zip(plan.questions, question_runs):
-        searched = dict(index.retrieve(f"{question}\n{facts}", plan.depth, retrievers=["fulltext"], max_df=0.25)["fulltext"])
+        searched = dict(index.retrieve(f"{question}\n{facts}", plan.depth, retrievers=[name], max_df={name: 0.25})[name])
         assert all(d.score == pytest.approx(searched[d.doc_id], rel=1e-5) for d in rescored if d.doc_id in searched)
 
 
-def test_the_command_line_and_the_server_set_how_common_a_full_text_term_may_be(archive, monkeypatch):
+def test_the_command_line_and_the_server_set_how_common_a_bm25_term_may_be(archive, monkeypatch):
     from typer.testing import CliRunner
 
     from aqgr.interfaces.cli import app
@@ -421,16 +424,19 @@ def test_the_command_line_and_the_server_set_how_common_a_full_text_term_may_be(
 
     seen = MaxDf(monkeypatch)
     args = ["search", DYING_DECLARATION_FACTS, "--home", str(archive.home), "--json"]
-    result = CliRunner().invoke(app, args + ["--fulltext-max-df", "0.5"])
+    result = CliRunner().invoke(app, args + ["--fulltext-max-df", "0.5", "--summary-max-df", "0.75"])
     assert result.exit_code == 0, result.output
-    assert set(seen.seen["fulltext"]) == {0.5}
-    for bad in ("0", "1.5"):
-        result = CliRunner().invoke(app, args + ["--fulltext-max-df", bad])
-        assert result.exit_code == 2 and "a share of the judgments" in result.output
-    seen.seen["fulltext"].clear()
+    assert set(seen.seen["fulltext"]) == {0.5} and set(seen.seen["bm25"]) == {0.75}
+    for flag in ("--fulltext-max-df", "--summary-max-df"):
+        for bad in ("0", "1.5"):
+            result = CliRunner().invoke(app, args + [flag, bad])
+            assert result.exit_code == 2 and "a share of the judgments" in result.output
+    seen.seen = {"fulltext": [], "bm25": []}
     with TestClient(create_app(archive=archive)) as client:
-        response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS, "options": {"fulltext_max_df": 0.25}})
+        response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS,
+                                                    "options": {"fulltext_max_df": 0.25, "summary_max_df": 0.5}})
         assert response.status_code == 200, response.text
-        assert set(seen.seen["fulltext"]) == {0.25}
-        response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS, "options": {"fulltext_max_df": 0}})
-        assert response.status_code == 422
+        assert set(seen.seen["fulltext"]) == {0.25} and set(seen.seen["bm25"]) == {0.5}
+        for option in ("fulltext_max_df", "summary_max_df"):
+            response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS, "options": {option: 0}})
+            assert response.status_code == 422

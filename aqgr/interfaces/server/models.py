@@ -49,6 +49,7 @@ class SearchOptionsPatch(_Request):
     dense_questions: bool | None = Field(default=None, description="true: each question also reads the dense retriever; false: the facts' dense run stands in for the questions' (one dense search a search). Omitted: the archive's setting (by default each question up to 100,000 judgments, once above).")
     rescore_questions: bool | None = Field(default=None, description="true: a question's BM25 runs re-rank the facts' candidates (the same scores, in milliseconds); false: they search the whole archive. Omitted: the archive's setting (by default search up to 100,000 judgments, re-rank above).")
     fulltext_max_df: float | None = Field(default=None, gt=0, le=1, description="Full-text BM25 leaves out the query's terms held by more than this share of the judgments (1: every term). Omitted: the archive's setting (by default every term up to 100,000 judgments, those in at most 20% of them above).")
+    summary_max_df: float | None = Field(default=None, gt=0, le=1, description="Summary BM25 leaves out the query's terms held by more than this share of the summaries (1: every term). Omitted: the archive's setting (by default every term up to 100,000 judgments, those in at most half of them above).")
 
 
 class SearchRequest(_Request):
