@@ -68,21 +68,37 @@ def _normalise_input(runs: Runs, weights: Weights) -> list[tuple[dict[str, float
         unknown = sorted(set(weights) - set(names))
         if unknown:
             raise KeyError(f"weights for unknown runs {unknown}; runs: {names}")
-        return [(_as_scores(runs[n], f"run {n!r}"), float(weights.get(n, 1.0))) for n in names]
+        made: dict[int, dict[str, float]] = {}
+        return [(_once(made, runs[n], f"run {n!r}"), float(weights.get(n, 1.0))) for n in names]
     if isinstance(runs, (str, bytes)) or not isinstance(runs, Sequence):
         raise TypeError(f"runs is a {type(runs).__name__}: {_ACCEPTED}")
     if weights is None:
         weights = [1.0] * len(runs)
     if isinstance(weights, Mapping) or len(weights) != len(runs):
         raise TypeError(f"weights must be a sequence of {len(runs)} numbers, one per run")
-    return [(_as_scores(run, f"run {i}"), float(w)) for i, (run, w) in enumerate(zip(runs, weights))]
+    made = {}
+    return [(_once(made, run, f"run {i}"), float(w)) for i, (run, w) in enumerate(zip(runs, weights))]
+
+
+def _once(made: dict[int, dict[str, float]], run: Run, where: str) -> dict[str, float]:
+    """`_as_scores(run)`, made once for a run given several times (a search above 100,000
+    judgments fuses the facts' full-text and dense runs once for the facts and once per question):
+    the same dict each time, so the fusers can also normalise or rank it once."""
+    key = id(run)  # the runs are alive for the whole call: no id is reused
+    if key not in made:
+        made[key] = _as_scores(run, where)
+    return made[key]
 
 
 def reciprocal_rank_fusion(runs: Runs, weights: Weights = None, *, k: int = RRF_K) -> list[ScoredDoc]:
     """Sum over runs of weight / (k + rank), rank 1-based within each run."""
     fused: dict[str, float] = {}
+    orders: dict[int, list[ScoredDoc]] = {}
     for scores, weight in _normalise_input(runs, weights):
-        for rank, doc in enumerate(ranked(scores), start=1):
+        order = orders.get(id(scores))
+        if order is None:
+            order = orders[id(scores)] = ranked(scores)
+        for rank, doc in enumerate(order, start=1):
             fused[doc.doc_id] = fused.get(doc.doc_id, 0.0) + weight / (k + rank)
     return ranked(fused)
 
@@ -90,12 +106,16 @@ def reciprocal_rank_fusion(runs: Runs, weights: Weights = None, *, k: int = RRF_
 def score_fusion(runs: Runs, weights: Weights = None) -> list[ScoredDoc]:
     """Sum over runs of weight * min-max normalised score (a run of equal scores gives 1.0)."""
     fused: dict[str, float] = {}
+    normalised: dict[int, list[tuple[str, float]]] = {}
     for scores, weight in _normalise_input(runs, weights):
         if not scores:
             continue
-        low, high = min(scores.values()), max(scores.values())
-        for doc_id, score in scores.items():
-            norm = (score - low) / (high - low) if high > low else 1.0
+        norms = normalised.get(id(scores))
+        if norms is None:
+            low, high = min(scores.values()), max(scores.values())
+            norms = normalised[id(scores)] = [(doc_id, (score - low) / (high - low) if high > low else 1.0)
+                                              for doc_id, score in scores.items()]
+        for doc_id, norm in norms:
             fused[doc_id] = fused.get(doc_id, 0.0) + weight * norm
     return ranked(fused)
 

@@ -88,3 +88,36 @@ def test_registry():
     assert fusers.create("score.v1")(runs) == score_fusion(runs)
     with pytest.raises(UnknownNameError, match="rrf.v1"):
         fusers.get("borda.v1")
+
+
+def test_ranked_is_the_rank_key_order_for_any_scores_and_ties():
+    """`ranked` equals sorting by `rank_key` (-score, id hash, id), for mappings and pair lists,
+    with many tied scores, zeros of both signs and negative scores."""
+    import random
+
+    from aqgr.retrieval.types import rank_key
+
+    rng = random.Random(7)
+    for _ in range(100):
+        pool = [rng.random(), 0.5, 1.0, 0.0, -0.0, -2.5, round(rng.random(), 1)]
+        scores = {f"C{rng.randint(0, 10**6)}": rng.choice(pool) for _ in range(rng.randint(0, 400))}
+        expected = sorted((ScoredDoc(d, float(s)) for d, s in scores.items()), key=rank_key)
+        assert ranked(scores) == expected
+        assert ranked(list(scores.items())) == expected
+        assert [d.doc_id for d in ranked(scores)] == [d.doc_id for d in expected]
+    assert ranked({}) == [] and ranked([]) == []
+
+
+@pytest.mark.parametrize("fuse", [reciprocal_rank_fusion, score_fusion])
+def test_a_run_given_several_times_fuses_as_its_copies_do(fuse):
+    """A run object given more than once (a search reuses the facts' runs for its questions) fuses
+    to exactly what as many separate copies give: same documents, same scores to the last bit."""
+    import random
+
+    rng = random.Random(3)
+    shared = [(f"C{i}", rng.choice([rng.random(), 0.25])) for i in range(300)]
+    other = {f"C{i}": rng.random() for i in range(150, 450)}
+    weights = [3.0, 2.0, 3.0, 1.0, 3.0]
+    given = fuse([shared, other, shared, dict(other), shared], weights)
+    copies = fuse([list(shared), dict(other), list(shared), dict(other), list(shared)], weights)
+    assert given == copies and len(given) == 450
