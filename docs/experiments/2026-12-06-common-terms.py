@@ -2,11 +2,10 @@
 """One-off measurement: the full-text query with and without its common terms (SearchOptions.fulltext_max_df
 1 against the default, FULLTEXT_MAX_DF above 100,000 judgments), on AILA queries 11-(10+N) after a first search:
 
-1. the facts' full-text run alone (`SummaryIndex.retrieve(max_df=...)`, the terms' document frequencies
-   looked up included): median ms of each, and the mean share of the full query's first 12 / 100 / 1,000
-   judgments that the run without the common terms holds;
-2. whole searches, the two settings alternating which goes first by query: p50 of each and of its steps,
-   and how alike the hits are.
+the facts' full-text run alone (`SummaryIndex.retrieve(max_df=...)`, the terms' document frequencies
+looked up included): median ms of each, and the mean share of the full query's first 12 / 100 / 1,000
+judgments that the run without the common terms holds. Whole searches with and without the cut:
+2026-12-06-ab-search.py HOME N fulltext_max_df=1.0.
 
 It reads private names (`Archive._searcher`, `Searcher._query`): an analysis, not an API."""
 import statistics
@@ -39,32 +38,12 @@ def main(home: Path, n: int) -> None:
         every = index.retrieve(facts, 1000, retrievers=["fulltext"])["fulltext"]
         runs_ms["every term"].append((time.perf_counter() - t) * 1000)
         t = time.perf_counter()
-        cut = index.retrieve(facts, 1000, retrievers=["fulltext"], max_df=FULLTEXT_MAX_DF)["fulltext"]
+        cut = index.retrieve(facts, 1000, retrievers=["fulltext"], max_df={"fulltext": FULLTEXT_MAX_DF})["fulltext"]
         runs_ms["without common"].append((time.perf_counter() - t) * 1000)
         for d in TOPS:
             held[d].append(len({x.doc_id for x in every[:d]} & {x.doc_id for x in cut[:d]}) / min(d, max(1, len(every))))
     print("facts' full-text run, median ms:", {k: round(statistics.median(v), 1) for k, v in runs_ms.items()})
     print("share of the full query's first k held (mean, min):", {d: (round(statistics.mean(v), 3), round(min(v), 3)) for d, v in held.items()})
-
-    opts = {"every term": searcher.options.model_copy(update={"fulltext_max_df": 1.0}), "default": searcher.options}
-    ms = {k: [] for k in opts}
-    steps = {k: {} for k in opts}
-    same = top5 = 0
-    for i, q in enumerate(queries):
-        hits = {}
-        for k in (list(opts) if i % 2 == 0 else list(opts)[::-1]):
-            t = time.perf_counter()
-            r = archive.search(q, options=opts[k])
-            ms[k].append((time.perf_counter() - t) * 1000)
-            hits[k] = [h.judgment_id for h in r.hits]
-            for s, x in r.timings_ms.items():
-                steps[k].setdefault(s, []).append(x)
-        same += hits["every term"] == hits["default"]
-        top5 += len(set(hits["every term"][:5]) & set(hits["default"][:5]))
-    for k in opts:
-        print(f"search, {k}: p50 {statistics.median(ms[k]):.0f} ms, p95 {sorted(ms[k])[int(0.95 * (len(ms[k]) - 1))]:.0f} ms;",
-              "steps p50", {s: round(statistics.median(x)) for s, x in steps[k].items()})
-    print(f"queries {len(queries)}: identical hits {same}, mean top-5 overlap {top5 / len(queries):.2f}")
 
 
 if __name__ == "__main__":
