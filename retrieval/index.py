@@ -822,21 +822,21 @@ class SummaryIndex:
                 found = part.search(query, want, where=only.where)
                 kept = kept_of(found)
                 if len(found) < want or len(kept) >= k + OVERFETCH:
-                    return ranked(kept)[:k]
+                    return ranked(kept, k)
                 want *= 4
         depth = None if only is None or part.names_cheaply else only.after(want)
         while depth is not None:
             found = part.search(query, depth)
             kept = kept_of(found)
             if len(found) < depth or len(kept) >= k + OVERFETCH:
-                return ranked(kept)[:k]
+                return ranked(kept, k)
             depth = only.after(want, held=len(kept), read=depth)
         named = None if only is None else only.ns
         while True:
             found = part.search(query, want, only=named)
             kept = kept_of(found)
             if len(found) < want or len(kept) >= k + OVERFETCH:
-                return ranked(kept)[:k]
+                return ranked(kept, k)
             want *= 4
 
 

@@ -31,27 +31,34 @@ def rank_key(doc: ScoredDoc) -> tuple[float, bytes, str]:
     return (-doc.score, id_hash(doc.doc_id), doc.doc_id)
 
 
-def ranked(scores: Mapping[str, float] | Iterable[ScoredDoc]) -> list[ScoredDoc]:
-    """Scores as a list of ScoredDoc ordered by `rank_key` (a new list; the input is not touched).
+_scored_doc = functools.partial(tuple.__new__, ScoredDoc)  # ScoredDoc((id, score)) without a Python call each
+
+
+def ranked(scores: Mapping[str, float] | Iterable[ScoredDoc], k: int | None = None) -> list[ScoredDoc]:
+    """Scores as a list of ScoredDoc ordered by `rank_key` (a new list; the input is not touched);
+    with `k`, only the first k of it.
 
     numpy sorts the scores (stable, descending); only documents tied on a score are then ordered
     by id hash, so a search's ~12,000 documents cost no key tuple each (about half the time)."""
     import numpy as np
 
-    items = scores.items() if isinstance(scores, Mapping) else scores
-    ids: list[str] = []
-    values: list[float] = []
-    for d, s in items:
-        ids.append(str(d))
-        values.append(float(s))
-    negated = -np.asarray(values, dtype=np.float64)
+    pairs = list(scores.items() if isinstance(scores, Mapping) else scores)
+    if not pairs:
+        return []
+    raw_ids, raw_values = zip(*pairs)
+    ids = list(map(str, raw_ids))
+    values = np.asarray(raw_values, dtype=np.float64)
+    negated = -values
     order = np.argsort(negated, kind="stable")
     by_score = negated[order]
     tied = np.flatnonzero(by_score[1:] == by_score[:-1])  # position i ties with i + 1
-    order = order.tolist()
     if len(tied):
+        order = order.tolist()
         breaks = np.flatnonzero(np.diff(tied) != 1)
         for first, last in zip(tied[np.r_[0, breaks + 1]].tolist(), tied[np.r_[breaks, len(tied) - 1]].tolist()):
+            if k is not None and first >= k:
+                break
             order[first:last + 2] = sorted(order[first:last + 2], key=lambda i: (id_hash(ids[i]), ids[i]))
-    make = ScoredDoc._make
-    return [make((ids[i], values[i])) for i in order]
+        order = np.asarray(order, dtype=np.int64)
+    order = order[:k]
+    return list(map(_scored_doc, zip([ids[i] for i in order.tolist()], values[order].tolist())))

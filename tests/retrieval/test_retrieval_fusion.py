@@ -92,7 +92,7 @@ def test_registry():
 
 def test_ranked_is_the_rank_key_order_for_any_scores_and_ties():
     """`ranked` equals sorting by `rank_key` (-score, id hash, id), for mappings and pair lists,
-    with many tied scores, zeros of both signs and negative scores."""
+    with many tied scores, zeros of both signs and negative scores; `ranked(scores, k)` its first k."""
     import random
 
     from aqgr.retrieval.types import rank_key
@@ -105,7 +105,9 @@ def test_ranked_is_the_rank_key_order_for_any_scores_and_ties():
         assert ranked(scores) == expected
         assert ranked(list(scores.items())) == expected
         assert [d.doc_id for d in ranked(scores)] == [d.doc_id for d in expected]
-    assert ranked({}) == [] and ranked([]) == []
+        k = rng.randint(0, len(scores) + 2)  # the first k only, a tie across the cut included
+        assert ranked(scores, k) == expected[:k]
+    assert ranked({}) == [] and ranked([]) == [] and ranked({}, 3) == []
 
 
 @pytest.mark.parametrize("fuse", [reciprocal_rank_fusion, score_fusion])
