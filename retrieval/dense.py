@@ -16,6 +16,7 @@ Saved as `dense.faiss` (faiss.write_index) plus `dense.windows.npz` (window -> d
 from __future__ import annotations
 
 import re
+from functools import partial
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
@@ -113,6 +114,16 @@ class QueryVectors:
         if known is not None:
             return known
         return embed_query(text, self._memoised(), self._window_chars)
+
+    def calls(self, text: str) -> list[Callable[[], object]]:
+        """The model calls that embed `text`'s windows, one window each, for a caller to run side
+        by side (ONNX Runtime lets go of the interpreter lock; one window a call keeps each vector
+        as `one` makes it): `one(text)` then finds every window memoised, or waits for those still
+        being embedded. [] when the index holds the text's vector."""
+        if " ".join(text.split()) in self._known:
+            return []
+        memo = self._memoised()
+        return [partial(memo.embed, [window]) for window in split_windows(text, self._window_chars)]
 
     def many(self, texts: Sequence[str]) -> list[np.ndarray | None]:
         """`one` of each text, the windows of all unknown texts embedded in one model call."""

@@ -233,7 +233,9 @@ def _hashing_v1(dim: int = 384) -> Embedder:
 
 class MemoEmbedder:
     """Wraps an embedder with a bounded in-memory memo of text -> vector, for query time
-    (the same facts are embedded for the question ranking and for every retrieval)."""
+    (the same facts are embedded for the question ranking and for every retrieval). Threads
+    share the work: a text another thread is embedding is waited for, not embedded twice (so the
+    windows of one query can be embedded side by side, and a read that needs them waits)."""
 
     def __init__(self, inner: Embedder, max_items: int = 4096):
         self.inner = inner
@@ -241,22 +243,35 @@ class MemoEmbedder:
         self._memo: dict[str, np.ndarray] = {}
         self._max = max_items
         self._lock = threading.Lock()
+        self._pending: dict[str, threading.Event] = {}  # text -> set when the thread embedding it is done
 
     @property
     def fingerprint(self) -> str:
         return self.inner.fingerprint
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        done = threading.Event()
         with self._lock:
-            missing = [t for t in dict.fromkeys(texts) if t not in self._memo]
-        if missing:
-            vectors = np.asarray(self.inner.embed(missing), dtype=np.float32)
+            wanted = [t for t in dict.fromkeys(texts) if t not in self._memo]
+            others = {self._pending[t] for t in wanted if t in self._pending}
+            missing = [t for t in wanted if t not in self._pending]
+            self._pending.update(dict.fromkeys(missing, done))
+        try:
+            if missing:
+                vectors = np.asarray(self.inner.embed(missing), dtype=np.float32)
+                with self._lock:
+                    if len(self._memo) + len(missing) > self._max:
+                        self._memo.clear()
+                    self._memo.update(zip(missing, vectors))
+        finally:
             with self._lock:
-                if len(self._memo) + len(missing) > self._max:
-                    self._memo.clear()
-                self._memo.update(zip(missing, vectors))
+                for t in missing:
+                    self._pending.pop(t, None)
+            done.set()
+        for other in others:
+            other.wait()
         with self._lock:
             found = [self._memo.get(t) for t in texts]
-        if any(v is None for v in found):  # evicted meanwhile by another thread
+        if any(v is None for v in found):  # evicted meanwhile, or the thread embedding it failed
             return np.asarray(self.inner.embed(list(texts)), dtype=np.float32)
         return np.stack(found) if found else np.zeros((0, self.dim), dtype=np.float32)

@@ -686,6 +686,11 @@ class SummaryIndex:
         """A query's normalised vector (its windows embedded and mean-pooled); memoised."""
         return self._queries.one(text)
 
+    def embedding_calls(self, text: str) -> list[Callable[[], object]]:
+        """The model calls embedding `text`'s windows one each, to run side by side before
+        `embed_query(text)` (retrieval/dense.py `QueryVectors.calls`)."""
+        return self._queries.calls(text)
+
     def embed_queries(self, texts: Sequence[str]) -> list[np.ndarray | None]:
         """`embed_query` of each text, the windows of all texts embedded in one model call."""
         return self._queries.many(texts)

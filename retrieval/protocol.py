@@ -82,6 +82,12 @@ class Index(Protocol):
         """A query's normalised vector (memoised); None when it has nothing to embed."""
         ...
 
+    def embedding_calls(self, text: str) -> list[Callable[[], object]]:
+        """The model calls that embed `text`'s windows, one window each, for a caller to run side by
+        side; `embed_query(text)` afterwards finds them done (or waits for those running). [] when
+        the index already holds the text's vector."""
+        ...
+
     def embed_queries(self, texts: Sequence[str]) -> list[np.ndarray | None]:
         """`embed_query` of each text, in one model call."""
         ...

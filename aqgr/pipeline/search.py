@@ -571,24 +571,34 @@ class Searcher:
         if question is not None and vector_retrievers().intersection(read):
             vector = self.index.combined_vector(self.index.embed_query(query), self.index.embed_query(question), options.question_weight)
         text = query if question is None else question if options.question_alone else f"{question}\n{query}"
+        as_written = text  # the dense query stays the text as written
         table = self.correspondence
         if table:  # the lexical retrievers also read the sections' counterparts in the other code
-            expanded = table.expand(text)
-            if expanded != text and vector is None and vector_retrievers().intersection(read):
-                vector = self.index.embed_query(text)  # the dense query stays the text as written
-            text = expanded
+            text = table.expand(text)
         common = self._max_df(options) if {FULLTEXT, SUMMARY_BM25}.intersection(read) else {}
         rescored: dict[str, list[ScoredDoc]] = {}
         if question is not None and rescored_from and (wanted := {name: rescored_from[name] for name in read if name in rescored_from}):
             rescored = self.index.rescore(text, table.expand(query) if table else query, wanted, **common)
             read = [name for name in read if name not in rescored]
-        # the facts' reads each on its own, taken in the retrievers' order by whichever thread is free
-        # (tantivy and faiss let go of the interpreter lock; the facts' embedding is the dense one's):
-        # the longest read differs by size (at 1e6 the summary BM25, on AILA the dense embedding)
-        groups = [[name] for name in read] if question is None else [read] if read else []
+
+        def reading(group: list[str], vector=vector) -> dict[str, list[ScoredDoc]]:
+            return self.index.retrieve(text, plan.depth, retrievers=group, restrict=plan.restrict, exclude=plan.exclude,
+                                       vector=vector, **common)
+
+        windows: list[Callable[[], object]] = []
+        if question is not None:
+            calls = [partial(reading, read)] if read else []
+        else:
+            # the facts' reads each on its own, taken in turn by whichever thread is free (tantivy,
+            # faiss and ONNX Runtime let go of the interpreter lock): first the facts' windows, one
+            # model call each, then the lexical reads, then the vector reads, with the vector the
+            # windows make (the embedding was most of the step on AILA, on one core of two)
+            dense = [name for name in read if name in vector_retrievers()]
+            windows = self.index.embedding_calls(as_written) if dense else []
+            calls = [*windows, *(partial(reading, [name]) for name in read if name not in dense),
+                     *(lambda name=name: reading([name], self.index.embed_query(as_written)) for name in dense)]
         runs = {**reused, **rescored}
-        for found in side_by_side([partial(self.index.retrieve, text, plan.depth, retrievers=group, restrict=plan.restrict,
-                                           exclude=plan.exclude, vector=vector, **common) for group in groups]):
+        for found in side_by_side(calls)[len(windows):]:
             runs.update(found)
         return [(name, runs[name]) for name in names]
 

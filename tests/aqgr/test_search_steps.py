@@ -440,3 +440,25 @@ def test_the_command_line_and_the_server_set_how_common_a_bm25_term_may_be(archi
         for option in ("fulltext_max_df", "summary_max_df"):
             response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS, "options": {option: 0}})
             assert response.status_code == 422
+
+
+def test_the_facts_windows_are_embedded_one_a_call_once_each_and_make_the_same_dense_run(archive, monkeypatch):
+    """The facts' read embeds each window of the facts in a model call of its own (the calls run
+    side by side with the lexical reads), once; the dense run is the one the facts' vector makes."""
+    from aqgr.retrieval.dense import embed_query, split_windows
+    from aqgr.retrieval.embedders import embedders
+
+    searcher = archive._searcher()
+    facts = "\n\n".join([DYING_DECLARATION_FACTS] * 4)
+    windows = split_windows(facts, searcher.index.spec.window_chars)
+    assert len(windows) >= 2
+    embedder = searcher.index._queries._embedder  # the index's model (private: what it is asked)
+    asked: list[list[str]] = []
+    real = embedder.embed
+    monkeypatch.setattr(embedder, "embed", lambda texts: (asked.append(list(texts)), real(texts))[1])
+    plan = searcher.plan(facts)
+    assert sorted(w for texts in asked for w in texts if w in windows) == sorted(windows)
+    assert all(len(texts) == 1 for texts in asked if set(texts) & set(windows))
+    vector = embed_query(facts, embedders.create("hashing.v1"), searcher.index.spec.window_chars)
+    expected = searcher.index.retrieve(facts, plan.depth, retrievers=["dense"], vector=vector)["dense"]
+    assert dict(plan.facts_runs)["dense"] == expected

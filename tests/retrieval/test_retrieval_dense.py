@@ -67,3 +67,96 @@ def test_dense_index_max_over_windows(tmp_path):
     dense.save(tmp_path)
     np.testing.assert_array_equal(DenseIndex.load(tmp_path).scores(q), scores)
     assert embed_query("   ", emb) is None
+
+
+class _Held:
+    """An embedder whose first call waits until released (another thread can ask meanwhile);
+    it fails that first call when told to. Records each call's texts."""
+
+    def __init__(self, fail_first: bool = False):
+        import threading
+
+        self.inner = embedders.create("hashing.v1")
+        self.name, self.dim, self.fingerprint = self.inner.name, self.inner.dim, self.inner.fingerprint
+        self.calls: list[list[str]] = []
+        self.entered, self.release = threading.Event(), threading.Event()
+        self.fail_first = fail_first
+
+    def embed(self, texts):
+        self.calls.append(list(texts))
+        if len(self.calls) == 1:
+            self.entered.set()
+            assert self.release.wait(5)
+            if self.fail_first:
+                raise RuntimeError("model crashed")
+        return self.inner.embed(texts)
+
+
+def _in_thread(call):
+    import threading
+
+    out: dict = {}
+
+    def run():
+        try:
+            out["value"] = call()
+        except Exception as exc:  # noqa: BLE001 - handed to the test
+            out["error"] = exc
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, out
+
+
+def test_a_text_another_thread_is_embedding_is_waited_for_not_embedded_twice():
+    from aqgr.retrieval.embedders import MemoEmbedder
+
+    held = _Held()
+    memo = MemoEmbedder(held)
+    first, got_first = _in_thread(lambda: memo.embed(["dowry death"]))
+    assert held.entered.wait(5)
+    second, got_second = _in_thread(lambda: memo.embed(["dowry death", "cruelty"]))
+    import time
+
+    time.sleep(0.05)  # the second thread is waiting for "dowry death", having embedded "cruelty"
+    held.release.set()
+    first.join(5), second.join(5)
+    assert held.calls == [["dowry death"], ["cruelty"]]
+    expected = held.inner.embed(["dowry death", "cruelty"])
+    assert np.array_equal(got_first["value"][0], expected[0]) and np.array_equal(got_second["value"], expected)
+
+
+def test_a_thread_waiting_for_a_text_whose_embedding_failed_embeds_it_itself():
+    from aqgr.retrieval.embedders import MemoEmbedder
+
+    held = _Held(fail_first=True)
+    memo = MemoEmbedder(held)
+    first, got_first = _in_thread(lambda: memo.embed(["dowry death"]))
+    assert held.entered.wait(5)
+    second, got_second = _in_thread(lambda: memo.embed(["dowry death"]))
+    import time
+
+    time.sleep(0.05)
+    held.release.set()
+    first.join(5), second.join(5)
+    assert isinstance(got_first["error"], RuntimeError)
+    assert np.array_equal(got_second["value"], held.inner.embed(["dowry death"]))
+    assert np.array_equal(memo.embed(["dowry death"]), got_second["value"])  # nothing half-made stays memoised
+
+
+def test_a_querys_window_calls_make_the_vector_embed_query_makes():
+    from aqgr.retrieval.dense import QueryVectors
+
+    text = " ".join(f"word{i} dowry cruelty" for i in range(120))
+    counting = Counting(embedders.create("hashing.v1"))
+    vectors = QueryVectors(counting, window_chars=300)
+    calls = vectors.calls(text)
+    assert len(calls) == len(split_windows(text, 300)) > 2
+    for call in calls[::-1]:  # in any order, on any thread
+        call()
+    assert all(len(texts) == 1 for texts in counting.calls)  # one window a model call
+    before = len(counting.calls)
+    assert np.array_equal(vectors.one(text), embed_query(text, embedders.create("hashing.v1"), 300))
+    assert len(counting.calls) == before  # every window was ready
+    known = QueryVectors(counting, window_chars=300, known={"a known question": np.ones(3, dtype=np.float32)})
+    assert known.calls("a  known\nquestion") == []
