@@ -120,8 +120,7 @@ class _Normalised:
     loop per word: a judgment is normalised for every search that explains it."""
 
     def __init__(self, text: str):
-        self.text = _normalise(text)
-        self._raw_of = _raw_offsets(text)
+        self.text, self._raw_of = _normalised_with_offsets(text)
         self.folded = _fold(self.text)
 
     def raw(self, offset: int) -> int:
@@ -141,9 +140,10 @@ def _space_table() -> np.ndarray:
     return np.array([chr(c).isspace() for c in range(_LAST_SPACE + 1)] + [False])
 
 
-def _raw_offsets(text: str) -> np.ndarray:
-    """The raw offset of each character of `_normalise(text)`: every non-space character and
-    the first of each inner whitespace run, in order."""
+def _normalised_with_offsets(text: str) -> tuple[str, np.ndarray]:
+    """`_normalise(text)`, made of the code points the offsets keep (each kept space a " "), and
+    the raw offset of each of its characters: every non-space character and the first of each
+    inner whitespace run, in order (a fifth of the regular expression's time on a judgment)."""
     table = _space_table()
     codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     space = table[np.minimum(codes, len(table) - 1)]
@@ -152,7 +152,8 @@ def _raw_offsets(text: str) -> np.ndarray:
     offsets = np.flatnonzero(kept)
     if len(offsets) and space[offsets[-1]]:  # a trailing run's first space
         offsets = offsets[:-1]
-    return offsets.astype(np.int32 if len(text) < 2**31 else np.int64)
+    normalised = np.where(space[offsets], np.uint32(ord(" ")), codes[offsets]).astype("<u4").tobytes().decode("utf-32-le", "surrogatepass")
+    return normalised, offsets.astype(np.int32 if len(text) < 2**31 else np.int64)
 
 
 def _fold(text: str) -> str:
