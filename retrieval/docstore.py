@@ -40,6 +40,8 @@ from typing import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
+from .facet_counts import TERM_RECORD as _RECORD
+from .facet_counts import TERM_UNIT as _UNIT
 from .facets import FACET_FIELDS
 
 FILE_NAME = "docs.sqlite"
@@ -72,8 +74,6 @@ CREATE TABLE IF NOT EXISTS facet_shown (n INTEGER PRIMARY KEY, terms TEXT NOT NU
 _LIVE_INDEX = "CREATE INDEX IF NOT EXISTS docs_live ON docs (gen, dead, n, judgment_id)"
 _OLD_GEN_INDEX = "DROP INDEX IF EXISTS docs_gen"
 
-# facet_shown.terms: a document's terms of the counted fields, "field<US>value" joined by <RS>
-_UNIT, _RECORD = "\x1f", "\x1e"
 
 
 def sentence_key(text: str) -> bytes:
@@ -182,25 +182,25 @@ class DocRegistry:
                                     (field, limit)).fetchall()
         return [r[0] for r in rows]
 
+    def shown_terms(self, ns: Sequence[int]) -> list[tuple[int, str]] | None:
+        """(n, terms) of each of `ns` that holds terms of the counted fields (FACET_FIELDS): terms as
+        stored, "field<US>value" joined by <RS> (retrieval/facet_counts.py); None for a store made
+        before `facet_shown` (see `facet_counts`)."""
+        ns = list(dict.fromkeys(int(n) for n in ns))
+        out: list[tuple[int, str]] = []
+        with self._lock:
+            if self._db.execute("SELECT 1 FROM meta WHERE key = 'facet_shown'").fetchone() is None:
+                return None
+            for chunk in _chunks(ns, 500):
+                rows = self._db.execute(f"SELECT n, terms FROM facet_shown WHERE n IN ({','.join('?' * len(chunk))})", chunk)
+                out.extend((n, terms) for n, terms in rows if terms)
+        return out
+
     def facet_counts(self, ns: Sequence[int], fields: Sequence[str]) -> dict[str, dict[str, int]]:
-        """field -> value -> how many of the documents `ns` hold it."""
+        """field -> value -> how many of the documents `ns` hold it, counted from `facet_terms` (a
+        search counts from memory, retrieval/facet_counts.py; this serves stores made before `facet_shown`)."""
         out: dict[str, dict[str, int]] = {f: {} for f in fields}
         ns = list(dict.fromkeys(int(n) for n in ns))
-        with self._lock:
-            shown = self._db.execute("SELECT 1 FROM meta WHERE key = 'facet_shown'").fetchone() is not None
-        if shown and set(fields) <= set(FACET_FIELDS):
-            held: list[str] = []
-            with self._lock:
-                for chunk in _chunks(ns, 500):
-                    rows = self._db.execute(f"SELECT terms FROM facet_shown WHERE n IN ({','.join('?' * len(chunk))})", chunk)
-                    held.extend(terms for (terms,) in rows if terms)
-            # one list counted at once (a search counts ~10,000 candidates' ~11 terms each)
-            counted: Counter[str] = Counter(_RECORD.join(held).split(_RECORD)) if held else Counter()
-            for term, count in counted.items():
-                name, value = term.split(_UNIT, 1)
-                if name in out:
-                    out[name][value] = count
-            return out
         field_marks = ",".join("?" * len(fields))
         with self._lock:
             for chunk in _chunks(ns, 500):

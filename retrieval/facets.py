@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 import numpy as np
 
+from .facet_counts import ShownTerms
 from .restriction import FIELD_SEP, Where, date_number
 
 if TYPE_CHECKING:
@@ -389,6 +390,7 @@ class FacetReader:
     def __init__(self, registry: DocRegistry, live: np.ndarray, n_live: int):
         self._registry, self._live, self._n_live = registry, live, n_live
         self._memo: dict[tuple, np.ndarray] = {}  # a clause -> its live n, sorted (this generation's)
+        self._shown = ShownTerms(registry, len(live))  # the counted terms, read once a document
 
     def _clause_ns(self, clause: Sequence[tuple[str, str]] | tuple[str, str, str]) -> np.ndarray:
         """The live n holding any term of `clause` (or, for ("date", lo, hi), decided in that range),
@@ -450,7 +452,9 @@ class FacetReader:
     def counts(self, ns: Sequence[int], limit: int | None = FACETS_SHOWN) -> dict[str, list[tuple[str, int]]]:
         """Per facet, (value, count) over the documents `ns`, most frequent first (then by value),
         at most `limit` values each (None: all)."""
-        raw = self._registry.facet_counts(ns, list(FACET_FIELDS))
+        raw = self._shown.counts(ns)
+        if raw is None:  # a store made before `facet_shown`
+            raw = self._registry.facet_counts(ns, list(FACET_FIELDS))
         out: dict[str, list[tuple[str, int]]] = {}
         for stored, facet in FACET_FIELDS.items():
             pairs = sorted(raw.get(stored, {}).items(), key=lambda p: (-p[1], p[0]))

@@ -185,22 +185,33 @@ def test_facets_follow_updates_and_removals(tmp_path):
         assert db.execute("SELECT COUNT(*) FROM facet_shown").fetchone()[0] == 4
 
 
-def test_facets_counted_from_one_row_per_document_equal_those_counted_from_the_terms(archive, tmp_path):
+@pytest.mark.parametrize("row_width", [16, 1])  # 1: most terms held beyond a document's row
+def test_facets_counted_from_memory_equal_those_counted_from_the_terms(archive, tmp_path, monkeypatch, row_width):
     import shutil
 
+    from aqgr.retrieval import facet_counts
     from aqgr.retrieval.docstore import DocRegistry
     from aqgr.retrieval.facets import FACET_FIELDS
 
+    monkeypatch.setattr(facet_counts, "ROW_WIDTH", row_width)
     copy = tmp_path / "index"
     shutil.copytree(archive.settings.index_dir, copy)
     registry = DocRegistry(copy)
     ns = [n for n, in registry._db.execute("SELECT n FROM docs")]
-    fields = list(FACET_FIELDS)
-    fast = registry.facet_counts(ns + ns[:2], fields)  # a candidate listed twice counts once
+    size = max(ns) + 1
+    counted = registry.facet_counts(ns, list(FACET_FIELDS))
+    assert counted["court"] == {"Supreme Court of India": 3, "Delhi High Court": 1, "Bombay High Court": 1}
+    assert sum(counted["section"].values()) >= 2 and registry.facet_counts([], ["court"]) == {"court": {}}
+    shown = facet_counts.ShownTerms(registry, size)
+    reads = []
+    real = registry.shown_terms
+    monkeypatch.setattr(registry, "shown_terms", lambda some: (reads.append(list(some)), real(some))[1])
+    assert shown.counts(ns[:2]) == {f: v for f, v in registry.facet_counts(ns[:2], list(FACET_FIELDS)).items() if v}
+    assert shown.counts(ns + ns[:2]) == {f: v for f, v in counted.items() if v}  # a candidate listed twice counts once
+    assert shown.counts(ns) == shown.counts(list(reversed(ns))) and shown.counts([]) == {}
+    assert sorted(n for some in reads for n in some) == sorted(ns)  # each document read from the store once
     registry._db.execute("DELETE FROM meta WHERE key = 'facet_shown'")  # as an index made before facet_shown
-    assert registry.facet_counts(ns, fields) == fast
-    assert fast["court"] == {"Supreme Court of India": 3, "Delhi High Court": 1, "Bombay High Court": 1}
-    assert sum(fast["section"].values()) >= 2 and registry.facet_counts([], fields) == {f: {} for f in fields}
+    assert facet_counts.ShownTerms(registry, size).counts(ns) is None
 
 
 def test_an_index_made_before_filters_asks_for_aqgr_index_which_adds_them(tmp_path):
