@@ -34,7 +34,6 @@ import hashlib
 import json
 import sqlite3
 import threading
-from collections import Counter
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence
 
@@ -73,7 +72,6 @@ CREATE TABLE IF NOT EXISTS facet_shown (n INTEGER PRIMARY KEY, terms TEXT NOT NU
 # comes. Made with a new index and by the next update of an older one (`upgrade`), never by a reader.
 _LIVE_INDEX = "CREATE INDEX IF NOT EXISTS docs_live ON docs (gen, dead, n, judgment_id)"
 _OLD_GEN_INDEX = "DROP INDEX IF EXISTS docs_gen"
-
 
 
 def sentence_key(text: str) -> bytes:
