@@ -15,11 +15,14 @@ weighted score sum). `fusers.create(name, **params)` returns `fuse(runs, weights
 from __future__ import annotations
 
 import functools
-from typing import Callable, Iterable, Mapping, Sequence, Union
+import itertools
+from typing import Callable, Iterable, Mapping, NamedTuple, Sequence, Union
+
+import numpy as np
 
 from aqgr.foundation.registry import Registry
 
-from .types import ScoredDoc, ranked
+from .types import ScoredDoc, rank_order, ranked_arrays
 
 Run = Union[Mapping[str, float], Sequence[ScoredDoc], Sequence[tuple[str, float]]]
 Runs = Union[Sequence[Run], Mapping[str, Run]]
@@ -55,7 +58,43 @@ def _as_scores(run: Run, where: str) -> dict[str, float]:
     return scores
 
 
-def _normalise_input(runs: Runs, weights: Weights) -> list[tuple[dict[str, float], float]]:
+class _Run(NamedTuple):
+    """One run as arrays: each document once, its score (float64) at the same position."""
+
+    ids: list[str]
+    scores: np.ndarray
+
+
+def _as_run(run: Run, where: str) -> _Run:
+    """One run as a `_Run`: a mapping or a sequence of (id, score) pairs without a Python step
+    per document; anything else (a document listed twice, a malformed pair) the checking way."""
+    pairs: Iterable | None = None
+    if isinstance(run, Mapping):
+        ids, values = run.keys(), run.values()
+    elif isinstance(run, (list, tuple)) and (not run or _all_pairs(run)):
+        ids, values = zip(*run) if run else ((), ())
+    else:
+        pairs = run
+    if pairs is None:
+        try:
+            scores = np.fromiter(values, dtype=np.float64, count=len(ids))
+        except (TypeError, ValueError):
+            scores = None
+        names = list(map(str, ids))
+        if scores is not None and len(set(names)) == len(names):
+            return _Run(names, scores)
+    checked = _as_scores(run, where)
+    return _Run(list(checked), np.fromiter(checked.values(), dtype=np.float64, count=len(checked)))
+
+
+def _all_pairs(run: Sequence) -> bool:
+    try:
+        return set(map(len, run)) == {2}
+    except TypeError:  # an item without a length
+        return False
+
+
+def _normalise_input(runs: Runs, weights: Weights) -> list[tuple[_Run, float]]:
     if isinstance(runs, Mapping):
         for name, run in runs.items():
             if not isinstance(run, (Mapping, Sequence)) or isinstance(run, (str, bytes)):
@@ -68,7 +107,7 @@ def _normalise_input(runs: Runs, weights: Weights) -> list[tuple[dict[str, float
         unknown = sorted(set(weights) - set(names))
         if unknown:
             raise KeyError(f"weights for unknown runs {unknown}; runs: {names}")
-        made: dict[int, dict[str, float]] = {}
+        made: dict[int, _Run] = {}
         return [(_once(made, runs[n], f"run {n!r}"), float(weights.get(n, 1.0))) for n in names]
     if isinstance(runs, (str, bytes)) or not isinstance(runs, Sequence):
         raise TypeError(f"runs is a {type(runs).__name__}: {_ACCEPTED}")
@@ -80,44 +119,58 @@ def _normalise_input(runs: Runs, weights: Weights) -> list[tuple[dict[str, float
     return [(_once(made, run, f"run {i}"), float(w)) for i, (run, w) in enumerate(zip(runs, weights))]
 
 
-def _once(made: dict[int, dict[str, float]], run: Run, where: str) -> dict[str, float]:
-    """`_as_scores(run)`, made once for a run given several times (a search above 100,000
+def _once(made: dict[int, _Run], run: Run, where: str) -> _Run:
+    """`_as_run(run)`, made once for a run given several times (a search above 100,000
     judgments fuses the facts' full-text and dense runs once for the facts and once per question):
-    the same dict each time, so the fusers can also normalise or rank it once."""
+    the same object each time, so the fusers can also normalise or rank it once."""
     key = id(run)  # the runs are alive for the whole call: no id is reused
     if key not in made:
-        made[key] = _as_scores(run, where)
+        made[key] = _as_run(run, where)
     return made[key]
+
+
+def _summed(given: Sequence[tuple[_Run, np.ndarray]]) -> list[ScoredDoc]:
+    """Each document's sum of its (run, contributions) entries, ranked. The contributions are added
+    in the order the runs are given (`np.bincount` adds its weights in order), as a loop over the
+    runs would: the same sums to the last bit."""
+    given = [(run, part) for run, part in given if run.ids]
+    if not given:
+        return []
+    distinct = list({id(run): run for run, _ in given}.values())
+    names = list(dict.fromkeys(itertools.chain.from_iterable(run.ids for run in distinct)))
+    position = dict(zip(names, range(len(names))))
+    codes = {id(run): np.fromiter(map(position.__getitem__, run.ids), dtype=np.int64, count=len(run.ids)) for run in distinct}
+    sums = np.bincount(np.concatenate([codes[id(run)] for run, _ in given]),
+                       weights=np.concatenate([part for _, part in given]), minlength=len(names))
+    return ranked_arrays(names, sums)
 
 
 def reciprocal_rank_fusion(runs: Runs, weights: Weights = None, *, k: int = RRF_K) -> list[ScoredDoc]:
     """Sum over runs of weight / (k + rank), rank 1-based within each run."""
-    fused: dict[str, float] = {}
-    orders: dict[int, list[ScoredDoc]] = {}
-    for scores, weight in _normalise_input(runs, weights):
-        order = orders.get(id(scores))
-        if order is None:
-            order = orders[id(scores)] = ranked(scores)
-        for rank, doc in enumerate(order, start=1):
-            fused[doc.doc_id] = fused.get(doc.doc_id, 0.0) + weight / (k + rank)
-    return ranked(fused)
+    ranks: dict[int, np.ndarray] = {}  # a run's 1-based rank of each of its documents
+    given = []
+    for run, weight in _normalise_input(runs, weights):
+        rank = ranks.get(id(run))
+        if rank is None:
+            rank = ranks[id(run)] = np.empty(len(run.ids), dtype=np.int64)
+            rank[rank_order(run.ids, run.scores)] = np.arange(1, len(run.ids) + 1)
+        given.append((run, weight / (k + rank)))
+    return _summed(given)
 
 
 def score_fusion(runs: Runs, weights: Weights = None) -> list[ScoredDoc]:
     """Sum over runs of weight * min-max normalised score (a run of equal scores gives 1.0)."""
-    fused: dict[str, float] = {}
-    normalised: dict[int, list[tuple[str, float]]] = {}
-    for scores, weight in _normalise_input(runs, weights):
-        if not scores:
+    normalised: dict[int, np.ndarray] = {}
+    given = []
+    for run, weight in _normalise_input(runs, weights):
+        if not run.ids:
             continue
-        norms = normalised.get(id(scores))
+        norms = normalised.get(id(run))
         if norms is None:
-            low, high = min(scores.values()), max(scores.values())
-            norms = normalised[id(scores)] = [(doc_id, (score - low) / (high - low) if high > low else 1.0)
-                                              for doc_id, score in scores.items()]
-        for doc_id, norm in norms:
-            fused[doc_id] = fused.get(doc_id, 0.0) + weight * norm
-    return ranked(fused)
+            low, high = run.scores.min(), run.scores.max()
+            norms = normalised[id(run)] = (run.scores - low) / (high - low) if high > low else np.ones(len(run.ids))
+        given.append((run, weight * norms))
+    return _summed(given)
 
 
 fusers: Registry[Fuser] = Registry("fuser")

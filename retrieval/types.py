@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from typing import Iterable, Mapping, NamedTuple
+from typing import Iterable, Mapping, NamedTuple, Sequence
 
 
 class ScoredDoc(NamedTuple):
@@ -36,18 +36,24 @@ _scored_doc = functools.partial(tuple.__new__, ScoredDoc)  # ScoredDoc((id, scor
 
 def ranked(scores: Mapping[str, float] | Iterable[ScoredDoc], k: int | None = None) -> list[ScoredDoc]:
     """Scores as a list of ScoredDoc ordered by `rank_key` (a new list; the input is not touched);
-    with `k`, only the first k of it.
-
-    numpy sorts the scores (stable, descending); only documents tied on a score are then ordered
-    by id hash, so a search's ~12,000 documents cost no key tuple each (about half the time)."""
+    with `k`, only the first k of it."""
     import numpy as np
 
     pairs = list(scores.items() if isinstance(scores, Mapping) else scores)
     if not pairs:
         return []
     raw_ids, raw_values = zip(*pairs)
-    ids = list(map(str, raw_ids))
-    values = np.asarray(raw_values, dtype=np.float64)
+    return ranked_arrays(list(map(str, raw_ids)), np.asarray(raw_values, dtype=np.float64), k)
+
+
+def rank_order(ids: Sequence[str], values, k: int | None = None):
+    """The positions of `values` (float64, aligned with `ids`) in `rank_key` order, as an int64
+    array; with `k`, only the first k.
+
+    numpy sorts the scores (stable, descending); only documents tied on a score are then ordered
+    by id hash, so a search's ~12,000 documents cost no key tuple each (about half the time)."""
+    import numpy as np
+
     negated = -values
     order = np.argsort(negated, kind="stable")
     by_score = negated[order]
@@ -60,5 +66,12 @@ def ranked(scores: Mapping[str, float] | Iterable[ScoredDoc], k: int | None = No
                 break
             order[first:last + 2] = sorted(order[first:last + 2], key=lambda i: (id_hash(ids[i]), ids[i]))
         order = np.asarray(order, dtype=np.int64)
-    order = order[:k]
+    return order[:k]
+
+
+def ranked_arrays(ids: Sequence[str], values, k: int | None = None) -> list[ScoredDoc]:
+    """`ranked` of documents given as their ids and their float64 scores (a numpy array, aligned)."""
+    if not len(ids):
+        return []
+    order = rank_order(ids, values, k)
     return list(map(_scored_doc, zip([ids[i] for i in order.tolist()], values[order].tolist())))
