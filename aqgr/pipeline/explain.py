@@ -48,6 +48,11 @@ class Explanation:
 
 
 class Explainer(Protocol):
+    """An explainer whose 1-10 score does not depend on its quotes may also define
+    `score_of(candidate) -> int`, the score `explain` gives that candidate: the search then
+    quotes only the candidates it shows (at or above `min_score`, the best `k`), not all
+    `explain_top` of them."""
+
     name: str
 
     def explain(self, facts: str, questions: Sequence[str], candidates: Sequence[Candidate], scorer: RelevanceScorer) -> list[Explanation]: ...
@@ -134,12 +139,13 @@ class StrengthEvidenceExplainer(EvidenceExplainer):
 
     name = "evidence.v2"
 
+    def score_of(self, candidate: Candidate) -> int:
+        """The score `explain` gives `candidate`, known before its quotes (see `Explainer`)."""
+        return max(1, min(10, 1 + round(9 * candidate.strength)))
+
     def explain(self, facts: str, questions: Sequence[str], candidates: Sequence[Candidate], scorer: RelevanceScorer) -> list[Explanation]:
         by_id = {c.summary.judgment_id: c for c in candidates}
-        return [
-            replace(e, score=max(1, min(10, 1 + round(9 * by_id[e.judgment_id].strength))))
-            for e in super().explain(facts, questions, candidates, scorer)
-        ]
+        return [replace(e, score=self.score_of(by_id[e.judgment_id])) for e in super().explain(facts, questions, candidates, scorer)]
 
 
 @explainers.register("evidence.v2")

@@ -278,7 +278,8 @@ class Searcher:
     # -- step 4: explanation -----------------------------------------------
     def explain(self, plan: Plan, fused: Fused, retrieval: Retrieval, *, k: int | None = None) -> SearchResult:
         """The best `explain_top` (at least `k`) fused candidates explained; the returned hits:
-        grounded, at or above `min_score`, at most `k` (default the options' `k`). The facet
+        grounded, at or above `min_score`, at most `k` (default the options' `k`). An explainer
+        that scores before quoting (`score_of`, aqgr/pipeline/explain.py) quotes only those. The facet
         counts over the fused ranking are made beside the explanation, on a worker thread: they
         are mostly the store's reads, which let go of the interpreter lock (~40 ms at 1e6)."""
         result, facets = side_by_side([partial(self._explained, plan, fused, retrieval, k),
@@ -298,8 +299,14 @@ class Searcher:
             if d.doc_id in found
         ]
         used = list(plan.questions)
-        explained = self.explainer.explain(plan.facts, used, handed, self.scorer)
         by_id = {c.summary.judgment_id: c for c in handed}
+        below = None
+        if (score_of := getattr(self.explainer, "score_of", None)) is not None:  # scored before quoting: quote the shown only
+            scores = {c.summary.judgment_id: score_of(c) for c in handed}
+            below = sum(1 for score in scores.values() if score < options.min_score)
+            handed = sorted((c for c in handed if scores[c.summary.judgment_id] >= options.min_score),
+                            key=lambda c: (-scores[c.summary.judgment_id], -c.retrieval_score, id_hash(c.summary.judgment_id)))[:k]
+        explained = self.explainer.explain(plan.facts, used, handed, self.scorer)
         grounded = [e for e in explained if e.judgment_id in by_id]
         dropped = len(explained) - len(grounded)
         grounded.sort(key=lambda e: (-e.score, -by_id[e.judgment_id].retrieval_score, id_hash(e.judgment_id)))
@@ -352,7 +359,7 @@ class Searcher:
             hits=hits,
             engines=self.engines(options),
             dropped_not_in_archive=dropped,
-            below_threshold=len(grounded) - len(kept),
+            below_threshold=below if below is not None else len(grounded) - len(kept),
             dropped_citations=sum(e.dropped_citations for e in grounded) + plan.dropped_questions,
             notes=list(dict.fromkeys(notes)),
             filters=plan.filters,

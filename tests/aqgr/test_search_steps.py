@@ -462,3 +462,42 @@ def test_the_facts_windows_are_embedded_one_a_call_once_each_and_make_the_same_d
     vector = embed_query(facts, embedders.create("hashing.v1"), searcher.index.spec.window_chars)
     expected = searcher.index.retrieve(facts, plan.depth, retrievers=["dense"], vector=vector)["dense"]
     assert dict(plan.facts_runs)["dense"] == expected
+
+
+class _QuotingAll:
+    """An explainer without `score_of` that explains as the one it wraps: every candidate quoted."""
+
+    def __init__(self, inner):
+        self.name, self._inner = inner.name, inner
+
+    def explain(self, *args):
+        return self._inner.explain(*args)
+
+
+def test_an_explainer_that_scores_first_quotes_only_the_hits_shown(archive, monkeypatch):
+    """evidence.v2 scores a candidate by its retrieval strength before quoting it: a search quotes the
+    hits it returns and no other candidate, and returns what quoting every candidate returns (the
+    same hits in the same order, the same count below the threshold)."""
+    searcher = archive._searcher()
+    assert searcher.explainer.name == "evidence.v2" and hasattr(searcher.explainer, "score_of")
+    quoted: list[list[str]] = []
+    real = searcher.explainer.explain
+
+    def recording(facts, questions, candidates, scorer):
+        quoted.append([c.summary.judgment_id for c in candidates])
+        return real(facts, questions, candidates, scorer)
+
+    monkeypatch.setattr(searcher.explainer, "explain", recording)
+    seen_below = False
+    for k, min_score in ((1, 1), (2, 1), (10, 1), (10, 9)):
+        options = searcher.options.model_copy(update={"min_score": min_score})
+        result = searcher.search(DYING_DECLARATION_FACTS, [QUESTION], k=k, options=options)
+        assert quoted[-1] == [hit.judgment_id for hit in result.hits]
+        monkeypatch.setattr(searcher, "explainer", _QuotingAll(searcher.explainer))
+        every = searcher.search(DYING_DECLARATION_FACTS, [QUESTION], k=k, options=options)
+        monkeypatch.setattr(searcher, "explainer", searcher.explainer._inner)
+        assert len(quoted[-1]) >= len(every.hits) + every.below_threshold  # every candidate quoted
+        assert every.hits == result.hits and every.below_threshold == result.below_threshold
+        seen_below |= result.below_threshold > 0
+        assert len(result.hits) <= k
+    assert seen_below and len(quoted[0]) == 1 < len(quoted[-1])
