@@ -186,7 +186,8 @@ def test_facets_follow_updates_and_removals(tmp_path):
 
 
 @pytest.mark.parametrize("row_width", [16, 1])  # 1: most terms held beyond a document's row
-def test_facets_counted_from_memory_equal_those_counted_from_the_terms(archive, tmp_path, monkeypatch, row_width):
+@pytest.mark.parametrize("read_all_up_to", [20_000, 0])  # 0: each document read when first a candidate
+def test_facets_counted_from_memory_equal_those_counted_from_the_terms(archive, tmp_path, monkeypatch, row_width, read_all_up_to):
     import shutil
 
     from aqgr.retrieval import facet_counts
@@ -194,6 +195,7 @@ def test_facets_counted_from_memory_equal_those_counted_from_the_terms(archive, 
     from aqgr.retrieval.facets import FACET_FIELDS
 
     monkeypatch.setattr(facet_counts, "ROW_WIDTH", row_width)
+    monkeypatch.setattr(facet_counts, "READ_ALL_UP_TO", read_all_up_to)
     copy = tmp_path / "index"
     shutil.copytree(archive.settings.index_dir, copy)
     registry = DocRegistry(copy)
@@ -209,7 +211,8 @@ def test_facets_counted_from_memory_equal_those_counted_from_the_terms(archive, 
     assert shown.counts(ns[:2]) == {f: v for f, v in registry.facet_counts(ns[:2], list(FACET_FIELDS)).items() if v}
     assert shown.counts(ns + ns[:2]) == {f: v for f, v in counted.items() if v}  # a candidate listed twice counts once
     assert shown.counts(ns) == shown.counts(list(reversed(ns))) and shown.counts([]) == {}
-    assert sorted(n for some in reads for n in some) == sorted(ns)  # each document read from the store once
+    assert sorted(n for some in reads for n in some) == list(range(size))  # each document read from the store once
+    assert len(reads) == (1 if read_all_up_to else 2)  # all at the first count, or the first two then the others
     registry._db.execute("DELETE FROM meta WHERE key = 'facet_shown'")  # as an index made before facet_shown
     assert facet_counts.ShownTerms(registry, size).counts(ns) is None
 
