@@ -11,6 +11,8 @@ order of the calls. A call a worker takes runs in a copy of the caller's context
 deadlines of aqgr/llm/deadline.py are context variables).
 One core, or a call made from one of the pool's own threads (which must not wait on the pool
 it is part of), and the calls run one after another, as before.
+`beside_others()` tells a call whether it runs beside others, so that code with threads of its
+own (ONNX Runtime's) can keep to one core instead of sharing both cores with its neighbour.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ T = TypeVar("T")
 
 _PREFIX = "aqgr-search"
 _pool: ThreadPoolExecutor | None = None
+_beside = contextvars.ContextVar("aqgr_beside_others", default=False)
 _pool_lock = threading.Lock()
 
 
@@ -45,6 +48,11 @@ def _shared_pool() -> ThreadPoolExecutor | None:
         return _pool
 
 
+def beside_others() -> bool:
+    """True inside a call that `side_by_side` runs beside others on the pool."""
+    return _beside.get()
+
+
 def side_by_side(calls: Sequence[Callable[[], T]]) -> list[T]:
     """Each call's result, in order; the first error raised (by the calls' order), once every call
     that began has ended: after an error no further call begins."""
@@ -58,17 +66,21 @@ def side_by_side(calls: Sequence[Callable[[], T]]) -> list[T]:
     lock = threading.Lock()
 
     def take_in_turn() -> None:
-        while True:
-            with lock:
-                number = None if failed else next(order, None)
-            if number is None:
-                return
-            try:
-                results[number] = calls[number]()
-            except BaseException as exc:
+        beside = _beside.set(True)
+        try:
+            while True:
                 with lock:
-                    failed[number] = exc
-                return
+                    number = None if failed else next(order, None)
+                if number is None:
+                    return
+                try:
+                    results[number] = calls[number]()
+                except BaseException as exc:
+                    with lock:
+                        failed[number] = exc
+                    return
+        finally:
+            _beside.reset(beside)
 
     helpers: list[Future] = [pool.submit(contextvars.copy_context().run, take_in_turn)
                              for _ in range(min(len(calls) - 1, _workers()))]

@@ -81,3 +81,14 @@ def test_whoever_is_free_takes_the_next_call(monkeypatch):
     quick, first, second = parallel.side_by_side([lambda: threading.current_thread().name, slow, slow])
     assert first != second and time.perf_counter() - started < 0.55
     parallel._pool.shutdown()
+
+
+@pytest.mark.timeout(30)
+def test_a_call_knows_whether_it_runs_beside_others(monkeypatch):
+    monkeypatch.setattr(parallel, "_workers", lambda: 1)
+    monkeypatch.setattr(parallel, "_pool", None)
+    assert not parallel.beside_others()
+    assert parallel.side_by_side([parallel.beside_others] * 3) == [True] * 3
+    assert parallel.side_by_side([parallel.beside_others]) == [False]  # one call: the caller runs it alone
+    assert not parallel.beside_others()  # the caller's own context is as it was
+    parallel._pool.shutdown()

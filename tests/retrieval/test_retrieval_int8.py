@@ -58,6 +58,20 @@ def test_vectors_close_to_minilm_v1_normalised_deterministic(exported):
     assert int8.embed([]).shape == (0, 384)
 
 
+def test_beside_other_calls_one_thread_and_the_same_vectors(exported, monkeypatch):
+    """A window embedded beside another call of a search (aqgr/foundation/parallel.py) runs on one
+    thread, and its vector is the one any thread count gives, to the bit."""
+    _, int8 = exported
+    alone = int8.embed(SENTENCES)
+    threads = []
+    real = onnx_minilm._session
+    monkeypatch.setattr(onnx_minilm, "_session", lambda model, count: (threads.append(count), real(model, count))[1])
+    monkeypatch.setattr(onnx_minilm, "beside_others", lambda: True)
+    assert np.array_equal(int8.embed(SENTENCES), alone) and threads == [1]
+    monkeypatch.setattr(onnx_minilm, "beside_others", lambda: False)
+    assert np.array_equal(int8.embed(SENTENCES), alone) and threads == [1, 0]
+
+
 def test_export_made_once_and_reused(exported, monkeypatch):
     cache, first = exported
     record = json.loads((first.model_path().parent / onnx_minilm.RECORD_FILE).read_text())
