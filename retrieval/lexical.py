@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import itertools
 import json
 import math
 import operator
@@ -48,6 +47,7 @@ from aqgr.foundation.errors import IndexMismatchError, NoIndexError
 from aqgr.foundation.registry import Registry
 
 from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, IDF_KINDS, QUERY_TF_KINDS
+from .types import order_by_score
 
 MANIFEST = "lexical.json"
 # Bumped when an engine's files change shape: an index of another format is refused (rebuild).
@@ -197,23 +197,22 @@ def tie_key(n: int) -> int:
 
 
 def best(hits: Iterable[tuple[int, float]], k: int) -> list[tuple[int, float]]:
-    """The first k of `hits` by -score, then `tie_key`. Only the hits that can be among them (those
-    scoring at least the k-th score) and tie with another are given a tie key."""
-    if k <= 0:
+    """The first k of `hits` by -score, then `tie_key` (hits tied on both keep their order). Only
+    hits tied on a score among the first k are given a tie key."""
+    hits = list(hits)
+    if k <= 0 or not hits:
         return []
-    hits = sorted(hits, key=operator.itemgetter(1), reverse=True)
-    if len(hits) > k:
-        end, cut = k, hits[k - 1][1]
-        while end < len(hits) and hits[end][1] == cut:
-            end += 1
-        hits = hits[:end]
-    out: list[tuple[int, float]] = []
-    for _, tied in itertools.groupby(hits, key=operator.itemgetter(1)):  # already by -score: only ties are re-sorted
-        tied = list(tied)
-        if len(tied) > 1:
-            tied.sort(key=lambda hit: tie_key(hit[0]))
-        out.extend(tied)
-    return out[:k]
+    ns = np.fromiter(map(operator.itemgetter(0), hits), dtype=np.int64, count=len(hits))
+    scores = np.fromiter(map(operator.itemgetter(1), hits), dtype=np.float64, count=len(hits))
+    return best_of(ns, scores, k)
+
+
+def best_of(ns: np.ndarray, scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """`best` of hits given as arrays: document numbers (int64) and their scores (float64)."""
+    if k <= 0 or not len(ns):
+        return []
+    order = order_by_score(scores, k, lambda i: tie_key(int(ns[i])))
+    return list(zip(ns[order].tolist(), scores[order].tolist()))
 
 
 def as_ns(ns: Collection[int] | None) -> list[int] | None:

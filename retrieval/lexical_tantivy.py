@@ -26,6 +26,7 @@ reloads on commits, this process's at once and other processes' within about a s
 
 from __future__ import annotations
 
+import operator
 import os
 import threading
 from pathlib import Path
@@ -37,11 +38,12 @@ from aqgr.foundation.errors import IndexLockedError, IndexMismatchError, Missing
 
 from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1
 from .restriction import Where
-from .lexical import (LEXICAL_FORMAT, as_ns, best, check_n, check_params, disk_bytes, joined_terms, lexical_engines,
+from .lexical import (LEXICAL_FORMAT, as_ns, best_of, check_n, check_params, disk_bytes, joined_terms, lexical_engines,
                       new_directory, query_weights, read_manifest, write_manifest)
 
 NAME = "tantivy.v1"
 TERMS, N = "terms", "n"
+_score, _address = operator.itemgetter(0), operator.itemgetter(1)  # of a hit: (score, DocAddress)
 # The filter fields (retrieval/restriction.py): their terms, untokenised, and the date as YYYYMMDD;
 # an index made before them has neither (its manifest says so: no "fields").
 FIELDS, DECIDED = "fields", "decided"
@@ -247,8 +249,8 @@ class TantivyEngine:
             if len(hits) < fetch or hits[k - 1][0] > hits[-1][0]:
                 break
             fetch *= 2
-        ns = searcher.fast_field_values(N, [address for _, address in hits])
-        return best(((int(n), float(score)) for n, (score, _) in zip(ns, hits)), k)
+        ns = np.asarray(searcher.fast_field_values(N, list(map(_address, hits))), dtype=np.int64)
+        return best_of(ns, np.fromiter(map(_score, hits), dtype=np.float64, count=len(hits)), k)
 
     def _weighted_query(self, weights: Mapping[str, float]):
         """The disjunction of the terms' queries, each boosted by its weight."""

@@ -352,3 +352,23 @@ def test_a_query_without_its_common_terms(tmp_path, engine):
         assert without_common(query, index, 1.0) == query
         assert without_common(query[:4], index, 0.4) == query[:4]  # 3 distinct would remain: nothing left out
         assert without_common([], index, 0.2) == []
+
+
+def test_best_is_the_first_k_by_score_then_tie_key_whatever_the_ties():
+    """`best` (and `best_of`, its arrays form) equal sorting by (-score, tie_key), the input order
+    kept for hits equal on both, for many ties, both zeros, and a tie across the cut."""
+    import random
+
+    import numpy as np
+
+    from aqgr.retrieval.lexical import best, best_of
+
+    rng = random.Random(5)
+    for _ in range(200):
+        pool = [rng.random(), 0.5, 1.0, 0.0, -0.0, 2.25, round(rng.random(), 1)]
+        hits = [(rng.randint(0, 300), rng.choice(pool)) for _ in range(rng.randint(0, 150))]
+        k = rng.randint(-1, len(hits) + 2)
+        expected = sorted(hits, key=lambda hit: (-hit[1], tie_key(hit[0])))[:max(k, 0)]
+        assert best(hits, k) == expected
+        ns = np.asarray([n for n, _ in hits], dtype=np.int64)
+        assert best_of(ns, np.asarray([s for _, s in hits], dtype=np.float64), k) == expected
