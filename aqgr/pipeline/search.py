@@ -261,8 +261,10 @@ class Searcher:
         if plan.questions and vector_retrievers().intersection(set(self._retrievers(options)) - set(reused)):
             self.index.embed_queries(list(plan.questions))  # the questions not embedded yet, in one model call
         rescored_from = self._rescored_from(plan, runs, reused)
-        each = side_by_side([partial(self._retrieve, plan, question, reused, rescored_from)  # aqgr/foundation/parallel.py
-                             for question in plan.questions])
+        # every question's reads in one `side_by_side` (aqgr/foundation/parallel.py), taken in turn
+        # question by question, so no core idles while one question's reads end
+        reads = [self._reads(plan, question, reused, rescored_from) for question in plan.questions]
+        each = _Reads.all_runs(reads)
         for number, question_runs in enumerate(each):
             for name, run in question_runs:
                 runs.append((name, run))
@@ -569,6 +571,11 @@ class Searcher:
         a retriever in `reused` is not read: its run there is returned in its place; one in
         `rescored_from` (the facts' runs) is that run re-ranked for the question where the index
         can (`SummaryIndex.rescore`: BM25), else read."""
+        return self._reads(plan, question, reused, rescored_from).runs(side_by_side)
+
+    def _reads(self, plan: Plan, question: str | None = None, reused: Mapping[str, list[ScoredDoc]] | None = None,
+               rescored_from: Mapping[str, list[ScoredDoc]] | None = None) -> "_Reads":
+        """`_retrieve`'s reads, not yet made: each a call for `side_by_side` (see `_Reads`)."""
         options = plan.options
         query = self._query(plan.facts, options)
         names = self._retrievers(options)
@@ -583,31 +590,35 @@ class Searcher:
         if table:  # the lexical retrievers also read the sections' counterparts in the other code
             text = table.expand(text)
         common = self._max_df(options) if {FULLTEXT, SUMMARY_BM25}.intersection(read) else {}
-        rescored: dict[str, list[ScoredDoc]] = {}
-        if question is not None and rescored_from and (wanted := {name: rescored_from[name] for name in read if name in rescored_from}):
-            rescored = self.index.rescore(text, table.expand(query) if table else query, wanted, **common)
-            read = [name for name in read if name not in rescored]
 
         def reading(group: list[str], vector=vector) -> dict[str, list[ScoredDoc]]:
             return self.index.retrieve(text, plan.depth, retrievers=group, restrict=plan.restrict, exclude=plan.exclude,
                                        vector=vector, **common)
 
-        windows: list[Callable[[], object]] = []
+        calls: list[Callable[[], dict[str, list[ScoredDoc]]]] = []
+        if question is not None and rescored_from and (wanted := {name: rescored_from[name] for name in read if name in rescored_from}):
+            base = table.expand(query) if table else query
+
+            def rescoring() -> dict[str, list[ScoredDoc]]:  # the runs the index cannot re-rank are read
+                found = self.index.rescore(text, base, wanted, **common)
+                if missing := [name for name in wanted if name not in found]:
+                    found.update(reading(missing))
+                return found
+
+            calls.append(rescoring)
+            read = [name for name in read if name not in wanted]
         if question is not None:
-            calls = [partial(reading, read)] if read else []
-        else:
-            # the facts' reads each on its own, taken in turn by whichever thread is free (tantivy,
-            # faiss and ONNX Runtime let go of the interpreter lock): first the facts' windows, one
-            # model call each, then the lexical reads, then the vector reads, with the vector the
-            # windows make (the embedding was most of the step on AILA, on one core of two)
-            dense = [name for name in read if name in vector_retrievers()]
-            windows = self.index.embedding_calls(as_written) if dense else []
-            calls = [*windows, *(partial(reading, [name]) for name in read if name not in dense),
-                     *(lambda name=name: reading([name], self.index.embed_query(as_written)) for name in dense)]
-        runs = {**reused, **rescored}
-        for found in side_by_side(calls)[len(windows):]:
-            runs.update(found)
-        return [(name, runs[name]) for name in names]
+            # each retriever on its own, so that a search's questions' reads share the cores evenly
+            return _Reads(names, dict(reused), [], [*calls, *(partial(reading, [name]) for name in read)])
+        # the facts' reads each on its own, taken in turn by whichever thread is free (tantivy,
+        # faiss and ONNX Runtime let go of the interpreter lock): first the facts' windows, one
+        # model call each, then the lexical reads, then the vector reads, with the vector the
+        # windows make (the embedding was most of the step on AILA, on one core of two)
+        dense = [name for name in read if name in vector_retrievers()]
+        windows = self.index.embedding_calls(as_written) if dense else []
+        calls += [*(partial(reading, [name]) for name in read if name not in dense),
+                  *(lambda name=name: reading([name], self.index.embed_query(as_written)) for name in dense)]
+        return _Reads(names, dict(reused), windows, calls)
 
     def _sections(self, summary: StructuredSummary, facts: str) -> list[str]:
         """The judgment's sections with their counterparts (aqgr/pipeline/correspondence.py); [] without a table."""
@@ -632,6 +643,39 @@ class Searcher:
             return fused, {}
         lift = options.citation_weight * (fused[0].score if fused[0].score > 0 else 1.0)
         return ranked((d.doc_id, d.score + lift * referred[d.doc_id].votes if d.doc_id in referred else d.score) for d in fused), referred
+
+
+@dataclass
+class _Reads:
+    """One query's reads, prepared: `runs` known without reading (reused), `windows` (model calls
+    to make first, their results no runs) and `calls`, each returning {retriever: run}."""
+
+    names: list[str]
+    known: dict[str, list[ScoredDoc]]
+    windows: list[Callable[[], object]]
+    calls: list[Callable[[], dict[str, list[ScoredDoc]]]]
+
+    def runs(self, run_all: Callable[[list[Callable[[], object]]], list]) -> list[tuple[str, list[ScoredDoc]]]:
+        """(retriever, run) in the retrievers' order, the calls made by `run_all`."""
+        return self._assembled(run_all([*self.windows, *self.calls])[len(self.windows):])
+
+    def _assembled(self, results: Sequence[Mapping[str, list[ScoredDoc]]]) -> list[tuple[str, list[ScoredDoc]]]:
+        runs = dict(self.known)
+        for found in results:
+            runs.update(found)
+        return [(name, runs[name]) for name in self.names]
+
+    @staticmethod
+    def all_runs(reads: Sequence["_Reads"]) -> list[list[tuple[str, list[ScoredDoc]]]]:
+        """Each query's `runs`, all their calls in one `side_by_side`, interleaved query by query
+        (the first read of each, then the second, ...)."""
+        order = [(i, j) for j in range(max((len(r.windows) + len(r.calls) for r in reads), default=0))
+                 for i, r in enumerate(reads) if j < len(r.windows) + len(r.calls)]
+        results = side_by_side([[*reads[i].windows, *reads[i].calls][j] for i, j in order])
+        by_query: list[list] = [[None] * (len(r.windows) + len(r.calls)) for r in reads]
+        for (i, j), result in zip(order, results):
+            by_query[i][j] = result
+        return [r._assembled(got[len(r.windows):]) for r, got in zip(reads, by_query)]
 
 
 def _top_questions(candidates: Sequence[CandidateQuestion], options: SearchOptions) -> list[str]:

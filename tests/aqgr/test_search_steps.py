@@ -501,3 +501,22 @@ def test_an_explainer_that_scores_first_quotes_only_the_hits_shown(archive, monk
         seen_below |= result.below_threshold > 0
         assert len(result.hits) <= k
     assert seen_below and len(quoted[0]) == 1 < len(quoted[-1])
+
+
+def test_every_questions_reads_share_one_side_by_side_each_retriever_a_call(archive, monkeypatch):
+    """The questions' reads go to the cores together, one call per question and retriever taken
+    question by question, so no core idles while the last question is read alone; the runs are
+    those each question's own reads give."""
+    import aqgr.pipeline.search as search_module
+
+    searcher = archive._searcher()
+    second = "Whether the accused can rely on the right of private defence of property?"
+    plan = searcher.plan(DYING_DECLARATION_FACTS, [QUESTION, second])
+    batches: list[int] = []
+    real = search_module.side_by_side
+    monkeypatch.setattr(search_module, "side_by_side", lambda calls: (batches.append(len(calls)), real(calls))[1])
+    retrieval = searcher.retrieve(plan)
+    names = searcher._retrievers(plan.options)
+    assert batches == [2 * len(names)]
+    alone = [run for question in plan.questions for run in searcher._retrieve(plan, question)]
+    assert list(retrieval.runs[len(names):]) == alone
