@@ -16,6 +16,8 @@ Saved as `dense.faiss` (faiss.write_index) plus `dense.windows.npz` (window -> d
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from functools import partial
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
@@ -96,13 +98,20 @@ def embed_query(query: str, embedder, window_chars: int = WINDOW_CHARS) -> np.nd
 class QueryVectors:
     """Query-time vectors of one index: `embed_query` through a memo (the same facts are
     embedded for the question ranking and for every retrieval), plus vectors the index
-    already holds (`known`, keyed by whitespace-normalised text), which cost no model call."""
+    already holds (`known`, keyed by whitespace-normalised text), which cost no model call.
+    The last VECTORS_KEPT texts' vectors are kept whole (read-only): a search asks for its
+    facts' vector once per question and read, and windowing them again each time cost more
+    than the look-ups of their windows."""
+
+    VECTORS_KEPT = 256
 
     def __init__(self, embedder, window_chars: int = WINDOW_CHARS, known: Mapping[str, np.ndarray] | None = None):
         self._embedder = embedder
         self._window_chars = window_chars
         self._known = known if known is not None else {}  # a mapping; may be backed by a file, never copied
         self._memo: MemoEmbedder | None = None
+        self._vectors: OrderedDict[str, np.ndarray | None] = OrderedDict()
+        self._lock = threading.Lock()
 
     def _memoised(self) -> MemoEmbedder:
         if self._memo is None:
@@ -110,10 +119,21 @@ class QueryVectors:
         return self._memo
 
     def one(self, text: str) -> np.ndarray | None:
-        known = self._known.get(" ".join(text.split()))
-        if known is not None:
-            return known
-        return embed_query(text, self._memoised(), self._window_chars)
+        with self._lock:
+            if text in self._vectors:
+                self._vectors.move_to_end(text)
+                return self._vectors[text]
+        vector = self._known.get(" ".join(text.split()))
+        if vector is None:
+            vector = embed_query(text, self._memoised(), self._window_chars)
+        if vector is not None:
+            vector = vector.view()
+            vector.flags.writeable = False  # shared by every later caller
+        with self._lock:
+            self._vectors[text] = vector
+            while len(self._vectors) > self.VECTORS_KEPT:
+                self._vectors.popitem(last=False)
+        return vector
 
     def calls(self, text: str) -> list[Callable[[], object]]:
         """The model calls that embed `text`'s windows, one window each, for a caller to run side

@@ -160,3 +160,26 @@ def test_a_querys_window_calls_make_the_vector_embed_query_makes():
     assert len(counting.calls) == before  # every window was ready
     known = QueryVectors(counting, window_chars=300, known={"a known question": np.ones(3, dtype=np.float32)})
     assert known.calls("a  known\nquestion") == []
+
+
+def test_a_querys_vector_is_kept_read_only_and_the_oldest_forgotten(monkeypatch):
+    """A text asked for again gets the vector it got, without windowing or embedding it again; the
+    vector cannot be changed by one caller under another; past VECTORS_KEPT texts the oldest is
+    made again (from the windows' memo: the model is not called)."""
+    from aqgr.retrieval import dense
+    from aqgr.retrieval.dense import QueryVectors
+
+    monkeypatch.setattr(QueryVectors, "VECTORS_KEPT", 2)
+    counting = Counting(embedders.create("hashing.v1"))
+    vectors = QueryVectors(counting, window_chars=300)
+    facts = " ".join(f"word{i} dowry cruelty" for i in range(60))
+    first = vectors.one(facts)
+    assert np.array_equal(first, embed_query(facts, embedders.create("hashing.v1"), 300))
+    windowed = []
+    monkeypatch.setattr(dense, "split_windows", lambda *a: windowed.append(a) or split_windows(*a))
+    assert vectors.one(facts) is first and windowed == [] and len(counting.calls) == 1
+    with pytest.raises(ValueError):
+        first[0] = 1.0
+    vectors.one("a question"), vectors.one("another question")  # facts is now the oldest of three
+    again = vectors.one(facts)
+    assert again is not first and np.array_equal(again, first) and len(windowed) == 3 and len(counting.calls) == 3
