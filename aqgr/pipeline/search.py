@@ -46,6 +46,8 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import AbstractSet, Callable, Iterable, Mapping, Sequence
 
+import numpy as np
+
 from aqgr.pipeline.citation_guard import grounded_questions
 from aqgr.pipeline.config import (COMMON_TERMS_UP_TO, DENSE_QUESTIONS_UP_TO, FULLTEXT_MAX_DF, FULLTEXT_QUESTIONS_UP_TO,
                                   RESCORE_QUESTIONS_UP_TO, SUMMARY_MAX_DF, SearchOptions)
@@ -62,7 +64,7 @@ from aqgr.retrieval.fusion import fusers
 from aqgr.retrieval.protocol import Index
 from aqgr.retrieval.retrievers import Dense, FullTextBM25, SummaryBM25, optional_retrievers, vector_retrievers
 from aqgr.retrieval.text import strip_masks
-from aqgr.retrieval.types import ScoredDoc, id_hash, ranked
+from aqgr.retrieval.types import ScoredDoc, id_hash, ranked_arrays
 from aqgr.schemas.filters import FacetCount, Facets, Filters
 from aqgr.schemas.results import CandidateQuestion, Engines, Evidence, Hit, SearchResult, TreatmentWarning
 from aqgr.schemas.summary import StructuredSummary
@@ -642,7 +644,12 @@ class Searcher:
         if not referred:
             return fused, {}
         lift = options.citation_weight * (fused[0].score if fused[0].score > 0 else 1.0)
-        return ranked((d.doc_id, d.score + lift * referred[d.doc_id].votes if d.doc_id in referred else d.score) for d in fused), referred
+        ids = [d.doc_id for d in fused]
+        scores = np.fromiter((d.score for d in fused), dtype=np.float64, count=len(fused))
+        raised = np.flatnonzero(np.fromiter(map(referred.__contains__, ids), dtype=bool, count=len(ids)))
+        votes = np.fromiter((referred[ids[i]].votes for i in raised.tolist()), dtype=np.float64, count=len(raised))
+        scores[raised] += lift * votes
+        return ranked_arrays(ids, scores), referred
 
 
 @dataclass
