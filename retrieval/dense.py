@@ -126,6 +126,9 @@ class QueryVectors:
         vector = self._known.get(" ".join(text.split()))
         if vector is None:
             vector = embed_query(text, self._memoised(), self._window_chars)
+        return self._keep(text, vector)
+
+    def _keep(self, text: str, vector: np.ndarray | None) -> np.ndarray | None:
         if vector is not None:
             vector = vector.view()
             vector.flags.writeable = False  # shared by every later caller
@@ -146,8 +149,20 @@ class QueryVectors:
         return [partial(memo.embed, [window]) for window in split_windows(text, self._window_chars)]
 
     def many(self, texts: Sequence[str]) -> list[np.ndarray | None]:
-        """`one` of each text, the windows of all unknown texts embedded in one model call."""
-        todo = [t for t in texts if " ".join(t.split()) not in self._known]
+        """`one` of each text: the known ones looked up together (`known.get_many` where the
+        mapping has it: one query of the store, not two a text), the windows of the others
+        embedded in one model call."""
+        with self._lock:
+            asked = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        keys = {t: " ".join(t.split()) for t in asked}
+        get_many = getattr(self._known, "get_many", None)
+        found = get_many(list(set(keys.values()))) if get_many is not None else {k: self._known.get(k) for k in set(keys.values())}
+        todo = []
+        for text in asked:
+            if (vector := found.get(keys[text])) is not None:
+                self._keep(text, vector)
+            else:
+                todo.append(text)
         windows = list(dict.fromkeys(w for t in todo for w in split_windows(t, self._window_chars)))
         if windows:
             self._memoised().embed(windows)  # fills the memo; `one` below finds every window there

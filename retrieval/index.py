@@ -148,6 +148,10 @@ class _SentenceVectors(Mapping):
     def get(self, text, default=None):
         return self._registry.sentence_vectors([text]).get(text, default)
 
+    def get_many(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """The vectors of those `texts` that have one, in one look-up."""
+        return self._registry.sentence_vectors(texts)
+
     def __getitem__(self, text):
         found = self.get(text)
         if found is None:

@@ -183,3 +183,31 @@ def test_a_querys_vector_is_kept_read_only_and_the_oldest_forgotten(monkeypatch)
     vectors.one("a question"), vectors.one("another question")  # facts is now the oldest of three
     again = vectors.one(facts)
     assert again is not first and np.array_equal(again, first) and len(windowed) == 3 and len(counting.calls) == 3
+
+
+def test_many_looks_the_known_texts_up_together_and_embeds_the_others_in_one_call():
+    from aqgr.retrieval.dense import QueryVectors
+
+    class Known(dict):
+        """A store's known vectors, counting how it is asked."""
+
+        def __init__(self, *args):
+            super().__init__(*args)
+            self.asked: list = []
+
+        def get(self, key, default=None):
+            self.asked.append(("get", key))
+            return super().get(key, default)
+
+        def get_many(self, keys):
+            self.asked.append(("get_many", sorted(keys)))
+            return {k: self[k] for k in keys if k in self}
+
+    known = Known({"a known issue": np.ones(3, dtype=np.float32), "another known issue": np.full(3, 2.0, dtype=np.float32)})
+    counting = Counting(embedders.create("hashing.v1"))
+    vectors = QueryVectors(counting, window_chars=300, known=known)
+    got = vectors.many(["a known  issue", "a new question", "another known issue", "a known  issue"])
+    assert known.asked[0] == ("get_many", ["a known issue", "a new question", "another known issue"])
+    assert ("get", "a known issue") not in known.asked and len(counting.calls) == 1  # the new one, one call
+    assert np.array_equal(got[0], known["a known issue"]) and got[3] is got[0]
+    assert np.array_equal(got[1], embed_query("a new question", embedders.create("hashing.v1"), 300))
