@@ -822,9 +822,13 @@ class SummaryIndex:
         and naming them costs more, after an unrestricted search read deeper (retrieval/restriction.py)."""
         want = k + OVERFETCH + len(drop)
 
+        ids, size = self._ids, len(self._ids)  # ids[n] is None where n is not live
+
         def kept_of(found) -> list[tuple[str, float]]:
-            return [(self._ids[n], score) for n, score in found
-                    if n < len(self._ids) and self._live[n] and n not in drop and (only is None or only.admits(n))]
+            if not drop and only is None:  # most searches: only the dead are left out
+                return [(doc_id, score) for n, score in found if n < size and (doc_id := ids[n]) is not None]
+            return [(doc_id, score) for n, score in found
+                    if n < size and (doc_id := ids[n]) is not None and n not in drop and (only is None or only.admits(n))]
 
         if only is not None and only.where is not None and part.filters_inside:
             while True:
