@@ -68,19 +68,13 @@ class _Run(NamedTuple):
 def _as_run(run: Run, where: str) -> _Run:
     """One run as a `_Run`: a mapping or a sequence of (id, score) pairs without a Python step
     per document; anything else (a document listed twice, a malformed pair) the checking way."""
-    pairs: Iterable | None = None
-    if isinstance(run, Mapping):
-        ids, values = run.keys(), run.values()
-    elif isinstance(run, (list, tuple)) and (not run or _all_pairs(run)):
-        ids, values = zip(*run) if run else ((), ())
-    else:
-        pairs = run
-    if pairs is None:
+    if isinstance(run, Mapping) or (isinstance(run, (list, tuple)) and (not run or _all_pairs(run))):
+        ids, values = (run.keys(), run.values()) if isinstance(run, Mapping) else zip(*run) if run else ((), ())
+        names = list(map(str, ids))
         try:
-            scores = np.fromiter(values, dtype=np.float64, count=len(ids))
+            scores = np.fromiter(values, dtype=np.float64, count=len(names))
         except (TypeError, ValueError):
             scores = None
-        names = list(map(str, ids))
         if scores is not None and len(set(names)) == len(names):
             return _Run(names, scores)
     checked = _as_scores(run, where)

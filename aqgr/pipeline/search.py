@@ -573,7 +573,7 @@ class Searcher:
         a retriever in `reused` is not read: its run there is returned in its place; one in
         `rescored_from` (the facts' runs) is that run re-ranked for the question where the index
         can (`SummaryIndex.rescore`: BM25), else read."""
-        return self._reads(plan, question, reused, rescored_from).runs(side_by_side)
+        return _Reads.all_runs([self._reads(plan, question, reused, rescored_from)])[0]
 
     def _reads(self, plan: Plan, question: str | None = None, reused: Mapping[str, list[ScoredDoc]] | None = None,
                rescored_from: Mapping[str, list[ScoredDoc]] | None = None) -> "_Reads":
@@ -662,11 +662,8 @@ class _Reads:
     windows: list[Callable[[], object]]
     calls: list[Callable[[], dict[str, list[ScoredDoc]]]]
 
-    def runs(self, run_all: Callable[[list[Callable[[], object]]], list]) -> list[tuple[str, list[ScoredDoc]]]:
-        """(retriever, run) in the retrievers' order, the calls made by `run_all`."""
-        return self._assembled(run_all([*self.windows, *self.calls])[len(self.windows):])
-
     def _assembled(self, results: Sequence[Mapping[str, list[ScoredDoc]]]) -> list[tuple[str, list[ScoredDoc]]]:
+        """(retriever, run) in the retrievers' order, from the calls' results."""
         runs = dict(self.known)
         for found in results:
             runs.update(found)
@@ -674,15 +671,14 @@ class _Reads:
 
     @staticmethod
     def all_runs(reads: Sequence["_Reads"]) -> list[list[tuple[str, list[ScoredDoc]]]]:
-        """Each query's `runs`, all their calls in one `side_by_side`, interleaved query by query
-        (the first read of each, then the second, ...)."""
-        order = [(i, j) for j in range(max((len(r.windows) + len(r.calls) for r in reads), default=0))
-                 for i, r in enumerate(reads) if j < len(r.windows) + len(r.calls)]
-        results = side_by_side([[*reads[i].windows, *reads[i].calls][j] for i, j in order])
-        by_query: list[list] = [[None] * (len(r.windows) + len(r.calls)) for r in reads]
-        for (i, j), result in zip(order, results):
-            by_query[i][j] = result
-        return [r._assembled(got[len(r.windows):]) for r, got in zip(reads, by_query)]
+        """Each query's (retriever, run) list, all their calls (its windows first) in one
+        `side_by_side`, interleaved query by query (the first call of each, then the second, ...)."""
+        todo = [[*r.windows, *r.calls] for r in reads]
+        order = [(i, j) for j in range(max(map(len, todo), default=0)) for i in range(len(todo)) if j < len(todo[i])]
+        got: list[list] = [[None] * len(calls) for calls in todo]
+        for (i, j), result in zip(order, side_by_side([todo[i][j] for i, j in order])):
+            got[i][j] = result
+        return [r._assembled(results[len(r.windows):]) for r, results in zip(reads, got)]
 
 
 def _top_questions(candidates: Sequence[CandidateQuestion], options: SearchOptions) -> list[str]:
