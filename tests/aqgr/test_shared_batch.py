@@ -133,15 +133,16 @@ def test_workers_killed_mid_run_lose_only_their_leases(database_url, home, tmp_p
     driver = tmp_path / "worker.py"
     driver.write_text(DRIVER)
     logs = {f"w{i}": tmp_path / f"w{i}.log" for i in range(n_workers)}
-    # Survivors wait at a gate until every victim has finished an item: on a loaded machine a
-    # late-starting victim could otherwise find the survivors done with everything.
+    # Survivors wait at a gate until every victim has finished three items and hangs on its fourth,
+    # holding the claim: on a loaded machine a slow victim could otherwise find the survivors done
+    # with everything before its third item, and end on its own.
     gate = tmp_path / "go"
     procs = {name: subprocess.Popen([sys.executable, str(driver), str(home), str(folder), name, str(log), str(lease),
                                      "victim" if name in killed else "survivor", str(gate)], cwd=ROOT, stderr=subprocess.PIPE, text=True)
              for name, log in logs.items()}
     deadline, kill_times = time.monotonic() + 60, {}
     while len(kill_times) < len(killed):  # kill each victim well into its work, holding a claimed item
-        if not gate.exists() and all(any(e[0] == "result" for e in _events(logs[name])) for name in killed):
+        if not gate.exists() and all(sum(e[0] == "result" for e in _events(logs[name])) >= 3 for name in killed):
             gate.touch()
         # ... and only once the survivors are at work too (one starting after a kill would take
         # over the dead worker's claims at once, not after its lease)
