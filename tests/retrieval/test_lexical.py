@@ -372,3 +372,29 @@ def test_best_is_the_first_k_by_score_then_tie_key_whatever_the_ties():
         assert best(hits, k) == expected
         ns = np.asarray([n for n, _ in hits], dtype=np.int64)
         assert best_of(ns, np.asarray([s for _, s in hits], dtype=np.float64), k) == expected
+
+
+def test_tantivy_term_queries_made_once_serve_later_searches_alike(tmp_path, monkeypatch):
+    """A term's boosted query is kept for later searches (lexical_tantivy.TERM_QUERIES): each search
+    then ranks as a freshly opened engine does, also after the index changes and after the keep,
+    bounded, was emptied."""
+    from aqgr.retrieval import lexical_tantivy
+
+    monkeypatch.setattr(lexical_tantivy, "TERM_QUERIES", 40)
+    corpus = random_corpus(11, 300, 60)
+    index = build("tantivy.v1", tmp_path / "ix", corpus, query_tf="log")
+    queries = random_queries(12, corpus, 25)
+    queries += [q + queries[0] for q in queries[:5]]  # terms shared with earlier queries, some repeated (other weights)
+
+    def fresh(query):
+        with open_lexical(tmp_path / "ix") as other:
+            return other.search(query, 40)
+
+    for query in queries:
+        assert index.search(query, 40) == fresh(query)
+        assert 0 < len(index._term_queries) <= 40
+    index.add(max(corpus) + 1, queries[0] * 3)  # the same queries over a changed index
+    index.commit()
+    for query in queries[:6]:
+        assert index.search(query, 40) == fresh(query)
+    assert max(corpus) + 1 in [n for n, _ in index.search(queries[0], 40)]
