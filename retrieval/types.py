@@ -75,9 +75,42 @@ def order_by_score(values, k: int | None, tie: Callable[[int], object]):
     return order[:k]
 
 
+class RankedRun(list):
+    """A ranked list of ScoredDoc (a plain list to every reader) that also holds its ids and
+    scores as made (`arrays`), so that fusion reads them without a Python step per document.
+    Changed in place in any way, it lets go of them: `arrays` is then None."""
+
+    __slots__ = ("_arrays",)
+
+    def __init__(self, ids: list[str], scores):
+        super().__init__(map(_scored_doc, zip(ids, scores.tolist())))
+        self._arrays = (ids, scores)
+
+    @property
+    def arrays(self):
+        """(ids, float64 scores), in the list's order, or None once the list was changed."""
+        return self._arrays
+
+    def _changed(name):  # noqa: N805: makes the methods below
+        method = getattr(list, name)
+
+        def changed(self, *args, **kwargs):
+            self._arrays = None
+            return method(self, *args, **kwargs)
+
+        changed.__name__ = name
+        return changed
+
+    for _name in ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "extend", "insert", "pop", "remove",
+                  "clear", "sort", "reverse"):
+        locals()[_name] = _changed(_name)
+    del _name, _changed
+
+
 def ranked_arrays(ids: Sequence[str], values, k: int | None = None) -> list[ScoredDoc]:
-    """`ranked` of documents given as their ids and their float64 scores (a numpy array, aligned)."""
+    """`ranked` of documents given as their ids and their float64 scores (a numpy array, aligned):
+    a `RankedRun`."""
     if not len(ids):
         return []
     order = rank_order(ids, values, k)
-    return list(map(_scored_doc, zip([ids[i] for i in order.tolist()], values[order].tolist())))
+    return RankedRun([ids[i] for i in order.tolist()], values[order])

@@ -639,13 +639,14 @@ class Searcher:
         and judgment id -> Referral. Only judgments already in `fused` move: restrict/exclude hold."""
         if self.citations is None or not options.citation_weight or not fused:
             return fused, {}
-        referred = self.citations.referred([d.doc_id for d in fused], depth=options.citation_depth, exclude=exclude or frozenset(),
+        made = getattr(fused, "arrays", None)  # fusion's ids and scores as it made them (retrieval/types.py RankedRun)
+        ids = made[0] if made is not None else [d.doc_id for d in fused]
+        referred = self.citations.referred(ids, depth=options.citation_depth, exclude=exclude or frozenset(),
                                            norm=options.citation_norm)
         if not referred:
             return fused, {}
         lift = options.citation_weight * (fused[0].score if fused[0].score > 0 else 1.0)
-        ids = [d.doc_id for d in fused]
-        scores = np.fromiter((d.score for d in fused), dtype=np.float64, count=len(fused))
+        scores = made[1].copy() if made is not None else np.fromiter((d.score for d in fused), dtype=np.float64, count=len(fused))
         raised = np.flatnonzero(np.fromiter(map(referred.__contains__, ids), dtype=bool, count=len(ids)))
         votes = np.fromiter((referred[ids[i]].votes for i in raised.tolist()), dtype=np.float64, count=len(raised))
         scores[raised] += lift * votes

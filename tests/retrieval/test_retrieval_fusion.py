@@ -173,3 +173,29 @@ def test_fusers_equal_the_loop_over_runs_to_the_last_bit(fuser):
             runs.append(runs[0])
         weights = [rng.choice([1.0, 2.0, 3.0, 0.5]) for _ in runs]
         assert fuse(runs, weights) == _loop_fusion(runs, weights, fuser)
+
+
+def test_a_ranked_run_is_a_list_whose_arrays_fusion_reads_until_it_is_changed():
+    """`ranked` gives a list (equal to the plain list, sliced, serialised as one) that also holds
+    its ids and scores for fusion; changed in place in any way it drops them, and fusion then reads
+    the list as it stands: a stale array never decides a fused score."""
+    import json
+
+    from aqgr.retrieval.types import RankedRun
+
+    scores = {"C1": 3.0, "C2": 1.0, "C3": 2.0, "C4": 2.0}
+    run = ranked(scores)
+    plain = list(run)
+    assert isinstance(run, RankedRun) and run == plain and run[:2] == plain[:2] and type(run[:2]) is list
+    assert json.loads(json.dumps(run)) == [[d.doc_id, d.score] for d in plain]
+    assert run.arrays[0] == [d.doc_id for d in plain] and run.arrays[1].tolist() == [d.score for d in plain]
+    changes = [lambda r: r.append(ScoredDoc("C9", 9.0)), lambda r: r.__setitem__(0, ScoredDoc("C9", 0.5)),
+               lambda r: r.pop(), lambda r: r.sort(key=lambda d: d.doc_id), lambda r: r.extend([ScoredDoc("C8", 1.5)]),
+               lambda r: r.insert(1, ScoredDoc("C7", 7.0)), lambda r: r.__delitem__(slice(0, 2)), lambda r: r.reverse(),
+               lambda r: r.remove(r[0]), lambda r: r.__iadd__([ScoredDoc("C6", 6.0)]), lambda r: r.clear()]
+    for change in changes:
+        changed = ranked(scores)
+        change(changed)
+        assert changed.arrays is None
+        for fuse in (reciprocal_rank_fusion, score_fusion):
+            assert fuse([changed, scores]) == fuse([list(changed), scores])
