@@ -84,27 +84,28 @@ class RankedRun(list):
 
     def __init__(self, ids: list[str], scores):
         super().__init__(map(_scored_doc, zip(ids, scores.tolist())))
+        scores.flags.writeable = False  # read by fusion as it stands
         self._arrays = (ids, scores)
 
     @property
     def arrays(self):
-        """(ids, float64 scores), in the list's order, or None once the list was changed."""
+        """(ids, read-only float64 scores), in the list's order, or None once the list was changed."""
         return self._arrays
 
-    def _changed(name):  # noqa: N805: makes the methods below
-        method = getattr(list, name)
 
-        def changed(self, *args, **kwargs):
-            self._arrays = None
-            return method(self, *args, **kwargs)
+def _dropping_arrays(method):
+    def changed(self, *args, **kwargs):
+        self._arrays = None
+        return method(self, *args, **kwargs)
 
-        changed.__name__ = name
-        return changed
+    changed.__name__ = method.__name__
+    return changed
 
-    for _name in ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "extend", "insert", "pop", "remove",
-                  "clear", "sort", "reverse"):
-        locals()[_name] = _changed(_name)
-    del _name, _changed
+
+for _name in ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "extend", "insert", "pop", "remove", "clear",
+              "sort", "reverse"):  # every way a list changes in place
+    setattr(RankedRun, _name, _dropping_arrays(getattr(list, _name)))
+del _name
 
 
 def ranked_arrays(ids: Sequence[str], values, k: int | None = None) -> list[ScoredDoc]:

@@ -189,6 +189,8 @@ def test_a_ranked_run_is_a_list_whose_arrays_fusion_reads_until_it_is_changed():
     assert isinstance(run, RankedRun) and run == plain and run[:2] == plain[:2] and type(run[:2]) is list
     assert json.loads(json.dumps(run)) == [[d.doc_id, d.score] for d in plain]
     assert run.arrays[0] == [d.doc_id for d in plain] and run.arrays[1].tolist() == [d.score for d in plain]
+    with pytest.raises(ValueError):  # read-only: what fusion reads cannot change behind the list
+        run.arrays[1][0] = 0.0
     changes = [lambda r: r.append(ScoredDoc("C9", 9.0)), lambda r: r.__setitem__(0, ScoredDoc("C9", 0.5)),
                lambda r: r.pop(), lambda r: r.sort(key=lambda d: d.doc_id), lambda r: r.extend([ScoredDoc("C8", 1.5)]),
                lambda r: r.insert(1, ScoredDoc("C7", 7.0)), lambda r: r.__delitem__(slice(0, 2)), lambda r: r.reverse(),
