@@ -1,4 +1,4 @@
-# usage: AQGR_DATASETS=<datasets> python docs/experiments/2026-12-06-interleaved-ab.py SRC_A SRC_B [INDEX_DIR | ARCHIVE_HOME]
+# usage: AQGR_DATASETS=<datasets> python docs/experiments/2026-12-06-interleaved-ab.py [built:]SRC_A [built:]SRC_B [INDEX_DIR | ARCHIVE_HOME]
 """One-off measurement: two versions of the code searched query by query in turn, for a paired
 comparison on a machine whose speed drifts by a third between minutes.
 
@@ -8,12 +8,15 @@ in a random order (seed 0), and prints each side's p50, the median of the per-qu
 how many queries returned the same hits, and each step's median. The searcher: INDEX_DIR (default
 /work/runs/aila_idx), the `aqgr` benchmark system's index of AILA's 2,914 judgments, made on first
 use as docs/experiments/2026-12-06-aila-search-p50.py makes it; or an archive home (a path ending
-in "archive", as `bench_pipeline` makes, `hashing.v1`), searched through `Archive.search`."""
+in "archive", as `bench_pipeline` makes, `hashing.v1`), searched through `Archive.search`. A SRC
+written `built:SRC` (with INDEX_DIR) builds that index in its worker and searches the object the
+build returned, as `python -m aqgr.eval.bench_search` does, instead of loading INDEX_DIR from disk
+as `aqgr search` and the server do (2026-12-07-term-queries-and-ranked-runs.md)."""
 import json, os, random, statistics, subprocess, sys, time
 from pathlib import Path
 
 
-def worker(where: str) -> None:
+def worker(where: str, built: bool = False) -> None:
     from aqgr.eval.datasets import load_dataset, read_queries
     from aqgr.foundation.paths import shared_datasets
 
@@ -34,12 +37,15 @@ def worker(where: str) -> None:
         archive = case_archive(dataset.docs_dir, dataset.doc_ids, default_cache_dir(), DEFAULT_SUMMARIZER)
         system = ArchiveSystem("aqgr", PIPELINE_CONFIGS["aqgr"], summarizer=DEFAULT_SUMMARIZER, embedder=None)
         spec = system.index_spec()
-        if not Path(where).exists():
+        index = None
+        if built or not Path(where).exists():
             summaries = archive.summaries()
             full_texts = {s.judgment_id: archive.text(s.judgment_id) or "" for s in summaries}
             with EmbeddingCache(archive.settings.cache_dir / "embeddings.sqlite") as cache:
-                SummaryIndex.build(summaries, spec, cache=cache, full_texts=full_texts).save(Path(where))
-        searcher = system.searcher_for(archive, SummaryIndex.load(Path(where), spec))
+                index = SummaryIndex.build(summaries, spec, cache=cache, full_texts=full_texts)
+            if not Path(where).exists():
+                index.save(Path(where))
+        searcher = system.searcher_for(archive, index if built else SummaryIndex.load(Path(where), spec))
         options = system.search_options().model_copy(update={"min_content_words": 1})
         queries = list(dataset.queries.values())
 
@@ -58,9 +64,10 @@ def worker(where: str) -> None:
 
 def main(src_a: str, src_b: str, where: str) -> None:
     def start(src):
-        env = dict(os.environ, PYTHONPATH=src)
-        p = subprocess.Popen([sys.executable, __file__, "--worker", where], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             text=True, env=env)
+        built = src.startswith("built:")
+        env = dict(os.environ, PYTHONPATH=src.removeprefix("built:"))
+        p = subprocess.Popen([sys.executable, __file__, "--worker", where, *(["built"] if built else [])], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True, env=env)
         if p.stdout.readline().strip() != "ready":
             raise SystemExit(f"the worker for {src} did not start")
         return p
@@ -88,6 +95,6 @@ def main(src_a: str, src_b: str, where: str) -> None:
 
 if __name__ == "__main__":
     if sys.argv[1] == "--worker":
-        worker(sys.argv[2])
+        worker(sys.argv[2], built=sys.argv[3:] == ["built"])
     else:
         main(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "/work/runs/aila_idx")
