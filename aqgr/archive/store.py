@@ -9,7 +9,9 @@ unreachable databases raise `StoreError` with what to do.
 
 Each summary row carries the checksum of its JSON (`summary_checksum`), written with it: a read
 that finds the content changed since (a flipped byte that still parses) leaves that summary out,
-recorded in `Store.damaged`, as it does one that does not parse. Columns added since a database
+recorded in `Store.damaged`, as it does one that does not parse. JSON is stored in the form the
+checksum is taken of (`canonical_json`), so a read checks the stored text's own sha256 and parses
+it once (rows stored before in another form are checked the long way, with the same result). Columns added since a database
 was made (the checksum) are added in place when it is opened for writing; until then (a
 read-only one, `aqgr check`) its summaries read as having no checksum yet.
 
@@ -79,12 +81,21 @@ class SummaryRow(SQLModel, table=True):
     checksum: str | None = None  # summary_checksum(data), written with it; None: stored before checksums (`aqgr index` adds it)
 
 
+def canonical_json(value: Any) -> str:
+    """A JSON value in one canonical form (sorted keys, no spaces, ASCII escapes): the form the
+    database stores its JSON in (the engine's serialiser) and the one a summary's checksum is taken of."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
 def summary_checksum(data: Mapping[str, Any]) -> str:
-    """sha256 of a summary's JSON document in one canonical form (sorted keys, no spaces, ASCII escapes):
-    the same for the text SQLite and PostgreSQL give back, however each spaces it. A changed byte
-    that still parses and validates (one letter of the facts) changes it."""
-    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return hashlib.sha256(canonical.encode("ascii")).hexdigest()
+    """sha256 of a summary's JSON document in its canonical form (`canonical_json`): the same for the
+    text SQLite and PostgreSQL give back, however each spaces it. A changed byte that still parses and
+    validates (one letter of the facts) changes it."""
+    return _text_sha256(canonical_json(data))
+
+
+def _text_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 _TEXT_OF = select(JudgmentRow.__table__.c.text).where(JudgmentRow.__table__.c.id == bindparam("id"))  # Store.text
@@ -216,6 +227,12 @@ def summary_problem(raw: str | None, *, full: bool = False, judgment_id: str | N
 
     from aqgr.foundation.errors import SummaryValidationError
 
+    if not full and checksum is not None and isinstance(raw, str) and _text_sha256(raw) == checksum:
+        try:  # the very bytes written (`canonical_json`): only the model's check is left
+            found = StructuredSummary.model_validate_json(raw).judgment_id
+        except (ValidationError, ValueError) as exc:
+            return f"not a valid summary ({str(exc).splitlines()[0]})"
+        return None if judgment_id is None or found == judgment_id else f"the stored summary names judgment {found[:80]!r}"
     try:
         data = json.loads(raw) if isinstance(raw, str) else raw
     except ValueError as exc:
@@ -256,10 +273,10 @@ class Store:
         self.dialect = url.split(":", 1)[0].split("+", 1)[0]
         try:
             if self.dialect == "sqlite":
-                self.engine = create_engine(url, connect_args={"timeout": 60})
+                self.engine = create_engine(url, connect_args={"timeout": 60}, json_serializer=canonical_json)
                 event.listen(self.engine, "connect", _sqlite_pragmas)
             else:
-                self.engine = create_engine(url, pool_pre_ping=True)
+                self.engine = create_engine(url, pool_pre_ping=True, json_serializer=canonical_json)
         except ModuleNotFoundError as exc:  # the database driver: PostgreSQL's is the extra [postgres]
             extra = "postgres" if self.dialect == "postgresql" else self.dialect
             raise MissingDependencyError(exc.name or self.dialect, extra) from None
@@ -621,23 +638,32 @@ class Store:
             rows = s.exec(query).all()
         out = []
         for judgment_id, raw, checksum in rows:
-            summary, _ = self._document(judgment_id, engine, raw, checksum)
+            summary, _ = self._document(judgment_id, engine, raw, checksum, want_data=False)
             if summary is not None:
                 out.append(summary)
         return out
 
-    def _document(self, judgment_id: str, engine: str, raw: str | None, checksum: str | None) -> tuple[StructuredSummary | None, dict | None]:
+    def _document(self, judgment_id: str, engine: str, raw: str | None, checksum: str | None,
+                  want_data: bool = True) -> tuple[StructuredSummary | None, dict | None]:
         """The summary stored as `raw` and its JSON document, or (None, None) with the problem recorded
-        in `damaged`: it does not parse, is not a summary, or does not match its checksum."""
+        in `damaged`: it does not parse, is not a summary, or does not match its checksum. Without
+        `want_data`, the document may be None (not parsed twice) beside a sound summary."""
         from pydantic import ValidationError
 
+        # Stored in the canonical form its checksum was taken of (the engine's serialiser, since 2026-12-07): the
+        # very bytes that were written. No canonical copy is made to check them, and the model parses the text itself.
+        verbatim = checksum is not None and isinstance(raw, str) and _text_sha256(raw) == checksum
         try:
-            data = json.loads(raw) if isinstance(raw, str) else raw
-            summary = StructuredSummary.model_validate(data)
+            if verbatim:
+                summary = StructuredSummary.model_validate_json(raw)
+                data = json.loads(raw) if want_data else None
+            else:
+                data = json.loads(raw) if isinstance(raw, str) else raw
+                summary = StructuredSummary.model_validate(data)
         except (ValidationError, ValueError, TypeError):
             self.damaged[(judgment_id, engine)] = summary_problem(raw) or "not a valid summary"
             return None, None
-        if checksum is not None and summary_checksum(data) != checksum:
+        if not verbatim and checksum is not None and summary_checksum(data) != checksum:
             self.damaged[(judgment_id, engine)] = CHECKSUM_MISMATCH
             return None, None
         self.damaged.pop((judgment_id, engine), None)

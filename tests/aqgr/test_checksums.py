@@ -5,6 +5,7 @@ migrated in place on the next write, and `aqgr index` gives its summaries their 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from pathlib import Path
@@ -167,6 +168,42 @@ def test_the_store_writes_checks_and_skips_by_checksum(database_url, home):
     assert [d["judgment_id"] for d in store.iter_summaries("extractive.v1")] == ["J1", "J3"]
     store.save(*_item("J2", "two"))  # stored again: sound
     assert store.check_summaries() == [] and len(store.summaries("extractive.v1")) == 3
+    store.close()
+
+
+def test_a_summary_is_stored_in_the_form_its_checksum_is_taken_of_and_an_older_form_reads_alike(database_url, home):
+    """Summaries are stored as `canonical_json` (the engine's serialiser), so a read checks the stored bytes'
+    sha256 against the checksum, without a canonical copy; one stored in another form (spaced, as before)
+    reads the same summary by the long way, and a changed letter is caught in either form."""
+    from sqlalchemy import Text, cast, select, text
+
+    from aqgr.archive.store import SummaryRow, canonical_json
+
+    home.mkdir(parents=True, exist_ok=True)
+    store = Store(database_url)
+    store.save_many([_item("J1", "one"), _item("J2", "two"), _item("J3", "three")])
+
+    def stored() -> dict[str, str]:
+        with store.engine.connect() as conn:
+            return dict(conn.execute(select(SummaryRow.judgment_id, cast(SummaryRow.data, Text))).all())
+
+    canonical = {j: s.model_dump(mode="json") for j, s in ((s.judgment_id, s) for s in store.summaries("extractive.v1"))}
+    assert stored() == {j: canonical_json(d) for j, d in canonical.items()}
+    assert {j: summary_checksum(json.loads(raw)) for j, raw in stored().items()} == \
+        {j: hashlib.sha256(raw.encode()).hexdigest() for j, raw in stored().items()}
+    first = store.summaries("extractive.v1")
+    spaced = {j: json.dumps(d, indent=1) for j, d in canonical.items()}  # as a serialiser that spaces it writes it
+    with store.engine.begin() as conn:
+        for j in ("J1", "J2"):
+            conn.execute(text("UPDATE summaries SET data = :d WHERE judgment_id = :j"), {"d": spaced[j], "j": j})
+    assert stored()["J1"] != canonical_json(canonical["J1"])
+    assert store.summaries("extractive.v1") == first and store.damaged == {}
+    assert list(store.iter_summaries("extractive.v1")) == list(canonical.values()) and store.check_summaries() == []
+    _flip_through_sql(store, "J2")  # the spaced form
+    _flip_through_sql(store, "J3")  # the canonical form
+    assert [s.judgment_id for s in store.summaries("extractive.v1")] == ["J1"]
+    assert store.damaged == {("J2", "extractive.v1"): CHECKSUM_MISMATCH, ("J3", "extractive.v1"): CHECKSUM_MISMATCH}
+    assert store.check_summaries() == [("J2", "extractive.v1", CHECKSUM_MISMATCH), ("J3", "extractive.v1", CHECKSUM_MISMATCH)]
     store.close()
 
 
