@@ -656,7 +656,7 @@ class Store:
         try:
             if verbatim:
                 summary = StructuredSummary.model_validate_json(raw)
-                data = json.loads(raw) if want_data else None
+                data = summary.model_dump(mode="json") if want_data else None  # as it was stored, in the model's order
             else:
                 data = json.loads(raw) if isinstance(raw, str) else raw
                 summary = StructuredSummary.model_validate(data)
@@ -740,8 +740,7 @@ class Store:
         """The summaries by `engine` (of `ids` in the given order, or all by judgment id), parsed
         `batch` at a time: memory stays flat however many there are."""
         if ids is None:
-            for data in self.iter_summaries(engine, batch=batch):
-                yield StructuredSummary.model_validate(data)
+            yield from (summary for summary, _ in self._iter_documents(engine, batch, want_data=False))
             return
         chunk: list[str] = []
         for judgment_id in ids:
@@ -763,6 +762,10 @@ class Store:
     def iter_summaries(self, engine: str | None = None, batch: int = 500) -> Iterator[dict[str, Any]]:
         """Stored summaries as JSON documents, by judgment id (then engine), `batch` rows at a time;
         a damaged one is left out and recorded in `damaged` (see `summaries`)."""
+        return (data for _, data in self._iter_documents(engine, batch, want_data=True))
+
+    def _iter_documents(self, engine: str | None, batch: int, *, want_data: bool) -> Iterator[tuple[StructuredSummary, dict | None]]:
+        """(summary, document) of `iter_summaries`; without `want_data` the document may be None."""
         last: tuple[str, str] = ("", "")
         while True:
             with self.session() as s:
@@ -774,9 +777,9 @@ class Store:
             if not rows:
                 return
             for judgment_id, engine_name, raw, checksum in rows:
-                summary, data = self._document(judgment_id, engine_name, raw, checksum)
+                summary, data = self._document(judgment_id, engine_name, raw, checksum, want_data)
                 if summary is not None:
-                    yield data
+                    yield summary, data
             last = (rows[-1][0], rows[-1][1])
 
     def count_summaries(self) -> dict[tuple[str, str], int]:

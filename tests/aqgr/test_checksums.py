@@ -192,6 +192,9 @@ def test_a_summary_is_stored_in_the_form_its_checksum_is_taken_of_and_an_older_f
     assert {j: summary_checksum(json.loads(raw)) for j, raw in stored().items()} == \
         {j: hashlib.sha256(raw.encode()).hexdigest() for j, raw in stored().items()}
     first = store.summaries("extractive.v1")
+    documents = list(store.iter_summaries("extractive.v1"))  # what an export writes: the stored document, in the model's order
+    assert documents == list(canonical.values()) and [list(d) for d in documents] == [list(d) for d in canonical.values()]
+    assert list(store.iter_summary_models("extractive.v1")) == first
     spaced = {j: json.dumps(d, indent=1) for j, d in canonical.items()}  # as a serialiser that spaces it writes it
     with store.engine.begin() as conn:
         for j in ("J1", "J2"):
