@@ -6,8 +6,8 @@ Makes two copies of the database in a temporary folder: one with every summary s
 SQLAlchemy's default spaced JSON (as aqgr stored them before 2026-12-07), one in
 `canonical_json` (as aqgr stores them now). The content and the checksums are the same in both.
 Then, alternating the copies, it times with the installed aqgr: `Store.summaries` of every
-summary, `Store.iter_summaries` (what a build and an export read) and `Store.summaries` of 36
-random ids (what a search's explanation reads). Prints the medians and their ratio. The
+summary, `Store.iter_summaries` (the documents an export writes), `Store.iter_summary_models` (what
+an index build reads) and `Store.summaries` of 36 random ids (what a search's explanation reads). Prints the medians and their ratio. The
 database given is only read.
 """
 
@@ -55,13 +55,16 @@ def main(db: Path, rounds: int) -> None:
                 t = time.perf_counter()
                 sum(1 for _ in store.iter_summaries(engine))
                 times.setdefault(("iter_summaries", form), []).append(time.perf_counter() - t)
+                t = time.perf_counter()
+                sum(1 for _ in store.iter_summary_models(engine))
+                times.setdefault(("iter_summary_models", form), []).append(time.perf_counter() - t)
                 for batch in batches:
                     t = time.perf_counter()
                     store.summaries(engine, ids=batch)
                     times.setdefault(("summaries(36 ids)", form), []).append(time.perf_counter() - t)
         assert not any(store.damaged for store in stores.values())
         print(f"{len(ids)} summaries of {engine}, {rounds} rounds (medians, ms)")
-        for what in ("summaries(all)", "iter_summaries", "summaries(36 ids)"):
+        for what in ("summaries(all)", "iter_summaries", "iter_summary_models", "summaries(36 ids)"):
             spaced, canonical = (statistics.median(times[(what, form)]) * 1000 for form in ("spaced", "canonical"))
             print(f"  {what}: spaced {spaced:.2f}, canonical {canonical:.2f}, ratio {canonical / spaced:.3f}")
         for store in stores.values():
