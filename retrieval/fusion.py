@@ -22,7 +22,7 @@ import numpy as np
 
 from aqgr.foundation.registry import Registry
 
-from .types import RankedRun, ScoredDoc, rank_order, ranked_arrays
+from .types import ScoredDoc, arrays_of, rank_order, ranked_arrays
 
 Run = Union[Mapping[str, float], Sequence[ScoredDoc], Sequence[tuple[str, float]]]
 Runs = Union[Sequence[Run], Mapping[str, Run]]
@@ -68,7 +68,7 @@ class _Run(NamedTuple):
 def _as_run(run: Run, where: str) -> _Run:
     """One run as a `_Run`: a mapping or a sequence of (id, score) pairs without a Python step
     per document; anything else (a document listed twice, a malformed pair) the checking way."""
-    if type(run) is RankedRun and (made := run.arrays) is not None and len(set(made[0])) == len(made[0]):
+    if (made := arrays_of(run)) is not None and len(set(made[0])) == len(made[0]):
         return _Run(*made)  # as `ranked` made it
     if isinstance(run, Mapping) or (isinstance(run, (list, tuple)) and (not run or _all_pairs(run))):
         ids, values = (run.keys(), run.values()) if isinstance(run, Mapping) else zip(*run) if run else ((), ())

@@ -93,6 +93,12 @@ class RankedRun(list):
         return self._arrays
 
 
+def arrays_of(run) -> tuple[list[str], object] | None:
+    """A `RankedRun`'s (ids, read-only float64 scores) as made, or None (another kind of run, or one
+    changed since)."""
+    return run.arrays if type(run) is RankedRun else None
+
+
 def _dropping_arrays(method):
     def changed(self, *args, **kwargs):
         self._arrays = None

@@ -11,9 +11,9 @@ Each summary row carries the checksum of its JSON (`summary_checksum`), written 
 that finds the content changed since (a flipped byte that still parses) leaves that summary out,
 recorded in `Store.damaged`, as it does one that does not parse. JSON is stored in the form the
 checksum is taken of (`canonical_json`), so a read checks the stored text's own sha256 and parses
-it once (rows stored before in another form are checked the long way, with the same result). Columns added since a database
-was made (the checksum) are added in place when it is opened for writing; until then (a
-read-only one, `aqgr check`) its summaries read as having no checksum yet.
+it once (rows stored before in another form are checked the long way, with the same result).
+Columns added since a database was made (the checksum) are added in place when it is opened for
+writing; until then (a read-only one, `aqgr check`) its summaries read as having no checksum yet.
 
 Two more tables serve batches spread over processes and machines (logic in aqgr/archive/workqueue.py
 and aqgr/archive/quota.py): `work_items` (the work ledger: one row per source file and engine, with its
@@ -96,6 +96,12 @@ def summary_checksum(data: Mapping[str, Any]) -> str:
 
 def _text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _verbatim(raw: Any, checksum: str | None) -> bool:
+    """The stored text is the very `canonical_json` its checksum was taken of (the engine's serialiser
+    since 2026-12-07): nothing to compare but the model's check."""
+    return checksum is not None and isinstance(raw, str) and _text_sha256(raw) == checksum
 
 
 _TEXT_OF = select(JudgmentRow.__table__.c.text).where(JudgmentRow.__table__.c.id == bindparam("id"))  # Store.text
@@ -227,8 +233,8 @@ def summary_problem(raw: str | None, *, full: bool = False, judgment_id: str | N
 
     from aqgr.foundation.errors import SummaryValidationError
 
-    if not full and checksum is not None and isinstance(raw, str) and _text_sha256(raw) == checksum:
-        try:  # the very bytes written (`canonical_json`): only the model's check is left
+    if not full and _verbatim(raw, checksum):
+        try:
             found = StructuredSummary.model_validate_json(raw).judgment_id
         except (ValidationError, ValueError) as exc:
             return f"not a valid summary ({str(exc).splitlines()[0]})"
@@ -650,9 +656,7 @@ class Store:
         `want_data`, the document may be None (not parsed twice) beside a sound summary."""
         from pydantic import ValidationError
 
-        # Stored in the canonical form its checksum was taken of (the engine's serialiser, since 2026-12-07): the
-        # very bytes that were written. No canonical copy is made to check them, and the model parses the text itself.
-        verbatim = checksum is not None and isinstance(raw, str) and _text_sha256(raw) == checksum
+        verbatim = _verbatim(raw, checksum)  # no canonical copy made to check it; the model parses the text itself
         try:
             if verbatim:
                 summary = StructuredSummary.model_validate_json(raw)

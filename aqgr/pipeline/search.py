@@ -64,7 +64,7 @@ from aqgr.retrieval.fusion import fusers
 from aqgr.retrieval.protocol import Index
 from aqgr.retrieval.retrievers import Dense, FullTextBM25, SummaryBM25, optional_retrievers, vector_retrievers
 from aqgr.retrieval.text import strip_masks
-from aqgr.retrieval.types import ScoredDoc, id_hash, ranked_arrays
+from aqgr.retrieval.types import ScoredDoc, arrays_of, id_hash, ranked_arrays
 from aqgr.schemas.filters import FacetCount, Facets, Filters
 from aqgr.schemas.results import CandidateQuestion, Engines, Evidence, Hit, SearchResult, TreatmentWarning
 from aqgr.schemas.summary import StructuredSummary
@@ -639,7 +639,7 @@ class Searcher:
         and judgment id -> Referral. Only judgments already in `fused` move: restrict/exclude hold."""
         if self.citations is None or not options.citation_weight or not fused:
             return fused, {}
-        made = getattr(fused, "arrays", None)  # fusion's ids and scores as it made them (retrieval/types.py RankedRun)
+        made = arrays_of(fused)  # fusion's ids and scores as it made them (retrieval/types.py RankedRun)
         ids = made[0] if made is not None else [d.doc_id for d in fused]
         referred = self.citations.referred(ids, depth=options.citation_depth, exclude=exclude or frozenset(),
                                            norm=options.citation_norm)
