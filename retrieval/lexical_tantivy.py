@@ -27,7 +27,6 @@ reloads on commits, this process's at once and other processes' within about a s
 from __future__ import annotations
 
 import operator
-import os
 import threading
 from pathlib import Path
 from typing import ClassVar, Collection, Iterable, Mapping, Sequence
@@ -49,10 +48,14 @@ _score, _address = operator.itemgetter(0), operator.itemgetter(1)  # of a hit: (
 FIELDS, DECIDED = "fields", "decided"
 FIELDS_VERSION = 1
 SUBDIR = "tantivy"
-# The writer's indexing memory, shared by its threads (tantivy needs 15 MB a thread at least);
-# two threads at most: indexing must leave the machine's other cores to the searches.
+# The writer's indexing memory (tantivy needs 15 MB a thread at least) and its one thread. Each
+# writer thread makes a segment of its own at every commit, and tantivy merges segments only when
+# eight of a size gather (its Python binding cannot ask for a merge); a search pays per segment and
+# term: AILA's full-text read 4.73 -> 3.75 ms with one segment instead of two, the same runs.
+# Building is no slower: the terms come from Python's tokeniser, which one tantivy thread keeps
+# up with (AILA's full-text build 4.18 -> 3.98 s; docs/experiments/2026-12-07-one-segment.md).
 WRITER_HEAP_BYTES = 192_000_000
-WRITER_THREADS = max(1, min(2, os.cpu_count() or 1))
+WRITER_THREADS = 1
 # A search first fetches k + TIE_SLACK hits (see the module docstring).
 TIE_SLACK = 16
 # Boosted term queries kept for the next query that weighs the term alike: a search asks for its

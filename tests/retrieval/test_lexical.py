@@ -226,6 +226,17 @@ def test_tantivy_refuses_other_bm25_parameters(tmp_path):
     create_lexical(tmp_path / "ix", "tantivy.v1", k1=1.2, b=0.75, idf="lucene", query_tf="log").close()
 
 
+def test_a_tantivy_commit_leaves_one_segment_so_a_search_walks_each_term_once(tmp_path):
+    # tantivy writes a segment per writer thread at each commit and merges only when eight gather;
+    # a search pays per segment and term (AILA's full-text read 4.73 -> 3.75 ms with one)
+    index = build("tantivy.v1", tmp_path / "ix", random_corpus(3, 3000, 200))
+    assert index._index.searcher().num_segments == 1 and len(index) == 3000
+    index.add(5, ["bail"])
+    index.commit()
+    assert index._index.searcher().num_segments == 2  # an update adds its own, one
+    index.close()
+
+
 def test_open_says_what_is_wrong(tmp_path):
     with pytest.raises(NoIndexError):
         open_lexical(tmp_path)
