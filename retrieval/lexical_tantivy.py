@@ -51,9 +51,10 @@ SUBDIR = "tantivy"
 # The writer's indexing memory (tantivy needs 15 MB a thread at least) and its one thread. Each
 # writer thread makes a segment of its own at every commit, and tantivy merges segments only when
 # eight of a size gather (its Python binding cannot ask for a merge); a search pays per segment and
-# term: AILA's full-text read 4.73 -> 3.75 ms with one segment instead of two, the same runs.
+# term: AILA's full-text read 5.43 -> 4.31 ms with one segment instead of two, the same runs.
 # Building is no slower: the terms come from Python's tokeniser, which one tantivy thread keeps
-# up with (AILA's full-text build 4.18 -> 3.98 s; docs/experiments/2026-12-07-one-segment.md).
+# up with (the full-text stage: AILA 4.57 -> 4.07 s, 100,000 judgments 107.5 -> 107.3 s;
+# docs/experiments/2026-12-07-one-segment.md).
 WRITER_HEAP_BYTES = 192_000_000
 WRITER_THREADS = 1
 # A search first fetches k + TIE_SLACK hits (see the module docstring).

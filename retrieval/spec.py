@@ -32,7 +32,7 @@ FULLTEXT_NGRAMS = 2
 # each repeated phrase counts twice over, so term frequency saturates later. Citation
 # benchmark, full-text BM25 alone (terms + pairs, Lucene idf, b = 0.75): raw / k1 1.2
 # 0.1398, log / 1.2 0.1445, log / 2.0 0.1452 MAP (docs/experiments/2026-11-30-fulltext-bm25-settings.md).
-# The default lexical engine (retrieval/lexical.py `tantivy.v1`, on disk, pruned top-k) has
+# The default lexical engine (retrieval/lexical.py `tantivy.v1`, on disk) has
 # Lucene's fixed k1 = 1.2, b = 0.75: the full-text default follows it (log / 1.2 above, 0.0007
 # below 2.0 in that measurement). Other values need the `matrix.v1` engine (in memory; the
 # evaluation's parameter ablations).

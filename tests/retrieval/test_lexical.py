@@ -228,7 +228,7 @@ def test_tantivy_refuses_other_bm25_parameters(tmp_path):
 
 def test_a_tantivy_commit_leaves_one_segment_so_a_search_walks_each_term_once(tmp_path):
     # tantivy writes a segment per writer thread at each commit and merges only when eight gather;
-    # a search pays per segment and term (AILA's full-text read 4.73 -> 3.75 ms with one)
+    # a search pays per segment and term (AILA's full-text read 5.43 -> 4.31 ms with one)
     index = build("tantivy.v1", tmp_path / "ix", random_corpus(3, 3000, 200))
     assert index._index.searcher().num_segments == 1 and len(index) == 3000
     index.add(5, ["bail"])
