@@ -22,9 +22,18 @@ DEFAULT_DATA = shared_datasets() / "aila2019"
 @app.callback(invoke_without_command=True)
 def main(
     ctx: typer.Context,
-    system: Optional[List[str]] = typer.Option(None, "--system", "-s", help="System name (repeat for several); default bm25-fulltext. "
-                                                "A summary-based system on another index backend: NAME@milvus."),
-    systems_csv: Optional[str] = typer.Option(None, "--systems", help="Comma-separated system names ('all': every registered system), e.g. aqgr-no-fulltext,aqgr-no-fulltext@milvus."),
+    system: Optional[List[str]] = typer.Option(
+        None,
+        "--system",
+        "-s",
+        help="System name (repeat for several); default bm25-fulltext. "
+        "A summary-based system on another index backend: NAME@milvus.",
+    ),
+    systems_csv: Optional[str] = typer.Option(
+        None,
+        "--systems",
+        help="Comma-separated system names ('all': every registered system), e.g. aqgr-no-fulltext,aqgr-no-fulltext@milvus.",
+    ),
     protocol: str = typer.Option("aila-cases", help="aila-cases | aila-statutes | study-subset"),
     data: Path = typer.Option(DEFAULT_DATA, help="AILA-format dataset folder."),
     qrels: Optional[Path] = typer.Option(None, help="Qrels file (default: the dataset's own)."),
@@ -33,11 +42,23 @@ def main(
     out: Optional[Path] = typer.Option(None, help="Report directory (default ./reports/<UTC timestamp>)."),
     measure: Optional[List[str]] = typer.Option(None, "--measure", "-m", help="Measure (repeat); default: all."),
     depth: int = typer.Option(1000, help="Documents per query in the run."),
-    cache_dir: Optional[Path] = typer.Option(None, help="Eval cache: summaries, indexes, embeddings (default $AQGR_HOME/cache/eval)."),
-    summarizer: Optional[str] = typer.Option(None, help="Summariser of the summary-based systems (default extractive.v1)."),
-    embedder: Optional[str] = typer.Option(None, help="Embedding model of the summary-based systems (default minilm-l6-int8.v1)."),
-    bm25_idf: Optional[str] = typer.Option(None, help="BM25 idf of the summary-based systems: lucene (the default; what Milvus computes) or okapi (rank-bm25's, floored; embedded backend only)."),
-    milvus_uri: Optional[str] = typer.Option(None, help="Where the NAME@milvus systems keep their index: a Milvus server URL, or a milvus-lite path (default: milvus.db in the cached archive home)."),
+    cache_dir: Optional[Path] = typer.Option(
+        None, help="Eval cache: summaries, indexes, embeddings (default $AQGR_HOME/cache/eval)."
+    ),
+    summarizer: Optional[str] = typer.Option(
+        None, help="Summariser of the summary-based systems (default extractive.v1)."
+    ),
+    embedder: Optional[str] = typer.Option(
+        None, help="Embedding model of the summary-based systems (default minilm-l6-int8.v1)."
+    ),
+    bm25_idf: Optional[str] = typer.Option(
+        None,
+        help="BM25 idf of the summary-based systems: lucene (the default; what Milvus computes) or okapi (rank-bm25's, floored; embedded backend only).",
+    ),
+    milvus_uri: Optional[str] = typer.Option(
+        None,
+        help="Where the NAME@milvus systems keep their index: a Milvus server URL, or a milvus-lite path (default: milvus.db in the cached archive home).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the means as JSON on stdout."),
 ) -> None:
     """Run systems on AILA-format data (or a subcommand: build-citation-benchmark)."""
@@ -53,12 +74,24 @@ def main(
     err = Console(stderr=True)
     out = out or default_out_dir()
     try:
-        chosen = system_list(system, systems_csv, summarizer=summarizer, embedder=embedder, bm25_idf=bm25_idf,
-                             milvus_uri=milvus_uri)
+        chosen = system_list(
+            system, systems_csv, summarizer=summarizer, embedder=embedder, bm25_idf=bm25_idf, milvus_uri=milvus_uri
+        )
         with progress_bar(err) as progress:
-            report = evaluate_path(data, chosen, protocol, qrels=qrels, docs=docs, queries=queries, out_dir=out,
-                                   measures=measure or None, depth=depth, cache_dir=cache_dir, progress=progress,
-                                   command=_command_line())
+            report = evaluate_path(
+                data,
+                chosen,
+                protocol,
+                qrels=qrels,
+                docs=docs,
+                queries=queries,
+                out_dir=out,
+                measures=measure or None,
+                depth=depth,
+                cache_dir=cache_dir,
+                progress=progress,
+                command=_command_line(),
+            )
     except AqgrError as exc:
         err.print(styled(("error:", "red"), f" {exc}"))
         raise typer.Exit(2) from None
@@ -66,14 +99,25 @@ def main(
         err.print(styled(("warning:", "yellow"), f" {warning}"))
     render_table(report, err)
     if as_json:
-        typer.echo(json.dumps({"protocol": report.protocol.name, "scored": len(report.scored), "mean": report.table(),
-                                "chance": report.chance}, indent=1))
+        typer.echo(
+            json.dumps(
+                {
+                    "protocol": report.protocol.name,
+                    "scored": len(report.scored),
+                    "mean": report.table(),
+                    "chance": report.chance,
+                },
+                indent=1,
+            )
+        )
     err.print(f"report written to {out}")
 
 
 def _command_line() -> str:
     program = Path(sys.argv[0]).name
-    return shlex.join(["python", "-m", "eval"] if program == "__main__.py" else [program]) + " " + shlex.join(sys.argv[1:])
+    return (
+        shlex.join(["python", "-m", "eval"] if program == "__main__.py" else [program]) + " " + shlex.join(sys.argv[1:])
+    )
 
 
 def default_out_dir() -> Path:
@@ -110,8 +154,14 @@ class progress_bar:
     def __init__(self, console):
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-        self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                             console=console, transient=True)
+        self._bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        )
         self._tasks: dict[str, int] = {}
 
     def __enter__(self):
@@ -130,7 +180,10 @@ class progress_bar:
 def _register_subcommands() -> None:
     from aqgr.eval.citebench.cli import build_citation_benchmark_cli
 
-    app.command("build-citation-benchmark", help="Build a citation benchmark (queries, qrels, exclusions) from an archive's own citations.")(build_citation_benchmark_cli)
+    app.command(
+        "build-citation-benchmark",
+        help="Build a citation benchmark (queries, qrels, exclusions) from an archive's own citations.",
+    )(build_citation_benchmark_cli)
 
 
 _register_subcommands()

@@ -73,8 +73,12 @@ def jaccard(a: Iterable[str], b: Iterable[str]) -> float:
 def agreement(base, variant, tolerance: Tolerance = TOLERANCE) -> dict:
     """Compare two eval.harness.SystemResult of the same queries (see the module docstring)."""
     queries = [q for q in base.run if q in variant.run]
-    deltas = {m: round(variant.results.mean[m] - v, 4) for m, v in base.results.mean.items() if m in variant.results.mean}
-    per_query = {q: round(overlap([d for d, _ in base.run[q]], [d for d, _ in variant.run[q]], tolerance.k), 4) for q in queries}
+    deltas = {
+        m: round(variant.results.mean[m] - v, 4) for m, v in base.results.mean.items() if m in variant.results.mean
+    }
+    per_query = {
+        q: round(overlap([d for d, _ in base.run[q]], [d for d, _ in variant.run[q]], tolerance.k), 4) for q in queries
+    }
     mean_overlap = sum(per_query.values()) / len(per_query) if per_query else 1.0
     returned = [jaccard(base.returned.get(q, ()), variant.returned.get(q, ())) for q in queries]
     worst = max((abs(d) for m, d in deltas.items() if m in tolerance.held), default=0.0)

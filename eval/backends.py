@@ -143,7 +143,9 @@ def milvus_case_index(archive, spec, directory: Path, uri: str, progress=None):
     return milvus_index(directory, spec, uri, [s.judgment_id for s in summaries], build)
 
 
-def milvus_text_index(doc_ids, texts: dict[str, dict[str, str]], spec, directory: Path, uri: str, cache_path: Path, progress=None):
+def milvus_text_index(
+    doc_ids, texts: dict[str, dict[str, str]], spec, directory: Path, uri: str, cache_path: Path, progress=None
+):
     """Plain-text documents (statutes) under `spec` in Milvus at `uri` (embeddings cached at `cache_path`)."""
     from aqgr.retrieval.embed_cache import EmbeddingCache
     from aqgr.retrieval.milvus import MilvusIndex

@@ -60,14 +60,27 @@ def sample_dataset(directory: Path) -> Path:
     scenarios = json.loads((SAMPLE / "scenarios.json").read_text(encoding="utf-8"))
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "queries.txt").write_text(
-        "".join(f"{s['id']}||{' '.join(s['facts'].split())}\n" for s in scenarios), encoding="utf-8")
+        "".join(f"{s['id']}||{' '.join(s['facts'].split())}\n" for s in scenarios), encoding="utf-8"
+    )
     (directory / "qrels.txt").write_text(
-        "".join(f"{s['id']} Q0 {doc} 1\n" for s in scenarios for doc in s["relevant"]), encoding="utf-8")
+        "".join(f"{s['id']} Q0 {doc} 1\n" for s in scenarios for doc in s["relevant"]), encoding="utf-8"
+    )
     return directory
 
 
-def compare(dataset, names, protocol, *, queries=None, measures, cache_dir, embedder=None, bm25_idf=None, milvus_uri=None,
-            out_dir=None) -> dict:
+def compare(
+    dataset,
+    names,
+    protocol,
+    *,
+    queries=None,
+    measures,
+    cache_dir,
+    embedder=None,
+    bm25_idf=None,
+    milvus_uri=None,
+    out_dir=None,
+) -> dict:
     """Run each name and name@milvus through the harness; the means and their agreement."""
     from aqgr.eval.agreement import report_agreement
     from aqgr.eval.harness import evaluate
@@ -75,7 +88,9 @@ def compare(dataset, names, protocol, *, queries=None, measures, cache_dir, embe
 
     options = {k: v for k, v in {"embedder": embedder, "bm25_idf": bm25_idf}.items() if v}
     where = {"milvus_uri": milvus_uri} if milvus_uri else {}
-    systems = [s for name in names for s in (get_system(name, **options), get_system(f"{name}@milvus", **options, **where))]
+    systems = [
+        s for name in names for s in (get_system(name, **options), get_system(f"{name}@milvus", **options, **where))
+    ]
     report = evaluate(dataset, systems, protocol, queries, out_dir, measures=measures, cache_dir=cache_dir)
     return {
         "protocol": report.protocol.name,
@@ -86,12 +101,23 @@ def compare(dataset, names, protocol, *, queries=None, measures, cache_dir, embe
     }
 
 
-def sample_report(names, embedder: str | None, cache_dir: Path, out_dir: Path | None = None, bm25_idf: str | None = None) -> dict:
+def sample_report(
+    names, embedder: str | None, cache_dir: Path, out_dir: Path | None = None, bm25_idf: str | None = None
+) -> dict:
     from aqgr.eval.datasets import load_dataset
 
     dataset = load_dataset(sample_dataset(cache_dir / "sample-dataset"), docs=SAMPLE / "judgments")
-    result = compare(dataset, names, "aila-cases", queries="all", measures=SAMPLE_MEASURES, cache_dir=cache_dir,
-                     embedder=embedder, bm25_idf=bm25_idf, out_dir=out_dir)
+    result = compare(
+        dataset,
+        names,
+        "aila-cases",
+        queries="all",
+        measures=SAMPLE_MEASURES,
+        cache_dir=cache_dir,
+        embedder=embedder,
+        bm25_idf=bm25_idf,
+        out_dir=out_dir,
+    )
     report = result.pop("_report")
     result["hit@3"] = {s.name: round(_hit_at(s, dataset.qrels, 3), 4) for s in report.systems}
     return result
@@ -106,13 +132,32 @@ def _hit_at(system, qrels, k: int) -> float:
     return sum(hits) / len(hits) if hits else 0.0
 
 
-def aila_report(names, protocol: str, queries: str | None, data: Path, cache_dir: Path | None, embedder: str | None,
-                milvus_uri: str | None = None, out_dir: Path | None = None, bm25_idf: str | None = None) -> dict:
+def aila_report(
+    names,
+    protocol: str,
+    queries: str | None,
+    data: Path,
+    cache_dir: Path | None,
+    embedder: str | None,
+    milvus_uri: str | None = None,
+    out_dir: Path | None = None,
+    bm25_idf: str | None = None,
+) -> dict:
     from aqgr.eval.datasets import load_dataset
 
     dataset = load_dataset(data)
-    result = compare(dataset, names, protocol, queries=queries, measures=AILA_MEASURES, cache_dir=cache_dir,
-                     embedder=embedder, bm25_idf=bm25_idf, milvus_uri=milvus_uri, out_dir=out_dir)
+    result = compare(
+        dataset,
+        names,
+        protocol,
+        queries=queries,
+        measures=AILA_MEASURES,
+        cache_dir=cache_dir,
+        embedder=embedder,
+        bm25_idf=bm25_idf,
+        milvus_uri=milvus_uri,
+        out_dir=out_dir,
+    )
     result.pop("_report")
     return result
 
@@ -120,16 +165,23 @@ def aila_report(names, protocol: str, queries: str | None, data: Path, cache_dir
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_backends", description=__doc__.split("\n")[0])
     parser.add_argument("what", choices=["sample", "aila"])
-    parser.add_argument("--systems", default=None,
-                        help="comma-separated systems without fulltext (sample default: aqgr-no-fulltext,ensemble-summary; "
-                             "aila: bm25-summary,dense-summary,ensemble-summary,aqgr-no-fulltext)")
+    parser.add_argument(
+        "--systems",
+        default=None,
+        help="comma-separated systems without fulltext (sample default: aqgr-no-fulltext,ensemble-summary; "
+        "aila: bm25-summary,dense-summary,ensemble-summary,aqgr-no-fulltext)",
+    )
     parser.add_argument("--embedder", default=None, help="default minilm-l6.v1")
-    parser.add_argument("--bm25-idf", default=None, help="lucene (the default, Milvus's own idf) or okapi (embedded only)")
+    parser.add_argument(
+        "--bm25-idf", default=None, help="lucene (the default, Milvus's own idf) or okapi (embedded only)"
+    )
     parser.add_argument("--cache-dir", type=Path, default=None, help="eval cache (sample default: a temporary folder)")
     parser.add_argument("--protocol", default="aila-cases", help="aila: aila-cases | study-subset")
     parser.add_argument("--queries", default=None, help="aila: a subset, e.g. Q1-Q10 (default: the protocol's)")
     parser.add_argument("--data", type=Path, default=AILA, help="aila: the AILA-format dataset")
-    parser.add_argument("--milvus-uri", default=None, help="a Milvus server URL or milvus-lite path (default: in the archive home)")
+    parser.add_argument(
+        "--milvus-uri", default=None, help="a Milvus server URL or milvus-lite path (default: in the archive home)"
+    )
     parser.add_argument("--out", type=Path, default=None, help="also write the harness report (report.md, runs) here")
     args = parser.parse_args(argv)
     from aqgr.foundation.errors import AqgrError
@@ -146,8 +198,17 @@ def main(argv=None) -> int:
                 report = sample_report(names, args.embedder, args.cache_dir, args.out, args.bm25_idf)
         else:
             names = _names(args.systems, "bm25-summary,dense-summary,ensemble-summary,aqgr-no-fulltext")
-            report = aila_report(names, args.protocol, args.queries, args.data, args.cache_dir, args.embedder,
-                                 args.milvus_uri, args.out, args.bm25_idf)
+            report = aila_report(
+                names,
+                args.protocol,
+                args.queries,
+                args.data,
+                args.cache_dir,
+                args.embedder,
+                args.milvus_uri,
+                args.out,
+                args.bm25_idf,
+            )
     except AqgrError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -130,8 +130,11 @@ def _memory(impl, corpus: list[list[str]]) -> dict[str, float]:
 
 
 def _summary(values: list[float], digits: int = 3) -> dict[str, float]:
-    return {"median": round(statistics.median(values), digits), "p95": round(percentile(values, 95), digits),
-            "mean": round(statistics.fmean(values), digits)}
+    return {
+        "median": round(statistics.median(values), digits),
+        "p95": round(percentile(values, 95), digits),
+        "mean": round(statistics.fmean(values), digits),
+    }
 
 
 def bench(data: Path, impls: list[str], *, rounds: int, builds: int, memory: bool) -> dict:
@@ -144,9 +147,15 @@ def bench(data: Path, impls: list[str], *, rounds: int, builds: int, memory: boo
 
     dataset = load_dataset(data)
     tokenize = tokenizers.create("words.v1")
-    chosen = {spec: bm25_implementations.create(name, **params) for spec in impls for name, params in [parse_impl(spec)]}
-    out: dict = {"data": str(data), "documents": len(dataset.doc_ids), "queries": len(dataset.queries),
-                 "load_average": round(os.getloadavg()[0], 2)}
+    chosen = {
+        spec: bm25_implementations.create(name, **params) for spec in impls for name, params in [parse_impl(spec)]
+    }
+    out: dict = {
+        "data": str(data),
+        "documents": len(dataset.doc_ids),
+        "queries": len(dataset.queries),
+        "load_average": round(os.getloadavg()[0], 2),
+    }
 
     start = time.perf_counter()
     corpus = [tokenize(text) for _, text in dataset.documents()]
@@ -162,38 +171,71 @@ def bench(data: Path, impls: list[str], *, rounds: int, builds: int, memory: boo
     built, build_s = _time_builds(chosen, corpus, builds, say)
     sizes = _sizes_on_disk(built)
     query_ms = _time_queries(built, query_tokens, rounds)
-    tops = {spec: {qid: _top(scorer.scores(tokens).tolist(), list(dataset.doc_ids), dataset.exclude.get(qid, frozenset()))
-                   for qid, tokens in query_tokens.items()} for spec, scorer in built.items()}
+    tops = {
+        spec: {
+            qid: _top(scorer.scores(tokens).tolist(), list(dataset.doc_ids), dataset.exclude.get(qid, frozenset()))
+            for qid, tokens in query_tokens.items()
+        }
+        for spec, scorer in built.items()
+    }
     built.clear()
 
     reference = impls[0]
-    raw = {spec: (statistics.median(build_s[spec]), statistics.median(query_ms[spec]), percentile(query_ms[spec], 95))
-           for spec in chosen}  # unrounded, for the ratios
+    raw = {
+        spec: (statistics.median(build_s[spec]), statistics.median(query_ms[spec]), percentile(query_ms[spec], 95))
+        for spec in chosen
+    }  # unrounded, for the ratios
     out["implementations"] = {}
     for spec, impl in chosen.items():
-        row = {"name": impl.name, "params": impl.params(),
-               "build_s": {"median": round(raw[spec][0], 3), "all": [round(s, 3) for s in build_s[spec]]},
-               "query_ms": _summary(query_ms[spec]), "index_bytes_on_disk": sizes[spec],
-               "top10_overlap": round(statistics.fmean(_overlap(tops[spec][q], tops[reference][q]) for q in query_tokens), 4)}
+        row = {
+            "name": impl.name,
+            "params": impl.params(),
+            "build_s": {"median": round(raw[spec][0], 3), "all": [round(s, 3) for s in build_s[spec]]},
+            "query_ms": _summary(query_ms[spec]),
+            "index_bytes_on_disk": sizes[spec],
+            "top10_overlap": round(
+                statistics.fmean(_overlap(tops[spec][q], tops[reference][q]) for q in query_tokens), 4
+            ),
+        }
         for key, value, base in zip(("build_ratio", "query_ratio", "query_p95_ratio"), raw[spec], raw[reference]):
             row[key] = round(value / base, 3) if base > 0 else None
         if memory:
             row.update(_memory(impl, corpus))
         out["implementations"][spec] = row
-        say(f"{spec}: build {row['build_s']['median']} s, query p50 {row['query_ms']['median']} ms, p95 {row['query_ms']['p95']} ms")
+        say(
+            f"{spec}: build {row['build_s']['median']} s, query p50 {row['query_ms']['median']} ms, p95 {row['query_ms']['p95']} ms"
+        )
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_bm25", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="AILA-format dataset (queries; documents from it or a sibling aila2019)")
-    parser.add_argument("--impl", action="append", default=None, help="NAME[:key=value,...] (repeat); default: rank-bm25.v1 and bm25s.v1")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=DEFAULT_DATA,
+        help="AILA-format dataset (queries; documents from it or a sibling aila2019)",
+    )
+    parser.add_argument(
+        "--impl",
+        action="append",
+        default=None,
+        help="NAME[:key=value,...] (repeat); default: rank-bm25.v1 and bm25s.v1",
+    )
     parser.add_argument("--rounds", type=int, default=3, help="timed passes over the queries")
     parser.add_argument("--builds", type=int, default=3, help="timed builds per implementation")
     parser.add_argument("--no-memory", action="store_true", help="skip the tracemalloc build")
     args = parser.parse_args(argv)
-    return print_result(lambda: bench(args.data, args.impl or list(DEFAULT_IMPLS), rounds=max(1, args.rounds),
-                                      builds=max(1, args.builds), memory=not args.no_memory), errors=(ValueError,))
+    return print_result(
+        lambda: bench(
+            args.data,
+            args.impl or list(DEFAULT_IMPLS),
+            rounds=max(1, args.rounds),
+            builds=max(1, args.builds),
+            memory=not args.no_memory,
+        ),
+        errors=(ValueError,),
+    )
 
 
 if __name__ == "__main__":

@@ -101,7 +101,9 @@ def passage_of(paragraphs: list[str], table) -> tuple[str, str] | None:
     return found[0] if found else None
 
 
-def build_passages(texts: dict[str, str], table, n: int, per_judgment: int = PER_JUDGMENT) -> dict[str, list[tuple[str, str]]]:
+def build_passages(
+    texts: dict[str, str], table, n: int, per_judgment: int = PER_JUDGMENT
+) -> dict[str, list[tuple[str, str]]]:
     """judgment id -> its passages [(passage, rewritten)] (`passages_of`, at most `per_judgment`
     naming paragraphs each, 0: all), judgments taken by a stable hash of the id until there are
     `n` passages (the last judgment's cut to fit; 0: every judgment)."""
@@ -152,9 +154,13 @@ def paired(scores: dict[str, float], base: dict[str, float], clusters: dict[str,
         by_judgment.setdefault(clusters[q], []).append(scores[q] - base[q])
     judgment_diffs = [sum(d) / len(d) for d in by_judgment.values() if sum(d)]
     ratio = ratio_interval(scores, base, clusters)
-    return {"better": sum(d > 0 for d in diffs), "worse": sum(d < 0 for d in diffs), "wilcoxon_p": p_of(diffs),
-            "wilcoxon_p_judgments": p_of(judgment_diffs),
-            "ratio_ci95": [round(ratio["low"], 4), round(ratio["high"], 4)] if ratio["low"] is not None else None}
+    return {
+        "better": sum(d > 0 for d in diffs),
+        "worse": sum(d < 0 for d in diffs),
+        "wilcoxon_p": p_of(diffs),
+        "wilcoxon_p_judgments": p_of(judgment_diffs),
+        "ratio_ci95": [round(ratio["low"], 4), round(ratio["high"], 4)] if ratio["low"] is not None else None,
+    }
 
 
 def open_index(work: Path, texts: dict[str, str]):
@@ -193,7 +199,9 @@ def rankings(index, queries: dict[str, str], own: dict[str, str], cited: set[str
     return known, excluded
 
 
-def run(work: Path, tables: Path, n: int = PASSAGES, per_judgment: int = PER_JUDGMENT, datasets: Path | None = None) -> dict:
+def run(
+    work: Path, tables: Path, n: int = PASSAGES, per_judgment: int = PER_JUDGMENT, datasets: Path | None = None
+) -> dict:
     from aqgr.pipeline.correspondence import load_tables
     from aqgr.eval.measures import compute
 
@@ -231,9 +239,12 @@ def run(work: Path, tables: Path, n: int = PASSAGES, per_judgment: int = PER_JUD
     for name in ("known_item", "cited"):
         base = results[name]["original"]
         for condition in CONDITIONS[1:]:
-            results[name][f"{condition} / original"] = {m: round(results[name][condition][m] / base[m], 4) if base[m] else None for m in measures}
+            results[name][f"{condition} / original"] = {
+                m: round(results[name][condition][m] / base[m], 4) if base[m] else None for m in measures
+            }
             results[name][f"{condition} vs original, paired"] = {
-                m: paired(per_query[name][condition][m], per_query[name]["original"][m], own) for m in measures}
+                m: paired(per_query[name][condition][m], per_query[name]["original"][m], own) for m in measures
+            }
     refs = sum(len(table.find(p)) for p, _ in passages.values())
     example_id, example = next(iter(passages.items()))
     report = {
@@ -247,29 +258,54 @@ def run(work: Path, tables: Path, n: int = PASSAGES, per_judgment: int = PER_JUD
         "retriever": f"{RETRIEVER} (tantivy.v1, word pairs; index of {len(texts)} AILA judgments, hashing.v1 embedder)",
         "depth": DEPTH,
         "results": results,
-        "seconds": {"index_build": round(build_s, 1), "citation_links": round(links_s, 1), "search": round(search_s, 1)},
-        "example": {"query": example_id, "original": example[0], "rewritten": example[1],
-                    "expanded_tail": queries["rewritten+table"][example_id][len(example[1]):]},
+        "seconds": {
+            "index_build": round(build_s, 1),
+            "citation_links": round(links_s, 1),
+            "search": round(search_s, 1),
+        },
+        "example": {
+            "query": example_id,
+            "original": example[0],
+            "rewritten": example[1],
+            "expanded_tail": queries["rewritten+table"][example_id][len(example[1]) :],
+        },
         "table_rows": len(table),
     }
     (work / "results.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
     (work / "per_query.json").write_text(json.dumps(per_query), encoding="utf-8")
-    (work / "passages.jsonl").write_text("".join(json.dumps({"query": q, "judgment": own[q], "original": p, "rewritten": r}) + "\n"
-                                                 for q, (p, r) in passages.items()), encoding="utf-8")
+    (work / "passages.jsonl").write_text(
+        "".join(
+            json.dumps({"query": q, "judgment": own[q], "original": p, "rewritten": r}) + "\n"
+            for q, (p, r) in passages.items()
+        ),
+        encoding="utf-8",
+    )
     return report
 
 
 def main(argv: list[str] | None = None) -> int:
     from aqgr.eval.bench_common import print_result
 
-    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_correspondence", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m aqgr.eval.bench_correspondence", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--passages", type=int, default=PASSAGES, help="most passages in all (0: every one)")
-    parser.add_argument("--per-judgment", type=int, default=PER_JUDGMENT,
-                        help="naming paragraphs read per judgment, each a passage when it maps (0: all; "
-                             "1 with --passages 400: the first setting, one passage a judgment)")
-    parser.add_argument("--work", type=Path, default=Path("reports/correspondence"), help="index, results.json, passages.jsonl")
-    parser.add_argument("--tables", type=Path, default=None,
-                        help="correspondence tables (default $AQGR_DATASETS/statute-correspondence)")
+    parser.add_argument(
+        "--per-judgment",
+        type=int,
+        default=PER_JUDGMENT,
+        help="naming paragraphs read per judgment, each a passage when it maps (0: all; "
+        "1 with --passages 400: the first setting, one passage a judgment)",
+    )
+    parser.add_argument(
+        "--work", type=Path, default=Path("reports/correspondence"), help="index, results.json, passages.jsonl"
+    )
+    parser.add_argument(
+        "--tables",
+        type=Path,
+        default=None,
+        help="correspondence tables (default $AQGR_DATASETS/statute-correspondence)",
+    )
     args = parser.parse_args(argv)
     tables = args.tables or shared_datasets() / "statute-correspondence"
     return print_result(lambda: run(args.work, tables, args.passages, args.per_judgment))

@@ -49,6 +49,7 @@ EFFORTS = {"ivf-sq8.v1": (64, 128, 192, 256), "hnsw-sq8.v1": (4000, 8000), "hnsw
 
 # ---------------------------------------------------------------------- vectors
 
+
 def real_vectors(out: Path, n_docs: int, data: Path = AILA) -> dict[str, np.ndarray]:
     """MiniLM vectors of the summary windows of `n_docs` AILA judgments and of the AILA queries.
 
@@ -74,13 +75,18 @@ def real_vectors(out: Path, n_docs: int, data: Path = AILA) -> dict[str, np.ndar
     texts, window_doc = flatten_windows(doc_windows)
     embedder = embedders.create("minilm-l6.v1")
     start = time.perf_counter()
-    windows = np.concatenate([embedder.embed(texts[i:i + 256]) for i in range(0, len(texts), 256)])
+    windows = np.concatenate([embedder.embed(texts[i : i + 256]) for i in range(0, len(texts), 256)])
     query_file = next(data / name for name in QUERY_FILES if (data / name).is_file())
     facts = [line.split("||", 1)[1] for line in query_file.read_text(encoding="utf-8").splitlines() if "||" in line]
     queries = np.stack([embed_query(text, embedder) for text in facts])
     out.mkdir(parents=True, exist_ok=True)
-    np.savez(path, windows=windows.astype(np.float32), window_doc=window_doc, queries=queries.astype(np.float32),
-             embed_s=np.float64(time.perf_counter() - start))
+    np.savez(
+        path,
+        windows=windows.astype(np.float32),
+        window_doc=window_doc,
+        queries=queries.astype(np.float32),
+        embed_s=np.float64(time.perf_counter() - start),
+    )
     return {"windows": windows, "window_doc": window_doc, "queries": queries}
 
 
@@ -118,9 +124,11 @@ def synthetic(out: Path, real: dict[str, np.ndarray], n_windows: int, seed: int 
     tmp = vec_path.with_suffix(".tmp")
     out_vec = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.float32, shape=(n_windows, w.shape[1]))
     for a in range(0, n_windows, 100_000):
-        part = rows[a:a + 100_000]
-        x = w[part] + np.float32(cal["sigma"]) * (rng.standard_normal((len(part), w.shape[1]), dtype=np.float32) @ chol.T)
-        out_vec[a:a + len(part)] = x / np.linalg.norm(x, axis=1, keepdims=True)
+        part = rows[a : a + 100_000]
+        x = w[part] + np.float32(cal["sigma"]) * (
+            rng.standard_normal((len(part), w.shape[1]), dtype=np.float32) @ chol.T
+        )
+        out_vec[a : a + len(part)] = x / np.linalg.norm(x, axis=1, keepdims=True)
     check = np.sort(rng.choice(n_windows, size=min(n_windows, 2000), replace=False))
     copy_cos = float(np.mean(np.sum(out_vec[check] * w[rows[check]], axis=1)))
     out_vec.flush()
@@ -133,6 +141,7 @@ def synthetic(out: Path, real: dict[str, np.ndarray], n_windows: int, seed: int 
 
 
 # ---------------------------------------------------------------------- measuring
+
 
 def _status() -> dict[str, int]:
     """This process's memory now (MB): VmRSS, RssAnon (private), RssFile (mapped file pages), VmHWM."""
@@ -176,17 +185,28 @@ def build_one(out: Path, kind: str, n: int) -> dict:
     vectors, window_n = RowFile(vec_path), np.load(n_path)  # read in blocks, never mapped
     where = store_dir(out, kind, n)
     shutil.rmtree(where, ignore_errors=True)
-    store = DenseStore(where, vectors.shape[1], ann_min_windows=10**12 if kind == "exact" else 0,
-                       ann_kind="ivf-sq8.v1" if kind == "exact" else kind)
+    store = DenseStore(
+        where,
+        vectors.shape[1],
+        ann_min_windows=10**12 if kind == "exact" else 0,
+        ann_kind="ivf-sq8.v1" if kind == "exact" else kind,
+    )
     with PeakAnon() as peak:
         start = time.perf_counter()
         store.add_segment(vectors, window_n)
         build_s = time.perf_counter() - start
     sizes = {f.split(".", 1)[1]: (where / f).stat().st_size for f in store.files()}
-    row = {"kind": kind, "n_windows": n, "n_docs": store.n_documents, "build_s": round(build_s, 1),
-           "build_peak_rss_mb": _status()["VmHWM"], "build_peak_anon_mb": peak.peak,
-           "disk_mb": round(store.disk_bytes() / 1e6, 1), "ann_mb": round(sizes.get("ann.faiss", 0) / 1e6, 1),
-           "segments": store.segments}
+    row = {
+        "kind": kind,
+        "n_windows": n,
+        "n_docs": store.n_documents,
+        "build_s": round(build_s, 1),
+        "build_peak_rss_mb": _status()["VmHWM"],
+        "build_peak_anon_mb": peak.peak,
+        "disk_mb": round(store.disk_bytes() / 1e6, 1),
+        "ann_mb": round(sizes.get("ann.faiss", 0) / 1e6, 1),
+        "segments": store.segments,
+    }
     (where / "build.json").write_text(json.dumps(row))
     return row
 
@@ -227,17 +247,37 @@ def search_one(out: Path, kind: str, n: int, efforts: list[int | None], n_querie
         recall = [len(set(a) & set(b)) / len(b) for a, b in zip(found, truth)] if truth else []
         times.sort()
         mem = _status()
-        rows.append({**{k: built[k] for k in ("kind", "n_windows", "n_docs", "build_s", "build_peak_rss_mb",
-                                              "build_peak_anon_mb", "disk_mb", "ann_mb")},
-                     "effort": effort, "open_ms": round(open_ms, 1),
-                     "p50_ms": round(statistics.median(times), 2),
-                     "p95_ms": round(times[math.ceil(0.95 * len(times)) - 1], 2),
-                     "cpu_p50_ms": round(statistics.median(cpu), 2),
-                     "twelve_ms": round(statistics.median(seq), 1), "twelve_2threads_ms": round(statistics.median(pair), 1),
-                     "recall_at_1000": round(float(np.mean(recall)), 4) if recall else None,
-                     "recall_min": round(float(np.min(recall)), 4) if recall else None,
-                     "rss_mb": mem["VmRSS"], "rss_anon_mb": mem["RssAnon"], "rss_file_mb": mem["RssFile"],
-                     "rss_anon_before_mb": before["RssAnon"], "queries": len(times)})
+        rows.append(
+            {
+                **{
+                    k: built[k]
+                    for k in (
+                        "kind",
+                        "n_windows",
+                        "n_docs",
+                        "build_s",
+                        "build_peak_rss_mb",
+                        "build_peak_anon_mb",
+                        "disk_mb",
+                        "ann_mb",
+                    )
+                },
+                "effort": effort,
+                "open_ms": round(open_ms, 1),
+                "p50_ms": round(statistics.median(times), 2),
+                "p95_ms": round(times[math.ceil(0.95 * len(times)) - 1], 2),
+                "cpu_p50_ms": round(statistics.median(cpu), 2),
+                "twelve_ms": round(statistics.median(seq), 1),
+                "twelve_2threads_ms": round(statistics.median(pair), 1),
+                "recall_at_1000": round(float(np.mean(recall)), 4) if recall else None,
+                "recall_min": round(float(np.min(recall)), 4) if recall else None,
+                "rss_mb": mem["VmRSS"],
+                "rss_anon_mb": mem["RssAnon"],
+                "rss_file_mb": mem["RssFile"],
+                "rss_anon_before_mb": before["RssAnon"],
+                "queries": len(times),
+            }
+        )
         del store
     return rows
 
@@ -253,7 +293,7 @@ def _twelve(store, queries: np.ndarray) -> tuple[list[float], list[float]]:
     # OpenMP's thread count is per calling thread: each worker keeps faiss to one thread too.
     with ThreadPoolExecutor(2, initializer=faiss.omp_set_num_threads, initargs=(1,)) as pool:
         for a in range(0, len(queries) - 11, 12):
-            group = list(queries[a:a + 12])
+            group = list(queries[a : a + 12])
             t = time.perf_counter()
             for q in group:
                 store.search(q, K)
@@ -271,9 +311,23 @@ def _queries(out: Path) -> np.ndarray:
 
 
 def table(rows: list[dict]) -> str:
-    keys = ["kind", "n_windows", "effort", "build_s", "build_peak_anon_mb", "disk_mb", "p50_ms", "p95_ms", "cpu_p50_ms",
-            "twelve_ms", "twelve_2threads_ms",
-            "recall_at_1000", "recall_min", "rss_anon_mb", "rss_file_mb"]
+    keys = [
+        "kind",
+        "n_windows",
+        "effort",
+        "build_s",
+        "build_peak_anon_mb",
+        "disk_mb",
+        "p50_ms",
+        "p95_ms",
+        "cpu_p50_ms",
+        "twelve_ms",
+        "twelve_2threads_ms",
+        "recall_at_1000",
+        "recall_min",
+        "rss_anon_mb",
+        "rss_file_mb",
+    ]
     lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
     for r in rows:
         lines.append("| " + " | ".join(str(r.get(k, r.get("error", ""))) for k in keys) + " |")
@@ -293,8 +347,13 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_dense", description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="100000,1000000", help="comma-separated numbers of windows")
     parser.add_argument("--kinds", default=",".join(KINDS), help="exact first: it gives the ground truth")
-    parser.add_argument("--efforts", action="append", default=[], metavar="KIND=a,b",
-                        help="nprobe (IVF) or efSearch (HNSW) values to sweep, instead of the defaults")
+    parser.add_argument(
+        "--efforts",
+        action="append",
+        default=[],
+        metavar="KIND=a,b",
+        help="nprobe (IVF) or efSearch (HNSW) values to sweep, instead of the defaults",
+    )
     parser.add_argument("--skip", action="append", default=[], metavar="KIND@N", help="a (kind, size) not to run")
     parser.add_argument("--real-docs", type=int, default=1500)
     parser.add_argument("--queries", type=int, default=50)
@@ -312,8 +371,10 @@ def main(argv=None) -> int:
             print(json.dumps(search_one(args.out, kind, n, efforts, args.queries)))
         return 0
     real = real_vectors(args.out, args.real_docs)
-    efforts = {**{k: list(v) for k, v in EFFORTS.items()},
-               **{k: [int(x) for x in v.split(",")] for k, v in (e.split("=", 1) for e in args.efforts)}}
+    efforts = {
+        **{k: list(v) for k, v in EFFORTS.items()},
+        **{k: [int(x) for x in v.split(",")] for k, v in (e.split("=", 1) for e in args.efforts)},
+    }
     rows, notes = [], {"real_windows": len(real["windows"]), "real_docs": args.real_docs, **calibration(real)}
     for n in [int(float(s)) for s in args.sizes.split(",")]:
         vec_path, _ = synthetic(args.out, real, n)
@@ -323,11 +384,16 @@ def main(argv=None) -> int:
             print(f"{kind} N={n}", file=sys.stderr, flush=True)
             try:
                 if args.rebuild or not (store_dir(args.out, kind, n) / "build.json").is_file():
-                    print(json.dumps(_child(["--one", "build", kind, str(n), "--out", str(args.out)], args.timeout)),
-                          file=sys.stderr, flush=True)
+                    print(
+                        json.dumps(_child(["--one", "build", kind, str(n), "--out", str(args.out)], args.timeout)),
+                        file=sys.stderr,
+                        flush=True,
+                    )
                 sweep = ",".join(str(e) for e in efforts.get(kind, ["default"]))
-                got = _child(["--one", "search", kind, str(n), sweep, "--out", str(args.out), "--queries", str(args.queries)],
-                             args.timeout)
+                got = _child(
+                    ["--one", "search", kind, str(n), sweep, "--out", str(args.out), "--queries", str(args.queries)],
+                    args.timeout,
+                )
             except (RuntimeError, subprocess.TimeoutExpired) as exc:
                 got = [{"kind": kind, "n_windows": n, "error": str(exc)[-400:]}]
             for row in got:

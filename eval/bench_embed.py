@@ -55,7 +55,9 @@ def sample_windows(data: Path, cache_dir: Path, n_docs: int) -> list[list[str]]:
     summaries = sorted(archive.summaries(), key=lambda s: s.judgment_id)
     chosen = random.Random(0).sample(summaries, min(n_docs, len(summaries)))
     spec = IndexSpec()
-    return [document_windows(dense_texts(slot_texts(s, spec.slots), spec.dense_slots), spec.window_chars) for s in chosen]
+    return [
+        document_windows(dense_texts(slot_texts(s, spec.slots), spec.dense_slots), spec.window_chars) for s in chosen
+    ]
 
 
 def _document_order(embedder, texts: list[str]) -> np.ndarray:
@@ -112,15 +114,32 @@ def bench(data: Path, cache_dir: Path, n_docs: int, rounds: int, names: list[str
         wall = statistics.median(t for t, _ in times)
         cpu = statistics.median(c for _, c in times)
         cos = np.sum(vectors[variant] * reference, axis=1)
-        row = {"wall_s": round(wall, 2), "docs_per_s": round(len(doc_windows) / wall, 2), "windows_per_s": round(len(texts) / wall, 2),
-               "cpu_ms_per_window": round(1000 * cpu / len(texts), 2), "walls_s": [round(t, 2) for t, _ in times],
-               "cosine": {"min": round(float(cos.min()), 4), "p1": round(float(np.percentile(cos, 1)), 4), "mean": round(float(cos.mean()), 5)}}
+        row = {
+            "wall_s": round(wall, 2),
+            "docs_per_s": round(len(doc_windows) / wall, 2),
+            "windows_per_s": round(len(texts) / wall, 2),
+            "cpu_ms_per_window": round(1000 * cpu / len(texts), 2),
+            "walls_s": [round(t, 2) for t, _ in times],
+            "cosine": {
+                "min": round(float(cos.min()), 4),
+                "p1": round(float(np.percentile(cos, 1)), 4),
+                "mean": round(float(cos.mean()), 5),
+            },
+        }
         base = base or row
         row["speedup"] = round(base["wall_s"] / wall, 2)
         row["cpu_speedup"] = round(base["cpu_ms_per_window"] / row["cpu_ms_per_window"], 2)
         results[variant] = row
-    return {"data": str(data), "docs": len(doc_windows), "windows": len(texts), "windows_per_doc": round(len(texts) / len(doc_windows), 2),
-            "rounds": rounds, "threads": threads or "default", "first_use_s": first_use, "variants": results}
+    return {
+        "data": str(data),
+        "docs": len(doc_windows),
+        "windows": len(texts),
+        "windows_per_doc": round(len(texts) / len(doc_windows), 2),
+        "rounds": rounds,
+        "threads": threads or "default",
+        "first_use_s": first_use,
+        "variants": results,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,11 +150,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache-dir", type=Path, default=None, help="Eval cache (default: aqgr eval's)")
     parser.add_argument("--docs", type=int, default=150, help="Judgments sampled (seed 0)")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=0, help="Threads per model (0: each library's default, one per core)")
-    parser.add_argument("--embedder", action="append", default=None, help="Embedder to time (repeat); default: %(default)s")
+    parser.add_argument(
+        "--threads", type=int, default=0, help="Threads per model (0: each library's default, one per core)"
+    )
+    parser.add_argument(
+        "--embedder", action="append", default=None, help="Embedder to time (repeat); default: %(default)s"
+    )
     args = parser.parse_args(argv)
     names = args.embedder or list(DEFAULT_EMBEDDERS)
-    return print_result(lambda: bench(args.data, args.cache_dir or default_cache_dir(), args.docs, args.rounds, names, args.threads))
+    return print_result(
+        lambda: bench(args.data, args.cache_dir or default_cache_dir(), args.docs, args.rounds, names, args.threads)
+    )
 
 
 if __name__ == "__main__":

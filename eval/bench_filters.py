@@ -49,7 +49,12 @@ def _pick_filters(facets) -> dict[str, dict]:
         f"statute {section}": {"statute": section},
         "disposal dismissed": {"disposal": "dismissed"},
         "court SC (admits all)": {"court": "SC"},
-        f"{section} in {decade}, allowed": {"statute": section, "decided_from": str(start), "decided_to": str(start + 9), "disposal": "allowed"},
+        f"{section} in {decade}, allowed": {
+            "statute": section,
+            "decided_from": str(start),
+            "decided_to": str(start + 9),
+            "disposal": "allowed",
+        },
     }
     if judges:
         count, judge = judges[len(judges) // 2]
@@ -76,7 +81,10 @@ def measure(searcher, index, queries: list[tuple[str, str]], n_docs: int, out: d
             continue
         t = time.perf_counter()
         selection = index.facets.select(filters)
-        admitted[name] = (None if selection.ns is None else set(index.ids_of(selection.ns)), (time.perf_counter() - t) * 1000)
+        admitted[name] = (
+            None if selection.ns is None else set(index.ids_of(selection.ns)),
+            (time.perf_counter() - t) * 1000,
+        )
     searcher.search(queries[0][1], options=options)  # warm-up
     freeze_heap()
     latencies: dict[str, list[float]] = {name: [] for name in requests}
@@ -136,7 +144,9 @@ def bench(data: Path, cache_dir: Path, embedder: str, n_queries: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
         full_texts = {s.judgment_id: archive.text(s.judgment_id) or "" for s in summaries}
-        index = SummaryIndex.build(summaries, IndexSpec(embedder=embedder), full_texts=full_texts, directory=Path(tmp) / "index")
+        index = SummaryIndex.build(
+            summaries, IndexSpec(embedder=embedder), full_texts=full_texts, directory=Path(tmp) / "index"
+        )
         out["index_build_s"] = round(time.perf_counter() - t, 2)
         say(f"index: {out['index_build_s']} s")
         searcher = archive.open_searcher(index)
@@ -151,7 +161,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache-dir", type=Path, default=None)
     parser.add_argument("--embedder", default="hashing.v1")
     parser.add_argument("--queries", type=int, default=20)
-    parser.add_argument("--home", type=Path, default=None, help="an existing archive home and its index (no build): e.g. a bench_pipeline archive")
+    parser.add_argument(
+        "--home",
+        type=Path,
+        default=None,
+        help="an existing archive home and its index (no build): e.g. a bench_pipeline archive",
+    )
     args = parser.parse_args(argv)
     if args.home is not None:
         return print_result(lambda: bench_home(args.home, args.data, args.queries))

@@ -43,7 +43,9 @@ def _located(where: Locator, slot: str, value: str) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", type=Path, required=True, help="an AILA-format dataset folder (Object_casedocs/ inside)")
+    parser.add_argument(
+        "--data", type=Path, required=True, help="an AILA-format dataset folder (Object_casedocs/ inside)"
+    )
     parser.add_argument("--limit", type=int, default=60)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
@@ -58,7 +60,9 @@ def main(argv: list[str] | None = None) -> int:
     for f in files:
         text, sha = read_judgment(f)
         texts.append(text)
-        values.append(_values(engine.summarize(JudgmentText(judgment_id=f.stem, text=text, source_path=str(f), sha256=sha))))
+        values.append(
+            _values(engine.summarize(JudgmentText(judgment_id=f.stem, text=text, source_path=str(f), sha256=sha)))
+        )
     counts: dict[str, dict[str, int]] = {}
     seconds = 0.0
     for n, text in enumerate(texts):
@@ -73,7 +77,10 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         "judgments": len(texts),
         "seconds_per_judgment": round(seconds / len(texts), 3),
-        "slots": {slot: {"values": c["values"], "own": round(c["own"] / max(1, c["values"]), 3), "other_located": c["other"]} for slot, c in sorted(counts.items())},
+        "slots": {
+            slot: {"values": c["values"], "own": round(c["own"] / max(1, c["values"]), 3), "other_located": c["other"]}
+            for slot, c in sorted(counts.items())
+        },
     }
     print(json.dumps(report, indent=2))
     return 0

@@ -127,7 +127,9 @@ def aila_queries(out: Path, data: Path = AILA) -> dict[str, list[str]]:
     from aqgr.retrieval.text import strip_masks, tokenizers, with_pairs
 
     tokenize = tokenizers.create("words.v1")
-    queries = {qid: with_pairs(tokenize(strip_masks(text)), 2) for qid, text in read_queries(data / "Query_doc.txt").items()}
+    queries = {
+        qid: with_pairs(tokenize(strip_masks(text)), 2) for qid, text in read_queries(data / "Query_doc.txt").items()
+    }
     out.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(queries), encoding="utf-8")
     return queries
@@ -140,7 +142,9 @@ class Synthetic:
         interned: dict[str, str] = {}
         self.tokens = [p for doc in pool for p in doc if p]
         # Each paragraph's own pairs, made once (the pairs across paragraph borders are made per document).
-        self.pairs = [[interned.setdefault(pair, pair) for pair in (f"{a}_{b}" for a, b in zip(p, p[1:]))] for p in self.tokens]
+        self.pairs = [
+            [interned.setdefault(pair, pair) for pair in (f"{a}_{b}" for a, b in zip(p, p[1:]))] for p in self.tokens
+        ]
         self.choice = np.random.default_rng(seed).integers(0, len(self.tokens), size=(n, paragraphs))
 
     def __len__(self) -> int:
@@ -241,7 +245,9 @@ class FTS5:
         deadline = time.monotonic() + limit_s
         self.db.set_progress_handler(lambda: int(time.monotonic() > deadline), 100_000)
         try:
-            rows = self.db.execute("SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT ?", (match, k)).fetchall()
+            rows = self.db.execute(
+                "SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT ?", (match, k)
+            ).fetchall()
         except sqlite3.OperationalError as exc:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"over {limit_s:.0f} s") from None
@@ -315,8 +321,15 @@ def run_build(engine: str, n: int, out: Path, paragraphs: int, seed: int) -> dic
     directory = out / f"{engine}-{n}"
     shutil.rmtree(directory, ignore_errors=True)
     build_s = make_engine(engine).build(directory, docs)
-    return {"engine": engine, "n_docs": n, "build_s": round(build_s, 1), "generate_s": round(_GENERATE[0], 1),
-            "generator_rss_mb": round(before), "build_peak_rss_mb": round(_peak_rss_mb()), "disk_mb": round(_du(directory) / 1e6, 1)}
+    return {
+        "engine": engine,
+        "n_docs": n,
+        "build_s": round(build_s, 1),
+        "generate_s": round(_GENERATE[0], 1),
+        "generator_rss_mb": round(before),
+        "build_peak_rss_mb": round(_peak_rss_mb()),
+        "disk_mb": round(_du(directory) / 1e6, 1),
+    }
 
 
 def run_search(engine: str, n: int, out: Path, budget_s: float) -> dict:
@@ -336,7 +349,9 @@ def run_search(engine: str, n: int, out: Path, budget_s: float) -> dict:
             left = budget_s - sum(times) / 1000
             start = time.perf_counter()
             try:
-                hits = searcher.search(terms, K, limit_s=left) if isinstance(searcher, FTS5) else searcher.search(terms, K)
+                hits = (
+                    searcher.search(terms, K, limit_s=left) if isinstance(searcher, FTS5) else searcher.search(terms, K)
+                )
             except TimeoutError:
                 interrupted = f"{qid} interrupted after {time.perf_counter() - start:.0f} s (the budget's rest)"
                 break
@@ -351,12 +366,20 @@ def run_search(engine: str, n: int, out: Path, budget_s: float) -> dict:
     timed = passes[-1]
     if not timed:
         return {"open_s": round(open_s, 2), "queries_timed": 0, "search_note": interrupted}
-    row = {"open_s": round(open_s, 2), "first_p50_ms": round(float(np.percentile(passes[0], 50)), 1),
-           "first_p95_ms": round(float(np.percentile(passes[0], 95)), 1),
-           "search_p50_ms": round(float(np.percentile(timed, 50)), 1), "search_p95_ms": round(float(np.percentile(timed, 95)), 1),
-           "queries_timed": len(timed), "passes": len(passes),
-           "rss_before_open_mb": round(before), "rss_opened_mb": round(opened), "search_rss_mb": round(_rss_mb()),
-           "search_peak_rss_mb": round(_peak_rss_mb()), "hits_per_query": round(float(np.mean(depth)), 1)}
+    row = {
+        "open_s": round(open_s, 2),
+        "first_p50_ms": round(float(np.percentile(passes[0], 50)), 1),
+        "first_p95_ms": round(float(np.percentile(passes[0], 95)), 1),
+        "search_p50_ms": round(float(np.percentile(timed, 50)), 1),
+        "search_p95_ms": round(float(np.percentile(timed, 95)), 1),
+        "queries_timed": len(timed),
+        "passes": len(passes),
+        "rss_before_open_mb": round(before),
+        "rss_opened_mb": round(opened),
+        "search_rss_mb": round(_rss_mb()),
+        "search_peak_rss_mb": round(_peak_rss_mb()),
+        "hits_per_query": round(float(np.mean(depth)), 1),
+    }
     if interrupted:
         row["search_note"] = interrupted
     (out / f"top{TOP}-{engine}-{n}.json").write_text(json.dumps(tops))
@@ -390,9 +413,14 @@ def run_update(engine: str, n: int, out: Path, paragraphs: int, seed: int, count
     done = time.perf_counter()
     live = len(index)
     index.close()
-    return {"update_open_s": round(opened - start, 2), "update_buffer_s": round(buffered - opened, 2),
-            "update_commit_s": round(done - buffered, 2), "update_peak_rss_mb": round(_peak_rss_mb()), "update_live": live,
-            "update_disk_mb": round(_du(out / f"{engine}-{n}") / 1e6, 1)}
+    return {
+        "update_open_s": round(opened - start, 2),
+        "update_buffer_s": round(buffered - opened, 2),
+        "update_commit_s": round(done - buffered, 2),
+        "update_peak_rss_mb": round(_peak_rss_mb()),
+        "update_live": live,
+        "update_disk_mb": round(_du(out / f"{engine}-{n}") / 1e6, 1),
+    }
 
 
 def _matrix_raw_tops(directory: Path, queries: dict[str, list[str]]) -> dict[str, list[int]]:
@@ -423,8 +451,11 @@ def aila_agreement(out: Path, pool: list[list[list[str]]], queries: dict[str, li
 
     built, seconds = {}, {}
     # The two compared, and for the citation benchmark matrix.v1 at the full-text default k1 2.0.
-    for label, engine, params in (("matrix.v1", "matrix.v1", PARAMS), ("tantivy.v1", "tantivy.v1", PARAMS),
-                                  ("matrix.v1 k1=2.0", "matrix.v1", {**PARAMS, "k1": 2.0})):
+    for label, engine, params in (
+        ("matrix.v1", "matrix.v1", PARAMS),
+        ("tantivy.v1", "tantivy.v1", PARAMS),
+        ("matrix.v1 k1=2.0", "matrix.v1", {**PARAMS, "k1": 2.0}),
+    ):
         directory = out / f"aila-{label.replace(' ', '-')}"
         shutil.rmtree(directory, ignore_errors=True)
         start = time.perf_counter()
@@ -452,12 +483,23 @@ def aila_agreement(out: Path, pool: list[list[list[str]]], queries: dict[str, li
         index.close()
     for label in built:
         shutil.rmtree(out / f"aila-{label.replace(' ', '-')}", ignore_errors=True)
-    return {"documents": len(pool), "queries": len(queries), "params": PARAMS, "build_s": seconds, "citebench": citebench,
-            "mean_overlap100": round(float(np.mean(overlaps)), 4), "min_overlap100": round(float(np.min(overlaps)), 2),
-            "queries_top10_set_differs": top10_set, "queries_top10_order_differs": top10_order,
-            "score_rel_error_shared_top100": {"median": round(float(np.median(errors)), 4), "p95": round(float(np.percentile(errors, 95)), 4),
-                                              "max": round(float(np.max(errors)), 4)},
-            "differing_top10": per_query}
+    return {
+        "documents": len(pool),
+        "queries": len(queries),
+        "params": PARAMS,
+        "build_s": seconds,
+        "citebench": citebench,
+        "mean_overlap100": round(float(np.mean(overlaps)), 4),
+        "min_overlap100": round(float(np.min(overlaps)), 2),
+        "queries_top10_set_differs": top10_set,
+        "queries_top10_order_differs": top10_order,
+        "score_rel_error_shared_top100": {
+            "median": round(float(np.median(errors)), 4),
+            "p95": round(float(np.percentile(errors, 95)), 4),
+            "max": round(float(np.max(errors)), 4),
+        },
+        "differing_top10": per_query,
+    }
 
 
 def citebench_map(built: dict, data: Path = CITEBENCH) -> dict:
@@ -479,15 +521,24 @@ def citebench_map(built: dict, data: Path = CITEBENCH) -> dict:
         for qid in dataset.judged_queries():
             terms = with_pairs(tokenize(strip_masks(dataset.queries[qid])), 2)
             skip = [number[d] for d in dataset.exclude.get(qid, ())]
-            run += [ir_measures.ScoredDoc(qid, dataset.doc_ids[n], score) for n, score in index.search(terms, K, skip=skip)]
+            run += [
+                ir_measures.ScoredDoc(qid, dataset.doc_ids[n], score) for n, score in index.search(terms, K, skip=skip)
+            ]
         per_query[engine] = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.AP], qrels, run)}
     from scipy.stats import wilcoxon
 
     a, b = per_query["matrix.v1"], per_query["tantivy.v1"]
     diffs = [b[q] - a[q] for q in a if b[q] != a[q]]
-    return {"queries": len(a), "MAP": {engine: round(float(np.mean(list(v.values()))), 4) for engine, v in per_query.items()},
-            "tantivy_vs_matrix": {"better": sum(d > 0 for d in diffs), "worse": sum(d < 0 for d in diffs), "same": len(a) - len(diffs),
-                                  "wilcoxon_p": float(f"{wilcoxon(diffs).pvalue:.2g}") if diffs else None}}
+    return {
+        "queries": len(a),
+        "MAP": {engine: round(float(np.mean(list(v.values()))), 4) for engine, v in per_query.items()},
+        "tantivy_vs_matrix": {
+            "better": sum(d > 0 for d in diffs),
+            "worse": sum(d < 0 for d in diffs),
+            "same": len(a) - len(diffs),
+            "wilcoxon_p": float(f"{wilcoxon(diffs).pvalue:.2g}") if diffs else None,
+        },
+    }
 
 
 # ------------------------------------------------------------------ the parent
@@ -501,7 +552,10 @@ def _child(args: list[str], timeout: int, max_rss_gb: float) -> dict:
     status = Path(f"/proc/{proc.pid}/status")
     while proc.poll() is None:
         try:
-            rss = next(int(line.split()[1]) for line in status.read_text().splitlines() if line.startswith("VmRSS:")) / 2**20
+            rss = (
+                next(int(line.split()[1]) for line in status.read_text().splitlines() if line.startswith("VmRSS:"))
+                / 2**20
+            )
         except (OSError, StopIteration):
             rss = 0.0
         peak = max(peak, rss)
@@ -526,16 +580,38 @@ def _overlap(a: list[int], b: list[int]) -> float:
 def agreement(out: Path, engine: str, n: int) -> dict:
     mine = out / f"top{TOP}-{engine}-{n}.json"
     result = {}
-    for key, reference in (("overlap100", f"top{TOP}-matrix.v1-{n}.json"), ("overlap100_raw", f"top{TOP}-matrix-raw-{n}.json")):
+    for key, reference in (
+        ("overlap100", f"top{TOP}-matrix.v1-{n}.json"),
+        ("overlap100_raw", f"top{TOP}-matrix-raw-{n}.json"),
+    ):
         if mine.is_file() and (out / reference).is_file():
             a, b = json.loads(mine.read_text()), json.loads((out / reference).read_text())
             result[key] = round(float(np.mean([_overlap(a[q], b[q]) for q in b if q in a])), 4)
     return result
 
 
-COLUMNS = ("engine", "n_docs", "build_s", "generate_s", "build_peak_rss_mb", "generator_rss_mb", "disk_mb", "open_s",
-           "search_p50_ms", "search_p95_ms", "queries_timed", "first_p50_ms", "search_rss_mb", "search_peak_rss_mb", "overlap100", "overlap100_raw",
-           "update_open_s", "update_buffer_s", "update_commit_s", "update_peak_rss_mb")
+COLUMNS = (
+    "engine",
+    "n_docs",
+    "build_s",
+    "generate_s",
+    "build_peak_rss_mb",
+    "generator_rss_mb",
+    "disk_mb",
+    "open_s",
+    "search_p50_ms",
+    "search_p95_ms",
+    "queries_timed",
+    "first_p50_ms",
+    "search_rss_mb",
+    "search_peak_rss_mb",
+    "overlap100",
+    "overlap100_raw",
+    "update_open_s",
+    "update_buffer_s",
+    "update_commit_s",
+    "update_peak_rss_mb",
+)
 
 
 def table(rows: list[dict]) -> str:
@@ -546,9 +622,21 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def bench(sizes: list[int], engines: list[str], out: Path, *, paragraphs: int, seed: int, timeout: int, max_rss_gb: float,
-          budget_s: float, updates: bool = True) -> list[dict]:
-    prepared = _child(["--one", "prepare", "-", "0", "--out", str(out)], timeout, max_rss_gb)  # tokenised once, before the timed processes
+def bench(
+    sizes: list[int],
+    engines: list[str],
+    out: Path,
+    *,
+    paragraphs: int,
+    seed: int,
+    timeout: int,
+    max_rss_gb: float,
+    budget_s: float,
+    updates: bool = True,
+) -> list[dict]:
+    prepared = _child(
+        ["--one", "prepare", "-", "0", "--out", str(out)], timeout, max_rss_gb
+    )  # tokenised once, before the timed processes
     if "error" in prepared:
         raise RuntimeError(f"tokenising the AILA paragraphs and queries failed: {prepared['error']}")
     rows = []
@@ -556,16 +644,51 @@ def bench(sizes: list[int], engines: list[str], out: Path, *, paragraphs: int, s
         for engine in engines:
             _say(f"{engine} N={n}: build")
             row = {"engine": engine, "n_docs": n}
-            row.update(_child(["--one", "build", engine, str(n), "--out", str(out), "--paragraphs", str(paragraphs),
-                               "--seed", str(seed)], timeout, max_rss_gb))
+            row.update(
+                _child(
+                    [
+                        "--one",
+                        "build",
+                        engine,
+                        str(n),
+                        "--out",
+                        str(out),
+                        "--paragraphs",
+                        str(paragraphs),
+                        "--seed",
+                        str(seed),
+                    ],
+                    timeout,
+                    max_rss_gb,
+                )
+            )
             if "error" not in row:
                 _say(f"{engine} N={n}: search")
-                row.update(_child(["--one", "search", engine, str(n), "--out", str(out), "--search-budget-s", str(budget_s)],
-                                  timeout, max_rss_gb))
+                row.update(
+                    _child(
+                        ["--one", "search", engine, str(n), "--out", str(out), "--search-budget-s", str(budget_s)],
+                        timeout,
+                        max_rss_gb,
+                    )
+                )
             if "error" not in row and engine in LEXICAL and updates:
                 _say(f"{engine} N={n}: update")
-                update = _child(["--one", "update", engine, str(n), "--out", str(out), "--paragraphs", str(paragraphs),
-                                 "--seed", str(seed)], timeout, max_rss_gb)
+                update = _child(
+                    [
+                        "--one",
+                        "update",
+                        engine,
+                        str(n),
+                        "--out",
+                        str(out),
+                        "--paragraphs",
+                        str(paragraphs),
+                        "--seed",
+                        str(seed),
+                    ],
+                    timeout,
+                    max_rss_gb,
+                )
                 row.update({"update_error": update["error"]} if "error" in update else update)
             rows.append(row)
             _say(json.dumps(row))
@@ -587,8 +710,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timeout", type=int, default=1800, help="seconds per process")
     parser.add_argument("--max-rss-gb", type=float, default=14.0, help="stop a process whose RSS passes this")
-    parser.add_argument("--search-budget-s", type=float, default=300.0,
-                        help="seconds of searching per pass; past it the pass stops (queries_timed says how many ran)")
+    parser.add_argument(
+        "--search-budget-s",
+        type=float,
+        default=300.0,
+        help="seconds of searching per pass; past it the pass stops (queries_timed says how many ran)",
+    )
     parser.add_argument("--no-updates", action="store_true", help="skip the update step")
     parser.add_argument("--out", type=Path, default=Path("reports/lexical"))
     parser.add_argument("--aila", action="store_true", help="tantivy.v1 vs matrix.v1 on the real AILA judgments")
@@ -598,7 +725,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.one:
         step, engine, n = args.one
         if step == "prepare":
-            print(json.dumps({"paragraphs": sum(map(len, paragraph_pool(args.out))), "queries": len(aila_queries(args.out))}))
+            print(
+                json.dumps(
+                    {"paragraphs": sum(map(len, paragraph_pool(args.out))), "queries": len(aila_queries(args.out))}
+                )
+            )
             return 0
         if step == "build":
             row = run_build(engine, int(n), args.out, args.paragraphs, args.seed)
@@ -611,9 +742,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.aila:
         print(json.dumps(aila_agreement(args.out, paragraph_pool(args.out), aila_queries(args.out)), indent=1))
         return 0
-    rows = bench([int(float(s)) for s in args.sizes.split(",")], args.engines.split(","), args.out, paragraphs=args.paragraphs,
-                 seed=args.seed, timeout=args.timeout, max_rss_gb=args.max_rss_gb, budget_s=args.search_budget_s,
-                 updates=not args.no_updates)
+    rows = bench(
+        [int(float(s)) for s in args.sizes.split(",")],
+        args.engines.split(","),
+        args.out,
+        paragraphs=args.paragraphs,
+        seed=args.seed,
+        timeout=args.timeout,
+        max_rss_gb=args.max_rss_gb,
+        budget_s=args.search_budget_s,
+        updates=not args.no_updates,
+    )
     print(table(rows))
     return 0
 

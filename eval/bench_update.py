@@ -53,7 +53,11 @@ def summaries(out: Path, n: int, data: Path = AILA):
             slots = engine.summarize(JudgmentText(f.stem, text, str(f), sha))
         except Exception:  # noqa: BLE001 - a judgment the engine refuses is left out
             continue
-        made.append(StructuredSummary.from_slots(f.stem, slots, Provenance(engine=engine.name, engine_version=engine.version, source_sha256=sha)))
+        made.append(
+            StructuredSummary.from_slots(
+                f.stem, slots, Provenance(engine=engine.name, engine_version=engine.version, source_sha256=sha)
+            )
+        )
     out.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps([s.model_dump(mode="json") for s in made]), encoding="utf-8")
     return made
@@ -116,9 +120,15 @@ def run(backend: str, base: int, added: int, out: Path, repeat: int) -> dict:
             updated, rebuilt = index, fresh
     queries = query_texts()
     report = {
-        "backend": backend, "base": base, "added": added, "repeat": repeat, "counts": counts,
-        "update_s": round(statistics.median(update_s), 3), "rebuild_s": round(statistics.median(rebuild_s), 3),
-        "update_runs_s": [round(s, 3) for s in update_s], "rebuild_runs_s": [round(s, 3) for s in rebuild_s],
+        "backend": backend,
+        "base": base,
+        "added": added,
+        "repeat": repeat,
+        "counts": counts,
+        "update_s": round(statistics.median(update_s), 3),
+        "rebuild_s": round(statistics.median(rebuild_s), 3),
+        "update_runs_s": [round(s, 3) for s in update_s],
+        "rebuild_runs_s": [round(s, 3) for s in rebuild_s],
         "update_parts_s": parts[-1],
         "idf_equal": updated.idf() == rebuilt.idf(),
         "top10_overlap_updated_vs_rebuilt": _overlap(updated, rebuilt, queries),
@@ -126,8 +136,15 @@ def run(backend: str, base: int, added: int, out: Path, repeat: int) -> dict:
     report["speedup"] = round(report["rebuild_s"] / report["update_s"], 1)
     now = datetime.now(timezone.utc)
     renewed = [s.model_copy(update={"provenance": s.provenance.model_copy(update={"created_at": now})}) for s in later]
-    report["replace_s"] = round(_timed(lambda: (updated.update(renewed), updated.save(work / f"update-{repeat - 1}")))[0], 3)
-    report["remove_s"] = round(_timed(lambda: (updated.update([], [s.judgment_id for s in later]), updated.save(work / f"update-{repeat - 1}")))[0], 3)
+    report["replace_s"] = round(
+        _timed(lambda: (updated.update(renewed), updated.save(work / f"update-{repeat - 1}")))[0], 3
+    )
+    report["remove_s"] = round(
+        _timed(
+            lambda: (updated.update([], [s.judgment_id for s in later]), updated.save(work / f"update-{repeat - 1}"))
+        )[0],
+        3,
+    )
     report["fingerprints_ms"] = round(_timed(updated.fingerprints)[0] * 1000, 3)
     for i in (updated, rebuilt):
         getattr(i, "drop", lambda: None)()

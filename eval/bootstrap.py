@@ -22,8 +22,15 @@ SEED = 20_250_701  # any fixed number: the interval is reproducible
 LEVEL = 0.95
 
 
-def ratio_interval(scores: Mapping[str, float], base: Mapping[str, float], clusters: Mapping[str, Hashable] | None = None,
-                   *, replicates: int = REPLICATES, seed: int = SEED, level: float = LEVEL) -> dict:
+def ratio_interval(
+    scores: Mapping[str, float],
+    base: Mapping[str, float],
+    clusters: Mapping[str, Hashable] | None = None,
+    *,
+    replicates: int = REPLICATES,
+    seed: int = SEED,
+    level: float = LEVEL,
+) -> dict:
     """The ratio mean(scores) / mean(base) over the queries of `base`, and its bootstrap
     interval: {"ratio", "low", "high", "replicates"} (None for the ratio and the ends when
     no draw has a baseline above 0). `clusters`: query -> its cluster (default: each query

@@ -27,8 +27,9 @@ from typing import Iterable, Mapping
 from aqgr.eval.measures import SetMeasure, parse_measure
 
 
-def query_chance(measure: str, judged: Mapping[str, int], candidates: int, relevant_candidates: Mapping[str, int],
-                 depth: int) -> float | None:
+def query_chance(
+    measure: str, judged: Mapping[str, int], candidates: int, relevant_candidates: Mapping[str, int], depth: int
+) -> float | None:
     """The expected value of `measure` for one query under a random ranking (None: no closed form here).
 
     `judged`: the query's qrels (doc -> relevance); `candidates`: N; `relevant_candidates`:
@@ -74,9 +75,16 @@ def query_chance(measure: str, judged: Mapping[str, int], candidates: int, relev
     return None
 
 
-def chance_per_query(measures: Iterable[str], qrels: Mapping[str, Mapping[str, int]], queries: Iterable[str],
-                     doc_ids: Iterable[str], *, depth: int, restrict: frozenset[str] | None = None,
-                     exclude: Mapping[str, frozenset[str]] | None = None) -> dict[str, dict[str, float]]:
+def chance_per_query(
+    measures: Iterable[str],
+    qrels: Mapping[str, Mapping[str, int]],
+    queries: Iterable[str],
+    doc_ids: Iterable[str],
+    *,
+    depth: int,
+    restrict: frozenset[str] | None = None,
+    exclude: Mapping[str, frozenset[str]] | None = None,
+) -> dict[str, dict[str, float]]:
     """measure -> judged query -> its chance level (measures without one are left out)."""
     exclude = exclude or {}
     pool = frozenset(doc_ids) if restrict is None else frozenset(restrict) & frozenset(doc_ids)
@@ -93,9 +101,16 @@ def chance_per_query(measures: Iterable[str], qrels: Mapping[str, Mapping[str, i
     return out
 
 
-def chance(measures: Iterable[str], qrels: Mapping[str, Mapping[str, int]], queries: Iterable[str],
-           doc_ids: Iterable[str], *, depth: int, restrict: frozenset[str] | None = None,
-           exclude: Mapping[str, frozenset[str]] | None = None) -> dict[str, float]:
+def chance(
+    measures: Iterable[str],
+    qrels: Mapping[str, Mapping[str, int]],
+    queries: Iterable[str],
+    doc_ids: Iterable[str],
+    *,
+    depth: int,
+    restrict: frozenset[str] | None = None,
+    exclude: Mapping[str, frozenset[str]] | None = None,
+) -> dict[str, float]:
     """Mean chance level of each measure over the judged `queries` (measures without one are left out)."""
     per_query = chance_per_query(measures, qrels, queries, doc_ids, depth=depth, restrict=restrict, exclude=exclude)
     return {m: sum(v.values()) / len(v) for m, v in per_query.items() if v}

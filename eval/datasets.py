@@ -204,8 +204,8 @@ def _statute_text(path: Path, raw: str) -> str:
     if len(lines) < 2 or not lines[0].startswith("Title:") or not lines[1].startswith("Desc:"):
         line = 1 if not lines or not lines[0].startswith("Title:") else 2
         raise DatasetError(f"{path}:{line}: a statute file starts with 'Title: ...' then 'Desc: ...'")
-    title = lines[0][len("Title:"):].strip()
-    desc = "\n".join([lines[1][len("Desc:"):].strip(), *lines[2:]]).strip()
+    title = lines[0][len("Title:") :].strip()
+    desc = "\n".join([lines[1][len("Desc:") :].strip(), *lines[2:]]).strip()
     return f"{title}\n{desc}"
 
 
@@ -229,7 +229,9 @@ def _find_docs_dir(root: Path, kind: str, docs: str | Path | None) -> Path:
         for candidate in (given / folder, given):
             if candidate.is_dir() and any(candidate.glob("*.txt")):
                 return candidate
-        raise DatasetError(f"no documents at {given}: expected {folder}/ with one .txt per document there, or such files directly")
+        raise DatasetError(
+            f"no documents at {given}: expected {folder}/ with one .txt per document there, or such files directly"
+        )
     for candidate in (root / folder, root.parent / SIBLING_DOCS / folder):
         if candidate.is_dir():
             return candidate
@@ -319,9 +321,12 @@ def _resolve(dataset: Dataset, part: str) -> list[str]:
             if lo_m and hi_m:
                 a, b = int(lo_m.group(2)), int(hi_m.group(2))
                 found = [
-                    qid for qid in dataset.queries
-                    if (m := _NUMBERED.match(qid)) and a <= int(m.group(2)) <= b
-                    and _same_prefix(m.group(1), lo_m.group(1)) and _same_prefix(m.group(1), hi_m.group(1))
+                    qid
+                    for qid in dataset.queries
+                    if (m := _NUMBERED.match(qid))
+                    and a <= int(m.group(2)) <= b
+                    and _same_prefix(m.group(1), lo_m.group(1))
+                    and _same_prefix(m.group(1), hi_m.group(1))
                 ]
                 if found:
                     return sorted(found, key=_natural_key)

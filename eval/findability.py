@@ -23,9 +23,17 @@ import typer
 from aqgr.eval.bench_common import print_result
 
 
-def findability(data: Path, *, protocol: str = "aila-cases", system: str = "bm25-fulltext", qrels: Path | None = None,
-                docs: Path | None = None, queries: str | None = None, cache_dir: Path | None = None,
-                depth: int = 1000) -> dict:
+def findability(
+    data: Path,
+    *,
+    protocol: str = "aila-cases",
+    system: str = "bm25-fulltext",
+    qrels: Path | None = None,
+    docs: Path | None = None,
+    queries: str | None = None,
+    cache_dir: Path | None = None,
+    depth: int = 1000,
+) -> dict:
     """The report described in the module; `queries`: which judged queries to score (a
     selection as `python -m aqgr.eval --queries` takes; default: the protocol's)."""
     from aqgr.eval.chance import chance_per_query
@@ -42,16 +50,25 @@ def findability(data: Path, *, protocol: str = "aila-cases", system: str = "bm25
     restrict = proto.restrict(dataset)
     ranker = get_system(system)
     ranker.prepare(dataset, cache_dir=cache_dir)
-    rankings = {t: [(d, s) for d, s in ranker.rank(t, dataset.queries[t], depth=depth, restrict=restrict)
-                    if restrict is None or d in restrict] for t in texts}
+    rankings = {
+        t: [
+            (d, s)
+            for d, s in ranker.rank(t, dataset.queries[t], depth=depth, restrict=restrict)
+            if restrict is None or d in restrict
+        ]
+        for t in texts
+    }
     ranked_docs = {t: {d for d, _ in ranking} for t, ranking in rankings.items()}
-    chance_ap = chance_per_query(["AP"], judgments, judged, dataset.doc_ids, depth=depth, restrict=restrict,
-                                 exclude=dataset.exclude)["AP"]
+    chance_ap = chance_per_query(
+        ["AP"], judgments, judged, dataset.doc_ids, depth=depth, restrict=restrict, exclude=dataset.exclude
+    )["AP"]
     per_query = {}
     for q in judged:
         exclude = dataset.exclude.get(q, frozenset())
-        runs = {t: [(d, s) for d, s in ranking if d not in exclude] if exclude & ranked_docs[t] else ranking
-                for t, ranking in rankings.items()}
+        runs = {
+            t: [(d, s) for d, s in ranking if d not in exclude] if exclude & ranked_docs[t] else ranking
+            for t, ranking in rankings.items()
+        }
         ap = compute({t: judgments[q] for t in texts}, runs, ["AP"]).per_query["AP"]
         best = max(texts, key=lambda t: (ap[t], t == q))  # the own text wins a tie
         per_query[q] = {
@@ -63,8 +80,11 @@ def findability(data: Path, *, protocol: str = "aila-cases", system: str = "bm25
         }
     n = len(per_query) or 1
     return {
-        "protocol": proto.name, "dataset": str(dataset.root), "system": system,
-        "texts": len(texts), "judged_queries": len(per_query),
+        "protocol": proto.name,
+        "dataset": str(dataset.root),
+        "system": system,
+        "texts": len(texts),
+        "judged_queries": len(per_query),
         "mean_own_ap": sum(v["own_ap"] for v in per_query.values()) / n,
         "mean_best_ap": sum(v["best_ap"] for v in per_query.values()) / n,
         "mean_chance_ap": sum(v["chance_ap"] for v in per_query.values()) / n,
@@ -85,8 +105,13 @@ def main(
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="Eval cache (indexes)."),
 ) -> None:
     """Whether each judged query's relevant documents can be reached from its own text."""
-    sys.exit(print_result(lambda: findability(data, protocol=protocol, system=system, qrels=qrels, docs=docs,
-                                              queries=queries, cache_dir=cache_dir)))
+    sys.exit(
+        print_result(
+            lambda: findability(
+                data, protocol=protocol, system=system, qrels=qrels, docs=docs, queries=queries, cache_dir=cache_dir
+            )
+        )
+    )
 
 
 if __name__ == "__main__":

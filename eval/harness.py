@@ -83,15 +83,21 @@ def evaluate(
     qrels = protocol.qrels(dataset)
     scored = [q for q in selected if q in qrels]
     if len(scored) < len(selected):
-        warnings.append(f"{len(selected) - len(scored)} of {len(selected)} selected queries have no relevance judgments: run but not scored")
+        warnings.append(
+            f"{len(selected) - len(scored)} of {len(selected)} selected queries have no relevance judgments: run but not scored"
+        )
     restrict = protocol.restrict(dataset)
     out = Path(out_dir) if out_dir is not None else None
     results = []
     for spec in systems:
         system = get_system(spec)
-        results.append(_run_system(system, dataset, protocol, selected, qrels, names, restrict, depth, cache_dir, progress, out))
+        results.append(
+            _run_system(system, dataset, protocol, selected, qrels, names, restrict, depth, cache_dir, progress, out)
+        )
         if results[-1].dropped:
-            warnings.append(f"{system.name}: {results[-1].dropped} hit(s) outside the pool or on the exclusion list were dropped")
+            warnings.append(
+                f"{system.name}: {results[-1].dropped} hit(s) outside the pool or on the exclusion list were dropped"
+            )
     level = chance(names, qrels, selected, dataset.doc_ids, depth=depth, restrict=restrict, exclude=dataset.exclude)
     report = EvalReport(protocol, dataset, selected, scored, names, results, depth, out, started, warnings, level)
     if out is not None:
@@ -101,7 +107,9 @@ def evaluate(
     return report
 
 
-def _run_system(system, dataset, protocol, selected, qrels, names, restrict, depth, cache_dir, progress, out) -> SystemResult:
+def _run_system(
+    system, dataset, protocol, selected, qrels, names, restrict, depth, cache_dir, progress, out
+) -> SystemResult:
     t0 = time.perf_counter()
     system.prepare(dataset, cache_dir=Path(cache_dir) if cache_dir is not None else None, progress=progress)
     t1 = time.perf_counter()
@@ -126,7 +134,9 @@ def _run_system(system, dataset, protocol, selected, qrels, names, restrict, dep
     t2 = time.perf_counter()
     run_file = None
     if out is not None:
-        run_file = write_run(out / "runs" / f"{_slug(system.name)}.{protocol.name}.run", run, _slug(system.name), depth=depth)
+        run_file = write_run(
+            out / "runs" / f"{_slug(system.name)}.{protocol.name}.run", run, _slug(system.name), depth=depth
+        )
     results = compute(qrels, run, names, returned=returned, queries=selected)
     config = system.config() if hasattr(system, "config") else {"system": system.name}
     return SystemResult(system.name, config, results, run, returned, run_file, t1 - t0, t2 - t1, dropped)
@@ -170,5 +180,15 @@ def evaluate_path(
     proto = get_protocol(protocol)
     kind: Kind = proto.kind
     dataset = load_dataset(data, qrels, kind, docs=docs)
-    return evaluate(dataset, systems, proto, queries, out_dir, measures=measures, depth=depth,
-                    cache_dir=cache_dir, progress=progress, command=command)
+    return evaluate(
+        dataset,
+        systems,
+        proto,
+        queries,
+        out_dir,
+        measures=measures,
+        depth=depth,
+        cache_dir=cache_dir,
+        progress=progress,
+        command=command,
+    )

@@ -26,7 +26,23 @@ class LlamaServer:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}/v1"
         self.log = open(os.devnull, "wb")
-        cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", alias, "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(n_ctx), "--n_threads", str(n_threads or default_threads())]
+        cmd = [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(model),
+            "--model_alias",
+            alias,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--n_ctx",
+            str(n_ctx),
+            "--n_threads",
+            str(n_threads or default_threads()),
+        ]
         self.process = subprocess.Popen(cmd, stdout=self.log, stderr=self.log)
 
     def wait(self, timeout_s: float = 120) -> "LlamaServer":

@@ -107,7 +107,11 @@ class MeasureResults:
     mean: dict[str, float]
 
     def to_dict(self) -> dict:
-        return {"queries": list(self.queries), "mean": dict(self.mean), "per_query": {m: dict(v) for m, v in self.per_query.items()}}
+        return {
+            "queries": list(self.queries),
+            "mean": dict(self.mean),
+            "per_query": {m: dict(v) for m, v in self.per_query.items()},
+        }
 
 
 def compute(

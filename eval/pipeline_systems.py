@@ -94,15 +94,27 @@ class PipelineConfig:
     fulltext_query_tf: str | None = None  # full-text BM25's query term frequency, "raw" or "log" (None: IndexSpec's)
     lexical_engine: str | None = None  # the engine under both BM25 retrievers (retrieval/lexical.py; None: IndexSpec's)
     dense_legal_slots: bool = False  # dense embeds only the legal slots (retrieval/documents.py DENSE_SLOTS)
-    statutes_via_precedents: bool = False  # statutes: the case ranking's judgments vote for the statutes they quote (aqgr/pipeline/statutes.py)
+    statutes_via_precedents: bool = (
+        False  # statutes: the case ranking's judgments vote for the statutes they quote (aqgr/pipeline/statutes.py)
+    )
     question_alone: bool = False  # lexical retrievers read a question alone (SearchOptions.question_alone)
-    fulltext_questions: bool | None = None  # full text reads each question + facts; False: the facts' run stands in (None: SearchOptions' default, by archive size)
-    dense_questions: bool | None = None  # dense reads each question + facts; False: the facts' run stands in (None: SearchOptions' default, by archive size)
-    rescore_questions: bool | None = None  # a question's BM25 runs re-rank the facts' runs (None: SearchOptions' default, by archive size)
-    fulltext_max_df: float | None = None  # full text leaves out terms in more than this share of the judgments (None: SearchOptions' default, by archive size)
+    fulltext_questions: bool | None = (
+        None  # full text reads each question + facts; False: the facts' run stands in (None: SearchOptions' default, by archive size)
+    )
+    dense_questions: bool | None = (
+        None  # dense reads each question + facts; False: the facts' run stands in (None: SearchOptions' default, by archive size)
+    )
+    rescore_questions: bool | None = (
+        None  # a question's BM25 runs re-rank the facts' runs (None: SearchOptions' default, by archive size)
+    )
+    fulltext_max_df: float | None = (
+        None  # full text leaves out terms in more than this share of the judgments (None: SearchOptions' default, by archive size)
+    )
     summary_max_df: float | None = None  # summary BM25 likewise, a share of the summaries
     citation_weight: float | None = None  # precedents referred (SearchOptions.citation_weight; None: its default)
-    citation_norm: str | None = None  # precedents referred: mean, cosine or sum (SearchOptions.citation_norm; None: its default)
+    citation_norm: str | None = (
+        None  # precedents referred: mean, cosine or sum (SearchOptions.citation_norm; None: its default)
+    )
 
 
 # The default `aqgr` configuration, measured on the citation benchmark (438 queries): full-text
@@ -113,8 +125,16 @@ class PipelineConfig:
 # statutes also through the precedents that quote them, as the product ranks them
 # (aqgr/pipeline/statutes.py; through the product's statute search: statute benchmark 0.213 -> 0.523 MAP, AILA dev statutes 0.083 -> 0.210);
 # precedents referred at SearchOptions' default weight 0.3 (citation benchmark 0.1454 -> 0.1637).
-AQGR = PipelineConfig(retrievers=("fulltext", "bm25", "dense"), weights={"fulltext": 3.0, "bm25": 2.0, "dense": 1.0}, fuser="score.v1",
-                      drop_masks=True, questions=True, explain=True, question_weight=0.5, statutes_via_precedents=True)
+AQGR = PipelineConfig(
+    retrievers=("fulltext", "bm25", "dense"),
+    weights={"fulltext": 3.0, "bm25": 2.0, "dense": 1.0},
+    fuser="score.v1",
+    drop_masks=True,
+    questions=True,
+    explain=True,
+    question_weight=0.5,
+    statutes_via_precedents=True,
+)
 
 # name -> configuration. Ablations of `aqgr`, each changing one thing of the default.
 PIPELINE_CONFIGS: dict[str, PipelineConfig] = {
@@ -147,18 +167,36 @@ PIPELINE_CONFIGS: dict[str, PipelineConfig] = {
     "aqgr-citations-cosine": replace(AQGR, citation_norm="cosine"),  # votes / sqrt(citing judgments), not their mean
     "aqgr-citations-sum": replace(AQGR, citation_norm="sum"),  # votes summed: much-cited judgments rise
     "aqgr-question-alone": replace(AQGR, question_alone=True),
-    "aqgr-fulltext-once": replace(AQGR, fulltext_questions=False),  # one full-text query a search: the facts' run stands in for the questions'
+    "aqgr-fulltext-once": replace(
+        AQGR, fulltext_questions=False
+    ),  # one full-text query a search: the facts' run stands in for the questions'
     "aqgr-rescored": replace(AQGR, rescore_questions=True),  # each question's BM25 runs re-rank the facts' candidates
     # the defaults above 100,000 judgments (aqgr/pipeline/config.py FULLTEXT_MAX_DF, SUMMARY_MAX_DF)
-    "aqgr-large": replace(AQGR, rescore_questions=True, fulltext_questions=False, dense_questions=False, fulltext_max_df=FULLTEXT_MAX_DF,
-                          summary_max_df=SUMMARY_MAX_DF),
-    "aqgr-dense-once": replace(AQGR, dense_questions=False),  # one dense search a search: the facts' run stands in for the questions'
-    "aqgr-common-terms": replace(AQGR, fulltext_max_df=FULLTEXT_MAX_DF),  # only that one of them: full text without the common terms
+    "aqgr-large": replace(
+        AQGR,
+        rescore_questions=True,
+        fulltext_questions=False,
+        dense_questions=False,
+        fulltext_max_df=FULLTEXT_MAX_DF,
+        summary_max_df=SUMMARY_MAX_DF,
+    ),
+    "aqgr-dense-once": replace(
+        AQGR, dense_questions=False
+    ),  # one dense search a search: the facts' run stands in for the questions'
+    "aqgr-common-terms": replace(
+        AQGR, fulltext_max_df=FULLTEXT_MAX_DF
+    ),  # only that one of them: full text without the common terms
     "aqgr-fulltext-raw-qtf": replace(AQGR, fulltext_query_tf="raw"),  # full text: repeated query words count linearly
-    "aqgr-fulltext-k1-2": replace(AQGR, fulltext_k1=2.0),  # full text: k1 2.0 (the default before tantivy.v1; matrix.v1)
+    "aqgr-fulltext-k1-2": replace(
+        AQGR, fulltext_k1=2.0
+    ),  # full text: k1 2.0 (the default before tantivy.v1; matrix.v1)
     "aqgr-fulltext-k1-3": replace(AQGR, fulltext_k1=3.0),
-    "aqgr-matrix": replace(AQGR, lexical_engine="matrix.v1"),  # the default on the in-memory engine (exact BM25, no quantised lengths)
-    "aqgr+dense-legal-slots": replace(AQGR, dense_legal_slots=True),  # dense over issues, reasoning, new principles only
+    "aqgr-matrix": replace(
+        AQGR, lexical_engine="matrix.v1"
+    ),  # the default on the in-memory engine (exact BM25, no quantised lengths)
+    "aqgr+dense-legal-slots": replace(
+        AQGR, dense_legal_slots=True
+    ),  # dense over issues, reasoning, new principles only
     "aqgr-fulltext-only+lucene-idf": replace(AQGR, retrievers=("fulltext",), weights=None, bm25_idf="lucene"),
     "aqgr-dense-only": replace(AQGR, retrievers=("dense",), weights=None),
     # The first question-guided configuration (summary BM25 + dense, RRF, raw facts).
@@ -196,15 +234,28 @@ def case_archive(docs_dir: Path, doc_ids, cache_dir: Path, summarizer: str, prog
     if not _marker_ok(done, archive):
         report = archive.summarize(
             [Path(docs_dir) / f"{d}.txt" for d in doc_ids],
-            progress=(lambda n, total, current: progress(f"summarising ({summarizer})", n, total)) if progress else None,
+            progress=(lambda n, total, current: progress(f"summarising ({summarizer})", n, total))
+            if progress
+            else None,
         )
         if not report.processed:
-            raise DatasetError(f"no judgment of {docs_dir} could be summarised with {summarizer}: "
-                               f"{report.failures_by_reason or 'nothing to read'}")
+            raise DatasetError(
+                f"no judgment of {docs_dir} could be summarised with {summarizer}: "
+                f"{report.failures_by_reason or 'nothing to read'}"
+            )
         from aqgr.summarizer.base import summarizers
 
-        done.write_text(json.dumps({"engine": summarizer, "version": summarizers.create(summarizer).version, "processed": report.processed,
-                                    "failed": {f.judgment_id or f.path: f.reason for f in report.failed}}, indent=1))
+        done.write_text(
+            json.dumps(
+                {
+                    "engine": summarizer,
+                    "version": summarizers.create(summarizer).version,
+                    "processed": report.processed,
+                    "failed": {f.judgment_id or f.path: f.reason for f in report.failed},
+                },
+                indent=1,
+            )
+        )
     return archive
 
 
@@ -245,7 +296,9 @@ def case_index(archive, spec, progress: Progress | None = None):
     if index is None:
         full_texts = {s.judgment_id: archive.text(s.judgment_id) or "" for s in summaries}
         with EmbeddingCache(archive.settings.cache_dir / "embeddings.sqlite") as cache:
-            index = SummaryIndex.build(summaries, spec, cache=cache, progress=_stages(progress, "index"), full_texts=full_texts)
+            index = SummaryIndex.build(
+                summaries, spec, cache=cache, progress=_stages(progress, "index"), full_texts=full_texts
+            )
         index.save(directory)
     with _LOCK:
         _LOADED[key] = index
@@ -257,13 +310,20 @@ def text_index(dataset: Dataset, spec, cache_path: Path, progress: Progress | No
     from aqgr.retrieval.embed_cache import EmbeddingCache
     from aqgr.retrieval.index import SummaryIndex
 
-    key = ("texts", str(dataset.docs_dir.resolve()), corpus_fingerprint(dataset.docs_dir, dataset.doc_ids), spec_hash(spec))
+    key = (
+        "texts",
+        str(dataset.docs_dir.resolve()),
+        corpus_fingerprint(dataset.docs_dir, dataset.doc_ids),
+        spec_hash(spec),
+    )
     with _LOCK:
         if key in _LOADED:
             return _LOADED[key]
     texts = {doc_id: {"text": text} for doc_id, text in dataset.documents()}
     with EmbeddingCache(cache_path) as cache:
-        index = SummaryIndex.from_texts(dataset.doc_ids, texts, spec, cache=cache, progress=_stages(progress, "statute index"))
+        index = SummaryIndex.from_texts(
+            dataset.doc_ids, texts, spec, cache=cache, progress=_stages(progress, "statute index")
+        )
     with _LOCK:
         _LOADED[key] = index
     return index
@@ -320,14 +380,28 @@ def _stages(progress: Progress | None, what: str):
 class ArchiveSystem:
     """A system backed by aqgr's summaries, index and Searcher."""
 
-    def __init__(self, name: str, pipeline: PipelineConfig, *, summarizer: str = DEFAULT_SUMMARIZER,
-                 embedder: str | None = None, question_generator: str = "harvest.v1", explainer: str | None = None,
-                 backend: str | None = None, milvus_uri: str | None = None, bm25_idf: str | None = None):
+    def __init__(
+        self,
+        name: str,
+        pipeline: PipelineConfig,
+        *,
+        summarizer: str = DEFAULT_SUMMARIZER,
+        embedder: str | None = None,
+        question_generator: str = "harvest.v1",
+        explainer: str | None = None,
+        backend: str | None = None,
+        milvus_uri: str | None = None,
+        bm25_idf: str | None = None,
+    ):
         # The index backend (eval/backends.py): `name@milvus` is this configuration served by Milvus.
         self.backend = backends.resolve(backend)
         self.name = backends.system_name(name, self.backend)
-        backends.check(self.name, pipeline.retrievers, self.backend, lambda: [
-            n for n, c in PIPELINE_CONFIGS.items() if set(c.retrievers) <= set(backends.served(self.backend))])
+        backends.check(
+            self.name,
+            pipeline.retrievers,
+            self.backend,
+            lambda: [n for n, c in PIPELINE_CONFIGS.items() if set(c.retrievers) <= set(backends.served(self.backend))],
+        )
         self.milvus_uri = milvus_uri if self.backend == "milvus.v1" else None
         self.pipeline = replace(pipeline, bm25_idf=bm25_idf) if bm25_idf else pipeline  # `--bm25-idf` overrides
         self.summarizer = summarizer
@@ -341,7 +415,9 @@ class ArchiveSystem:
         self.explainer = explainer or pipeline.explainer
         self._index = None  # what is ranked (case summaries, or statute texts)
         self._searcher = None  # question-guided search over the case summaries
-        self._statutes = None  # the product's statute collection beside the case archive (aqgr systems), made in prepare
+        self._statutes = (
+            None  # the product's statute collection beside the case archive (aqgr systems), made in prepare
+        )
         self._returned: dict[str, list[str]] = {}
         self._questions: dict[str, list[str]] = {}
         self.home: Path | None = None
@@ -362,7 +438,14 @@ class ArchiveSystem:
             fields["dense_slots"] = DENSE_SLOTS
         if self.embedder:
             fields["embedder"] = self.embedder
-        for name in ("bm25_ngrams", "fulltext_ngrams", "bm25_idf", "fulltext_k1", "fulltext_query_tf", "lexical_engine"):
+        for name in (
+            "bm25_ngrams",
+            "fulltext_ngrams",
+            "bm25_idf",
+            "fulltext_k1",
+            "fulltext_query_tf",
+            "lexical_engine",
+        ):
             if getattr(self.pipeline, name) is not None:
                 fields[name] = getattr(self.pipeline, name)
         if fields.get("bm25_idf", "lucene") != "lucene" or fields.get("fulltext_k1", 1.2) != 1.2:
@@ -402,9 +485,19 @@ class ArchiveSystem:
             "index_spec": self.index_spec().describe(),
             "search_options": self.search_options().model_dump(mode="json"),
             "question_generator": self.question_generator if self.pipeline.questions else None,
-            "explainer": self.explainer if self.pipeline.explain else None,  # statutes: it orders the case ranking's head
-            **({"statute_search": "aqgr.pipeline.statutes.statutes_for" if self.pipeline.statutes_via_precedents else "aqgr.pipeline.statutes.StatuteCollection.search",
-                "statute_collection": str(self._statutes.root)} if self._statutes is not None else {}),
+            "explainer": self.explainer
+            if self.pipeline.explain
+            else None,  # statutes: it orders the case ranking's head
+            **(
+                {
+                    "statute_search": "aqgr.pipeline.statutes.statutes_for"
+                    if self.pipeline.statutes_via_precedents
+                    else "aqgr.pipeline.statutes.StatuteCollection.search",
+                    "statute_collection": str(self._statutes.root),
+                }
+                if self._statutes is not None
+                else {}
+            ),
             "archive_home": str(self.home) if self.home else None,
             "documents": "structured summaries" if self.kind != "statutes" else "statute title + description",
             "questions_used": self._questions or None,
@@ -455,23 +548,46 @@ class ArchiveSystem:
         if self.backend == backends.DEFAULT_BACKEND:
             return text_index(dataset, spec, cache_path, progress)
         uri = self._uris["statutes"] = self.milvus_uri or backends.default_uri(root / "statutes")
-        base = root / "statutes" / "indexes" / f"{corpus_fingerprint(dataset.docs_dir, dataset.doc_ids)}-{spec_hash(spec)}"
+        base = (
+            root / "statutes" / "indexes" / f"{corpus_fingerprint(dataset.docs_dir, dataset.doc_ids)}-{spec_hash(spec)}"
+        )
         texts = {doc_id: {"text": text} for doc_id, text in dataset.documents()}
-        return backends.milvus_text_index(dataset.doc_ids, texts, spec, backends.index_dir(base, uri), uri,
-                                          cache_path, _stages(progress, "statute milvus index"))
+        return backends.milvus_text_index(
+            dataset.doc_ids,
+            texts,
+            spec,
+            backends.index_dir(base, uri),
+            uri,
+            cache_path,
+            _stages(progress, "statute milvus index"),
+        )
 
     def searcher_for(self, archive, index):
         """The product's Searcher over `index` (`Archive.open_searcher`): this system's engines
         and search options, the archive's citation graph (found now if not yet)."""
         from aqgr.archive.home import Archive
 
-        key = ("searcher", str(archive.home), spec_hash(index.spec), self.backend, self.summarizer, self.question_generator, self.explainer)
+        key = (
+            "searcher",
+            str(archive.home),
+            spec_hash(index.spec),
+            self.backend,
+            self.summarizer,
+            self.question_generator,
+            self.explainer,
+        )
         with _LOCK:
             if key in _LOADED:
                 return _LOADED[key]
         citation_graph(archive)  # saved in the home, where the searcher reads it
-        settings = archive.settings.model_copy(update={"question_generator": self.question_generator, "explainer": self.explainer,
-                                                       "search": self.search_options(), "index": index.spec})
+        settings = archive.settings.model_copy(
+            update={
+                "question_generator": self.question_generator,
+                "explainer": self.explainer,
+                "search": self.search_options(),
+                "index": index.spec,
+            }
+        )
         searcher = Archive(settings=settings).open_searcher(index)
         with _LOCK:
             _LOADED[key] = searcher
@@ -483,7 +599,9 @@ class ArchiveSystem:
             raise ConfigError(f"system {self.name!r}: call prepare(dataset) before rank()")
         options = self.search_options()
         if self.kind == "cases" and self.pipeline.explain:
-            result, ranking = self._searcher.rank(text, depth=depth, restrict=restrict, exclude=exclude, options=options)
+            result, ranking = self._searcher.rank(
+                text, depth=depth, restrict=restrict, exclude=exclude, options=options
+            )
             self._questions[query_id] = list(result.questions)
             self._returned[query_id] = [h.judgment_id for h in result.hits[: options.k]]
             return [(d.doc_id, d.score) for d in ranking]

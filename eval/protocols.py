@@ -52,7 +52,9 @@ class EvalProtocol:
         if self.queries is not None:
             present = [q for q in self.queries if q in dataset.queries]
             if not present:
-                raise DatasetError(f"none of protocol {self.name}'s queries ({', '.join(self.queries[:5])}, ...) is in {dataset.root}")
+                raise DatasetError(
+                    f"none of protocol {self.name}'s queries ({', '.join(self.queries[:5])}, ...) is in {dataset.root}"
+                )
             return present
         judged = dataset.judged_queries()
         if not judged:
@@ -84,7 +86,9 @@ class EvalProtocol:
         if self.queries is not None:
             absent = [q for q in self.queries if q not in dataset.queries]
             if absent:
-                out.append(f"{len(absent)} of protocol {self.name}'s queries not in the dataset: {', '.join(absent[:10])}")
+                out.append(
+                    f"{len(absent)} of protocol {self.name}'s queries not in the dataset: {', '.join(absent[:10])}"
+                )
         if self.pool is not None:
             missing = sorted(self.pool - set(dataset.doc_ids))
             if missing:

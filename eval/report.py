@@ -28,8 +28,22 @@ if TYPE_CHECKING:
 
     from aqgr.eval.harness import EvalReport
 
-PACKAGES = ("aqgr", "ir-measures", "pytrec-eval-terrier", "rank-bm25", "numpy", "scipy", "nltk",
-            "pydantic", "rich", "typer", "faiss-cpu", "sentence-transformers", "torch", "llama-index-core")
+PACKAGES = (
+    "aqgr",
+    "ir-measures",
+    "pytrec-eval-terrier",
+    "rank-bm25",
+    "numpy",
+    "scipy",
+    "nltk",
+    "pydantic",
+    "rich",
+    "typer",
+    "faiss-cpu",
+    "sentence-transformers",
+    "torch",
+    "llama-index-core",
+)
 
 
 def reference_points(protocol: str) -> list[dict]:
@@ -78,8 +92,10 @@ def render_table(report: "EvalReport", console: "Console | None" = None) -> None
     console.print(table)
     for row in _agreement(report):
         verdict = "[green]within[/green]" if row["within_tolerance"] else "[red]outside[/red]"
-        console.print(f"{row['variant']} vs {row['base']}: max |Δ| {row['max_abs_delta']:.4f}, "
-                      f"top-{row['tolerance']['k']} overlap {row['overlap']:.2f}: {verdict} the tolerance")
+        console.print(
+            f"{row['variant']} vs {row['base']}: max |Δ| {row['max_abs_delta']:.4f}, "
+            f"top-{row['tolerance']['k']} overlap {row['overlap']:.2f}: {verdict} the tolerance"
+        )
 
 
 def _agreement(report: "EvalReport") -> list[dict]:
@@ -120,7 +136,7 @@ def markdown(report: "EvalReport") -> str:
     lines += [
         "",
         "Measures: ranked ones are trec_eval's via ir-measures (AP = MAP when averaged); SetP/SetR are the "
-        "AQgR study's rank-free set precision/recall (its \"MAP\"/\"MAR\") of the system's own returned set, "
+        'AQgR study\'s rank-free set precision/recall (its "MAP"/"MAR") of the system\'s own returned set, '
         "SetP@k/SetR@k of the top k. Queries without judgments are not scored; a judged query with no "
         "returned documents scores 0. Bpref counts judged non-relevant documents only: with qrels that list "
         "relevant documents alone (the citebench) it equals the recall of the whole run. Chance: the expected "
@@ -138,16 +154,27 @@ def markdown(report: "EvalReport") -> str:
     rows = _agreement(report)
     if rows:
         tol = rows[0]["tolerance"]
-        lines += ["", "## Backend agreement", "",
-                  f"The same configuration on two index backends (eval/agreement.py). Tolerance: every mean of "
-                  f"{', '.join(m for m in tol['held'] if m in ms)} within {tol['measure']} absolute, mean top-{tol['k']} "
-                  f"overlap of the rankings at least {tol['overlap']}.", "",
-                  "| variant | base | " + " | ".join(f"Δ{m}" for m in ms) + f" | overlap@{tol['k']} | min overlap@{tol['k']} | returned Jaccard | within |",
-                  "| --- | --- | " + " | ".join("---:" for _ in ms) + " | ---: | ---: | ---: | --- |"]
+        lines += [
+            "",
+            "## Backend agreement",
+            "",
+            f"The same configuration on two index backends (eval/agreement.py). Tolerance: every mean of "
+            f"{', '.join(m for m in tol['held'] if m in ms)} within {tol['measure']} absolute, mean top-{tol['k']} "
+            f"overlap of the rankings at least {tol['overlap']}.",
+            "",
+            "| variant | base | "
+            + " | ".join(f"Δ{m}" for m in ms)
+            + f" | overlap@{tol['k']} | min overlap@{tol['k']} | returned Jaccard | within |",
+            "| --- | --- | " + " | ".join("---:" for _ in ms) + " | ---: | ---: | ---: | --- |",
+        ]
         for row in rows:
-            lines.append(f"| {row['variant']} | {row['base']} | " + " | ".join(f"{row['delta'].get(m, 0.0):+.4f}" for m in ms)
-                         + f" | {row['overlap']:.4f} | {row['min_overlap']:.4f} | {row['returned_jaccard']:.4f} | "
-                         + ("yes" if row["within_tolerance"] else "**no**") + " |")
+            lines.append(
+                f"| {row['variant']} | {row['base']} | "
+                + " | ".join(f"{row['delta'].get(m, 0.0):+.4f}" for m in ms)
+                + f" | {row['overlap']:.4f} | {row['min_overlap']:.4f} | {row['returned_jaccard']:.4f} | "
+                + ("yes" if row["within_tolerance"] else "**no**")
+                + " |"
+            )
     if report.warnings:
         lines += ["", "## Warnings", ""] + [f"- {w}" for w in report.warnings]
     return "\n".join(lines) + "\n"

@@ -103,4 +103,3 @@ def read_run(path: str | Path) -> dict[str, list[tuple[str, float]]]:
             raise DatasetError(f"{path}:{number}: score must be a number, got {parts[4]!r}") from None
         run.setdefault(parts[0], []).append((parts[2], score))
     return run
-

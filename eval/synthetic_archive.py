@@ -50,8 +50,20 @@ _SCRAMBLE = 1_000_003  # odd, so i -> i * _SCRAMBLE mod V*V is a bijection (V is
 CITES_PER_JUDGMENT = (0, 0, 0, 1, 1, 1, 2, 2, 3)  # drawn uniformly: mean 1.2
 SUPRA_CHANCE = 0.3
 _NUMBER = re.compile(r"^\s*\d+\s*[.)]\s*")
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
-           "October", "November", "December")
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 
 
 @dataclass(frozen=True)
@@ -65,24 +77,44 @@ class Donor:
 class Corpus:
     """The real judgments a synthetic archive is recombined from, with what it measures of them."""
 
-    def __init__(self, donors: Sequence[Donor], *, fingerprint: str, engine: str, engine_version: str,
-                 median_paragraphs: int, median_chars: int):
+    def __init__(
+        self,
+        donors: Sequence[Donor],
+        *,
+        fingerprint: str,
+        engine: str,
+        engine_version: str,
+        median_paragraphs: int,
+        median_chars: int,
+    ):
         if not donors:
-            raise ValueError("no usable judgment in the corpus (none read, or none the extractive engine could summarise)")
+            raise ValueError(
+                "no usable judgment in the corpus (none read, or none the extractive engine could summarise)"
+            )
         self.donors = tuple(donors)
         self.fingerprint = fingerprint
         self.engine, self.engine_version = engine, engine_version
         self.median_paragraphs = max(3, median_paragraphs)
         self.median_chars = median_chars
         self.opening = [i for i, d in enumerate(donors) if str(d.slots.get("facts") or "").strip()]
-        self.middle = [i for i, d in enumerate(donors) if d.slots.get("issues") or str(d.slots.get("reasoning") or "").strip()]
+        self.middle = [
+            i for i, d in enumerate(donors) if d.slots.get("issues") or str(d.slots.get("reasoning") or "").strip()
+        ]
         self.ending = [i for i, d in enumerate(donors) if str(d.slots.get("final_judgment") or "").strip()]
         if not (self.opening and self.middle and self.ending):
-            raise ValueError("the corpus' summaries lack facts, issues/reasoning or a final order everywhere: it cannot make summaries")
+            raise ValueError(
+                "the corpus' summaries lack facts, issues/reasoning or a final order everywhere: it cannot make summaries"
+            )
 
     @classmethod
-    def load(cls, docs_dir: Path, cache_dir: Path, *, limit: int | None = None,
-             progress: Callable[[int, int], None] | None = None) -> "Corpus":
+    def load(
+        cls,
+        docs_dir: Path,
+        cache_dir: Path,
+        *,
+        limit: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> "Corpus":
         """The `*.txt` judgments of `docs_dir` (the first `limit` in a seeded order), with their
         extractive.v1 summaries: made now, or read from `cache_dir` when made before."""
         from aqgr.retrieval.citations.judgments import parse_judgment
@@ -93,7 +125,9 @@ class Corpus:
         if not files:
             from aqgr.foundation.errors import DatasetError
 
-            raise DatasetError(f"{docs_dir}: no .txt judgments to recombine; give the folder of real judgments (--corpus)")
+            raise DatasetError(
+                f"{docs_dir}: no .txt judgments to recombine; give the folder of real judgments (--corpus)"
+            )
         random.Random(SEED).shuffle(files)
         files = files[:limit] if limit else files
         fingerprint = hashlib.sha256("\n".join(f"{f.name}:{f.stat().st_size}" for f in files).encode()).hexdigest()[:16]
@@ -124,8 +158,14 @@ class Corpus:
             cache.parent.mkdir(parents=True, exist_ok=True)
             with open(cache, "a", encoding="utf-8") as fh:
                 fh.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in made)
-        return cls(donors, fingerprint=fingerprint, engine=engine.name, engine_version=engine.version,
-                   median_paragraphs=int(statistics.median(n_paragraphs)), median_chars=int(statistics.median(n_chars)))
+        return cls(
+            donors,
+            fingerprint=fingerprint,
+            engine=engine.name,
+            engine_version=engine.version,
+            median_paragraphs=int(statistics.median(n_paragraphs)),
+            median_chars=int(statistics.median(n_chars)),
+        )
 
 
 def _words(seed: int) -> list[str]:
@@ -133,7 +173,7 @@ def _words(seed: int) -> list[str]:
     syllables = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"]
     words = ["".join(t).capitalize() for t in itertools.product(syllables, repeat=3)]
     random.Random(seed).shuffle(words)
-    return words[:4 * V]
+    return words[: 4 * V]
 
 
 def _hash(*parts) -> int:
@@ -146,7 +186,7 @@ class Generator:
     def __init__(self, corpus: Corpus, seed: int = SEED):
         self.corpus, self.seed = corpus, seed
         words = _words(seed)
-        self.given, self.surnames, self.others = words[:V], words[V:2 * V], words[2 * V:]
+        self.given, self.surnames, self.others = words[:V], words[V : 2 * V], words[2 * V :]
 
     @staticmethod
     def doc_id(i: int) -> str:
@@ -189,7 +229,7 @@ class Generator:
         for where, (d, size) in enumerate(zip(picks, sizes)):
             ps = c.donors[d].paragraphs
             start = 0 if where == 0 else max(0, len(ps) // 2 - size // 2) if where == 1 else max(0, len(ps) - size)
-            paragraphs += ps[start:start + size]
+            paragraphs += ps[start : start + size]
         while len(paragraphs) < n:  # a short judgment among the three: random paragraphs make up the count
             ps = c.donors[rng.randrange(len(c.donors))].paragraphs
             paragraphs.insert(rng.randrange(len(paragraphs) + 1), ps[rng.randrange(len(ps))])
@@ -216,18 +256,33 @@ class Generator:
                 later = rng.randrange(at + 1, len(paragraphs))
                 paragraphs[later] += f" The view taken in {self.citation(j)} (supra) was followed."
             precedents.append({"name": f"{cited} {self.citation(j)}", "principle": "", "application": ""})
-        header = [f"{appellant} v {respondent}", "Supreme Court of India", "", date_text, case_number,
-                  f"The Judgment was delivered by: {judge}, J."]
+        header = [
+            f"{appellant} v {respondent}",
+            "Supreme Court of India",
+            "",
+            date_text,
+            case_number,
+            f"The Judgment was delivered by: {judge}, J.",
+        ]
         text = "\n".join(header + [f"{k}. {p}" for k, p in enumerate(paragraphs, 1)]) + "\n"
         sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
         slots = {
-            "court": "Supreme Court of India", "case_number": case_number, "judgment_kind": first.get("judgment_kind"),
-            "parties": {"appellants": [appellant], "respondents": [respondent]}, "date": date_text,
-            "bench": [f"HON'BLE JUSTICE {judge.upper()}"], "facts": first["facts"],
-            "arguments": second.get("arguments") or {}, "issues": second.get("issues") or [],
-            "reasoning": second.get("reasoning") or "", "new_principles": second.get("new_principles") or [],
-            "disposed_in_favour_of": third.get("disposed_in_favour_of"), "final_judgment": third["final_judgment"],
-            "statutes": third.get("statutes") or [], "precedents": precedents, "subjects": third.get("subjects") or [],
+            "court": "Supreme Court of India",
+            "case_number": case_number,
+            "judgment_kind": first.get("judgment_kind"),
+            "parties": {"appellants": [appellant], "respondents": [respondent]},
+            "date": date_text,
+            "bench": [f"HON'BLE JUSTICE {judge.upper()}"],
+            "facts": first["facts"],
+            "arguments": second.get("arguments") or {},
+            "issues": second.get("issues") or [],
+            "reasoning": second.get("reasoning") or "",
+            "new_principles": second.get("new_principles") or [],
+            "disposed_in_favour_of": third.get("disposed_in_favour_of"),
+            "final_judgment": third["final_judgment"],
+            "statutes": third.get("statutes") or [],
+            "precedents": precedents,
+            "subjects": third.get("subjects") or [],
         }
         doc_id = self.doc_id(i)
         provenance = Provenance(engine=self.corpus.engine, engine_version=self.corpus.engine_version, source_sha256=sha)
@@ -236,8 +291,16 @@ class Generator:
         return row, summary
 
 
-def extend(store, generator: Generator, start: int, stop: int, *, batch: int = 500, validate_every: int = 100,
-           progress: Callable[[int, int], None] | None = None) -> dict:
+def extend(
+    store,
+    generator: Generator,
+    start: int,
+    stop: int,
+    *,
+    batch: int = 500,
+    validate_every: int = 100,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict:
     """Store synthetic judgments start..stop-1 with their summaries, `batch` per transaction
     (`Store.save_many`); every `validate_every`-th summary is also checked against the exported
     JSON Schema (the check every stored summary passes in a batch; ~1 ms, checked on a sample
@@ -263,7 +326,10 @@ def extend(store, generator: Generator, start: int, stop: int, *, batch: int = 5
             if progress is not None:
                 progress(i + 1 - start, stop - start)
     wall = time.perf_counter() - started
-    return {"stored": stop - start, "seconds": round(wall, 2), "per_s": round((stop - start) / wall, 1) if wall > 0 else None,
-            "parts_s": {k: round(v, 2) for k, v in seconds.items()},
-            "median_chars": int(statistics.median(lengths)) if lengths else None}
-
+    return {
+        "stored": stop - start,
+        "seconds": round(wall, 2),
+        "per_s": round((stop - start) / wall, 1) if wall > 0 else None,
+        "parts_s": {k: round(v, 2) for k, v in seconds.items()},
+        "median_chars": int(statistics.median(lengths)) if lengths else None,
+    }

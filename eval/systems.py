@@ -74,8 +74,10 @@ def get_system(name: str | System, **options) -> System:
     factory = systems.get(base)
     if not getattr(factory, "index_backends", False):
         served = [n for n in systems.names() if getattr(systems.get(n), "index_backends", False)]
-        raise ConfigError(f"system {name!r}: {base!r} has no index backend to choose; {SEPARATOR}<backend> applies to "
-                          f"the summary-based systems ({', '.join(served[:4])}, ...)")
+        raise ConfigError(
+            f"system {name!r}: {base!r} has no index backend to choose; {SEPARATOR}<backend> applies to "
+            f"the summary-based systems ({', '.join(served[:4])}, ...)"
+        )
     if options.get("backend") not in (None, backend):
         raise ConfigError(f"system {name!r} names backend {backend!r} but backend={options['backend']!r} was given")
     return factory(**{**options, "backend": backend})
@@ -106,8 +108,16 @@ class BM25FullText:
     modification times), the tokenizer, the BM25 parameters and any other implementation.
     """
 
-    def __init__(self, *, name: str = "bm25-fulltext", k1: float | None = None, b: float | None = None, tokenizer: str = "words.v1",
-                 implementation: str | None = None, **params):
+    def __init__(
+        self,
+        *,
+        name: str = "bm25-fulltext",
+        k1: float | None = None,
+        b: float | None = None,
+        tokenizer: str = "words.v1",
+        implementation: str | None = None,
+        **params,
+    ):
         from aqgr.retrieval import bm25
 
         self.name = name
@@ -125,11 +135,21 @@ class BM25FullText:
     def _default_implementation(self) -> bool:
         from aqgr.retrieval import bm25
 
-        return self.implementation == bm25.DEFAULT_BM25 and self._bm25.params() == bm25.RankBM25(k1=self.k1, b=self.b).params()
+        return (
+            self.implementation == bm25.DEFAULT_BM25
+            and self._bm25.params() == bm25.RankBM25(k1=self.k1, b=self.b).params()
+        )
 
     def config(self) -> dict:
-        config = {"system": "bm25-fulltext", "k1": self.k1, "b": self.b, "tokenizer": self.tokenizer_name,
-                  "query": "raw facts", "documents": "whole texts", "index_dir": str(self.index_dir) if self.index_dir else None}
+        config = {
+            "system": "bm25-fulltext",
+            "k1": self.k1,
+            "b": self.b,
+            "tokenizer": self.tokenizer_name,
+            "query": "raw facts",
+            "documents": "whole texts",
+            "index_dir": str(self.index_dir) if self.index_dir else None,
+        }
         if not self._default_implementation():
             config.update(system=self.name, implementation=self.implementation, params=self._bm25.params())
         return config
@@ -178,8 +198,14 @@ class BM25FullText:
         tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
         try:
             self._matrix.save(tmp)
-            meta = {"format": FULLTEXT_FORMAT, "fingerprint": key, "k1": self.k1, "b": self.b,
-                    "tokenizer": self.tokenizer_name, "doc_ids": self._doc_ids}
+            meta = {
+                "format": FULLTEXT_FORMAT,
+                "fingerprint": key,
+                "k1": self.k1,
+                "b": self.b,
+                "tokenizer": self.tokenizer_name,
+                "doc_ids": self._doc_ids,
+            }
             if not self._default_implementation():
                 meta.update(implementation=self.implementation, params=self._bm25.params())
             (tmp / "manifest.json").write_text(json.dumps(meta), encoding="utf-8")

@@ -61,10 +61,18 @@ def canonical(name: str) -> str:
     return name
 
 
-def build_index(summaries: Iterable, spec: IndexSpec | None = None, *, backend: str = DEFAULT_BACKEND,
-                uri: str | None = None, cache=None, progress: Progress | None = None,
-                full_texts: Callable[[str], str | None] | None = None, directory: str | Path | None = None,
-                total: int | None = None):
+def build_index(
+    summaries: Iterable,
+    spec: IndexSpec | None = None,
+    *,
+    backend: str = DEFAULT_BACKEND,
+    uri: str | None = None,
+    cache=None,
+    progress: Progress | None = None,
+    full_texts: Callable[[str], str | None] | None = None,
+    directory: str | Path | None = None,
+    total: int | None = None,
+):
     """Build an index with `backend`; `uri` is where a server backend keeps it (required for milvus).
 
     `full_texts` (judgment id -> its text, read one by one) feeds a backend's full-text
@@ -76,7 +84,9 @@ def build_index(summaries: Iterable, spec: IndexSpec | None = None, *, backend: 
     if not cls.needs_uri and uri is not None:
         raise ValueError(f"the {name} backend keeps its index in the archive's index directory: drop --uri")
     if cls.needs_uri and not uri:
-        raise ValueError(f"backend {name} needs a URI: a Milvus server (http://127.0.0.1:19530) or a milvus-lite path (.db)")
+        raise ValueError(
+            f"backend {name} needs a URI: a Milvus server (http://127.0.0.1:19530) or a milvus-lite path (.db)"
+        )
     if cls.needs_uri:
         return cls.build(list(summaries), spec, cache=cache, progress=progress, uri=uri)
     extra = {"full_texts": full_texts} if (full_texts is not None and cls.takes_full_texts) else {}

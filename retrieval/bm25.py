@@ -109,8 +109,12 @@ class BM25Matrix:
         # Term ids in first-seen order (from_term_ids renumbers them in sorted term order).
         ids: dict[str, int] = {}
         lengths = np.fromiter((len(doc) for doc in corpus), dtype=np.int64, count=len(corpus))
-        flat = np.fromiter((ids.setdefault(t, len(ids)) for doc in corpus for t in doc), dtype=np.int64, count=int(lengths.sum()))
-        return cls.from_term_ids(flat, lengths, list(ids), k1=k1, b=b, epsilon=epsilon, idf_kind=idf_kind, query_tf=query_tf)
+        flat = np.fromiter(
+            (ids.setdefault(t, len(ids)) for doc in corpus for t in doc), dtype=np.int64, count=int(lengths.sum())
+        )
+        return cls.from_term_ids(
+            flat, lengths, list(ids), k1=k1, b=b, epsilon=epsilon, idf_kind=idf_kind, query_tf=query_tf
+        )
 
     @classmethod
     def from_term_ids(
@@ -135,8 +139,17 @@ class BM25Matrix:
         lengths = np.asarray(lengths, dtype=np.int64)
         n_docs = len(lengths)
         if flat.size == 0:  # rank-bm25 divides by the vocabulary size: no terms, no matrix
-            return cls([], sp.csr_matrix((0, n_docs), dtype=np.float64), k1=k1, b=b, epsilon=epsilon, idf=[], df=[],
-                       idf_kind=idf_kind, query_tf=query_tf)
+            return cls(
+                [],
+                sp.csr_matrix((0, n_docs), dtype=np.float64),
+                k1=k1,
+                b=b,
+                epsilon=epsilon,
+                idf=[],
+                df=[],
+                idf_kind=idf_kind,
+                query_tf=query_tf,
+            )
         # The used terms in sorted order; order[id] = the term's row.
         used = np.flatnonzero(np.bincount(flat, minlength=len(vocabulary)))
         by_term = sorted(used.tolist(), key=vocabulary.__getitem__)
@@ -196,9 +209,15 @@ class BM25Matrix:
         """Write `<stem>.npz` and `<stem>.vocab.json` into `directory`; returns the file names."""
         matrix_name, vocab_name = f"{stem}.npz", f"{stem}.vocab.json"
         sp.save_npz(Path(directory) / matrix_name, self.weights.tocsr(), compressed=True)
-        meta = {"k1": self.k1, "b": self.b, "epsilon": self.epsilon, "idf_kind": self.idf_kind,
-                "query_tf": self.query_tf, "n_docs": self.n_docs,
-                "terms": self.terms}
+        meta = {
+            "k1": self.k1,
+            "b": self.b,
+            "epsilon": self.epsilon,
+            "idf_kind": self.idf_kind,
+            "query_tf": self.query_tf,
+            "n_docs": self.n_docs,
+            "terms": self.terms,
+        }
         if self.idf is not None:
             meta["idf"] = self.idf.tolist()
         meta["df"] = self.df.tolist()
@@ -211,8 +230,17 @@ class BM25Matrix:
         weights = sp.load_npz(Path(directory) / f"{stem}.npz").tocsr()
         if weights.shape != (len(meta["terms"]), meta["n_docs"]):
             raise ValueError(f"BM25 matrix shape {weights.shape} does not match its vocabulary file")
-        return cls(meta["terms"], weights, k1=meta["k1"], b=meta["b"], epsilon=meta["epsilon"], idf=meta.get("idf"), df=meta.get("df"),
-                   idf_kind=meta.get("idf_kind", "okapi"), query_tf=meta.get("query_tf", "raw"))
+        return cls(
+            meta["terms"],
+            weights,
+            k1=meta["k1"],
+            b=meta["b"],
+            epsilon=meta["epsilon"],
+            idf=meta.get("idf"),
+            df=meta.get("df"),
+            idf_kind=meta.get("idf_kind", "okapi"),
+            query_tf=meta.get("query_tf", "raw"),
+        )
 
 
 # ------------------------------------------------------------------ implementations by name

@@ -90,8 +90,11 @@ class BM25S:
     name: ClassVar[str] = "bm25s.v1"
 
     def __post_init__(self):
-        for field, value, known in (("method", self.method, BM25S_METHODS), ("dtype", self.dtype, BM25S_DTYPES),
-                                    ("backend", self.backend, BM25S_BACKENDS)):
+        for field, value, known in (
+            ("method", self.method, BM25S_METHODS),
+            ("dtype", self.dtype, BM25S_DTYPES),
+            ("backend", self.backend, BM25S_BACKENDS),
+        ):
             if value not in known:
                 raise ValueError(f"bm25s.v1: unknown {field} {value!r}; known: {', '.join(known)}")
 
@@ -100,7 +103,9 @@ class BM25S:
         return {"k1": self.k1, "b": self.b, "method": self.method, "delta": self.delta, "dtype": self.dtype}
 
     def _model(self, bm25s):
-        model = bm25s.BM25(k1=self.k1, b=self.b, delta=self.delta, method=self.method, dtype=self.dtype, backend=self.backend)
+        model = bm25s.BM25(
+            k1=self.k1, b=self.b, delta=self.delta, method=self.method, dtype=self.dtype, backend=self.backend
+        )
         return self._jit(model)
 
     def _jit(self, model):
@@ -129,6 +134,13 @@ class BM25S:
 
 
 @bm25_implementations.register("bm25s.v1")
-def _bm25s_v1(*, k1: float = BM25_K1, b: float = BM25_B, method: str = BM25S_METHOD, delta: float = BM25S_DELTA,
-              dtype: str = "float32", backend: str = "numpy") -> BM25S:
+def _bm25s_v1(
+    *,
+    k1: float = BM25_K1,
+    b: float = BM25_B,
+    method: str = BM25S_METHOD,
+    delta: float = BM25S_DELTA,
+    dtype: str = "float32",
+    backend: str = "numpy",
+) -> BM25S:
     return BM25S(k1=float(k1), b=float(b), method=method, delta=float(delta), dtype=dtype, backend=backend)

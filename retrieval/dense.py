@@ -75,7 +75,11 @@ def split_windows(text: str, window_chars: int = WINDOW_CHARS) -> list[str]:
 
 def document_windows(texts: Mapping[str, str] | Sequence[str], window_chars: int = WINDOW_CHARS) -> list[str]:
     """Windows of a document given its slot texts: each slot windowed, short neighbours packed."""
-    pieces = [w for text in (texts.values() if isinstance(texts, Mapping) else texts) for w in split_windows(text, window_chars)]
+    pieces = [
+        w
+        for text in (texts.values() if isinstance(texts, Mapping) else texts)
+        for w in split_windows(text, window_chars)
+    ]
     packed: list[str] = []
     for piece in pieces:
         if packed and len(packed[-1]) + 1 + len(piece) <= window_chars:
@@ -156,7 +160,11 @@ class QueryVectors:
             asked = [t for t in dict.fromkeys(texts) if t not in self._vectors]
         keys = {t: " ".join(t.split()) for t in asked}
         get_many = getattr(self._known, "get_many", None)
-        found = get_many(list(set(keys.values()))) if get_many is not None else {k: self._known.get(k) for k in set(keys.values())}
+        found = (
+            get_many(list(set(keys.values())))
+            if get_many is not None
+            else {k: self._known.get(k) for k in set(keys.values())}
+        )
         todo = []
         for text in asked:
             if (vector := found.get(keys[text])) is not None:
@@ -244,8 +252,13 @@ SENTENCES_FILE = "sentences.npz"
 Sentences = tuple[list[str], np.ndarray]  # (whitespace-normalised texts, their unit vectors)
 
 
-def embed_sentences(embedder, sentences: Sequence[str], window_chars: int, cache: EmbeddingCache | None,
-                    progress: Callable[[int, int], None] | None = None) -> tuple[Sentences | None, int]:
+def embed_sentences(
+    embedder,
+    sentences: Sequence[str],
+    window_chars: int,
+    cache: EmbeddingCache | None,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[Sentences | None, int]:
     """Short texts (one window each; longer ones skipped) embedded now, so that `QueryVectors`
     answers them without a model call. Returns (texts, vectors) or None, and how many were
     embedded by the model (the rest came from `cache`)."""

@@ -50,7 +50,9 @@ class AnnKind(Protocol):
         """A faiss index over `vectors` (rows = ids), and the parameters to record."""
         ...
 
-    def search(self, index, q: np.ndarray, depth: int, scale: int, effort: int | None, sel=None) -> tuple[np.ndarray, np.ndarray]:
+    def search(
+        self, index, q: np.ndarray, depth: int, scale: int, effort: int | None, sel=None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """faiss (distances, ids) of about the `depth` best windows; ids -1 where none; `sel`, a
         faiss IDSelector: only the windows it selects."""
         ...
@@ -66,14 +68,14 @@ ann_kinds: Registry[AnnKind] = Registry("dense ANN kind")
 def _sample(vectors, size: int, seed: int) -> np.ndarray:
     """A seeded sample of rows (sorted: read forward). `vectors`: anything sliced by rows."""
     if size >= len(vectors):
-        return np.ascontiguousarray(vectors[0:len(vectors)], dtype=np.float32)
+        return np.ascontiguousarray(vectors[0 : len(vectors)], dtype=np.float32)
     rows = np.sort(np.random.default_rng(seed).choice(len(vectors), size=size, replace=False))
     return np.ascontiguousarray(vectors[rows], dtype=np.float32)
 
 
 def _add(index, vectors: np.ndarray) -> None:
     for a in range(0, len(vectors), ADD_ROWS):
-        index.add(np.ascontiguousarray(vectors[a:a + ADD_ROWS], dtype=np.float32))
+        index.add(np.ascontiguousarray(vectors[a : a + ADD_ROWS], dtype=np.float32))
 
 
 class IvfSq8:
@@ -91,13 +93,20 @@ class IvfSq8:
         m, dim = vectors.shape
         nlist = self.nlist(m)
         quantizer = faiss.IndexFlatIP(dim)
-        index = faiss.IndexIVFScalarQuantizer(quantizer, dim, nlist, faiss.ScalarQuantizer.QT_8bit, faiss.METRIC_INNER_PRODUCT)
+        index = faiss.IndexIVFScalarQuantizer(
+            quantizer, dim, nlist, faiss.ScalarQuantizer.QT_8bit, faiss.METRIC_INNER_PRODUCT
+        )
         index.cp.seed, index.cp.niter, index.cp.spherical = SEED, IVF_NITER, True
         sample = _sample(vectors, nlist * IVF_TRAIN_PER_LIST, SEED)
         index.train(sample)
         del sample
         _add(index, vectors)
-        return index, {"nlist": nlist, "train_rows": min(m, nlist * IVF_TRAIN_PER_LIST), "seed": SEED, "niter": IVF_NITER}
+        return index, {
+            "nlist": nlist,
+            "train_rows": min(m, nlist * IVF_TRAIN_PER_LIST),
+            "seed": SEED,
+            "niter": IVF_NITER,
+        }
 
     def _nprobe(self, index, scale, effort):
         return min(index.nlist, (effort or self.nprobe) * scale)

@@ -87,8 +87,16 @@ class DenseStore:
     `compact`); `effort` overrides the ANN kind's declared search effort (nprobe, efSearch:
     for measuring). Segments already written keep their kind."""
 
-    def __init__(self, directory: str | Path, dim: int, segments: Iterable[str] = (), *,
-                 ann_min_windows: int = ANN_MIN_WINDOWS, ann_kind: str = DEFAULT_ANN_KIND, effort: int | None = None):
+    def __init__(
+        self,
+        directory: str | Path,
+        dim: int,
+        segments: Iterable[str] = (),
+        *,
+        ann_min_windows: int = ANN_MIN_WINDOWS,
+        ann_kind: str = DEFAULT_ANN_KIND,
+        effort: int | None = None,
+    ):
         self.directory = Path(directory)
         self.dim = int(dim)
         self.ann_min_windows = int(ann_min_windows)
@@ -108,7 +116,6 @@ class DenseStore:
     def segments(self) -> list[str]:
         """Names of the open segments, oldest first: what the caller records in its manifest."""
         return [seg.name for seg in self._segments]
-
 
     @property
     def n_windows(self) -> int:
@@ -157,11 +164,15 @@ class DenseStore:
         for seg in self._segments:
             clash = doc_n[np.isin(doc_n, seg.doc_n, assume_unique=True)]
             if len(clash):
-                raise ValueError(f"documents {clash[:5].tolist()} are already in segment {seg.name}: "
-                                 "a new version of a document needs a new n")
+                raise ValueError(
+                    f"documents {clash[:5].tolist()} are already in segment {seg.name}: "
+                    "a new version of a document needs a new n"
+                )
         in_order = bool(np.all(order == np.arange(len(order))))
-        blocks = (np.asarray(vectors[a:a + GATHER_ROWS] if in_order else vectors[order[a:a + GATHER_ROWS]])
-                  for a in range(0, len(order), GATHER_ROWS))
+        blocks = (
+            np.asarray(vectors[a : a + GATHER_ROWS] if in_order else vectors[order[a : a + GATHER_ROWS]])
+            for a in range(0, len(order), GATHER_ROWS)
+        )
         seg = self._write(blocks, window_n[order])
         with self._lock:
             self._segments = (*self._segments, seg)
@@ -204,14 +215,22 @@ class DenseStore:
         if largest.kind == "exact" and self.n_windows >= self.ann_min_windows:
             return True
         if live is not None:
-            dead = sum(int(seg.doc_len[~np.asarray(live(np.asarray(seg.doc_n)), dtype=bool)].sum()) for seg in self._segments)
+            dead = sum(
+                int(seg.doc_len[~np.asarray(live(np.asarray(seg.doc_n)), dtype=bool)].sum()) for seg in self._segments
+            )
             return dead > MAX_DEAD_FRACTION * self.n_windows
         return False
 
     # ------------------------------------------------------------------ searching
 
-    def search(self, vector: np.ndarray | None, k: int, *, only: Collection[int] | None = None,
-               skip: Collection[int] | None = None) -> list[tuple[int, float]]:
+    def search(
+        self,
+        vector: np.ndarray | None,
+        k: int,
+        *,
+        only: Collection[int] | None = None,
+        skip: Collection[int] | None = None,
+    ) -> list[tuple[int, float]]:
         """The top `k` documents by their best window's inner product with `vector`, as (n, score)
         best first (ties: a stable hash of n, never n's order).
 
@@ -263,7 +282,9 @@ class DenseStore:
         tmp = {key: self.directory / f"{f}.tmp" for key, f in final.items()}
         try:
             with open(tmp["vectors"], "wb") as fh:  # plain writes: no page of it stays mapped here
-                np.lib.format.write_array_header_1_0(fh, {"descr": "<f4", "fortran_order": False, "shape": (m, self.dim)})
+                np.lib.format.write_array_header_1_0(
+                    fh, {"descr": "<f4", "fortran_order": False, "shape": (m, self.dim)}
+                )
                 at = 0
                 for block in blocks:
                     block = np.ascontiguousarray(block, dtype="<f4")
@@ -275,8 +296,14 @@ class DenseStore:
                 raise ValueError(f"{at} vectors for {m} windows")
             with open(tmp["n"], "wb") as fh:
                 np.save(fh, np.ascontiguousarray(window_n, dtype=np.int64))
-            meta = {"format": FORMAT, "kind": kind, "dim": self.dim, "n_windows": m,
-                    "n_documents": int(np.count_nonzero(np.diff(window_n)) + 1), "files": sorted(final.values())}
+            meta = {
+                "format": FORMAT,
+                "kind": kind,
+                "dim": self.dim,
+                "n_windows": m,
+                "n_documents": int(np.count_nonzero(np.diff(window_n)) + 1),
+                "files": sorted(final.values()),
+            }
             if kind != "exact":
                 index, meta["ann"] = self.ann_kind.build(RowFile(tmp["vectors"]))
                 _faiss().write_index(index, str(tmp["ann"]))
@@ -312,8 +339,10 @@ class DenseStore:
         if meta.get("format") != FORMAT:
             problems.append(f"dense segment {name} has format {meta.get('format')}, this version reads {FORMAT}")
         if vectors.shape != (meta.get("n_windows"), self.dim) or vectors.dtype != np.float32:
-            problems.append(f"dense segment {name} holds {vectors.dtype} vectors of shape {vectors.shape}, "
-                            f"expected {meta.get('n_windows')} x {self.dim} float32")
+            problems.append(
+                f"dense segment {name} holds {vectors.dtype} vectors of shape {vectors.shape}, "
+                f"expected {meta.get('n_windows')} x {self.dim} float32"
+            )
         if window_n.shape != (vectors.shape[0],):
             problems.append(f"dense segment {name} maps {window_n.shape[0]} windows for {vectors.shape[0]} vectors")
         if problems:
@@ -324,7 +353,9 @@ class DenseStore:
             try:
                 ann = _faiss().read_index(str(self.directory / f"{name}.ann.faiss"), kind.io_flags())
             except RuntimeError as exc:
-                raise IndexMismatchError(where, [f"dense segment {name}: its ANN index cannot be read ({exc})"]) from None
+                raise IndexMismatchError(
+                    where, [f"dense segment {name}: its ANN index cannot be read ({exc})"]
+                ) from None
         return _Segment(name, meta, vectors, window_n, ann, kind)
 
 
@@ -362,15 +393,18 @@ class _Segment:
         out = np.empty(len(docs), dtype=np.float32)
         faiss, step = _faiss(), max(1, GATHER_ROWS // WINDOWS_PER_DOC)
         for a in range(0, len(docs), step):
-            part = docs[a:a + step]
+            part = docs[a : a + step]
             block = np.ascontiguousarray(self.vectors[self.rows(part)])
             sims = np.empty(len(block), dtype=np.float32)
-            faiss.fvec_inner_products_ny(faiss.swig_ptr(sims), faiss.swig_ptr(q[0]), faiss.swig_ptr(block), q.shape[1], len(block))
-            out[a:a + len(part)] = np.maximum.reduceat(sims, np.cumsum(self.doc_len[part]) - self.doc_len[part])
+            faiss.fvec_inner_products_ny(
+                faiss.swig_ptr(sims), faiss.swig_ptr(q[0]), faiss.swig_ptr(block), q.shape[1], len(block)
+            )
+            out[a : a + len(part)] = np.maximum.reduceat(sims, np.cumsum(self.doc_len[part]) - self.doc_len[part])
         return out
 
-    def top(self, q: np.ndarray, k: int, skip: np.ndarray | None, effort: int | None,
-            admitted: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def top(
+        self, q: np.ndarray, k: int, skip: np.ndarray | None, effort: int | None, admitted: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(n, score) of at least the top `k` documents not in `skip` (all of them if fewer);
         `admitted` (ANN segments): only the documents at these positions, masked in the ANN search."""
         if self.ann is None:
@@ -388,7 +422,9 @@ class _Segment:
         depth = min(self.m, k * FETCH_PER_DOC)
         while True:
             sims, rows = faiss.knn(q, self.vectors, depth, faiss.METRIC_INNER_PRODUCT)
-            n, first = np.unique(np.asarray(self.window_n[rows[0]]), return_index=True)  # first: the best fetched window
+            n, first = np.unique(
+                np.asarray(self.window_n[rows[0]]), return_index=True
+            )  # first: the best fetched window
             scores = sims[0][first]
             if skip is not None:
                 keep = ~_member(n, skip)
@@ -478,7 +514,7 @@ class RowFile:
         try:
             for a, b in zip(starts.tolist(), ends.tolist()):
                 want, at = (b - a) * self.row_bytes, self.offset + int(rows[a]) * self.row_bytes
-                got = os.preadv(fd, [view[a * self.row_bytes:b * self.row_bytes]], at)
+                got = os.preadv(fd, [view[a * self.row_bytes : b * self.row_bytes]], at)
                 if got != want:
                     raise OSError(f"{self.path}: short read ({got} of {want} bytes)")
         finally:
@@ -495,7 +531,7 @@ def _merged_blocks(segs, owner: np.ndarray, where: np.ndarray, lengths: np.ndarr
     """Rows of the documents (segment `owner`, position `where`) in the order given, in blocks."""
     step = max(1, GATHER_ROWS // WINDOWS_PER_DOC)
     for a in range(0, len(owner), step):
-        own, pos, lens = owner[a:a + step], where[a:a + step], lengths[a:a + step]
+        own, pos, lens = owner[a : a + step], where[a : a + step], lengths[a : a + step]
         block = np.empty((int(lens.sum()), dim), dtype=np.float32)
         at = np.cumsum(lens) - lens
         for i in np.unique(own):

@@ -107,15 +107,21 @@ class DocRegistry:
             ids: list[str | None] = [None] * (top + 1)
             n_of: dict[str, int] = {}
             for n, judgment_id in self._db.execute(
-                    "SELECT n, judgment_id FROM docs WHERE gen <= ? AND (dead IS NULL OR dead > ?)", (generation, generation)):
+                "SELECT n, judgment_id FROM docs WHERE gen <= ? AND (dead IS NULL OR dead > ?)",
+                (generation, generation),
+            ):
                 ids[n] = judgment_id
                 n_of[judgment_id] = n
         return ids, n_of
 
     def fingerprints(self, generation: int) -> dict[str, str]:
         with self._lock:
-            return dict(self._db.execute(
-                "SELECT judgment_id, fingerprint FROM docs WHERE gen <= ? AND (dead IS NULL OR dead > ?)", (generation, generation)))
+            return dict(
+                self._db.execute(
+                    "SELECT judgment_id, fingerprint FROM docs WHERE gen <= ? AND (dead IS NULL OR dead > ?)",
+                    (generation, generation),
+                )
+            )
 
     def live_rows(self, generation: int, batch: int = 2000) -> Iterator[tuple[int, str, str, str]]:
         """(n, judgment id, fingerprint, slot texts as stored JSON) of every live row at `generation`,
@@ -123,8 +129,11 @@ class DocRegistry:
         last = -1
         while True:
             with self._lock:
-                rows = self._db.execute("SELECT n, judgment_id, fingerprint, texts FROM docs WHERE n > ? AND gen <= ? AND "
-                                        "(dead IS NULL OR dead > ?) ORDER BY n LIMIT ?", (last, generation, generation, batch)).fetchall()
+                rows = self._db.execute(
+                    "SELECT n, judgment_id, fingerprint, texts FROM docs WHERE n > ? AND gen <= ? AND "
+                    "(dead IS NULL OR dead > ?) ORDER BY n LIMIT ?",
+                    (last, generation, generation, batch),
+                ).fetchall()
             if not rows:
                 return
             yield from rows
@@ -132,8 +141,9 @@ class DocRegistry:
 
     def count_live(self, generation: int) -> int:
         with self._lock:
-            return self._db.execute("SELECT COUNT(*) FROM docs WHERE gen <= ? AND (dead IS NULL OR dead > ?)",
-                                    (generation, generation)).fetchone()[0]
+            return self._db.execute(
+                "SELECT COUNT(*) FROM docs WHERE gen <= ? AND (dead IS NULL OR dead > ?)", (generation, generation)
+            ).fetchone()[0]
 
     def checkpoint(self) -> None:
         """Fold the write-ahead log into the file (before the directory is copied)."""
@@ -157,14 +167,18 @@ class DocRegistry:
     def mark_facets(self, version: int) -> None:
         """Record that every document is indexed with facets of `version` (a new index)."""
         with self._lock, self._db:
-            self._db.execute("INSERT INTO meta (key, value) VALUES ('facets', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                             (version,))
+            self._db.execute(
+                "INSERT INTO meta (key, value) VALUES ('facets', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (version,),
+            )
             self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('facet_shown', 1)")
 
     def facet_ns(self, field: str, value: str) -> np.ndarray:
         """The n holding the term (field, value), live or not (the caller keeps the live ones)."""
         with self._lock:
-            rows = self._db.execute("SELECT n FROM facet_terms WHERE field = ? AND value = ?", (field, value)).fetchall()
+            rows = self._db.execute(
+                "SELECT n FROM facet_terms WHERE field = ? AND value = ?", (field, value)
+            ).fetchall()
         return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
 
     def date_ns(self, lo: str, hi: str) -> np.ndarray:
@@ -176,8 +190,10 @@ class DocRegistry:
     def facet_values(self, field: str, limit: int = 5000) -> list[str]:
         """Distinct values of a field, the most frequent first (for 'closest known' notes)."""
         with self._lock:
-            rows = self._db.execute("SELECT value FROM facet_terms WHERE field = ? GROUP BY value ORDER BY COUNT(*) DESC, value LIMIT ?",
-                                    (field, limit)).fetchall()
+            rows = self._db.execute(
+                "SELECT value FROM facet_terms WHERE field = ? GROUP BY value ORDER BY COUNT(*) DESC, value LIMIT ?",
+                (field, limit),
+            ).fetchall()
         return [r[0] for r in rows]
 
     def shown_terms(self, ns: Sequence[int]) -> list[tuple[int, str]] | None:
@@ -190,7 +206,9 @@ class DocRegistry:
             if self._db.execute("SELECT 1 FROM meta WHERE key = 'facet_shown'").fetchone() is None:
                 return None
             for chunk in _chunks(ns, 500):
-                rows = self._db.execute(f"SELECT n, terms FROM facet_shown WHERE n IN ({','.join('?' * len(chunk))})", chunk)
+                rows = self._db.execute(
+                    f"SELECT n, terms FROM facet_shown WHERE n IN ({','.join('?' * len(chunk))})", chunk
+                )
                 out.extend((n, terms) for n, terms in rows if terms)
         return out
 
@@ -204,8 +222,11 @@ class DocRegistry:
             for chunk in _chunks(ns, 500):
                 # "+field": look the documents up by n (facet_terms_n); by the field, SQLite would read
                 # every document's row of that field, which grows with the archive, not the candidates
-                rows = self._db.execute(f"SELECT field, value, COUNT(*) FROM facet_terms WHERE n IN ({','.join('?' * len(chunk))}) "
-                                        f"AND +field IN ({field_marks}) GROUP BY field, value", (*chunk, *fields))
+                rows = self._db.execute(
+                    f"SELECT field, value, COUNT(*) FROM facet_terms WHERE n IN ({','.join('?' * len(chunk))}) "
+                    f"AND +field IN ({field_marks}) GROUP BY field, value",
+                    (*chunk, *fields),
+                )
                 for name, value, count in rows:
                     out[name][value] = out[name].get(value, 0) + count
         return out
@@ -225,8 +246,13 @@ class DocRegistry:
         return [] if found == ["ok"] else found
 
     # -- writing (one writer: the caller holds the archive's index lock) ---------
-    def stage(self, generation: int, added: Sequence[tuple[int, str, str, Mapping[str, str]]], removed: Iterable[str],
-              facets: Mapping[int, tuple[Sequence[tuple[str, str]], str | None]] | None = None) -> list[int]:
+    def stage(
+        self,
+        generation: int,
+        added: Sequence[tuple[int, str, str, Mapping[str, str]]],
+        removed: Iterable[str],
+        facets: Mapping[int, tuple[Sequence[tuple[str, str]], str | None]] | None = None,
+    ) -> list[int]:
         """Record generation `generation`'s changes, invisible until it is committed: `added`
         rows (n, judgment id, fingerprint, slot texts; a judgment already live is replaced),
         `removed` judgment ids, and `facets` of the added n ((field, value) terms, ISO date or
@@ -237,24 +263,38 @@ class DocRegistry:
             victims = [a[1] for a in added] + list(removed)
             for chunk in _chunks(victims, 500):
                 marks = ",".join("?" * len(chunk))
-                rows = self._db.execute(f"SELECT n FROM docs WHERE +dead IS NULL AND +gen < ? AND judgment_id IN ({marks})",
-                                        (generation, *chunk)).fetchall()
+                rows = self._db.execute(
+                    f"SELECT n FROM docs WHERE +dead IS NULL AND +gen < ? AND judgment_id IN ({marks})",
+                    (generation, *chunk),
+                ).fetchall()
                 killed += [r[0] for r in rows]
-                self._db.execute(f"UPDATE docs SET dead = ? WHERE +dead IS NULL AND +gen < ? AND judgment_id IN ({marks})",
-                                 (generation, generation, *chunk))
+                self._db.execute(
+                    f"UPDATE docs SET dead = ? WHERE +dead IS NULL AND +gen < ? AND judgment_id IN ({marks})",
+                    (generation, generation, *chunk),
+                )
             self._db.executemany(
                 "INSERT INTO docs (n, judgment_id, fingerprint, texts, gen) VALUES (?, ?, ?, ?, ?)",
-                ((n, j, f, json.dumps(dict(t), ensure_ascii=False), generation) for n, j, f, t in added))
+                ((n, j, f, json.dumps(dict(t), ensure_ascii=False), generation) for n, j, f, t in added),
+            )
             for n, (terms, decided) in (facets or {}).items():
-                self._db.executemany("INSERT OR IGNORE INTO facet_terms (field, value, n) VALUES (?, ?, ?)",
-                                     ((f, v, n) for f, v in terms))
+                self._db.executemany(
+                    "INSERT OR IGNORE INTO facet_terms (field, value, n) VALUES (?, ?, ?)",
+                    ((f, v, n) for f, v in terms),
+                )
                 if decided:
                     self._db.execute("INSERT OR REPLACE INTO facet_dates (n, decided) VALUES (?, ?)", (n, decided))
-                shown = dict.fromkeys(f"{f}{_UNIT}{_unseparated(v)}" for f, v in terms if f in FACET_FIELDS)  # a term once
-                self._db.execute("INSERT OR REPLACE INTO facet_shown (n, terms) VALUES (?, ?)", (n, _RECORD.join(shown)))
+                shown = dict.fromkeys(
+                    f"{f}{_UNIT}{_unseparated(v)}" for f, v in terms if f in FACET_FIELDS
+                )  # a term once
+                self._db.execute(
+                    "INSERT OR REPLACE INTO facet_shown (n, terms) VALUES (?, ?)", (n, _RECORD.join(shown))
+                )
             if added:
-                self._db.execute("INSERT INTO meta (key, value) VALUES ('next_n', ?) ON CONFLICT (key) DO UPDATE SET "
-                                 "value = MAX(value, excluded.value)", (max(a[0] for a in added) + 1,))
+                self._db.execute(
+                    "INSERT INTO meta (key, value) VALUES ('next_n', ?) ON CONFLICT (key) DO UPDATE SET "
+                    "value = MAX(value, excluded.value)",
+                    (max(a[0] for a in added) + 1,),
+                )
         return killed
 
     def upgrade(self) -> None:
@@ -280,7 +320,9 @@ class DocRegistry:
         """Forget the rows dead at `committed`; returns their n (for the retrievers to delete)."""
         with self._lock, self._db:
             self._db.execute("BEGIN")
-            dead = [r[0] for r in self._db.execute("SELECT n FROM docs WHERE dead IS NOT NULL AND dead <= ?", (committed,))]
+            dead = [
+                r[0] for r in self._db.execute("SELECT n FROM docs WHERE dead IS NOT NULL AND dead <= ?", (committed,))
+            ]
             self._forget_facets(dead)
             self._db.execute("DELETE FROM docs WHERE dead IS NOT NULL AND dead <= ?", (committed,))
         return dead
@@ -317,7 +359,9 @@ class DocRegistry:
         out: dict[str, np.ndarray] = {}
         with self._lock:
             for chunk in _chunks(list(keyed), 500):
-                rows = self._db.execute(f"SELECT key, vector FROM sentences WHERE key IN ({','.join('?' * len(chunk))})", chunk)
+                rows = self._db.execute(
+                    f"SELECT key, vector FROM sentences WHERE key IN ({','.join('?' * len(chunk))})", chunk
+                )
                 for key, blob in rows:
                     for t in keyed[key]:
                         out[t] = np.frombuffer(blob, dtype=np.float32)
@@ -335,4 +379,4 @@ def _unseparated(value: str) -> str:
 
 def _chunks(items: Sequence, size: int) -> Iterator[Sequence]:
     for i in range(0, len(items), size):
-        yield items[i:i + size]
+        yield items[i : i + size]

@@ -146,7 +146,7 @@ def question_form(issue: str) -> str:
     text = _NUMBERING.sub("", re.sub(r"\s+", " ", issue).strip()).strip(" ;:,.-")
     lead = _LEAD_IN.match(text)
     if lead:
-        text = text[lead.end():]
+        text = text[lead.end() :]
     if len(text) > QUESTION_MAX_CHARS:
         text = text[:QUESTION_MAX_CHARS].rsplit(" ", 1)[0] + " ..."
     if text and text[0].islower():

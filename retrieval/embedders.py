@@ -206,7 +206,10 @@ class HashingEmbedder:
 
     @property
     def fingerprint(self) -> str:
-        return "sha256:" + hashlib.sha256(f"hashing.v1|dim={self.dim}|uni+bi|stopwords|blake2b8-signed".encode()).hexdigest()
+        return (
+            "sha256:"
+            + hashlib.sha256(f"hashing.v1|dim={self.dim}|uni+bi|stopwords|blake2b8-signed".encode()).hexdigest()
+        )
 
     def _bucket(self, feature: str) -> tuple[int, float]:
         hit = self._memo.get(feature)

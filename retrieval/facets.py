@@ -53,18 +53,40 @@ if TYPE_CHECKING:
 FACETS_VERSION = 1
 
 # Fields a result's facets count (stored field -> facet name).
-FACET_FIELDS = {"court": "court", "year": "year", "decade": "decade", "statute": "statute", "section": "section",
-                "judge_name": "judge", "kind": "kind", "disposal": "disposal"}
+FACET_FIELDS = {
+    "court": "court",
+    "year": "year",
+    "decade": "decade",
+    "statute": "statute",
+    "section": "section",
+    "judge_name": "judge",
+    "kind": "kind",
+    "disposal": "disposal",
+}
 FACETS_SHOWN = 20  # values per facet in a result, most frequent first
 
 # --- courts ------------------------------------------------------------------------------
 
 SUPREME_COURT = "Supreme Court of India"
-_SUPREME_ALIASES = {"sc", "sci", "supreme court", "supreme court of india", "apex court", "sc of india", "indian supreme court",
-                    "supreme court india"}
+_SUPREME_ALIASES = {
+    "sc",
+    "sci",
+    "supreme court",
+    "supreme court of india",
+    "apex court",
+    "sc of india",
+    "indian supreme court",
+    "supreme court india",
+}
 _HONORIFIC_WORDS = r"\b(?:in the|the|hon'?ble|honourable|honorable)\b"
-_PLACE_ALIASES = {"judicature at bombay": "bombay", "judicature at madras": "madras", "judicature at allahabad": "allahabad",
-                  "punjab & haryana": "punjab and haryana", "p&h": "punjab and haryana", "p & h": "punjab and haryana"}
+_PLACE_ALIASES = {
+    "judicature at bombay": "bombay",
+    "judicature at madras": "madras",
+    "judicature at allahabad": "allahabad",
+    "punjab & haryana": "punjab and haryana",
+    "p&h": "punjab and haryana",
+    "p & h": "punjab and haryana",
+}
 
 
 def _clean(text: str) -> str:
@@ -76,8 +98,10 @@ def _clean(text: str) -> str:
 
 def _title(words: str) -> str:
     small = {"of", "and", "at", "for", "the", "in", "on"}
-    return " ".join(w if w in small and i else (w.upper() if len(w) <= 3 and w.isupper() else w.capitalize())
-                    for i, w in enumerate(words.split()))
+    return " ".join(
+        w if w in small and i else (w.upper() if len(w) <= 3 and w.isupper() else w.capitalize())
+        for i, w in enumerate(words.split())
+    )
 
 
 def normalise_court(raw: str | None) -> tuple[str, str | None] | None:
@@ -90,7 +114,11 @@ def normalise_court(raw: str | None) -> tuple[str, str | None] | None:
     if s in _SUPREME_ALIASES or re.fullmatch(r"supreme court(?: of)? india", s):
         return SUPREME_COURT, "supreme"
     place = None
-    for pattern in (r"^high court(?: of judicature)?(?: of| at| for)? (.+)$", r"^(.+?) high court(?: bench)?(?: at .+)?$", r"^(.+?) hc$"):
+    for pattern in (
+        r"^high court(?: of judicature)?(?: of| at| for)? (.+)$",
+        r"^(.+?) high court(?: bench)?(?: at .+)?$",
+        r"^(.+?) hc$",
+    ):
         found = re.match(pattern, s)
         if found:
             place = found[1]
@@ -107,8 +135,34 @@ def normalise_court(raw: str | None) -> tuple[str, str | None] | None:
 
 # --- judges --------------------------------------------------------------------------------
 
-_HONORIFICS = {"honble", "hon", "honourable", "honorable", "mr", "mrs", "ms", "miss", "justice", "justices", "chief", "cj", "cji",
-               "dr", "shri", "sri", "smt", "kumari", "the", "judge", "acting", "retd", "lord", "lordship", "mrjustice", "jj"}
+_HONORIFICS = {
+    "honble",
+    "hon",
+    "honourable",
+    "honorable",
+    "mr",
+    "mrs",
+    "ms",
+    "miss",
+    "justice",
+    "justices",
+    "chief",
+    "cj",
+    "cji",
+    "dr",
+    "shri",
+    "sri",
+    "smt",
+    "kumari",
+    "the",
+    "judge",
+    "acting",
+    "retd",
+    "lord",
+    "lordship",
+    "mrjustice",
+    "jj",
+}
 
 
 @dataclass(frozen=True)
@@ -186,8 +240,10 @@ _ACTS = (
     (r"\b(?:indian\s+)?evidence\s+act\b", "Evidence Act"),
     (r"\bconstitution\b", "Constitution"),
 )
-_NAMED_ACT = re.compile(r"((?:[A-Z][\w()&.'/-]*|of|and|the|for|&)(?:\s+(?:[A-Z][\w()&.'/-]*|of|and|the|for|&|\([^)]*\)))*?\s+"
-                        r"(?:Act|Code|Rules|Regulations|Ordinance))\b")
+_NAMED_ACT = re.compile(
+    r"((?:[A-Z][\w()&.'/-]*|of|and|the|for|&)(?:\s+(?:[A-Z][\w()&.'/-]*|of|and|the|for|&|\([^)]*\)))*?\s+"
+    r"(?:Act|Code|Rules|Regulations|Ordinance))\b"
+)
 _SECTION_WORD = re.compile(r"\b(?:sections?|secs?\.?|ss?\.|u/ss?\.?|u/s|articles?|arts?\.?)\s*", re.I)
 _NUMBERS = re.compile(r"(?:\d+[A-Z]{0,2}(?:\s*\([^)]*\))*\s*(?:,|/|\band\b|&|\bor\b|-|\bto\b)?\s*)+")
 _NUMBER = re.compile(r"\d+[A-Z]{0,2}")
@@ -218,7 +274,9 @@ def canonical_act(name: str) -> str:
     while words and words[0].lower() in ("the", "of", "and", "for", "&"):
         words = words[1:]
     small = {"of", "and", "the", "for", "in", "on", "to"}
-    return " ".join(w if w.isupper() else w.lower() if w.lower() in small and i else w.capitalize() for i, w in enumerate(words))
+    return " ".join(
+        w if w.isupper() else w.lower() if w.lower() in small and i else w.capitalize() for i, w in enumerate(words)
+    )
 
 
 def statute_refs(text: str) -> tuple[str | None, list[str], bool]:
@@ -252,7 +310,11 @@ def statute_terms(text: str) -> list[tuple[str, str]]:
 def statute_clause(query: str, equivalents: Equivalents | None = None) -> list[tuple[str, str]]:
     act, numbers, article = statute_refs(query)
     if act and numbers:
-        return [("section", label) for n in numbers for label in equivalent_sections(section_label(act, n, article), equivalents)]
+        return [
+            ("section", label)
+            for n in numbers
+            for label in equivalent_sections(section_label(act, n, article), equivalents)
+        ]
     if numbers:
         return [("section_any", n) for n in numbers]
     return [("statute", act or canonical_act(query))]
@@ -260,7 +322,9 @@ def statute_clause(query: str, equivalents: Equivalents | None = None) -> list[t
 
 # --- dates, kinds, disposal ------------------------------------------------------------------
 
-_MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1)}
+_MONTHS = {
+    m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1)
+}
 
 
 def parse_decided(raw: str | None) -> date | None:
@@ -297,8 +361,10 @@ def normalise_kind(raw: str | None) -> str | None:
     return kind or None
 
 
-_DISPOSAL = re.compile(r"\b(?:(?:partly|partially|in\s+part)\s+allowed|allowed\s+(?:in\s+part|partly|partially)|allowed|dismissed|rejected)\b",
-                       re.I)
+_DISPOSAL = re.compile(
+    r"\b(?:(?:partly|partially|in\s+part)\s+allowed|allowed\s+(?:in\s+part|partly|partially)|allowed|dismissed|rejected)\b",
+    re.I,
+)
 
 
 def disposal_of(final_order: str | None) -> str | None:
@@ -313,6 +379,7 @@ def disposal_of(final_order: str | None) -> str | None:
 
 
 # --- one summary's terms ---------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class DocFacets:
@@ -349,6 +416,7 @@ def facets_of(summary: StructuredSummary) -> DocFacets:
 
 # --- reading: filters to documents, and facet counts ------------------------------------------
 
+
 # field of the request -> (label in notes, clause maker); a clause is any-of (field, value) terms
 def _clauses(filters: Filters, equivalents: Equivalents | None = None) -> list[tuple[str, str, list[tuple[str, str]]]]:
     out = []
@@ -370,8 +438,14 @@ def _clauses(filters: Filters, equivalents: Equivalents | None = None) -> list[t
 
 
 # the known values a note suggests for a clause that matches nothing
-_SUGGEST_FROM = {"court": "court", "court_level": "court_level", "judge": "judge_name", "kind": "kind", "statute": "statute",
-                 "disposal": "disposal"}
+_SUGGEST_FROM = {
+    "court": "court",
+    "court_level": "court_level",
+    "judge": "judge_name",
+    "kind": "kind",
+    "statute": "statute",
+    "disposal": "disposal",
+}
 
 
 @dataclass
@@ -431,8 +505,10 @@ class FacetReader:
             ns = self._clause_ns(("date", lo, hi))
             dates = (date_number(lo), date_number(hi))
             if not len(ns):
-                notes.append(f"no judgment of this archive was decided between {lo if filters.decided_from else 'the first'} "
-                             f"and {hi if filters.decided_to else 'the last'} (as far as their dates could be read)")
+                notes.append(
+                    f"no judgment of this archive was decided between {lo if filters.decided_from else 'the first'} "
+                    f"and {hi if filters.decided_to else 'the last'} (as far as their dates could be read)"
+                )
             chosen = ns if chosen is None else np.intersect1d(chosen, ns, assume_unique=True)
         if chosen is not None and len(chosen) == self._n_live and not notes:
             return Selection(None, notes)
@@ -442,11 +518,20 @@ class FacetReader:
         known = self._registry.facet_values(_SUGGEST_FROM[name])
         pool = {k.lower(): k for k in known}
         close = [pool[c] for c in difflib.get_close_matches(asked.lower(), list(pool), n=3, cutoff=0.4)]
-        if not close:  # a word of it in a known value ('Sikry' -> 'A. K. Sikri' by its first letters, 'Supreme' -> the court)
+        if (
+            not close
+        ):  # a word of it in a known value ('Sikry' -> 'A. K. Sikri' by its first letters, 'Supreme' -> the court)
             words = [w[:4] for w in re.findall(r"[a-z]{4,}", asked.lower())]
             close = [k for k in known if any(w in k.lower() for w in words)][:3]
-        said = f"closest known: {', '.join(repr(c) for c in close)}" if close else (
-            f"known values include: {', '.join(repr(k) for k in known[:5])}" if known else "this archive's summaries record none")
+        said = (
+            f"closest known: {', '.join(repr(c) for c in close)}"
+            if close
+            else (
+                f"known values include: {', '.join(repr(k) for k in known[:5])}"
+                if known
+                else "this archive's summaries record none"
+            )
+        )
         return f"no judgment of this archive matches {name} {asked!r}; {said}"
 
     def counts(self, ns: Sequence[int], limit: int | None = FACETS_SHOWN) -> dict[str, list[tuple[str, int]]]:

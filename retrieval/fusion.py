@@ -94,7 +94,9 @@ def _normalise_input(runs: Runs, weights: Weights) -> list[tuple[_Run, float]]:
     if isinstance(runs, Mapping):
         for name, run in runs.items():
             if not isinstance(run, (Mapping, Sequence)) or isinstance(run, (str, bytes)):
-                raise TypeError(f"run {name!r} is a {type(run).__name__} (a single run? wrap it in a list): {_ACCEPTED}")
+                raise TypeError(
+                    f"run {name!r} is a {type(run).__name__} (a single run? wrap it in a list): {_ACCEPTED}"
+                )
         names = list(runs)
         if weights is None:
             weights = {}
@@ -135,9 +137,14 @@ def _summed(given: Sequence[tuple[_Run, np.ndarray]]) -> list[ScoredDoc]:
     distinct = list({id(run): run for run, _ in given}.values())
     names = list(dict.fromkeys(itertools.chain.from_iterable(run.ids for run in distinct)))
     position = dict(zip(names, range(len(names))))
-    codes = {id(run): np.fromiter(map(position.__getitem__, run.ids), dtype=np.int64, count=len(run.ids)) for run in distinct}
-    sums = np.bincount(np.concatenate([codes[id(run)] for run, _ in given]),
-                       weights=np.concatenate([part for _, part in given]), minlength=len(names))
+    codes = {
+        id(run): np.fromiter(map(position.__getitem__, run.ids), dtype=np.int64, count=len(run.ids)) for run in distinct
+    }
+    sums = np.bincount(
+        np.concatenate([codes[id(run)] for run, _ in given]),
+        weights=np.concatenate([part for _, part in given]),
+        minlength=len(names),
+    )
     return ranked_arrays(names, sums)
 
 

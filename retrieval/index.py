@@ -65,8 +65,16 @@ from .embedders import Embedder, embedders
 from .protocol import select_retrievers
 from .restriction import Admitted, Restriction, Where
 from .retrievers import RETRIEVERS, BuildContext, NewDoc, Query, Retriever, retriever_kinds
-from .spec import (BM25_NGRAMS, DEFAULT_LEXICAL_ENGINE, DEFAULT_TOKENIZER, FULLTEXT_K1, FULLTEXT_NGRAMS,  # noqa: F401 (re-exported)
-                   FULLTEXT_QUERY_TF, IndexSpec, Progress)
+from .spec import (
+    BM25_NGRAMS,
+    DEFAULT_LEXICAL_ENGINE,
+    DEFAULT_TOKENIZER,
+    FULLTEXT_K1,
+    FULLTEXT_NGRAMS,  # noqa: F401 (re-exported)
+    FULLTEXT_QUERY_TF,
+    IndexSpec,
+    Progress,
+)
 from .text import OLDER_DEFAULT_TOKENIZERS, tokenizers
 from .types import ScoredDoc, ranked
 
@@ -212,8 +220,17 @@ class SummaryIndex:
     serves: ClassVar[tuple[str, ...]] = RETRIEVERS  # every registered retriever (an index has those it was made with)
     leaves_out_common_terms: ClassVar[bool] = True  # `retrieve(max_df=...)`, `rescore(max_df=...)`
 
-    def __init__(self, directory: Path, manifest: dict, spec: IndexSpec, embedder: Embedder, registry: DocRegistry,
-                 parts: Mapping[str, Retriever], *, temporary: bool = False):
+    def __init__(
+        self,
+        directory: Path,
+        manifest: dict,
+        spec: IndexSpec,
+        embedder: Embedder,
+        registry: DocRegistry,
+        parts: Mapping[str, Retriever],
+        *,
+        temporary: bool = False,
+    ):
         self.directory = Path(directory)
         self.spec = spec
         self._manifest = manifest
@@ -237,8 +254,14 @@ class SummaryIndex:
     # --- making -------------------------------------------------------------------------
 
     @classmethod
-    def create(cls, directory: str | Path | None = None, spec: IndexSpec | None = None, *, embedder: Embedder | None = None,
-               full_texts: bool = False) -> "SummaryIndex":
+    def create(
+        cls,
+        directory: str | Path | None = None,
+        spec: IndexSpec | None = None,
+        *,
+        embedder: Embedder | None = None,
+        full_texts: bool = False,
+    ) -> "SummaryIndex":
         """A new, empty index in `directory` (a new or empty directory; None: a temporary one,
         removed with the object unless `save` moves it elsewhere). `full_texts`: it will have the
         full-text retriever (its documents then come with their judgments' texts)."""
@@ -337,8 +360,16 @@ class SummaryIndex:
         index = cls.create(directory, spec, embedder=embedder, full_texts=full_texts is not None)
         try:
             docs = ((d, dict(texts[d]), _texts_fingerprint(texts[d]), (), None) for d in doc_ids)
-            index._apply(docs, (), cache=cache, progress=progress, full_texts=full_texts, total=len(doc_ids),
-                         sentences=sentences or (), summarizer=summarizer)
+            index._apply(
+                docs,
+                (),
+                cache=cache,
+                progress=progress,
+                full_texts=full_texts,
+                total=len(doc_ids),
+                sentences=sentences or (),
+                summarizer=summarizer,
+            )
         except BaseException:
             index.close()
             raise
@@ -367,14 +398,31 @@ class SummaryIndex:
         def docs() -> Iterator[tuple[str, dict[str, str], str, Sequence[str], DocFacets | None]]:
             for summary in added:
                 engines.add(summary.provenance.engine)
-                yield (summary.judgment_id, slot_texts(summary, self.spec.slots), summary_fingerprint(summary),
-                       query_sentences(summary.issues), facets_of(summary))
+                yield (
+                    summary.judgment_id,
+                    slot_texts(summary, self.spec.slots),
+                    summary_fingerprint(summary),
+                    query_sentences(summary.issues),
+                    facets_of(summary),
+                )
 
-        return self._apply(docs(), removed, cache=cache, progress=progress, full_texts=full_texts, total=total, engines=engines)
+        return self._apply(
+            docs(), removed, cache=cache, progress=progress, full_texts=full_texts, total=total, engines=engines
+        )
 
-    def _apply(self, docs: Iterable[tuple[str, dict[str, str], str, Sequence[str], DocFacets | None]], removed: Iterable[str], *,
-               cache, progress, full_texts, total, sentences: Sequence[str] = (), summarizer: str | None = None,
-               engines: set[str] | None = None) -> dict:
+    def _apply(
+        self,
+        docs: Iterable[tuple[str, dict[str, str], str, Sequence[str], DocFacets | None]],
+        removed: Iterable[str],
+        *,
+        cache,
+        progress,
+        full_texts,
+        total,
+        sentences: Sequence[str] = (),
+        summarizer: str | None = None,
+        engines: set[str] | None = None,
+    ) -> dict:
         """Stage, index and commit documents given as (id, slot texts, fingerprint, issue sentences,
         filter fields or None);
         `engines` collects the summarizers seen (for the manifest), `summarizer` names it outright."""
@@ -420,8 +468,10 @@ class SummaryIndex:
         try:
             for doc in docs:
                 if doc[0] in staged_ids or doc[0] in refused:
-                    raise ValueError(f"judgment {doc[0]} is given twice (added twice, or added and removed) in one update: "
-                                     "nothing was changed")
+                    raise ValueError(
+                        f"judgment {doc[0]} is given twice (added twice, or added and removed) in one update: "
+                        "nothing was changed"
+                    )
                 staged_ids.add(doc[0])
                 if self._n_of.get(doc[0]) is not None and self._registry_fingerprint(doc[0]) == doc[2]:
                     done += 1  # unchanged: nothing to do
@@ -474,25 +524,33 @@ class SummaryIndex:
             context.count("embedded_sentences", n_embedded)
         context.timed("sentences", start)
 
-    def _commit(self, generation: int, context: BuildContext, started: float, summarizer: str | None,
-                engines: set[str] | None) -> None:
+    def _commit(
+        self, generation: int, context: BuildContext, started: float, summarizer: str | None, engines: set[str] | None
+    ) -> None:
         """Commit `generation`: the parts first (durable), then the manifest naming it, then the dead
         rows of it are purged from the registry and the parts (idempotent; redone after a crash)."""
         states = {name: part.commit() for name, part in self._parts.items()}
-        manifest = dict(self._manifest, generation=generation, retrievers=states,
-                        updated_at=datetime.now(timezone.utc).isoformat())
+        manifest = dict(
+            self._manifest, generation=generation, retrievers=states, updated_at=datetime.now(timezone.utc).isoformat()
+        )
         manifest["summarizer"] = _summarizer_after(self._manifest, summarizer, engines or set())
         if manifest["summarizer"] is None:
             del manifest["summarizer"]
         manifest["n_docs"] = self._registry.count_live(generation)
         manifest["n_windows"] = states.get("dense", {}).get("n_windows", 0)
         manifest["n_sentences"] = self._registry.count_sentences()
-        manifest["last_update"] = {"seconds": {stage: round(s, 4) for stage, s in
-                                               {**context.seconds, "total": time.perf_counter() - started}.items()},
-                                   **context.facts}
+        manifest["last_update"] = {
+            "seconds": {
+                stage: round(s, 4) for stage, s in {**context.seconds, "total": time.perf_counter() - started}.items()
+            },
+            **context.facts,
+        }
         known = self._manifest.get("sha256", {})  # the parts' files are immutable: a recorded digest stands
-        manifest["sha256"] = {name: known.get(name) or _sha256_file(self.directory / name)
-                              for part in self._parts.values() for name in part.files()}
+        manifest["sha256"] = {
+            name: known.get(name) or _sha256_file(self.directory / name)
+            for part in self._parts.values()
+            for name in part.files()
+        }
         _write_json_atomic(self.directory / MANIFEST, manifest)
         self._manifest = manifest
         self._purge()
@@ -601,12 +659,16 @@ class SummaryIndex:
         self.directory = Path(directory)
         self._registry = DocRegistry(self.directory)
         states = self._manifest["retrievers"]
-        self._parts = {name: retriever_kinds.get(name).open(self.directory, self.spec, states[name]) for name in self._parts}
+        self._parts = {
+            name: retriever_kinds.get(name).open(self.directory, self.spec, states[name]) for name in self._parts
+        }
         self._queries = QueryVectors(self._embedder, self.spec.window_chars, _SentenceVectors(self._registry))
         self._refresh()
 
     @classmethod
-    def load(cls, directory: str | Path, expect: IndexSpec | None = None, *, embedder: Embedder | None = None) -> "SummaryIndex":
+    def load(
+        cls, directory: str | Path, expect: IndexSpec | None = None, *, embedder: Embedder | None = None
+    ) -> "SummaryIndex":
         """Open a saved index; `expect` (optional) is the spec it must have been built with.
 
         Raises NoIndexError when there is none, IndexMismatchError (listing every difference)
@@ -620,9 +682,13 @@ class SummaryIndex:
             generation = int(manifest["generation"])
         except Exception as exc:  # unreadable, missing keys, unknown slot names, an older format ...
             if isinstance(locals().get("manifest"), dict) and manifest.get("format_version") != FORMAT_VERSION:
-                raise IndexMismatchError(str(path), [f"index format version {manifest.get('format_version')!r}, this aqgr reads "
-                                                     f"{FORMAT_VERSION!r}"]) from None
-            raise IndexMismatchError(str(path), [f"manifest.json is unreadable ({type(exc).__name__}: {exc})"]) from None
+                raise IndexMismatchError(
+                    str(path),
+                    [f"index format version {manifest.get('format_version')!r}, this aqgr reads {FORMAT_VERSION!r}"],
+                ) from None
+            raise IndexMismatchError(
+                str(path), [f"manifest.json is unreadable ({type(exc).__name__}: {exc})"]
+            ) from None
         differences = _compare(manifest, spec, expect)
         differences += _check_files(path, manifest, digests=False)
         embedder, problem = _manifest_embedder(manifest, spec, embedder)
@@ -633,7 +699,11 @@ class SummaryIndex:
         recorded = manifest.get("retrievers", {})
         try:
             registry = DocRegistry(path)
-            parts = {name: retriever_kinds.get(name).open(path, spec, recorded[name]) for name in RETRIEVERS if name in recorded}
+            parts = {
+                name: retriever_kinds.get(name).open(path, spec, recorded[name])
+                for name in RETRIEVERS
+                if name in recorded
+            }
         except Exception as exc:
             raise IndexMismatchError(str(path), [f"index files unreadable ({type(exc).__name__}: {exc})"]) from None
         missing = [name for name in RETRIEVERS if not retriever_kinds.get(name).optional and name not in parts]
@@ -641,7 +711,10 @@ class SummaryIndex:
             raise IndexMismatchError(str(path), [f"the manifest lists no {', '.join(missing)} retriever"])
         index = cls(path, manifest, spec, embedder, registry, parts)
         if len(index) != manifest.get("n_docs") or generation < 0:
-            raise IndexMismatchError(str(path), [f"the documents file holds {len(index)} live documents, the manifest {manifest.get('n_docs')}"])
+            raise IndexMismatchError(
+                str(path),
+                [f"the documents file holds {len(index)} live documents, the manifest {manifest.get('n_docs')}"],
+            )
         return index
 
     def check_files(self) -> list[str]:
@@ -768,8 +841,11 @@ class SummaryIndex:
         by their best window's cosine similarity to the query, or to `vector` when given.
         `max_df`: retriever name -> share: that BM25 retriever leaves out the query's terms held
         by more than the share of its judgments (retrievers.py `without_common`)."""
-        absent = {name: retriever_kinds.get(name).absent for name in RETRIEVERS
-                  if name not in self._parts and retriever_kinds.get(name).optional}
+        absent = {
+            name: retriever_kinds.get(name).absent
+            for name in RETRIEVERS
+            if name not in self._parts and retriever_kinds.get(name).optional
+        }
         names = select_retrievers(self.retrievers, retrievers, k, absent)
         drop = {self._n_of[d] for d in exclude if d in self._n_of} if exclude else set()
         only = None if restrict is None else self._restriction(restrict, drop)
@@ -777,8 +853,14 @@ class SummaryIndex:
         asked = Query(query, self._tokenizer, lambda: self.embed_query(query), vector, max_df)
         return {name: [] if empty else self._run(self._parts[name], asked, k, only, drop) for name in names}
 
-    def rescore(self, query: str, base: str, runs: Mapping[str, Sequence[ScoredDoc]], *,
-                max_df: Mapping[str, float] | None = None) -> dict[str, list[ScoredDoc]]:
+    def rescore(
+        self,
+        query: str,
+        base: str,
+        runs: Mapping[str, Sequence[ScoredDoc]],
+        *,
+        max_df: Mapping[str, float] | None = None,
+    ) -> dict[str, list[ScoredDoc]]:
         """The judgments of each of `runs` (retriever -> the run `retrieve` gave for `base`) ranked
         by their scores for `query` (base's text and more: a question followed by the facts),
         for the retrievers that can re-score (the BM25 ones: `Retriever.rescore`); the others
@@ -827,8 +909,11 @@ class SummaryIndex:
         def kept_of(found) -> list[tuple[str, float]]:
             if not drop and only is None:  # most searches: only the dead are left out
                 return [(doc_id, score) for n, score in found if n < size and (doc_id := ids[n]) is not None]
-            return [(doc_id, score) for n, score in found
-                    if n < size and (doc_id := ids[n]) is not None and n not in drop and (only is None or only.admits(n))]
+            return [
+                (doc_id, score)
+                for n, score in found
+                if n < size and (doc_id := ids[n]) is not None and n not in drop and (only is None or only.admits(n))
+            ]
 
         if only is not None and only.where is not None and part.filters_inside:
             while True:
@@ -868,7 +953,9 @@ def _summarizer_after(manifest: dict, named: str | None, engines: set[str]) -> s
 
 
 def _texts_fingerprint(texts: Mapping[str, str]) -> str:
-    return hashlib.sha256(json.dumps(dict(texts), sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()[:20]
+    return hashlib.sha256(
+        json.dumps(dict(texts), sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    ).hexdigest()[:20]
 
 
 def _compare(manifest: dict, spec: IndexSpec, expect: IndexSpec | None, version: int = FORMAT_VERSION) -> list[str]:
@@ -923,7 +1010,11 @@ def check_files(directory: str | Path) -> list[str]:
     return problems
 
 
-LEFTOVER_KINDS = ("rebuild", "tmp", "old")  # `.index.rebuild-*` (a rebuild), `.index.tmp-*` (a save), `.index.old-*` (a swap)
+LEFTOVER_KINDS = (
+    "rebuild",
+    "tmp",
+    "old",
+)  # `.index.rebuild-*` (a rebuild), `.index.tmp-*` (a save), `.index.old-*` (a swap)
 
 
 def leftovers(index_dir: str | Path) -> list[Path]:
@@ -949,7 +1040,9 @@ def clean_leftovers(index_dir: str | Path) -> list[Path]:
     return removed
 
 
-def _manifest_embedder(manifest: dict, spec: IndexSpec, embedder: Embedder | None) -> tuple[Embedder | None, str | None]:
+def _manifest_embedder(
+    manifest: dict, spec: IndexSpec, embedder: Embedder | None
+) -> tuple[Embedder | None, str | None]:
     """The embedder to query with, and a difference if it is not the one the index was built with."""
     try:
         embedder = _resolve_embedder(spec, embedder)

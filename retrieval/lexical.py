@@ -67,8 +67,16 @@ class LexicalEngine(Protocol):
     name: ClassVar[str]
 
     @classmethod
-    def create(cls, directory: Path | str, *, k1: float = BM25_K1, b: float = BM25_B, idf: str = BM25_IDF,
-               query_tf: str = "raw", epsilon: float = BM25_EPSILON) -> "LexicalEngine":
+    def create(
+        cls,
+        directory: Path | str,
+        *,
+        k1: float = BM25_K1,
+        b: float = BM25_B,
+        idf: str = BM25_IDF,
+        query_tf: str = "raw",
+        epsilon: float = BM25_EPSILON,
+    ) -> "LexicalEngine":
         """A new empty index in `directory` (created; refused if it holds anything)."""
         ...
 
@@ -94,8 +102,14 @@ class LexicalEngine(Protocol):
         """Make the buffered adds and deletes durable and visible to searches; releases the writer."""
         ...
 
-    def search(self, query_terms: Sequence[str], k: int, *, only: Collection[int] | None = None,
-               skip: Collection[int] | None = None) -> list[tuple[int, float]]:
+    def search(
+        self,
+        query_terms: Sequence[str],
+        k: int,
+        *,
+        only: Collection[int] | None = None,
+        skip: Collection[int] | None = None,
+    ) -> list[tuple[int, float]]:
         """The top k (n, score) sharing a term with the query, best first; `only` / `skip`: which n may be returned."""
         ...
 
@@ -174,8 +188,14 @@ def joined_terms(terms: Sequence[str]) -> str:
     """The terms joined by spaces; ValueError if one is empty or holds whitespace (it would split).
     Checked by scans of the joined text in C (a full text's terms are tens of thousands)."""
     text = " ".join(terms)
-    if terms and (not text or text.count(" ") != len(terms) - 1 or "  " in text or text[:1] == " " or text[-1:] == " "
-                  or (not text.isprintable() and _NOT_A_SPACE_WHITESPACE.search(text) is not None)):
+    if terms and (
+        not text
+        or text.count(" ") != len(terms) - 1
+        or "  " in text
+        or text[:1] == " "
+        or text[-1:] == " "
+        or (not text.isprintable() and _NOT_A_SPACE_WHITESPACE.search(text) is not None)
+    ):
         bad = next((t for t in terms if t.split() != [t]), "?")
         raise ValueError(f"a term must be a non-empty string without whitespace, got {bad!r}")
     return text
@@ -220,7 +240,9 @@ def as_ns(ns: Collection[int] | None) -> list[int] | None:
     integer array is checked as a whole."""
     if isinstance(ns, np.ndarray) and ns.dtype.kind in "iu" and ns.ndim == 1:
         if len(ns) and (int(ns.min()) < 0 or int(ns.max()) > MAX_N):
-            raise ValueError(f"a document number must be an integer from 0 to 2**63 - 1, got {int(ns.min())} .. {int(ns.max())}")
+            raise ValueError(
+                f"a document number must be an integer from 0 to 2**63 - 1, got {int(ns.min())} .. {int(ns.max())}"
+            )
         return ns.tolist()
     return None if ns is None else [check_n(n) for n in ns]
 
@@ -229,7 +251,9 @@ def new_directory(directory: Path | str) -> Path:
     """`directory`, created if absent; refused (FileExistsError) if it holds anything."""
     path = Path(directory)
     if path.exists() and (not path.is_dir() or any(path.iterdir())):
-        raise FileExistsError(f"{path} is not an empty directory: create a lexical index in a new or empty one, or open the index there")
+        raise FileExistsError(
+            f"{path} is not an empty directory: create a lexical index in a new or empty one, or open the index there"
+        )
     path.mkdir(parents=True, exist_ok=True)
     return path
 
@@ -258,8 +282,10 @@ def read_manifest(directory: Path | str, engine: str | None = None) -> dict:
     if manifest.get("format") != LEXICAL_FORMAT:
         differences.append(f"lexical index format {manifest.get('format')!r}, not {LEXICAL_FORMAT}")
     if engine is not None and manifest.get("engine") != engine:
-        differences.append(f"made by lexical engine {manifest.get('engine')!r}, opened as {engine!r} "
-                           f"(open it with aqgr.retrieval.lexical.open_lexical)")
+        differences.append(
+            f"made by lexical engine {manifest.get('engine')!r}, opened as {engine!r} "
+            f"(open it with aqgr.retrieval.lexical.open_lexical)"
+        )
     if differences:
         raise IndexMismatchError(str(directory), differences)
     return manifest

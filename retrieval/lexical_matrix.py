@@ -28,8 +28,19 @@ import numpy as np
 from aqgr.foundation.errors import IndexLockedError, IndexMismatchError
 
 from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, BM25Matrix
-from .lexical import (LEXICAL_FORMAT, as_ns, check_n, check_params, disk_bytes, joined_terms, lexical_engines,
-                      new_directory, read_manifest, tie_key, write_manifest)
+from .lexical import (
+    LEXICAL_FORMAT,
+    as_ns,
+    check_n,
+    check_params,
+    disk_bytes,
+    joined_terms,
+    lexical_engines,
+    new_directory,
+    read_manifest,
+    tie_key,
+    write_manifest,
+)
 
 NAME = "matrix.v1"
 LOCK_FILE = ".writer.lock"
@@ -77,12 +88,28 @@ class MatrixEngine:
     # ------------------------------------------------------------------ create / open
 
     @classmethod
-    def create(cls, directory: Path | str, *, k1: float = BM25_K1, b: float = BM25_B, idf: str = BM25_IDF,
-               query_tf: str = "raw", epsilon: float = BM25_EPSILON) -> "MatrixEngine":
+    def create(
+        cls,
+        directory: Path | str,
+        *,
+        k1: float = BM25_K1,
+        b: float = BM25_B,
+        idf: str = BM25_IDF,
+        query_tf: str = "raw",
+        epsilon: float = BM25_EPSILON,
+    ) -> "MatrixEngine":
         params = check_params(NAME, k1=k1, b=b, idf=idf, query_tf=query_tf, epsilon=epsilon)
         path = new_directory(directory)
-        matrix = BM25Matrix.from_term_ids(np.zeros(0, np.int64), np.zeros(0, np.int64), [], k1=params["k1"], b=params["b"],
-                                          epsilon=params["epsilon"], idf_kind=idf, query_tf=query_tf)
+        matrix = BM25Matrix.from_term_ids(
+            np.zeros(0, np.int64),
+            np.zeros(0, np.int64),
+            [],
+            k1=params["k1"],
+            b=params["b"],
+            epsilon=params["epsilon"],
+            idf_kind=idf,
+            query_tf=query_tf,
+        )
         manifest = {"format": LEXICAL_FORMAT, "engine": NAME, **params, "generation": 0}
         _write_generation(path, 0, matrix, np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32))
         write_manifest(path, manifest)
@@ -149,7 +176,9 @@ class MatrixEngine:
         with self._write_lock:
             self._begin_write()
             vocab = self._vocab
-            self._pending[n] = np.fromiter((vocab.setdefault(t, len(vocab)) for t in terms), dtype=np.int32, count=len(terms))
+            self._pending[n] = np.fromiter(
+                (vocab.setdefault(t, len(vocab)) for t in terms), dtype=np.int32, count=len(terms)
+            )
 
     def delete(self, ns: Iterable[int]) -> None:
         ns = as_ns(list(ns))
@@ -181,8 +210,16 @@ class MatrixEngine:
         flat = np.concatenate(arrays) if arrays else np.zeros(0, np.int32)
         del arrays
         p = self._params
-        matrix = BM25Matrix.from_term_ids(flat, lengths, list(self._vocab), k1=p["k1"], b=p["b"], epsilon=p["epsilon"],
-                                          idf_kind=p["idf"], query_tf=p["query_tf"])
+        matrix = BM25Matrix.from_term_ids(
+            flat,
+            lengths,
+            list(self._vocab),
+            k1=p["k1"],
+            b=p["b"],
+            epsilon=p["epsilon"],
+            idf_kind=p["idf"],
+            query_tf=p["query_tf"],
+        )
         # The documents' ids renumbered to the matrix's rows (terms only deleted documents had are gone).
         remap = np.full(len(self._vocab), -1, dtype=np.int32)
         vocab = self._vocab
@@ -202,8 +239,14 @@ class MatrixEngine:
 
     # ------------------------------------------------------------------ reading
 
-    def search(self, query_terms: Sequence[str], k: int, *, only: Collection[int] | None = None,
-               skip: Collection[int] | None = None) -> list[tuple[int, float]]:
+    def search(
+        self,
+        query_terms: Sequence[str],
+        k: int,
+        *,
+        only: Collection[int] | None = None,
+        skip: Collection[int] | None = None,
+    ) -> list[tuple[int, float]]:
         snap = self._snap  # one commit's state throughout, whatever a concurrent commit does
         if k <= 0 or not len(snap.ns):
             return []
@@ -268,8 +311,9 @@ def _generation_dir(generation: int) -> str:
     return f"g{generation:06d}"
 
 
-def _write_generation(directory: Path, generation: int, matrix: BM25Matrix, ns: np.ndarray, lengths: np.ndarray,
-                      flat: np.ndarray) -> None:
+def _write_generation(
+    directory: Path, generation: int, matrix: BM25Matrix, ns: np.ndarray, lengths: np.ndarray, flat: np.ndarray
+) -> None:
     """Write one commit's files into a temporary folder, renamed to `g<generation>` when complete."""
     final = directory / _generation_dir(generation)
     tmp = directory / f".{final.name}.tmp"

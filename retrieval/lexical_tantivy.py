@@ -37,8 +37,20 @@ from aqgr.foundation.errors import IndexLockedError, IndexMismatchError, Missing
 
 from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1
 from .restriction import Where
-from .lexical import (LEXICAL_FORMAT, as_ns, best_of, check_n, check_params, disk_bytes, joined_terms, lexical_engines,
-                      new_directory, query_weights, read_manifest, write_manifest)
+from .lexical import (
+    LEXICAL_FORMAT,
+    as_ns,
+    best_of,
+    check_n,
+    check_params,
+    disk_bytes,
+    joined_terms,
+    lexical_engines,
+    new_directory,
+    query_weights,
+    read_manifest,
+    write_manifest,
+)
 
 NAME = "tantivy.v1"
 TERMS, N = "terms", "n"
@@ -114,13 +126,23 @@ class TantivyEngine:
         self.filters_inside = manifest.get("fields") == FIELDS_VERSION
 
     @classmethod
-    def create(cls, directory: Path | str, *, k1: float = BM25_K1, b: float = BM25_B, idf: str = BM25_IDF,
-               query_tf: str = "raw", epsilon: float = BM25_EPSILON) -> "TantivyEngine":
+    def create(
+        cls,
+        directory: Path | str,
+        *,
+        k1: float = BM25_K1,
+        b: float = BM25_B,
+        idf: str = BM25_IDF,
+        query_tf: str = "raw",
+        epsilon: float = BM25_EPSILON,
+    ) -> "TantivyEngine":
         params = check_params(NAME, k1=k1, b=b, idf=idf, query_tf=query_tf, epsilon=epsilon)
         if (params["k1"], params["b"], params["idf"]) != (TANTIVY_K1, TANTIVY_B, TANTIVY_IDF):
-            raise ValueError(f"{NAME} scores BM25 with k1 {TANTIVY_K1}, b {TANTIVY_B} and {TANTIVY_IDF} idf only "
-                             f"(fixed in tantivy), not k1 {k1}, b {b}, idf {idf!r}: use the matrix.v1 lexical engine "
-                             "for other parameters")
+            raise ValueError(
+                f"{NAME} scores BM25 with k1 {TANTIVY_K1}, b {TANTIVY_B} and {TANTIVY_IDF} idf only "
+                f"(fixed in tantivy), not k1 {k1}, b {b}, idf {idf!r}: use the matrix.v1 lexical engine "
+                "for other parameters"
+            )
         path = new_directory(directory)
         (path / SUBDIR).mkdir()
         index = _tantivy().Index(_schema(), path=str(path / SUBDIR), reuse=False)
@@ -229,8 +251,15 @@ class TantivyEngine:
 
     # ------------------------------------------------------------------ reading
 
-    def search(self, query_terms: Sequence[str], k: int, *, only: Collection[int] | None = None,
-               skip: Collection[int] | None = None, where: Where | None = None) -> list[tuple[int, float]]:
+    def search(
+        self,
+        query_terms: Sequence[str],
+        k: int,
+        *,
+        only: Collection[int] | None = None,
+        skip: Collection[int] | None = None,
+        where: Where | None = None,
+    ) -> list[tuple[int, float]]:
         """`LexicalEngine.search`; `where`, a filter applied inside the search (only when
         `filters_inside`): a conjunction with the query, as `only` is."""
         if where is not None and not self.filters_inside:
@@ -272,7 +301,9 @@ class TantivyEngine:
         for key in weights.items():
             query = made.get(key)
             if query is None:
-                query = made[key] = Query.boost_query(Query.term_query(self._schema, TERMS, key[0], index_option="freq"), key[1])
+                query = made[key] = Query.boost_query(
+                    Query.term_query(self._schema, TERMS, key[0], index_option="freq"), key[1]
+                )
             clauses.append((Occur.Should, query))
         return Query.boolean_query(clauses)
 
@@ -284,8 +315,9 @@ class TantivyEngine:
         if not weights or not ns:
             return {}
         Query, Occur = _tantivy().Query, _tantivy().Occur
-        query = Query.boolean_query([(Occur.Must, self._weighted_query(weights)),
-                                     (Occur.Must, Query.const_score_query(self._n_query(ns), 0.0))])
+        query = Query.boolean_query(
+            [(Occur.Must, self._weighted_query(weights)), (Occur.Must, Query.const_score_query(self._n_query(ns), 0.0))]
+        )
         searcher = self._index.searcher()
         hits = searcher.search(query, len(ns), count=False).hits
         found = searcher.fast_field_values(N, [address for _, address in hits])

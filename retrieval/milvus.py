@@ -89,11 +89,25 @@ from typing import Callable, ClassVar, Iterable, Iterator, Mapping, NamedTuple, 
 
 import numpy as np
 
-from aqgr.foundation.errors import EmptyArchiveError, IndexMismatchError, MissingDependencyError, NoIndexError, UnknownNameError
+from aqgr.foundation.errors import (
+    EmptyArchiveError,
+    IndexMismatchError,
+    MissingDependencyError,
+    NoIndexError,
+    UnknownNameError,
+)
 from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
-from .dense import (SENTENCES_FILE, QueryVectors, Sentences, document_windows, embed_sentences, flatten_windows,
-                    load_sentences, save_sentences)
+from .dense import (
+    SENTENCES_FILE,
+    QueryVectors,
+    Sentences,
+    document_windows,
+    embed_sentences,
+    flatten_windows,
+    load_sentences,
+    save_sentences,
+)
 from .documents import dense_texts, query_sentences, slot_texts, summary_fingerprint
 from .embed_cache import EmbeddingCache, embed_with_cache
 from .embedders import Embedder
@@ -222,17 +236,31 @@ class _Batch(NamedTuple):
     vectors: np.ndarray
 
 
-def _prepare(doc_ids: Sequence[str], texts: Mapping[str, Mapping[str, str]], spec: IndexSpec, tokenizer, embedder: Embedder,
-             cache: EmbeddingCache | None, report: Progress, seconds: dict[str, float], vectors: np.ndarray | None = None) -> _Batch:
+def _prepare(
+    doc_ids: Sequence[str],
+    texts: Mapping[str, Mapping[str, str]],
+    spec: IndexSpec,
+    tokenizer,
+    embedder: Embedder,
+    cache: EmbeddingCache | None,
+    report: Progress,
+    seconds: dict[str, float],
+    vectors: np.ndarray | None = None,
+) -> _Batch:
     """Tokenise and embed documents (the model calls happen here, before any row is written)."""
     start = time.perf_counter()
-    terms = [_terms_text(with_pairs(tokenizer("\n\n".join(t for t in texts[d].values() if t)), spec.bm25_ngrams)) for d in doc_ids]
+    terms = [
+        _terms_text(with_pairs(tokenizer("\n\n".join(t for t in texts[d].values() if t)), spec.bm25_ngrams))
+        for d in doc_ids
+    ]
     seconds["tokenize"] = time.perf_counter() - start
     start = time.perf_counter()
     doc_windows = [document_windows(dense_texts(dict(texts[d]), spec.dense_slots), spec.window_chars) for d in doc_ids]
     windows, _ = flatten_windows(doc_windows)
     if vectors is None:
-        vectors, _ = embed_with_cache(embedder, windows, cache, progress=lambda done, total: report("embed", done, total))
+        vectors, _ = embed_with_cache(
+            embedder, windows, cache, progress=lambda done, total: report("embed", done, total)
+        )
     seconds["embed"] = time.perf_counter() - start
     return _Batch(list(doc_ids), {d: dict(texts[d]) for d in doc_ids}, terms, [len(w) for w in doc_windows], vectors)
 
@@ -243,9 +271,13 @@ def _rows(batch: _Batch, fields: Sequence[str]) -> Iterator[dict]:
     for d, doc_id in enumerate(batch.doc_ids):
         for n in range(batch.windows[d]):
             yield {
-                "pk": f"{doc_id}#{n}", "doc_id": doc_id, "window": n, "head": n == 0,
+                "pk": f"{doc_id}#{n}",
+                "doc_id": doc_id,
+                "window": n,
+                "head": n == 0,
                 **{f"slot_{f}": _fits(batch.texts[doc_id].get(f, "")) if n == 0 else "" for f in fields},
-                "terms": batch.terms[d], "dense": np.asarray(batch.vectors[w], dtype=np.float32).tolist(),
+                "terms": batch.terms[d],
+                "dense": np.asarray(batch.vectors[w], dtype=np.float32).tolist(),
             }
             w += 1
 
@@ -285,10 +317,23 @@ class MilvusIndex:
     takes_full_texts: ClassVar[bool] = False  # no full-text retriever
     serves: ClassVar[tuple[str, ...]] = ("bm25", "dense")  # the retrievers a collection can have
 
-    def __init__(self, *, spec: IndexSpec, client, collection: str, uri: str, doc_ids: Sequence[str],
-                 terms: list[str], df: Sequence[int], embedder: Embedder, manifest: dict,
-                 origins: Mapping[str, Origin], windows: Mapping[str, int], shared_sentences: Sequence[str] = (),
-                 sentences: Sentences | None = None):
+    def __init__(
+        self,
+        *,
+        spec: IndexSpec,
+        client,
+        collection: str,
+        uri: str,
+        doc_ids: Sequence[str],
+        terms: list[str],
+        df: Sequence[int],
+        embedder: Embedder,
+        manifest: dict,
+        origins: Mapping[str, Origin],
+        windows: Mapping[str, int],
+        shared_sentences: Sequence[str] = (),
+        sentences: Sentences | None = None,
+    ):
         self.spec = spec
         self._client = client
         self.collection = collection
@@ -303,7 +348,9 @@ class MilvusIndex:
         self._searches = {"bm25": self._search_bm25, "dense": self._search_dense}  # = serves
         self._set_documents(doc_ids, terms, df, sentences)
 
-    def _set_documents(self, doc_ids: Sequence[str], terms: list[str], df: Sequence[int], sentences: Sentences | None) -> None:
+    def _set_documents(
+        self, doc_ids: Sequence[str], terms: list[str], df: Sequence[int], sentences: Sentences | None
+    ) -> None:
         """The in-memory view of the collection: doc ids, document frequencies, query vectors."""
         self._doc_ids = tuple(doc_ids)
         self._doc_set = frozenset(self._doc_ids)
@@ -311,29 +358,59 @@ class MilvusIndex:
         self._df = np.asarray(df, dtype=np.int64)
         self._vocab_set = frozenset(terms)
         self._sentences = sentences
-        self._queries = QueryVectors(self._embedder, self.spec.window_chars, dict(zip(*sentences)) if sentences is not None else None)
+        self._queries = QueryVectors(
+            self._embedder, self.spec.window_chars, dict(zip(*sentences)) if sentences is not None else None
+        )
 
     # --- building -----------------------------------------------------------------------
 
     @classmethod
-    def build(cls, summaries: Sequence[StructuredSummary], spec: IndexSpec | None = None, *, uri: str,
-              cache: EmbeddingCache | None = None, embedder: Embedder | None = None,
-              progress: Progress | None = None, vectors: np.ndarray | None = None) -> "MilvusIndex":
+    def build(
+        cls,
+        summaries: Sequence[StructuredSummary],
+        spec: IndexSpec | None = None,
+        *,
+        uri: str,
+        cache: EmbeddingCache | None = None,
+        embedder: Embedder | None = None,
+        progress: Progress | None = None,
+        vectors: np.ndarray | None = None,
+    ) -> "MilvusIndex":
         """Index `summaries` into a new collection at `uri` (see `from_texts`)."""
         spec = spec or IndexSpec()
         if not summaries:
             raise EmptyArchiveError("index")
         doc_ids = [s.judgment_id for s in summaries]
         texts = {s.judgment_id: slot_texts(s, spec.slots) for s in summaries}
-        return cls.from_texts(doc_ids, texts, spec, uri=uri, cache=cache, embedder=embedder, progress=progress, vectors=vectors,
-                              summarizer=summarizer_of(summaries), origins={s.judgment_id: Origin.of(s) for s in summaries})
+        return cls.from_texts(
+            doc_ids,
+            texts,
+            spec,
+            uri=uri,
+            cache=cache,
+            embedder=embedder,
+            progress=progress,
+            vectors=vectors,
+            summarizer=summarizer_of(summaries),
+            origins={s.judgment_id: Origin.of(s) for s in summaries},
+        )
 
     @classmethod
-    def from_texts(cls, doc_ids: Sequence[str], texts: dict[str, dict[str, str]], spec: IndexSpec | None = None, *,
-                   uri: str, cache: EmbeddingCache | None = None, embedder: Embedder | None = None,
-                   progress: Progress | None = None, vectors: np.ndarray | None = None,
-                   summarizer: str | None = None, sentences: Sequence[str] | None = None,
-                   origins: Mapping[str, Origin] | None = None) -> "MilvusIndex":
+    def from_texts(
+        cls,
+        doc_ids: Sequence[str],
+        texts: dict[str, dict[str, str]],
+        spec: IndexSpec | None = None,
+        *,
+        uri: str,
+        cache: EmbeddingCache | None = None,
+        embedder: Embedder | None = None,
+        progress: Progress | None = None,
+        vectors: np.ndarray | None = None,
+        summarizer: str | None = None,
+        sentences: Sequence[str] | None = None,
+        origins: Mapping[str, Origin] | None = None,
+    ) -> "MilvusIndex":
         """Index documents given as field texts into a new collection `aqgr_<tag>` at `uri`.
 
         The index is unsaved until `save(directory)` records it (the manifest names the
@@ -344,8 +421,10 @@ class MilvusIndex:
         summary's fingerprint (`fingerprints`), which `update` compares against."""
         spec = spec or IndexSpec()
         if spec.bm25_idf != "lucene":
-            raise ValueError(f"Milvus computes BM25 with Lucene's idf itself: bm25_idf={spec.bm25_idf!r} is for the "
-                             "embedded backend only (build with bm25_idf='lucene', the default)")
+            raise ValueError(
+                f"Milvus computes BM25 with Lucene's idf itself: bm25_idf={spec.bm25_idf!r} is for the "
+                "embedded backend only (build with bm25_idf='lucene', the default)"
+            )
         doc_ids = list(doc_ids)
         if not doc_ids:
             raise EmptyArchiveError("index")
@@ -356,7 +435,9 @@ class MilvusIndex:
         report = progress or (lambda stage, done, total: None)
         seconds: dict[str, float] = {}
         origins = {d: (origins or {}).get(d) or Origin() for d in doc_ids}
-        batch = _prepare(doc_ids, texts, spec, tokenizers.create(spec.tokenizer), embedder, cache, report, seconds, vectors)
+        batch = _prepare(
+            doc_ids, texts, spec, tokenizers.create(spec.tokenizer), embedder, cache, report, seconds, vectors
+        )
         df: dict[str, int] = {}
         _count_terms(batch.terms, df)
 
@@ -376,8 +457,9 @@ class MilvusIndex:
         wanted = list(dict.fromkeys([*shared, *(t for o in origins.values() for t in o.sentences)]))
         if wanted:
             start = time.perf_counter()
-            stored, _ = embed_sentences(embedder, wanted, spec.window_chars, cache,
-                                        lambda done, total: report("sentences", done, total))
+            stored, _ = embed_sentences(
+                embedder, wanted, spec.window_chars, cache, lambda done, total: report("sentences", done, total)
+            )
             seconds["sentences"] = time.perf_counter() - start
 
         terms = sorted(df)
@@ -388,7 +470,12 @@ class MilvusIndex:
             "schema_version": SCHEMA_VERSION,
             **spec.describe(),
             "embedder": {"name": embedder.name, "fingerprint": embedder.fingerprint, "dim": embedder.dim},
-            "milvus": {"uri": normalise_uri(uri), "collection": collection, "fields": fields, "rows": "one per dense window"},
+            "milvus": {
+                "uri": normalise_uri(uri),
+                "collection": collection,
+                "fields": fields,
+                "rows": "one per dense window",
+            },
             "n_docs": len(doc_ids),
             "n_terms": len(terms),
             "n_windows": total,
@@ -398,15 +485,33 @@ class MilvusIndex:
             "doc_ids": doc_ids,
             "sentences": [SENTENCES_FILE] if stored is not None else [],
         }
-        return cls(spec=spec, client=client, collection=collection, uri=normalise_uri(uri), doc_ids=doc_ids,
-                   terms=terms, df=[df[t] for t in terms], embedder=embedder, manifest=manifest, origins=origins,
-                   windows=dict(zip(doc_ids, batch.windows)), shared_sentences=shared, sentences=stored)
+        return cls(
+            spec=spec,
+            client=client,
+            collection=collection,
+            uri=normalise_uri(uri),
+            doc_ids=doc_ids,
+            terms=terms,
+            df=[df[t] for t in terms],
+            embedder=embedder,
+            manifest=manifest,
+            origins=origins,
+            windows=dict(zip(doc_ids, batch.windows)),
+            shared_sentences=shared,
+            sentences=stored,
+        )
 
     # --- updating -----------------------------------------------------------------------
 
-    def update(self, added: Iterable[StructuredSummary], removed: Iterable[str] = (), *,
-               cache: EmbeddingCache | None = None, progress: Progress | None = None,
-               full_texts: Callable[[str], str | None] | None = None) -> dict:
+    def update(
+        self,
+        added: Iterable[StructuredSummary],
+        removed: Iterable[str] = (),
+        *,
+        cache: EmbeddingCache | None = None,
+        progress: Progress | None = None,
+        full_texts: Callable[[str], str | None] | None = None,
+    ) -> dict:
         """Add the summaries (one whose judgment is already indexed replaces it), drop `removed`
         (ids not indexed are ignored); returns {"added", "replaced", "removed"} counts.
 
@@ -437,12 +542,22 @@ class MilvusIndex:
             return counts
         fields = self._manifest["milvus"]["fields"]
         if ids and fields != list(self.spec.slots):
-            raise ValueError(f"this index holds the fields {fields}, not the summary slots {list(self.spec.slots)}: "
-                             "rebuild it from the summaries to update it with summaries")
+            raise ValueError(
+                f"this index holds the fields {fields}, not the summary slots {list(self.spec.slots)}: "
+                "rebuild it from the summaries to update it with summaries"
+            )
         report = progress or (lambda stage, done, total: None)
         seconds: dict[str, float] = {}
-        batch = _prepare(ids, {s.judgment_id: slot_texts(s, self.spec.slots) for s in added}, self.spec, self._tokenizer,
-                         self._embedder, cache, report, seconds)
+        batch = _prepare(
+            ids,
+            {s.judgment_id: slot_texts(s, self.spec.slots) for s in added},
+            self.spec,
+            self._tokenizer,
+            self._embedder,
+            cache,
+            report,
+            seconds,
+        )
         new = {s.judgment_id: Origin.of(s) for s in added}
         gone = sorted({*replaced, *dropped})
         origins = {d: o for d, o in self._origins.items() if d not in removed} | new
@@ -486,16 +601,27 @@ class MilvusIndex:
         }
         return counts
 
-    def _updated_sentences(self, new: Mapping[str, Origin], origins: Mapping[str, Origin], cache: EmbeddingCache | None,
-                           report: Progress, seconds: dict[str, float]) -> Sentences | None:
+    def _updated_sentences(
+        self,
+        new: Mapping[str, Origin],
+        origins: Mapping[str, Origin],
+        cache: EmbeddingCache | None,
+        report: Progress,
+        seconds: dict[str, float],
+    ) -> Sentences | None:
         """The stored sentences after an update: the new summaries' issues embedded (those not
         held already), those no indexed document (nor `from_texts`) has any more dropped."""
         known = dict(zip(*self._sentences)) if self._sentences is not None else {}
         fresh = [t for o in new.values() for t in o.sentences if t not in known]
         if fresh:
             start = time.perf_counter()
-            stored, _ = embed_sentences(self._embedder, fresh, self.spec.window_chars, cache,
-                                        lambda done, total: report("sentences", done, total))
+            stored, _ = embed_sentences(
+                self._embedder,
+                fresh,
+                self.spec.window_chars,
+                cache,
+                lambda done, total: report("sentences", done, total),
+            )
             if stored is not None:
                 known.update(zip(*stored))
             seconds["sentences"] = time.perf_counter() - start
@@ -507,13 +633,19 @@ class MilvusIndex:
         """doc id -> the BM25 terms stored on its head row (what its document frequencies counted)."""
         found: dict[str, str] = {}
         for chunk in _chunks(list(doc_ids)):
-            rows = self._client.query(self.collection, filter=f"doc_id in {_quoted(chunk)} and head == true",
-                                      output_fields=["doc_id", "terms"], limit=len(chunk))
+            rows = self._client.query(
+                self.collection,
+                filter=f"doc_id in {_quoted(chunk)} and head == true",
+                output_fields=["doc_id", "terms"],
+                limit=len(chunk),
+            )
             found.update((row["doc_id"], row["terms"]) for row in rows)
         missing = [d for d in doc_ids if d not in found and self._windows.get(d, 0) > 0]
         if missing:
-            raise IndexMismatchError(f"Milvus collection {self.collection!r} at {self.uri}",
-                                     [f"{len(missing)} indexed judgment(s) have no rows there (e.g. {missing[0]})"])
+            raise IndexMismatchError(
+                f"Milvus collection {self.collection!r} at {self.uri}",
+                [f"{len(missing)} indexed judgment(s) have no rows there (e.g. {missing[0]})"],
+            )
         return found
 
     def fingerprints(self) -> dict[str, str]:
@@ -547,11 +679,22 @@ class MilvusIndex:
         tmp.mkdir()
         try:
             (tmp / TERMS_FILE).write_text(json.dumps({"terms": self._terms, "df": self._df.tolist()}), encoding="utf-8")
-            documents = {d: {"fingerprint": self._origins[d].fingerprint, "engine": self._origins[d].engine,
-                             "windows": self._windows[d], "sentences": list(self._origins[d].sentences)} for d in self._doc_ids}
-            (tmp / DOCUMENTS_FILE).write_text(json.dumps({"documents": documents, "sentences": list(self._shared)},
-                                                         ensure_ascii=False), encoding="utf-8")
-            names = [TERMS_FILE, DOCUMENTS_FILE] + ([save_sentences(tmp, self._sentences)] if self._sentences is not None else [])
+            documents = {
+                d: {
+                    "fingerprint": self._origins[d].fingerprint,
+                    "engine": self._origins[d].engine,
+                    "windows": self._windows[d],
+                    "sentences": list(self._origins[d].sentences),
+                }
+                for d in self._doc_ids
+            }
+            (tmp / DOCUMENTS_FILE).write_text(
+                json.dumps({"documents": documents, "sentences": list(self._shared)}, ensure_ascii=False),
+                encoding="utf-8",
+            )
+            names = [TERMS_FILE, DOCUMENTS_FILE] + (
+                [save_sentences(tmp, self._sentences)] if self._sentences is not None else []
+            )
             manifest = dict(self._manifest, sha256={name: _sha256_file(tmp / name) for name in names})
             (tmp / MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False, indent=1), encoding="utf-8")
             if target.exists():
@@ -573,7 +716,9 @@ class MilvusIndex:
         return target
 
     @classmethod
-    def load(cls, directory: str | Path, expect: IndexSpec | None = None, *, embedder: Embedder | None = None) -> "MilvusIndex":
+    def load(
+        cls, directory: str | Path, expect: IndexSpec | None = None, *, embedder: Embedder | None = None
+    ) -> "MilvusIndex":
         """Open the collection a saved manifest names; refuses (IndexMismatchError) a spec, embedder
         or file mismatch, a missing collection, a collection changed since the manifest was
         saved (its generation), or a row count other than recorded."""
@@ -585,7 +730,9 @@ class MilvusIndex:
             spec = _spec_of(manifest)
             uri, collection = manifest["milvus"]["uri"], manifest["milvus"]["collection"]
         except Exception as exc:
-            raise IndexMismatchError(str(path), [f"manifest.json is unreadable ({type(exc).__name__}: {exc})"]) from None
+            raise IndexMismatchError(
+                str(path), [f"manifest.json is unreadable ({type(exc).__name__}: {exc})"]
+            ) from None
         differences = _compare(manifest, spec, expect, FORMAT_VERSION)
         if manifest.get("backend") != BACKEND:
             differences.append(f"backend {manifest.get('backend')!r}, this reader is {BACKEND!r}")
@@ -600,13 +747,19 @@ class MilvusIndex:
             raise IndexMismatchError(str(path), [f"Milvus collection {collection!r} is missing at {uri}"])
         generation = client.describe_collection(collection).get("properties", {}).get(GENERATION)
         if generation != str(manifest.get("generation")):
-            raise IndexMismatchError(str(path), [
-                f"collection {collection!r} is at generation {generation}, the manifest at {manifest.get('generation')}: "
-                "it changed after this manifest was saved (an update that failed or was not saved)"])
+            raise IndexMismatchError(
+                str(path),
+                [
+                    f"collection {collection!r} is at generation {generation}, the manifest at {manifest.get('generation')}: "
+                    "it changed after this manifest was saved (an update that failed or was not saved)"
+                ],
+            )
         client.load_collection(collection)
         rows = int(client.query(collection, filter="", output_fields=["count(*)"])[0]["count(*)"])
         if rows != manifest.get("n_windows"):
-            raise IndexMismatchError(str(path), [f"collection {collection!r} holds {rows} rows, the manifest {manifest.get('n_windows')}"])
+            raise IndexMismatchError(
+                str(path), [f"collection {collection!r} holds {rows} rows, the manifest {manifest.get('n_windows')}"]
+            )
         try:
             terms = json.loads((path / TERMS_FILE).read_text(encoding="utf-8"))
             documents = json.loads((path / DOCUMENTS_FILE).read_text(encoding="utf-8"))
@@ -618,10 +771,21 @@ class MilvusIndex:
         if set(records) != set(doc_ids) or sum(r["windows"] for r in records.values()) != rows:
             raise IndexMismatchError(str(path), [f"{DOCUMENTS_FILE} and the manifest disagree on the documents"])
         origins = {d: Origin(r["fingerprint"], r["engine"], tuple(r["sentences"])) for d, r in records.items()}
-        return cls(spec=spec, client=client, collection=collection, uri=uri, doc_ids=doc_ids, terms=terms["terms"],
-                   df=terms["df"], embedder=embedder, manifest=manifest, origins=origins,
-                   windows={d: r["windows"] for d, r in records.items()}, shared_sentences=documents["sentences"],
-                   sentences=sentences)
+        return cls(
+            spec=spec,
+            client=client,
+            collection=collection,
+            uri=uri,
+            doc_ids=doc_ids,
+            terms=terms["terms"],
+            df=terms["df"],
+            embedder=embedder,
+            manifest=manifest,
+            origins=origins,
+            windows={d: r["windows"] for d, r in records.items()},
+            shared_sentences=documents["sentences"],
+            sentences=sentences,
+        )
 
     def drop(self) -> None:
         """Drop this index's collection (the local manifest, if saved, then refers to nothing)."""
@@ -674,8 +838,9 @@ class MilvusIndex:
         fields = self._manifest["milvus"]["fields"]
         if doc_id not in self._doc_set:
             raise KeyError(doc_id)
-        rows = self._client.query(self.collection, filter=f"pk == {json.dumps(f'{doc_id}#0')}",
-                                  output_fields=[f"slot_{f}" for f in fields])
+        rows = self._client.query(
+            self.collection, filter=f"pk == {json.dumps(f'{doc_id}#0')}", output_fields=[f"slot_{f}" for f in fields]
+        )
         if not rows:
             raise KeyError(doc_id)
         return {f: rows[0][f"slot_{f}"] for f in fields}
@@ -692,8 +857,16 @@ class MilvusIndex:
     def combined_vector(base, extra, weight: float):
         return combine_vectors(base, extra, weight)
 
-    def retrieve(self, query: str, k: int, retrievers: Iterable[str] | None = None,
-                 restrict: set[str] | None = None, exclude: set[str] | None = None, *, vector=None) -> dict[str, list[ScoredDoc]]:
+    def retrieve(
+        self,
+        query: str,
+        k: int,
+        retrievers: Iterable[str] | None = None,
+        restrict: set[str] | None = None,
+        exclude: set[str] | None = None,
+        *,
+        vector=None,
+    ) -> dict[str, list[ScoredDoc]]:
         """Top-k documents per retriever, as SummaryIndex.retrieve (filters applied in Milvus)."""
         names = select_retrievers(self.retrievers, retrievers, k)
         if restrict is not None:
@@ -719,22 +892,44 @@ class MilvusIndex:
         text = self._bm25_query(query)
         if text is None:
             return []
-        hits = self._client.search(self.collection, data=[text], anns_field="sparse", limit=self._limit(k),
-                                   filter=expr, group_by_field="doc_id", output_fields=["doc_id"],
-                                   search_params={"metric_type": "BM25"})[0]
+        hits = self._client.search(
+            self.collection,
+            data=[text],
+            anns_field="sparse",
+            limit=self._limit(k),
+            filter=expr,
+            group_by_field="doc_id",
+            output_fields=["doc_id"],
+            search_params={"metric_type": "BM25"},
+        )[0]
         return ranked(_best(hits, abs, self._doc_set))[:k]
 
     def _search_dense(self, query: str, k: int, expr: str, vector=None) -> list[ScoredDoc]:
         vector = self.embed_query(query) if vector is None else vector
         if vector is None:
             return []
-        hits = self._client.search(self.collection, data=[vector.tolist()], anns_field="dense", limit=self._limit(k),
-                                   filter=expr, group_by_field="doc_id", output_fields=["doc_id"],
-                                   search_params={"metric_type": "IP"})[0]
+        hits = self._client.search(
+            self.collection,
+            data=[vector.tolist()],
+            anns_field="dense",
+            limit=self._limit(k),
+            filter=expr,
+            group_by_field="doc_id",
+            output_fields=["doc_id"],
+            search_params={"metric_type": "IP"},
+        )[0]
         return ranked(_best(hits, float, self._doc_set))[:k]
 
-    def hybrid(self, query: str, k: int, *, ranker: str = "rrf", weights: Sequence[float] = (0.5, 0.5),
-               restrict: set[str] | None = None, exclude: set[str] | None = None) -> list[ScoredDoc]:
+    def hybrid(
+        self,
+        query: str,
+        k: int,
+        *,
+        ranker: str = "rrf",
+        weights: Sequence[float] = (0.5, 0.5),
+        restrict: set[str] | None = None,
+        exclude: set[str] | None = None,
+    ) -> list[ScoredDoc]:
         """BM25 + dense fused inside Milvus (hybrid_search) with its RRFRanker(k=60) or WeightedRanker.
 
         The fused score is Milvus's; the order is re-checked with the shared tie rule."""
@@ -750,14 +945,27 @@ class MilvusIndex:
         text, vector = self._bm25_query(query), self.embed_query(query)
         requests = []
         if text is not None:
-            requests.append(pm.AnnSearchRequest(data=[text], anns_field="sparse", param={"metric_type": "BM25"}, limit=limit, expr=expr or None))
+            requests.append(
+                pm.AnnSearchRequest(
+                    data=[text], anns_field="sparse", param={"metric_type": "BM25"}, limit=limit, expr=expr or None
+                )
+            )
         if vector is not None:
-            requests.append(pm.AnnSearchRequest(data=[vector.tolist()], anns_field="dense", param={"metric_type": "IP"}, limit=limit, expr=expr or None))
+            requests.append(
+                pm.AnnSearchRequest(
+                    data=[vector.tolist()],
+                    anns_field="dense",
+                    param={"metric_type": "IP"},
+                    limit=limit,
+                    expr=expr or None,
+                )
+            )
         if not requests or k == 0:
             return []
         rank = pm.RRFRanker(RRF_K) if ranker == "rrf" else pm.WeightedRanker(*list(weights)[: len(requests)])
-        hits = self._client.hybrid_search(self.collection, requests, ranker=rank, limit=limit,
-                                          output_fields=["doc_id"], group_by_field="doc_id")[0]
+        hits = self._client.hybrid_search(
+            self.collection, requests, ranker=rank, limit=limit, output_fields=["doc_id"], group_by_field="doc_id"
+        )[0]
         return ranked(_best(hits, float, self._doc_set))[:k]
 
 
@@ -785,18 +993,24 @@ def _create_collection(client, name: str, fields: Sequence[str], dim: int, spec:
     schema.add_field("head", dt.BOOL)
     for field in fields:
         schema.add_field(f"slot_{field}", dt.VARCHAR, max_length=MAX_VARCHAR)
-    schema.add_field("terms", dt.VARCHAR, max_length=MAX_VARCHAR, enable_analyzer=True, analyzer_params={"tokenizer": "standard"})
+    schema.add_field(
+        "terms", dt.VARCHAR, max_length=MAX_VARCHAR, enable_analyzer=True, analyzer_params={"tokenizer": "standard"}
+    )
     schema.add_field("sparse", dt.SPARSE_FLOAT_VECTOR)
     schema.add_field("dense", dt.FLOAT_VECTOR, dim=dim)
-    schema.add_function(pm.Function(name="bm25", function_type=pm.FunctionType.BM25,
-                                    input_field_names=["terms"], output_field_names=["sparse"]))
+    schema.add_function(
+        pm.Function(
+            name="bm25", function_type=pm.FunctionType.BM25, input_field_names=["terms"], output_field_names=["sparse"]
+        )
+    )
     index_params = client.prepare_index_params()
     bm25 = {"bm25_k1": spec.bm25_k1, "bm25_b": spec.bm25_b}
     # pymilvus 3 sends index params as flat key-value pairs (what a Milvus server reads);
     # milvus-lite 3.2 reads only a JSON "params" pair and silently used its default k1 = 1.5
     # without it. The nested copy becomes that pair; a server merges it with the flat ones.
-    index_params.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25",
-                           params={**bm25, "params": dict(bm25)})
+    index_params.add_index(
+        "sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25", params={**bm25, "params": dict(bm25)}
+    )
     index_params.add_index("dense", index_type="FLAT", metric_type="IP")
     client.create_collection(name, schema=schema, index_params=index_params)
 
@@ -822,4 +1036,3 @@ def _drop_quietly(recorded: tuple[str, str], client=None) -> None:
             client.drop_collection(collection)
     except Exception:  # noqa: BLE001 - the new index is in place; an orphan is harmless
         pass
-

@@ -100,12 +100,16 @@ def _export_fp32(model_dir: Path, out: Path) -> None:
             self.bert = bert
 
         def forward(self, input_ids, attention_mask, token_type_ids):
-            hidden = self.bert(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids).last_hidden_state
+            hidden = self.bert(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
             mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
             return (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
 
     with _quiet_loading():
-        bert = transformers.AutoModel.from_pretrained(str(model_dir), attn_implementation="eager", local_files_only=True)
+        bert = transformers.AutoModel.from_pretrained(
+            str(model_dir), attn_implementation="eager", local_files_only=True
+        )
     model = Pooled(bert).eval()
     # Traced on a padded batch (a zero in the mask), so that masking is in the graph.
     ids = torch.tensor([[101, 2023, 2003, 102], [101, 2023, 102, 0]], dtype=torch.long)
@@ -113,9 +117,17 @@ def _export_fp32(model_dir: Path, out: Path) -> None:
     names = ["input_ids", "attention_mask", "token_type_ids"]
     with warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("ignore")
-        torch.onnx.export(model, (ids, mask, torch.zeros_like(ids)), str(out), dynamo=False, opset_version=OPSET,
-                          input_names=names, output_names=["embedding"], do_constant_folding=True,
-                          dynamic_axes={**{n: {0: "batch", 1: "tokens"} for n in names}, "embedding": {0: "batch"}})
+        torch.onnx.export(
+            model,
+            (ids, mask, torch.zeros_like(ids)),
+            str(out),
+            dynamo=False,
+            opset_version=OPSET,
+            input_names=names,
+            output_names=["embedding"],
+            do_constant_folding=True,
+            dynamic_axes={**{n: {0: "batch", 1: "tokens"} for n in names}, "embedding": {0: "batch"}},
+        )
 
 
 class _DropRootWarnings(logging.Filter):
@@ -144,7 +156,9 @@ def export_int8(model_dir: Path, out: Path) -> None:
     try:
         _export_fp32(model_dir, fp32)
         with _quiet_root_logger():
-            quantize_dynamic(str(fp32), str(out), weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=["MatMul"])
+            quantize_dynamic(
+                str(fp32), str(out), weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=["MatMul"]
+            )
     finally:
         fp32.unlink(missing_ok=True)
 
@@ -154,8 +168,11 @@ def _record_ok(folder: Path, export_key: str) -> bool:
     try:
         record = json.loads((folder / RECORD_FILE).read_text())
         model = folder / MODEL_FILE
-        return (record.get("export_key") == export_key and record.get("size") == model.stat().st_size
-                and record.get("sha256") == _sha256_now(model))
+        return (
+            record.get("export_key") == export_key
+            and record.get("size") == model.stat().st_size
+            and record.get("sha256") == _sha256_now(model)
+        )
     except (OSError, ValueError, AttributeError):
         return False
 
@@ -189,8 +206,15 @@ def ensure_exported(model_dir: Path, export_key: str, cache_dir: Path) -> Path:
             start = time.perf_counter()
             export_int8(model_dir, staging / MODEL_FILE)
             model = staging / MODEL_FILE
-            record = {"export_key": export_key, "recipe": EXPORT_RECIPE, "source": str(model_dir), "size": model.stat().st_size,
-                      "sha256": _sha256_now(model), "seconds": round(time.perf_counter() - start, 1), "versions": _versions()}
+            record = {
+                "export_key": export_key,
+                "recipe": EXPORT_RECIPE,
+                "source": str(model_dir),
+                "size": model.stat().st_size,
+                "sha256": _sha256_now(model),
+                "seconds": round(time.perf_counter() - start, 1),
+                "versions": _versions(),
+            }
             (staging / RECORD_FILE).write_text(json.dumps(record, indent=1))
             if folder.exists():  # damaged or incomplete: set aside, then replaced
                 if _record_ok(folder, export_key):  # another process finished meanwhile
@@ -276,9 +300,15 @@ class Int8MiniLMEmbedder:
 
     @property
     def fingerprint(self) -> str:
-        recipe = json.dumps({"embedder": self.name, "weights": self._weights_sha256(), "export": EXPORT_RECIPE,
-                             "run": {"tokens": self.max_tokens, "texts_per_run": self.batch_size}},
-                            sort_keys=True)
+        recipe = json.dumps(
+            {
+                "embedder": self.name,
+                "weights": self._weights_sha256(),
+                "export": EXPORT_RECIPE,
+                "run": {"tokens": self.max_tokens, "texts_per_run": self.batch_size},
+            },
+            sort_keys=True,
+        )
         return "sha256:" + hashlib.sha256(recipe.encode()).hexdigest()
 
     def model_path(self) -> Path:
@@ -296,7 +326,9 @@ class Int8MiniLMEmbedder:
         # vectors are the same to the bit whatever the thread count: MLAS splits rows, not sums).
         threads = self.threads or (1 if beside_others() else 0)
         session = _session(self.model_path(), threads)
-        encodings = _tokenizer(self.model_dir, self.max_tokens).encode_batch([t.strip() for t in texts])  # as sentence-transformers
+        encodings = _tokenizer(self.model_dir, self.max_tokens).encode_batch(
+            [t.strip() for t in texts]
+        )  # as sentence-transformers
         lengths = [sum(e.attention_mask) for e in encodings]
         # Shortest first, each batch cut to its longest text (with batch_size > 1).
         order = sorted(range(len(texts)), key=lambda i: lengths[i])
@@ -306,7 +338,9 @@ class Int8MiniLMEmbedder:
             width = max(lengths[i] for i in rows)
             ids = np.array([encodings[i].ids[:width] for i in rows], dtype=np.int64)
             mask = np.array([encodings[i].attention_mask[:width] for i in rows], dtype=np.int64)
-            out[rows] = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})[0]
+            out[rows] = session.run(
+                None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            )[0]
         return _normalise(out)
 
 

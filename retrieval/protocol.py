@@ -110,8 +110,9 @@ class Index(Protocol):
         `restrict` and dropping `exclude`; the dense retriever reads `vector` when given."""
         ...
 
-    def update(self, added: Iterable, removed: Iterable[str] = (), *, cache=None, progress=None,
-               full_texts=None) -> dict:
+    def update(
+        self, added: Iterable, removed: Iterable[str] = (), *, cache=None, progress=None, full_texts=None
+    ) -> dict:
         """Add summaries (an indexed judgment's replaces its entry) and drop `removed`, at the cost of
         the change; {"added", "replaced", "removed"}. Afterwards every reading method reflects it;
         `save` records it where the backend keeps state beside the index."""
@@ -126,8 +127,9 @@ class Index(Protocol):
         ...
 
 
-def select_retrievers(have: Sequence[str], wanted: Iterable[str] | None, k: int,
-                      absent: Mapping[str, str] | None = None) -> list[str]:
+def select_retrievers(
+    have: Sequence[str], wanted: Iterable[str] | None, k: int, absent: Mapping[str, str] | None = None
+) -> list[str]:
     """The retrievers a `retrieve` call runs: `wanted`, or every one the index has (`have`) when None.
 
     A name the index lacks raises ValueError with `absent[name]` (why it lacks it and what to do)

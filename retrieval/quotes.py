@@ -35,8 +35,14 @@ def _words(text: str) -> list[str]:
 class QuoteFinder:
     """The shingles of a set of statutes, to find them quoted in judgments."""
 
-    def __init__(self, statutes: Mapping[str, str], *, shingle: int = SHINGLE_WORDS, min_shingles: int = MIN_SHINGLES,
-                 max_statutes_per_shingle: int = MAX_STATUTES_PER_SHINGLE):
+    def __init__(
+        self,
+        statutes: Mapping[str, str],
+        *,
+        shingle: int = SHINGLE_WORDS,
+        min_shingles: int = MIN_SHINGLES,
+        max_statutes_per_shingle: int = MAX_STATUTES_PER_SHINGLE,
+    ):
         if shingle < 2 or min_shingles < 1 or max_statutes_per_shingle < 1:
             raise ValueError("shingle must be at least 2 words, min_shingles and max_statutes_per_shingle at least 1")
         self.shingle, self.min_shingles = shingle, min_shingles
@@ -48,7 +54,7 @@ class QuoteFinder:
 
     def _shingles(self, words: list[str]) -> set[int]:
         n = self.shingle
-        return {hash(tuple(words[i:i + n])) for i in range(len(words) - n + 1)}
+        return {hash(tuple(words[i : i + n])) for i in range(len(words) - n + 1)}
 
     def quoted(self, text: str) -> dict[str, int]:
         """Statute id -> distinct shingles of it found in `text`, for the statutes quoted enough."""

@@ -98,7 +98,9 @@ class Restriction:
     """The document numbers a search may return (`ns`, sorted, unique) over `size` numbers, of
     which `live` are live documents."""
 
-    def __init__(self, ns: np.ndarray, size: int, live: int, mask: np.ndarray | None = None, where: Where | None = None):
+    def __init__(
+        self, ns: np.ndarray, size: int, live: int, mask: np.ndarray | None = None, where: Where | None = None
+    ):
         self.ns, self._size, self._live, self.where = ns, size, live, where
         self.ns.flags.writeable = False  # one restriction, several searches: engines may keep what they made of it
         self._mask = mask

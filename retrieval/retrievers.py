@@ -95,8 +95,14 @@ class Query:
     retriever name -> share; a BM25 part named there leaves out the query's terms held by more
     than that share of its documents (see `without_common`)."""
 
-    def __init__(self, text: str, tokenizer, embed: Callable[[], np.ndarray | None], vector: np.ndarray | None = None,
-                 max_df: Mapping[str, float] | None = None):
+    def __init__(
+        self,
+        text: str,
+        tokenizer,
+        embed: Callable[[], np.ndarray | None],
+        vector: np.ndarray | None = None,
+        max_df: Mapping[str, float] | None = None,
+    ):
         self.text, self._tokenizer, self._embed, self._vector = text, tokenizer, embed, vector
         self.max_df = dict(max_df or {})
 
@@ -140,7 +146,9 @@ class Retriever:
         """Its immutable files, relative to the index directory (checksummed by the manifest)."""
         return []
 
-    def search(self, query: Query, k: int, *, only: Collection[int] | None = None, where=None) -> list[tuple[int, float]]:
+    def search(
+        self, query: Query, k: int, *, only: Collection[int] | None = None, where=None
+    ) -> list[tuple[int, float]]:
         """The best k documents (n, score), best first; `only` keeps just those n; `where` (only
         when `filters_inside`) keeps those matching a filter (retrieval/restriction.py `Where`)."""
         raise NotImplementedError
@@ -228,7 +236,9 @@ class _BM25(Retriever):
         share = query.max_df.get(self.name)
         return terms if share is None else without_common(terms, self.engine, share)
 
-    def search(self, query: Query, k: int, *, only: Collection[int] | None = None, where=None) -> list[tuple[int, float]]:
+    def search(
+        self, query: Query, k: int, *, only: Collection[int] | None = None, where=None
+    ) -> list[tuple[int, float]]:
         terms = self._terms(query)
         if where is not None:
             return self.engine.search(terms, k, only=only, where=where)
@@ -277,7 +287,13 @@ class SummaryBM25(_BM25):
 
     @classmethod
     def _params(cls, spec: IndexSpec) -> dict:
-        return {"k1": spec.bm25_k1, "b": spec.bm25_b, "idf": spec.bm25_idf, "query_tf": "raw", "epsilon": spec.bm25_epsilon}
+        return {
+            "k1": spec.bm25_k1,
+            "b": spec.bm25_b,
+            "idf": spec.bm25_idf,
+            "query_tf": "raw",
+            "epsilon": spec.bm25_epsilon,
+        }
 
     @classmethod
     def _ngrams(cls, spec: IndexSpec) -> int:
@@ -307,8 +323,13 @@ class FullTextBM25(_BM25):
 
     @classmethod
     def _params(cls, spec: IndexSpec) -> dict:
-        return {"k1": spec.fulltext_k1, "b": spec.bm25_b, "idf": spec.bm25_idf, "query_tf": spec.fulltext_query_tf,
-                "epsilon": spec.bm25_epsilon}
+        return {
+            "k1": spec.fulltext_k1,
+            "b": spec.bm25_b,
+            "idf": spec.bm25_idf,
+            "query_tf": spec.fulltext_query_tf,
+            "epsilon": spec.bm25_epsilon,
+        }
 
     @classmethod
     def _ngrams(cls, spec: IndexSpec) -> int:
@@ -358,7 +379,9 @@ class Dense(Retriever):
     def open(cls, directory: Path, spec: IndexSpec, state: Mapping) -> "Dense":
         from .dense_store import DenseStore
 
-        return cls(DenseStore(Path(directory) / cls.folder, int(state["dim"]), list(state.get("segments", ()))), directory)
+        return cls(
+            DenseStore(Path(directory) / cls.folder, int(state["dim"]), list(state.get("segments", ()))), directory
+        )
 
     def add(self, docs: Sequence[NewDoc], context: BuildContext) -> None:
         spec = context.spec
@@ -369,8 +392,9 @@ class Dense(Retriever):
             for window in document_windows(dense_texts(doc.texts, spec.dense_slots), spec.window_chars):
                 windows.append(window)
                 owners.append(doc.n)
-        vectors, n_embedded = embed_with_cache(context.embedder, windows, context.cache,
-                                               progress=lambda done, total: context.report("embed", done, total))
+        vectors, n_embedded = embed_with_cache(
+            context.embedder, windows, context.cache, progress=lambda done, total: context.report("embed", done, total)
+        )
         if windows:
             self._append(np.ascontiguousarray(vectors, dtype="<f4"))
             self._window_n.append(np.asarray(owners, dtype=np.int64))
@@ -411,13 +435,19 @@ class Dense(Retriever):
         return self.state()
 
     def state(self) -> dict:
-        return {"folder": self.folder, "dim": self.store.dim, "segments": list(self.store.segments),
-                "n_windows": int(self.store.n_windows)}
+        return {
+            "folder": self.folder,
+            "dim": self.store.dim,
+            "segments": list(self.store.segments),
+            "n_windows": int(self.store.n_windows),
+        }
 
     def files(self) -> list[str]:
         return [f"{self.folder}/{name}" for name in self.store.files()]
 
-    def search(self, query: Query, k: int, *, only: Collection[int] | None = None, where=None) -> list[tuple[int, float]]:
+    def search(
+        self, query: Query, k: int, *, only: Collection[int] | None = None, where=None
+    ) -> list[tuple[int, float]]:
         vector = query.vector
         if vector is None:
             return []

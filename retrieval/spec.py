@@ -148,5 +148,3 @@ class IndexSpec(BaseModel):
             "dense_slots": None if self.dense_slots is None else list(self.dense_slots),
             "lexical_engine": self.lexical_engine,
         }
-
-

@@ -70,7 +70,7 @@ def order_by_score(values, k: int | None, tie: Callable[[int], object]):
         for first, last in zip(tied[np.r_[0, breaks + 1]].tolist(), tied[np.r_[breaks, len(tied) - 1]].tolist()):
             if k is not None and first >= k:
                 break
-            order[first:last + 2] = sorted(order[first:last + 2], key=tie)
+            order[first : last + 2] = sorted(order[first : last + 2], key=tie)
         order = np.asarray(order, dtype=np.int64)
     return order[:k]
 
@@ -108,8 +108,20 @@ def _dropping_arrays(method):
     return changed
 
 
-for _name in ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "extend", "insert", "pop", "remove", "clear",
-              "sort", "reverse"):  # every way a list changes in place
+for _name in (
+    "__setitem__",
+    "__delitem__",
+    "__iadd__",
+    "__imul__",
+    "append",
+    "extend",
+    "insert",
+    "pop",
+    "remove",
+    "clear",
+    "sort",
+    "reverse",
+):  # every way a list changes in place
     setattr(RankedRun, _name, _dropping_arrays(getattr(list, _name)))
 del _name
 

@@ -58,14 +58,32 @@ class Filters(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    court: str | None = Field(default=None, max_length=200, description="A court, in any usual spelling: 'SC', 'Supreme Court of India', 'Bombay HC'.")
-    court_level: Literal["supreme", "high", "district", "tribunal"] | None = Field(default=None, description="A level of court (Indian courts: supreme, high, district, tribunal).")
+    court: str | None = Field(
+        default=None,
+        max_length=200,
+        description="A court, in any usual spelling: 'SC', 'Supreme Court of India', 'Bombay HC'.",
+    )
+    court_level: Literal["supreme", "high", "district", "tribunal"] | None = Field(
+        default=None, description="A level of court (Indian courts: supreme, high, district, tribunal)."
+    )
     decided_from: date | None = Field(default=None, description="Decided on or after (YYYY-MM-DD, YYYY-MM or YYYY).")
     decided_to: date | None = Field(default=None, description="Decided on or before (YYYY-MM-DD, YYYY-MM or YYYY).")
-    judge: str | None = Field(default=None, max_length=200, description="A judge on the bench: 'A.K. Sikri', 'Sikri, J.', 'Justice Sikri'.")
-    kind: str | None = Field(default=None, max_length=200, description="Kind of judgment as the summary names it: 'criminal appeal', 'writ petition', 'appeal'.")
-    statute: str | None = Field(default=None, max_length=300, description="A statute or section referred to: 'IPC', 'Section 302 IPC', 'Article 21 of the Constitution'.")
-    disposal: Literal["allowed", "dismissed", "partly"] | None = Field(default=None, description="How the final order disposed of the case.")
+    judge: str | None = Field(
+        default=None, max_length=200, description="A judge on the bench: 'A.K. Sikri', 'Sikri, J.', 'Justice Sikri'."
+    )
+    kind: str | None = Field(
+        default=None,
+        max_length=200,
+        description="Kind of judgment as the summary names it: 'criminal appeal', 'writ petition', 'appeal'.",
+    )
+    statute: str | None = Field(
+        default=None,
+        max_length=300,
+        description="A statute or section referred to: 'IPC', 'Section 302 IPC', 'Article 21 of the Constitution'.",
+    )
+    disposal: Literal["allowed", "dismissed", "partly"] | None = Field(
+        default=None, description="How the final order disposed of the case."
+    )
 
     @field_validator("decided_from", mode="before")
     @classmethod
@@ -90,20 +108,27 @@ class Filters(BaseModel):
     def _lower(cls, value):
         if isinstance(value, str):
             value = value.strip().lower()
-            return {"partly allowed": "partly", "partial": "partly", "partially allowed": "partly"}.get(value, value) or None
+            return {"partly allowed": "partly", "partial": "partly", "partially allowed": "partly"}.get(
+                value, value
+            ) or None
         return value
 
     @model_validator(mode="after")
     def _ordered(self):
         if self.decided_from and self.decided_to and self.decided_from > self.decided_to:
-            raise ValueError(f"the date range ends ({self.decided_to.isoformat()}) before it starts "
-                             f"({self.decided_from.isoformat()}): swap --from and --to")
+            raise ValueError(
+                f"the date range ends ({self.decided_to.isoformat()}) before it starts "
+                f"({self.decided_from.isoformat()}): swap --from and --to"
+            )
         return self
 
     def active(self) -> dict[str, str]:
         """The given fields as strings (name -> value), for notes and the page."""
-        return {name: value.isoformat() if isinstance(value, date) else str(value)
-                for name, value in self.model_dump().items() if value is not None}
+        return {
+            name: value.isoformat() if isinstance(value, date) else str(value)
+            for name, value in self.model_dump().items()
+            if value is not None
+        }
 
     def __bool__(self) -> bool:
         return bool(self.active())
@@ -114,7 +139,9 @@ class FacetCount(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    value: str = Field(description="The normalised value, as a filter takes it (e.g. 'Supreme Court of India', '1999', 'IPC s. 302').")
+    value: str = Field(
+        description="The normalised value, as a filter takes it (e.g. 'Supreme Court of India', '1999', 'IPC s. 302')."
+    )
     count: int = Field(ge=1)
 
 
@@ -128,7 +155,9 @@ class Facets(BaseModel):
     court: list[FacetCount] = Field(default_factory=list)
     year: list[FacetCount] = Field(default_factory=list)
     decade: list[FacetCount] = Field(default_factory=list)
-    statute: list[FacetCount] = Field(default_factory=list, description="Statutes (acts) referred to; a judgment counts once per act.")
+    statute: list[FacetCount] = Field(
+        default_factory=list, description="Statutes (acts) referred to; a judgment counts once per act."
+    )
     section: list[FacetCount] = Field(default_factory=list, description="Sections referred to ('IPC s. 302').")
     judge: list[FacetCount] = Field(default_factory=list)
     kind: list[FacetCount] = Field(default_factory=list)
@@ -151,8 +180,12 @@ def make_filters(**fields) -> Filters | None:
     try:
         return Filters(**given)
     except ValidationError as exc:
-        raise InvalidFilterError("; ".join(f"{'.'.join(map(str, e['loc'])) or 'filters'}: {e['msg'].removeprefix('Value error, ')}"
-                                           for e in exc.errors())) from None
+        raise InvalidFilterError(
+            "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or 'filters'}: {e['msg'].removeprefix('Value error, ')}"
+                for e in exc.errors()
+            )
+        ) from None
 
 
 def facet_lines(result, *, shown: int = 5) -> list[str]:

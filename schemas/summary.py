@@ -29,7 +29,9 @@ REQUIRED_SLOTS = ("court", "case_number", "parties", "facts", "issues", "reasoni
 
 def _require_slots(schema: dict) -> None:
     """pydantic leaves fields with defaults out of `required`: name the slots every judgment has."""
-    schema["required"] = sorted(set(schema.get("required", [])) | set(REQUIRED_SLOTS), key=list(schema["properties"]).index)
+    schema["required"] = sorted(
+        set(schema.get("required", [])) | set(REQUIRED_SLOTS), key=list(schema["properties"]).index
+    )
 
 
 class _Model(BaseModel):
@@ -39,7 +41,9 @@ class _Model(BaseModel):
 class Parties(_Model):
     """Appellants or petitioners on one side, respondents on the other."""
 
-    appellants: list[str] = Field(default_factory=list, description="Appellants / petitioners, as named in the judgment.")
+    appellants: list[str] = Field(
+        default_factory=list, description="Appellants / petitioners, as named in the judgment."
+    )
     respondents: list[str] = Field(default_factory=list, description="Respondents, as named in the judgment.")
 
 
@@ -61,7 +65,9 @@ class StatuteRef(_Model):
 class PrecedentRef(_Model):
     """A prior judgment the judgment refers to."""
 
-    name: str = Field(min_length=1, description="Case title and/or citation, e.g. 'Maneka Gandhi v. Union of India (1978) 1 SCC 248'.")
+    name: str = Field(
+        min_length=1, description="Case title and/or citation, e.g. 'Maneka Gandhi v. Union of India (1978) 1 SCC 248'."
+    )
     principle: str = Field(default="")
     application: str = Field(default="")
 
@@ -118,12 +124,18 @@ def missing_required(slots: dict) -> list[str]:
     """The required slots whose content is missing from a slots document, as 'slot: what is missing'."""
     problems = [f"{name}: the slot is required" for name in REQUIRED_SLOTS if name not in slots]
     parties = slots.get("parties") or {}
-    if "parties" in slots and not (isinstance(parties, dict) and any(parties.get(side) for side in ("appellants", "respondents"))):
+    if "parties" in slots and not (
+        isinstance(parties, dict) and any(parties.get(side) for side in ("appellants", "respondents"))
+    ):
         problems.append("parties: name at least one appellant / petitioner or respondent")
     for name in ("facts", "final_judgment"):
         if name in slots and not str(slots.get(name) or "").strip():
             problems.append(f"{name}: must not be empty")
-    if "issues" in slots and "reasoning" in slots and not (slots.get("issues") or str(slots.get("reasoning") or "").strip()):
+    if (
+        "issues" in slots
+        and "reasoning" in slots
+        and not (slots.get("issues") or str(slots.get("reasoning") or "").strip())
+    ):
         problems.append("issues, reasoning: give the questions of law or the court's reasoning (at least one)")
     return problems
 

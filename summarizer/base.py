@@ -35,4 +35,6 @@ class SummarizerEngine(Protocol):
     def summarize(self, judgment: JudgmentText) -> SummarySlots: ...
 
 
-summarizers: Registry[SummarizerEngine] = Registry("summarizer", ("aqgr.summarizer.extractive.engine", "aqgr.summarizer.llm.engine"))
+summarizers: Registry[SummarizerEngine] = Registry(
+    "summarizer", ("aqgr.summarizer.extractive.engine", "aqgr.summarizer.llm.engine")
+)

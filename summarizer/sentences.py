@@ -55,7 +55,9 @@ def _is_boundary(text: str, start: int, match: re.Match[str]) -> bool:
     if not punct.startswith(".") or len(punct.rstrip("\"'\u201d\u2019)]")) > 1:
         return True  # '!', '?', or an ellipsis
     dot = match.start()
-    word_start = max(start - 1, text.rfind(" ", start, dot), text.rfind("\n", start, dot), text.rfind("\t", start, dot)) + 1
+    word_start = (
+        max(start - 1, text.rfind(" ", start, dot), text.rfind("\n", start, dot), text.rfind("\t", start, dot)) + 1
+    )
     word = text[word_start:dot].lstrip(_LEADING_PUNCT)
     if not word:
         return True

@@ -106,6 +106,8 @@ except ImportError:  # the test extra not installed: the property tests skip the
     pass
 else:
     _slow_ok = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large]
-    _hypothesis_settings.register_profile("ci", max_examples=25, deadline=None, suppress_health_check=_slow_ok, derandomize=True)
+    _hypothesis_settings.register_profile(
+        "ci", max_examples=25, deadline=None, suppress_health_check=_slow_ok, derandomize=True
+    )
     _hypothesis_settings.register_profile("thorough", max_examples=500, deadline=None, suppress_health_check=_slow_ok)
     _hypothesis_settings.load_profile(os.environ.get("AQGR_HYPOTHESIS_PROFILE", "ci"))

@@ -13,9 +13,21 @@ REPO = Path(__file__).resolve().parents[1]
 FOLDERS = ("aqgr", "summarizer", "retrieval", "schemas", "eval")
 # Modules a user reaches only through an extra (or a benchmark): their imports may come from extras.
 OPTIONAL = (
-    "aqgr/interfaces/server/", "aqgr/interfaces/mcp_server.py", "aqgr/interfaces/mcp_stdio.py", "aqgr/llm/http_deadline.py", "aqgr/interfaces/serve_cli.py", "aqgr/llm/gemini.py", "aqgr/llm/openai_compat.py",
-    "aqgr/llm/llamacpp.py", "retrieval/milvus.py", "retrieval/llama.py", "retrieval/bm25s_scorer.py",
-    "summarizer/readers/office.py", "eval/bench_", "eval/llama_server.py", "eval/backends.py",
+    "aqgr/interfaces/server/",
+    "aqgr/interfaces/mcp_server.py",
+    "aqgr/interfaces/mcp_stdio.py",
+    "aqgr/llm/http_deadline.py",
+    "aqgr/interfaces/serve_cli.py",
+    "aqgr/llm/gemini.py",
+    "aqgr/llm/openai_compat.py",
+    "aqgr/llm/llamacpp.py",
+    "retrieval/milvus.py",
+    "retrieval/llama.py",
+    "retrieval/bm25s_scorer.py",
+    "summarizer/readers/office.py",
+    "eval/bench_",
+    "eval/llama_server.py",
+    "eval/backends.py",
 )
 
 
@@ -52,10 +64,13 @@ def _third_party_imports(path: Path) -> set[str]:
 def test_every_import_is_declared_and_the_default_path_needs_only_the_core():
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     core = _closure({_name(r) for r in project["dependencies"]})
-    extras = _closure({_name(r) for name, group in project["optional-dependencies"].items()
-                       if name != "test" for r in group})
-    providers = {module: {d.lower().replace("_", "-") for d in dists}
-                 for module, dists in metadata.packages_distributions().items()}
+    extras = _closure(
+        {_name(r) for name, group in project["optional-dependencies"].items() if name != "test" for r in group}
+    )
+    providers = {
+        module: {d.lower().replace("_", "-") for d in dists}
+        for module, dists in metadata.packages_distributions().items()
+    }
     undeclared, not_core = [], []
     for folder in FOLDERS:
         for path in sorted((REPO / folder).rglob("*.py")):

@@ -14,10 +14,18 @@ INTERFACES = {"cli.py", "serve_cli.py", "mcp_server.py", "server"}
 
 def lint_imports(root: Path) -> subprocess.CompletedProcess:
     """lint-imports over the package under `root` with the repository's contract, no cache written."""
-    code = ("import sys; from importlinter.cli import lint_imports;"
-            f"sys.exit(lint_imports(config_filename={str(REPO / 'pyproject.toml')!r}, no_cache=True, no_logo=True))")
-    return subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
-                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"}, timeout=120)
+    code = (
+        "import sys; from importlinter.cli import lint_imports;"
+        f"sys.exit(lint_imports(config_filename={str(REPO / 'pyproject.toml')!r}, no_cache=True, no_logo=True))"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
+        timeout=120,
+    )
 
 
 def python_files(root: Path):
@@ -45,10 +53,16 @@ def test_layers_point_down():
 
 def test_a_lower_layer_importing_a_higher_one_breaks_the_check(tmp_path):
     """The check is not vacuous: errors (the foundation) importing the CLI fails it."""
-    shutil.copytree(REPO / "aqgr", tmp_path / "aqgr", symlinks=False,
-                    ignore=shutil.ignore_patterns("__pycache__", "sample", "static", "*.txt", "data"))
+    shutil.copytree(
+        REPO / "aqgr",
+        tmp_path / "aqgr",
+        symlinks=False,
+        ignore=shutil.ignore_patterns("__pycache__", "sample", "static", "*.txt", "data"),
+    )
     errors = tmp_path / "aqgr" / "foundation" / "errors.py"
-    errors.write_text(errors.read_text(encoding="utf-8") + "\nfrom aqgr.interfaces.cli import app  # deliberate violation\n")
+    errors.write_text(
+        errors.read_text(encoding="utf-8") + "\nfrom aqgr.interfaces.cli import app  # deliberate violation\n"
+    )
     done = lint_imports(tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "BROKEN" in done.stdout and "aqgr.foundation.errors -> aqgr.interfaces.cli" in done.stdout
@@ -57,11 +71,13 @@ def test_a_lower_layer_importing_a_higher_one_breaks_the_check(tmp_path):
 def test_the_stages_are_imported_only_through_aqgr():
     """`summarizer`, `retrieval`, `schemas`, `eval` are not top-level packages: the wheel installs
     only `aqgr`, so an import of the bare name works in a checkout and fails for every user."""
-    offenders = [f"{path.relative_to(REPO)}: {name}"
-                 for folder in ("aqgr", "tests")
-                 for path in python_files(REPO / folder)
-                 for name in imported_names(path)
-                 if name.split(".")[0] in STAGES]
+    offenders = [
+        f"{path.relative_to(REPO)}: {name}"
+        for folder in ("aqgr", "tests")
+        for path in python_files(REPO / folder)
+        for name in imported_names(path)
+        if name.split(".")[0] in STAGES
+    ]
     assert offenders == []
 
 
@@ -71,8 +87,12 @@ def test_only_the_interfaces_use_the_public_facade():
     offenders = []
     for path in python_files(REPO / "aqgr"):
         relative = path.relative_to(REPO / ("aqgr" if path.is_relative_to(REPO / "aqgr") else ""))
-        if relative.parts[:1] == ("interfaces",) and relative.parts[1] in INTERFACES \
-                or relative.name == "__init__.py" and len(relative.parts) == 1:
+        if (
+            relative.parts[:1] == ("interfaces",)
+            and relative.parts[1] in INTERFACES
+            or relative.name == "__init__.py"
+            and len(relative.parts) == 1
+        ):
             continue
         offenders += [f"{relative}" for name in imported_names(path) if name == "aqgr"]
     assert offenders == []

@@ -20,8 +20,9 @@ def wheel(tmp_path_factory) -> Path:
     """The wheel of the working tree, built from a copy of its files (an in-tree build reuses
     build/, where a module deleted since an earlier build would linger)."""
     source, out = tmp_path_factory.mktemp("source"), tmp_path_factory.mktemp("wheel")
-    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=REPO, check=True,
-                            capture_output=True, text=True).stdout
+    listed = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=REPO, check=True, capture_output=True, text=True
+    ).stdout
     for name in filter(None, listed.split("\0")):
         path, copy = REPO / name, source / name
         if not path.exists() and not path.is_symlink():
@@ -31,8 +32,12 @@ def wheel(tmp_path_factory) -> Path:
             copy.symlink_to(os.readlink(path))
         else:
             shutil.copy2(path, copy)
-    subprocess.run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)],
-                   check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-q", "-w", str(out)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     return next(out.glob("aqgr-*.whl"))
 
 
@@ -42,20 +47,37 @@ def test_the_wheel_installs_only_aqgr_with_its_data(wheel):
     top_level = [name for name in names if name.endswith(".dist-info/top_level.txt")]
     if top_level:
         assert zipfile.ZipFile(wheel).read(top_level[0]).decode().split() == ["aqgr"]
-    for needed in ("aqgr/py.typed", "aqgr/summarizer/base.py", "aqgr/retrieval/index.py", "aqgr/schemas/summary.py",
-                   "aqgr/eval/harness.py", "aqgr/sample/scenarios.json", "aqgr/sample/judgments/SC001.txt",
-                   "aqgr/summarizer/llm/prompts/summary.v1.txt", "aqgr/eval/data/expected_scores.json",
-                   "aqgr/prompts/questions.v1.txt", "aqgr/interfaces/server/static/index.html"):
+    for needed in (
+        "aqgr/py.typed",
+        "aqgr/summarizer/base.py",
+        "aqgr/retrieval/index.py",
+        "aqgr/schemas/summary.py",
+        "aqgr/eval/harness.py",
+        "aqgr/sample/scenarios.json",
+        "aqgr/sample/judgments/SC001.txt",
+        "aqgr/summarizer/llm/prompts/summary.v1.txt",
+        "aqgr/eval/data/expected_scores.json",
+        "aqgr/prompts/questions.v1.txt",
+        "aqgr/interfaces/server/static/index.html",
+    ):
         assert needed in names, needed
 
 
 def _demo(python_path: str, cwd: Path, home: Path) -> dict:
     env = {**os.environ, "PYTHONPATH": python_path, "HF_HUB_OFFLINE": "1"}
     env.pop("AQGR_HOME", None)
-    done = subprocess.run([sys.executable, "-c", "import aqgr; print(aqgr.__file__)"], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", "import aqgr; print(aqgr.__file__)"],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     where = done.stdout.strip()
-    done = subprocess.run([sys.executable, "-c", DEMO, str(home)], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-c", DEMO, str(home)], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     answer = json.loads(done.stdout)
     answer.pop("timings_ms")
@@ -75,8 +97,12 @@ def _rounded(value):
 
 def test_demo_from_the_installed_wheel_matches_the_checkout(wheel, tmp_path):
     target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
-                   check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     assert sorted(p.name for p in target.iterdir() if not p.name.endswith(".dist-info") and p.name != "bin") == ["aqgr"]
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -100,8 +126,12 @@ def test_an_editable_install_is_a_plain_path_holding_only_aqgr(tmp_path):
     checkers follow it, and from any folder `aqgr.summarizer` imports while `summarizer` does not."""
     import importlib.metadata as metadata
 
-    pth = [f for dist in metadata.distributions(name="aqgr") for f in dist.files or []
-           if f.name.startswith("__editable__") and f.suffix == ".pth"]
+    pth = [
+        f
+        for dist in metadata.distributions(name="aqgr")
+        for f in dist.files or []
+        if f.name.startswith("__editable__") and f.suffix == ".pth"
+    ]
     if not pth:
         pytest.skip("aqgr is not installed in editable mode here")
     lines = [line for line in pth[0].locate().read_text().splitlines() if line.strip()]
@@ -109,5 +139,7 @@ def test_an_editable_install_is_a_plain_path_holding_only_aqgr(tmp_path):
     assert (Path(lines[0]) / "aqgr").resolve() == (REPO / "aqgr").resolve()
     code = "import importlib.util as u; print(u.find_spec('aqgr.summarizer') is not None, u.find_spec('summarizer') is None)"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+    )
     assert done.stdout.split() == ["True", "True"], done.stdout + done.stderr

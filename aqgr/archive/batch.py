@@ -35,7 +35,15 @@ from typing import Callable, Iterable
 
 from pydantic import BaseModel, Field
 
-from aqgr.foundation.errors import BatchInterrupted, ConfigError, LeaseLostError, ReadError, StoreError, SummarizeError, SummaryValidationError
+from aqgr.foundation.errors import (
+    BatchInterrupted,
+    ConfigError,
+    LeaseLostError,
+    ReadError,
+    StoreError,
+    SummarizeError,
+    SummaryValidationError,
+)
 from aqgr.foundation.inputs import encodable, id_problem, many, shown
 from aqgr.pipeline.grounding import ground_summary
 from aqgr.llm.deadline import task as model_task
@@ -81,7 +89,9 @@ class Outcome(BaseModel):
     status: str
     failure: FileFailure | None = None
     usage: dict[str, float] | None = None
-    stored_path: str | None = Field(default=None, description="Renamed: where the judgment's file was; duplicate: the stored judgment's file.")
+    stored_path: str | None = Field(
+        default=None, description="Renamed: where the judgment's file was; duplicate: the stored judgment's file."
+    )
 
 
 class SameBytes(BaseModel):
@@ -89,8 +99,12 @@ class SameBytes(BaseModel):
 
     path: str
     judgment_id: str = Field(description="The stored judgment's id (kept).")
-    stored_path: str = Field(description="Renamed: the judgment's former path; duplicate: its file that is still there.")
-    summarised: bool = Field(default=False, description="Renamed and also summarised again (engine changed): counted under summarised.")
+    stored_path: str = Field(
+        description="Renamed: the judgment's former path; duplicate: its file that is still there."
+    )
+    summarised: bool = Field(
+        default=False, description="Renamed and also summarised again (engine changed): counted under summarised."
+    )
 
 
 class BatchReport(BaseModel):
@@ -104,13 +118,27 @@ class BatchReport(BaseModel):
     unchanged: list[str] = Field(default_factory=list)
     failed: list[FileFailure] = Field(default_factory=list)
     skipped_unsupported: list[str] = Field(default_factory=list)
-    usage: dict[str, float] = Field(default_factory=dict, description="Summed provider usage (tokens, cost) when the engine reports it.")
-    renamed: list[SameBytes] = Field(default_factory=list, description="Files that are stored judgments under a new name: one judgment kept, its id unchanged, its path updated.")
-    duplicates: list[SameBytes] = Field(default_factory=list, description="Files with the bytes of a stored judgment whose file is still there: not stored again.")
-    lost_leases: list[str] = Field(default_factory=list, description="Items whose claim expired and went to another worker before this one finished (its result was discarded).")
+    usage: dict[str, float] = Field(
+        default_factory=dict, description="Summed provider usage (tokens, cost) when the engine reports it."
+    )
+    renamed: list[SameBytes] = Field(
+        default_factory=list,
+        description="Files that are stored judgments under a new name: one judgment kept, its id unchanged, its path updated.",
+    )
+    duplicates: list[SameBytes] = Field(
+        default_factory=list,
+        description="Files with the bytes of a stored judgment whose file is still there: not stored again.",
+    )
+    lost_leases: list[str] = Field(
+        default_factory=list,
+        description="Items whose claim expired and went to another worker before this one finished (its result was discarded).",
+    )
     worker: str | None = Field(default=None, description="This worker's name in the work ledger (shared batches).")
     interrupted: bool = False
-    aborted: str | None = Field(default=None, description="Why the batch stopped early (the database cannot be written, or the model provider is not set up or unreachable); rerun to resume.")
+    aborted: str | None = Field(
+        default=None,
+        description="Why the batch stopped early (the database cannot be written, or the model provider is not set up or unreachable); rerun to resume.",
+    )
 
     @property
     def failures_by_reason(self) -> dict[str, int]:
@@ -118,7 +146,12 @@ class BatchReport(BaseModel):
 
     @property
     def processed(self) -> int:
-        return len(self.summarised) + len(self.unchanged) + len(self.duplicates) + sum(not r.summarised for r in self.renamed)
+        return (
+            len(self.summarised)
+            + len(self.unchanged)
+            + len(self.duplicates)
+            + sum(not r.summarised for r in self.renamed)
+        )
 
     @property
     def rate(self) -> float:
@@ -127,7 +160,12 @@ class BatchReport(BaseModel):
         return done / self.seconds if self.seconds > 0 else 0.0
 
     def add(self, outcome: Outcome) -> None:
-        same = SameBytes(path=outcome.path, judgment_id=outcome.judgment_id or "", stored_path=outcome.stored_path or "", summarised=outcome.status == "summarised")
+        same = SameBytes(
+            path=outcome.path,
+            judgment_id=outcome.judgment_id or "",
+            stored_path=outcome.stored_path or "",
+            summarised=outcome.status == "summarised",
+        )
         if outcome.status == "summarised":
             self.summarised.append(outcome.judgment_id or "")
             if outcome.stored_path is not None:
@@ -170,13 +208,17 @@ def judgment_id_for(path: Path, root: Path | None = None, rule: str = "stem") ->
         try:
             match = _compiled(rule[6:]).search(where, timeout=ID_PATTERN_TIMEOUT_S)
         except TimeoutError:
-            raise ConfigError(f"the id pattern {rule[6:]!r} took over {ID_PATTERN_TIMEOUT_S:g} s on {where!r} (it backtracks without end): "
-                              "write a simpler pattern, e.g. regex:(C[0-9]+)") from None
+            raise ConfigError(
+                f"the id pattern {rule[6:]!r} took over {ID_PATTERN_TIMEOUT_S:g} s on {where!r} (it backtracks without end): "
+                "write a simpler pattern, e.g. regex:(C[0-9]+)"
+            ) from None
         if match is None:
             raise ValueError(f"the id pattern {rule[6:]!r} does not match {where!r}")
         found = match.group(1) if match.groups() else match.group(0)
         if not found:
-            raise ValueError(f"the id pattern {rule[6:]!r} matches an empty id in {where!r}: make its group match at least one character")
+            raise ValueError(
+                f"the id pattern {rule[6:]!r} matches an empty id in {where!r}: make its group match at least one character"
+            )
         return found
     raise ConfigError(f"unknown id rule {rule!r}; use one of: {', '.join(ID_RULES)}")
 
@@ -189,7 +231,9 @@ def _compiled(pattern: str):
     try:
         return regex.compile(pattern)
     except (regex.error, OverflowError, RecursionError, ValueError, MemoryError) as exc:
-        raise ConfigError(f"invalid id pattern {pattern!r}: {exc}; the part after 'regex:' is a regular expression whose first group is the id") from None
+        raise ConfigError(
+            f"invalid id pattern {pattern!r}: {exc}; the part after 'regex:' is a regular expression whose first group is the id"
+        ) from None
 
 
 def _check_rule(rule: str) -> None:
@@ -221,22 +265,42 @@ def _walk(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, Path | None]], 
         path = Path(raw)
         if path.is_dir():
             root = path.resolve()
-            for child in sorted(p for p in path.rglob("*") if not any(part.startswith(".") for part in p.relative_to(path).parts)):
+            for child in sorted(
+                p for p in path.rglob("*") if not any(part.startswith(".") for part in p.relative_to(path).parts)
+            ):
                 if child.is_dir():
                     continue
                 problem = _not_a_file(child, root)
                 if problem is not None:
-                    refused.append(FileFailure(path=shown(str(child)), judgment_id=None, stage="read", reason=problem[0], message=f"{shown(str(child))}: {problem[1]}"))
+                    refused.append(
+                        FileFailure(
+                            path=shown(str(child)),
+                            judgment_id=None,
+                            stage="read",
+                            reason=problem[0],
+                            message=f"{shown(str(child))}: {problem[1]}",
+                        )
+                    )
                     continue
                 if child.suffix.lower() in supported:
                     files.append((child, path))
                 else:
                     skipped.append(str(child))
         elif path.is_file():
-            files.append((path, None))  # an explicit file (a link too: the user named it) is attempted whatever its extension; the reader explains
+            files.append(
+                (path, None)
+            )  # an explicit file (a link too: the user named it) is attempted whatever its extension; the reader explains
         else:
             problem = _not_a_file(path, None) or ("missing", "no such file or directory")
-            refused.append(FileFailure(path=shown(str(path)), judgment_id=None, stage="read", reason=problem[0], message=f"{shown(str(path))}: {problem[1]}"))
+            refused.append(
+                FileFailure(
+                    path=shown(str(path)),
+                    judgment_id=None,
+                    stage="read",
+                    reason=problem[0],
+                    message=f"{shown(str(path))}: {problem[1]}",
+                )
+            )
     return files, skipped, refused
 
 
@@ -246,8 +310,10 @@ def _not_a_file(path: Path, root: Path | None) -> tuple[str, str] | None:
         if not path.exists():
             return "broken_link", f"a symbolic link to {os.readlink(path)}, which does not exist"
         if root is not None and not path.resolve().is_relative_to(root):
-            return "outside_folder", (f"a symbolic link to {path.resolve()}, outside the folder {root}: not read (a folder's judgments stay "
-                                      "inside it); give that file on the command line to summarise it")
+            return "outside_folder", (
+                f"a symbolic link to {path.resolve()}, outside the folder {root}: not read (a folder's judgments stay "
+                "inside it); give that file on the command line to summarise it"
+            )
     if not path.exists():
         return None if root is not None else ("missing", "no such file or directory")
     if path.is_fifo():
@@ -284,7 +350,15 @@ def _process(item: WorkItem, store: Store, engine: SummarizerEngine, force: bool
 
     def fail(stage: str, reason: str, message: str) -> Outcome:
         failure = FileFailure(path=item.path, judgment_id=judgment_id, stage=stage, reason=reason, message=message)
-        store.record_failure(source_path=item.path, engine=engine.name, judgment_id=judgment_id, stage=stage, reason=reason, message=message, then=_settle(item, store, engine, "failed"))
+        store.record_failure(
+            source_path=item.path,
+            engine=engine.name,
+            judgment_id=judgment_id,
+            stage=stage,
+            reason=reason,
+            message=message,
+            then=_settle(item, store, engine, "failed"),
+        )
         return Outcome(path=item.path, judgment_id=judgment_id, status="failed", failure=failure)
 
     try:
@@ -293,12 +367,27 @@ def _process(item: WorkItem, store: Store, engine: SummarizerEngine, force: bool
         return fail("read", exc.reason, str(exc))
     words = len(text.split())
     if words < MIN_WORDS:
-        return fail("read", "too_short", f"{item.path}: only {words} word(s) of text: too little to be a judgment; nothing was stored")
+        return fail(
+            "read",
+            "too_short",
+            f"{item.path}: only {words} word(s) of text: too little to be a judgment; nothing was stored",
+        )
     existing = store.judgment(judgment_id)
-    if existing is not None and existing.source_path != item.path and existing.sha256 != sha and Path(existing.source_path).exists():
-        return fail("read", "duplicate_id", f"id {judgment_id!r} already belongs to {existing.source_path} in the archive; rename the file or use --id-from relpath")
+    if (
+        existing is not None
+        and existing.source_path != item.path
+        and existing.sha256 != sha
+        and Path(existing.source_path).exists()
+    ):
+        return fail(
+            "read",
+            "duplicate_id",
+            f"id {judgment_id!r} already belongs to {existing.source_path} in the archive; rename the file or use --id-from relpath",
+        )
     moved_from = None
-    same = stored_as(store, item.path, sha) if existing is None else None  # these bytes stored under another id (aqgr/archive/renames.py)
+    same = (
+        stored_as(store, item.path, sha) if existing is None else None
+    )  # these bytes stored under another id (aqgr/archive/renames.py)
     if same is not None and same.kind == "duplicate":
         if item.had_failure or item.claim is not None:
             store.clear_failure(item.path, engine.name, then=_settle(item, store, engine, "done"))
@@ -311,33 +400,62 @@ def _process(item: WorkItem, store: Store, engine: SummarizerEngine, force: bool
     if not force and _unchanged(store, judgment_id, sha, engine):
         if item.had_failure or item.claim is not None:
             store.clear_failure(item.path, engine.name, then=_settle(item, store, engine, "done"))
-        return Outcome(path=item.path, judgment_id=judgment_id, status="renamed" if moved_from else "unchanged", stored_path=moved_from)
+        return Outcome(
+            path=item.path,
+            judgment_id=judgment_id,
+            status="renamed" if moved_from else "unchanged",
+            stored_path=moved_from,
+        )
     usage = None
     try:
         with model_task("judgment"):  # its model calls end within the judgment's time (aqgr/llm/deadline.py)
-            slots = engine.summarize(JudgmentText(judgment_id=judgment_id, text=text, source_path=item.path, sha256=sha))
+            slots = engine.summarize(
+                JudgmentText(judgment_id=judgment_id, text=text, source_path=item.path, sha256=sha)
+            )
         ungrounded: list[str] = []
-        if getattr(engine, "model", None) is not None:  # a model wrote the values: keep those the judgment's text shows (aqgr/pipeline/grounding.py)
+        if (
+            getattr(engine, "model", None) is not None
+        ):  # a model wrote the values: keep those the judgment's text shows (aqgr/pipeline/grounding.py)
             slots, ungrounded = ground_summary(judgment_id, slots, text)
         take_usage = getattr(engine, "take_usage", None)  # seam: provider engines report tokens/cost per call
         usage = take_usage() if callable(take_usage) else None
         tokens = {k: int(usage[k]) for k in ("input_tokens", "output_tokens") if usage and k in usage}
-        provenance = Provenance(engine=engine.name, engine_version=engine.version, source_sha256=sha, model=engine.model, ungrounded=ungrounded, **tokens)
+        provenance = Provenance(
+            engine=engine.name,
+            engine_version=engine.version,
+            source_sha256=sha,
+            model=engine.model,
+            ungrounded=ungrounded,
+            **tokens,
+        )
         summary = validate_summary(StructuredSummary.from_slots(judgment_id, slots, provenance))
     except SummarizeError as exc:
         if exc.reason in SETUP_FAILURES:
             message = f"{SETUP_FAILURES[exc.reason]} ({exc}); nothing was recorded against the judgments: fix the set-up and rerun to resume"
-            return Outcome(path=item.path, judgment_id=judgment_id, status="aborted", failure=FileFailure(path=item.path, judgment_id=judgment_id, stage="summarize", reason=exc.reason, message=message))
+            return Outcome(
+                path=item.path,
+                judgment_id=judgment_id,
+                status="aborted",
+                failure=FileFailure(
+                    path=item.path, judgment_id=judgment_id, stage="summarize", reason=exc.reason, message=message
+                ),
+            )
         return fail("summarize", exc.reason, str(exc))
     except SummaryValidationError as exc:
         return fail("validate", "invalid_summary", str(exc))
     except Exception as exc:  # an engine bug on one judgment must not stop the batch
         return fail("summarize", "engine_error", f"{type(exc).__name__}: {exc}")
     if not _has_content(summary):
-        return fail("summarize", "no_content", f"{item.path}: no parties, facts, issues or final order were found in its {words} words: "
-                                              "not stored (is this file a judgment?)")
+        return fail(
+            "summarize",
+            "no_content",
+            f"{item.path}: no parties, facts, issues or final order were found in its {words} words: "
+            "not stored (is this file a judgment?)",
+        )
     settle = _settle(item, store, engine, "done")
-    if existing is None and same is None:  # a new judgment: unless a copy of it was stored meanwhile (aqgr/archive/renames.py)
+    if (
+        existing is None and same is None
+    ):  # a new judgment: unless a copy of it was stored meanwhile (aqgr/archive/renames.py)
         check = guard(store, judgment_id, item.path, sha)
 
         def then(session, settle=settle) -> None:
@@ -347,22 +465,39 @@ def _process(item: WorkItem, store: Store, engine: SummarizerEngine, force: bool
     else:
         then = settle
     try:
-        store.save(JudgmentRow(id=judgment_id, source_path=item.path, sha256=sha, n_chars=len(text), text=text), summary, then=then)
+        store.save(
+            JudgmentRow(id=judgment_id, source_path=item.path, sha256=sha, n_chars=len(text), text=text),
+            summary,
+            then=then,
+        )
     except StoredMeanwhile as exc:
         if item.had_failure or item.claim is not None:
             store.clear_failure(item.path, engine.name, then=settle)
-        return Outcome(path=item.path, judgment_id=exc.stored.judgment_id, status="duplicate", stored_path=exc.stored.stored_path)
+        return Outcome(
+            path=item.path, judgment_id=exc.stored.judgment_id, status="duplicate", stored_path=exc.stored.stored_path
+        )
     return Outcome(path=item.path, judgment_id=judgment_id, status="summarised", usage=usage, stored_path=moved_from)
 
 
 def _has_content(summary: StructuredSummary) -> bool:
     """Whether a summary says anything a search can use: parties, facts, issues or the final order."""
-    return bool(summary.parties.appellants or summary.parties.respondents or summary.facts.strip() or summary.issues or summary.final_judgment.strip())
+    return bool(
+        summary.parties.appellants
+        or summary.parties.respondents
+        or summary.facts.strip()
+        or summary.issues
+        or summary.final_judgment.strip()
+    )
 
 
 def _unchanged(store: Store, judgment_id: str, sha: str, engine: SummarizerEngine) -> bool:
     row = store.summary_row(judgment_id, engine.name)
-    return row is not None and row.source_sha256 == sha and row.engine_version == engine.version and row.schema_version == SCHEMA_VERSION
+    return (
+        row is not None
+        and row.source_sha256 == sha
+        and row.engine_version == engine.version
+        and row.schema_version == SCHEMA_VERSION
+    )
 
 
 # -- worker processes -------------------------------------------------------------
@@ -394,21 +529,43 @@ def _work(item: WorkItem) -> Outcome:
     try:
         return process_one(item, _worker.store, _worker.engine, _worker.force)
     except StoreError as exc:
-        return Outcome(path=item.path, judgment_id=item.judgment_id, status="aborted", failure=FileFailure(path=item.path, judgment_id=item.judgment_id, stage="store", reason=exc.reason, message=str(exc)))
+        return Outcome(
+            path=item.path,
+            judgment_id=item.judgment_id,
+            status="aborted",
+            failure=FileFailure(
+                path=item.path, judgment_id=item.judgment_id, stage="store", reason=exc.reason, message=str(exc)
+            ),
+        )
 
 
-def _executor(store: Store, engine: SummarizerEngine, force: bool, workers: int) -> tuple[Executor, Callable[[WorkItem], Outcome]]:
+def _executor(
+    store: Store, engine: SummarizerEngine, force: bool, workers: int
+) -> tuple[Executor, Callable[[WorkItem], Outcome]]:
     if getattr(engine, "parallelism", "process") == "thread":
+
         def run(item: WorkItem) -> Outcome:
             try:
                 return process_one(item, store, engine, force)
             except StoreError as exc:
-                return Outcome(path=item.path, judgment_id=item.judgment_id, status="aborted", failure=FileFailure(path=item.path, judgment_id=item.judgment_id, stage="store", reason=exc.reason, message=str(exc)))
+                return Outcome(
+                    path=item.path,
+                    judgment_id=item.judgment_id,
+                    status="aborted",
+                    failure=FileFailure(
+                        path=item.path, judgment_id=item.judgment_id, stage="store", reason=exc.reason, message=str(exc)
+                    ),
+                )
 
         return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="aqgr-batch"), run
     import multiprocessing
 
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker, initargs=(store.url, engine, force))
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_init_worker,
+        initargs=(store.url, engine, force),
+    )
     return pool, _work
 
 
@@ -438,14 +595,25 @@ class _Run:
         return self.report
 
 
-def plan(paths: Iterable[str | Path], store: Store, engine: SummarizerEngine, *, id_from: str = "stem", retry_failed: bool = False) -> tuple[list[WorkItem], list[FileFailure], list[str]]:
+def plan(
+    paths: Iterable[str | Path],
+    store: Store,
+    engine: SummarizerEngine,
+    *,
+    id_from: str = "stem",
+    retry_failed: bool = False,
+) -> tuple[list[WorkItem], list[FileFailure], list[str]]:
     """(work items, failures found before any work: missing paths and duplicate ids, skipped unsupported paths)."""
     _check_rule(id_from)
     failed_sources = {f.source_path: f.judgment_id for f in store.failures(engine.name)}
     early: list[FileFailure] = []
     if retry_failed:
         roots = [Path(p).resolve() for p in paths]
-        found = [(Path(src), jid) for src, jid in sorted(failed_sources.items()) if not roots or any(Path(src).is_relative_to(r) for r in roots)]
+        found = [
+            (Path(src), jid)
+            for src, jid in sorted(failed_sources.items())
+            if not roots or any(Path(src).is_relative_to(r) for r in roots)
+        ]
         skipped: list[str] = []
         candidates = [(path, jid or path.stem) for path, jid in found]
     else:
@@ -456,22 +624,48 @@ def plan(paths: Iterable[str | Path], store: Store, engine: SummarizerEngine, *,
             try:
                 candidates.append((path.resolve(), judgment_id_for(path, root, id_from)))
             except ValueError as exc:
-                early.append(FileFailure(path=str(path.resolve()), judgment_id=None, stage="read", reason="no_id", message=str(exc)))
+                early.append(
+                    FileFailure(
+                        path=str(path.resolve()), judgment_id=None, stage="read", reason="no_id", message=str(exc)
+                    )
+                )
     items: list[WorkItem] = []
     seen: dict[str, str] = {}
     for path, judgment_id in candidates:
         source = str(path)
         if not (encodable(source) and encodable(judgment_id)):  # bytes that are not UTF-8 in the name: cannot be stored
-            early.append(FileFailure(path=shown(source), judgment_id=shown(judgment_id), stage="read", reason="bad_name",
-                                     message=f"{shown(source)}: the file name is not valid UTF-8 (its undecodable bytes shown as \\xNN): rename the file"))
+            early.append(
+                FileFailure(
+                    path=shown(source),
+                    judgment_id=shown(judgment_id),
+                    stage="read",
+                    reason="bad_name",
+                    message=f"{shown(source)}: the file name is not valid UTF-8 (its undecodable bytes shown as \\xNN): rename the file",
+                )
+            )
             continue
         problem = id_problem(judgment_id)  # the id rule of every door: the API must be able to open it
         if problem is not None:
-            early.append(FileFailure(path=source, judgment_id=None, stage="read", reason="invalid_id",
-                                     message=f"{source}: {problem}; rename the file or choose another --id-from"))
+            early.append(
+                FileFailure(
+                    path=source,
+                    judgment_id=None,
+                    stage="read",
+                    reason="invalid_id",
+                    message=f"{source}: {problem}; rename the file or choose another --id-from",
+                )
+            )
             continue
         if judgment_id in seen and seen[judgment_id] != source:
-            early.append(FileFailure(path=source, judgment_id=judgment_id, stage="read", reason="duplicate_id", message=f"id {judgment_id!r} is also the id of {seen[judgment_id]} in this batch; rename one of the files or use --id-from relpath"))
+            early.append(
+                FileFailure(
+                    path=source,
+                    judgment_id=judgment_id,
+                    stage="read",
+                    reason="duplicate_id",
+                    message=f"id {judgment_id!r} is also the id of {seen[judgment_id]} in this batch; rename one of the files or use --id-from relpath",
+                )
+            )
             continue
         if judgment_id in seen:
             continue  # the same file given twice
@@ -508,23 +702,47 @@ def summarize_files(
     aqgr.archive.workqueue.DEFAULT_LEASE_S), `on_claim` is called with each claimed item."""
     paths = many(paths, "summarize() paths", "['SC999.txt'] or [Path('judgments/')]")
     if not 1 <= workers <= MAX_WORKERS:
-        raise ConfigError(f"workers must be between 1 and {MAX_WORKERS}, not {workers} (this machine has {os.cpu_count() or 1} CPU(s); "
-                          "the offline engine gains nothing beyond that, a provider engine is limited by the provider's rate)")
+        raise ConfigError(
+            f"workers must be between 1 and {MAX_WORKERS}, not {workers} (this machine has {os.cpu_count() or 1} CPU(s); "
+            "the offline engine gains nothing beyond that, a provider engine is limited by the provider's rate)"
+        )
     shared = ledger if ledger is not None else (store.dialect == "postgresql" or worker_id is not None)
     items, early, skipped = plan(paths, store, engine, id_from=id_from, retry_failed=retry_failed)
-    report = BatchReport(engine=engine.name, files=len(items) + sum(f.reason == "duplicate_id" for f in early), workers=workers, skipped_unsupported=skipped)
+    report = BatchReport(
+        engine=engine.name,
+        files=len(items) + sum(f.reason == "duplicate_id" for f in early),
+        workers=workers,
+        skipped_unsupported=skipped,
+    )
     run = _Run(report, len(items), progress, on_result)
     for failure in early:
         report.failed.append(failure)
         if failure.reason not in PATH_REFUSALS:
-            store.record_failure(source_path=failure.path, engine=engine.name, judgment_id=failure.judgment_id, stage=failure.stage, reason=failure.reason, message=failure.message)
+            store.record_failure(
+                source_path=failure.path,
+                engine=engine.name,
+                judgment_id=failure.judgment_id,
+                stage=failure.stage,
+                reason=failure.reason,
+                message=failure.message,
+            )
     if progress:
         progress(0, len(items), "")
     try:
         if shared:
             from aqgr.archive.workqueue import DEFAULT_LEASE_S
 
-            _run_ledger(items, store, engine, force, workers, run, worker_id=worker_id, lease_s=lease_seconds or DEFAULT_LEASE_S, on_claim=on_claim)
+            _run_ledger(
+                items,
+                store,
+                engine,
+                force,
+                workers,
+                run,
+                worker_id=worker_id,
+                lease_s=lease_seconds or DEFAULT_LEASE_S,
+                on_claim=on_claim,
+            )
         elif workers == 1 or len(items) <= 1:
             _run_inline(items, store, engine, force, run)
         else:
@@ -545,7 +763,9 @@ def _run_inline(items: list[WorkItem], store: Store, engine: SummarizerEngine, f
             return
 
 
-def _run_pool(items: list[WorkItem], store: Store, engine: SummarizerEngine, force: bool, workers: int, run: _Run) -> None:
+def _run_pool(
+    items: list[WorkItem], store: Store, engine: SummarizerEngine, force: bool, workers: int, run: _Run
+) -> None:
     from concurrent.futures.process import BrokenProcessPool
 
     executor, work = _executor(store, engine, force, workers)
@@ -566,7 +786,9 @@ def _run_pool(items: list[WorkItem], store: Store, engine: SummarizerEngine, for
                 try:
                     run.record(future.result())
                 except BrokenProcessPool as exc:
-                    run.report.aborted = f"a worker process died ({exc}); rerun to resume, or use fewer --workers if memory is short"
+                    run.report.aborted = (
+                        f"a worker process died ({exc}); rerun to resume, or use fewer --workers if memory is short"
+                    )
                     pending = set()
                     break
     except KeyboardInterrupt:
@@ -575,7 +797,18 @@ def _run_pool(items: list[WorkItem], store: Store, engine: SummarizerEngine, for
     executor.shutdown(wait=True, cancel_futures=True)
 
 
-def _run_ledger(items: list[WorkItem], store: Store, engine: SummarizerEngine, force: bool, workers: int, run: _Run, *, worker_id: str | None, lease_s: float, on_claim: Callable[[WorkItem], None] | None) -> None:
+def _run_ledger(
+    items: list[WorkItem],
+    store: Store,
+    engine: SummarizerEngine,
+    force: bool,
+    workers: int,
+    run: _Run,
+    *,
+    worker_id: str | None,
+    lease_s: float,
+    on_claim: Callable[[WorkItem], None] | None,
+) -> None:
     """Register `items` in the work ledger, then claim and do work until the ledger is drained
     (pending items, and claims of other workers that may still expire, included)."""
     from concurrent.futures.process import BrokenProcessPool
@@ -585,7 +818,9 @@ def _run_ledger(items: list[WorkItem], store: Store, engine: SummarizerEngine, f
     queue = WorkQueue(store, engine.name, Worker.here(worker_id), lease_s=lease_s)
     run.report.worker = queue.worker.name
     try:
-        done = queue.register(((i.path, i.judgment_id, fingerprint(i.path, engine.version)) for i in items), force=force)
+        done = queue.register(
+            ((i.path, i.judgment_id, fingerprint(i.path, engine.version)) for i in items), force=force
+        )
         queue.start()
     except StoreError as exc:
         run.report.aborted = str(exc)
@@ -600,7 +835,14 @@ def _run_ledger(items: list[WorkItem], store: Store, engine: SummarizerEngine, f
         try:
             return process_one(item, store, engine, force)
         except StoreError as exc:
-            return Outcome(path=item.path, judgment_id=item.judgment_id, status="aborted", failure=FileFailure(path=item.path, judgment_id=item.judgment_id, stage="store", reason=exc.reason, message=str(exc)))
+            return Outcome(
+                path=item.path,
+                judgment_id=item.judgment_id,
+                status="aborted",
+                failure=FileFailure(
+                    path=item.path, judgment_id=item.judgment_id, stage="store", reason=exc.reason, message=str(exc)
+                ),
+            )
 
     try:
         while run.report.aborted is None:
@@ -610,7 +852,9 @@ def _run_ledger(items: list[WorkItem], store: Store, engine: SummarizerEngine, f
                 run.report.aborted = str(exc)
                 break
             for claim in claims:
-                item = WorkItem(path=claim.source_path, judgment_id=claim.judgment_id, claim=queue.worker.token, force=claim.force)
+                item = WorkItem(
+                    path=claim.source_path, judgment_id=claim.judgment_id, claim=queue.worker.token, force=claim.force
+                )
                 if on_claim:
                     on_claim(item)
                 if executor is None:
@@ -624,7 +868,9 @@ def _run_ledger(items: list[WorkItem], store: Store, engine: SummarizerEngine, f
                     try:
                         run.record(future.result())
                     except BrokenProcessPool as exc:
-                        run.report.aborted = f"a worker process died ({exc}); rerun to resume, or use fewer --workers if memory is short"
+                        run.report.aborted = (
+                            f"a worker process died ({exc}); rerun to resume, or use fewer --workers if memory is short"
+                        )
                         break
             elif not claims:
                 others, wait_s = queue.outstanding()  # held by other workers: done soon, or back after their lease

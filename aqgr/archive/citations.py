@@ -17,7 +17,9 @@ from aqgr.schemas.results import CitationTreatment, CitedJudgment, JudgmentCitat
 from aqgr.schemas.summary import StructuredSummary
 
 
-def judgment_citations(judgment_id: str, graph, summary_of: Callable[[str], StructuredSummary | None]) -> JudgmentCitations:
+def judgment_citations(
+    judgment_id: str, graph, summary_of: Callable[[str], StructuredSummary | None]
+) -> JudgmentCitations:
     """`graph`: the archive's CitationGraph (None: not made yet); `summary_of(id)`: a summary or None.
     Raises UnknownJudgmentError for an id the archive has not summarised, NoCitationGraphError
     when there is no graph; judgments of the graph the archive no longer holds are left out."""
@@ -44,8 +46,15 @@ def judgment_citations(judgment_id: str, graph, summary_of: Callable[[str], Stru
 
 def _ref(summary: StructuredSummary, mention: Mention | None = None) -> CitedJudgment:
     treated = mention.treatment if mention else None
-    return CitedJudgment(judgment_id=summary.judgment_id, parties=parties_line(summary), case_number=summary.case_number,
-                         court=summary.court, date=summary.date,
-                         how=mention.how if mention else None, mention=mention.text if mention else None,
-                         treatment=CitationTreatment(label=treated.label, quote=treated.sentence, start=treated.start, end=treated.end)
-                         if treated else None)
+    return CitedJudgment(
+        judgment_id=summary.judgment_id,
+        parties=parties_line(summary),
+        case_number=summary.case_number,
+        court=summary.court,
+        date=summary.date,
+        how=mention.how if mention else None,
+        mention=mention.text if mention else None,
+        treatment=CitationTreatment(label=treated.label, quote=treated.sentence, start=treated.start, end=treated.end)
+        if treated
+        else None,
+    )

@@ -38,10 +38,14 @@ if TYPE_CHECKING:
     from aqgr.pipeline.config import Settings
     from aqgr.retrieval.embed_cache import EmbeddingCache
 
-RESTORE = ("restore a backup of it, or move it aside and `aqgr import` your last `aqgr export` (or `aqgr summarize` "
-           "the judgments again), then `aqgr index`")
-RESUMMARISE = ("`aqgr summarize --force` their files, or `aqgr import --replace` them from an export; until then "
-               "searches and exports skip them")
+RESTORE = (
+    "restore a backup of it, or move it aside and `aqgr import` your last `aqgr export` (or `aqgr summarize` "
+    "the judgments again), then `aqgr index`"
+)
+RESUMMARISE = (
+    "`aqgr summarize --force` their files, or `aqgr import --replace` them from an export; until then "
+    "searches and exports skip them"
+)
 REBUILD = "rebuild it with `aqgr index --rebuild`"
 ADD_CHECKSUMS = "`aqgr index` gives them one (as does storing them again)"
 REMAKE_CACHE = "`aqgr index` replaces it (a cache holds nothing that cannot be made again)"
@@ -65,7 +69,10 @@ def sqlite_problems(path: Path, table: str | None = None) -> list[str]:
         found = [r[0] for r in db.execute("PRAGMA quick_check(20)")]
         if found != ["ok"]:
             return found
-        if table is not None and db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone() is None:
+        if (
+            table is not None
+            and db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone() is None
+        ):
             return [f"it has no {table} table"]
         return []
     except sqlite3.Error as exc:
@@ -136,8 +143,12 @@ def check_archive(settings: "Settings") -> dict:
     can_write = writable(home)
     home_info = {"where": str(home), "exists": home.is_dir(), "writable": can_write}
     if home.is_dir() and not can_write:
-        report.warn("home", home, "the home is read-only: searches, exports and `aqgr check` work, summarize, import and index do not",
-                    "make it writable (or copy the home to a writable place) before changing the archive")
+        report.warn(
+            "home",
+            home,
+            "the home is read-only: searches, exports and `aqgr check` work, summarize, import and index do not",
+            "make it writable (or copy the home to a writable place) before changing the archive",
+        )
     database, store = _check_database(settings, report)
     engine = settings.summarizer
     index = _check_index(settings, store, engine, report)
@@ -145,8 +156,16 @@ def check_archive(settings: "Settings") -> dict:
     found = _check_leftovers(settings, report)
     if store is not None:
         store.close()
-    return {"ok": not report.damaged, "home": home_info, "database": database, "index": index, "caches": caches,
-            "leftovers": found, "damaged": report.damaged, "warnings": report.warnings}
+    return {
+        "ok": not report.damaged,
+        "home": home_info,
+        "database": database,
+        "index": index,
+        "caches": caches,
+        "leftovers": found,
+        "damaged": report.damaged,
+        "warnings": report.warnings,
+    }
 
 
 # -- the database --------------------------------------------------------------------------------
@@ -157,12 +176,20 @@ def _check_database(settings: "Settings", report: _Report):
     from aqgr.foundation.errors import DatabaseDamagedError, StoreError
     from aqgr.archive.store import Store, classify, redact_url
 
-    info: dict = {"where": redact_url(settings.db_url), "ok": True, "problems": [], "missing_tables": [], "damaged_summaries": []}
+    info: dict = {
+        "where": redact_url(settings.db_url),
+        "ok": True,
+        "problems": [],
+        "missing_tables": [],
+        "damaged_summaries": [],
+    }
     try:
         store = Store(settings.db_url, create=False)
     except StoreError as exc:
         info.update(ok=False, problems=[str(exc)])
-        report.damage("database", info["where"], str(exc), "check --database-url and that the database server is running")
+        report.damage(
+            "database", info["where"], str(exc), "check --database-url and that the database server is running"
+        )
         return info, None
     info["where"] = store.where
     if store.dialect == "sqlite":
@@ -170,8 +197,13 @@ def _check_database(settings: "Settings", report: _Report):
         if not path.is_file():
             problem = f"there is no database file at {path}"
             info.update(ok=False, problems=[problem])
-            report.damage("database", path, problem, "restore it from a backup, or `aqgr import` your last `aqgr export` "
-                          "(a new archive starts with `aqgr summarize`), then `aqgr index`")
+            report.damage(
+                "database",
+                path,
+                problem,
+                "restore it from a backup, or `aqgr import` your last `aqgr export` "
+                "(a new archive starts with `aqgr summarize`), then `aqgr index`",
+            )
             store.close()
             return info, None
     try:
@@ -184,12 +216,16 @@ def _check_database(settings: "Settings", report: _Report):
                     info["missing_tables"].append(table.name)
                     continue
                 columns = {c["name"] for c in inspector.get_columns(table.name)}
-                lacking = [c.name for c in table.columns if c.name not in columns and not c.nullable]  # a nullable one is added on the next write
+                lacking = [
+                    c.name for c in table.columns if c.name not in columns and not c.nullable
+                ]  # a nullable one is added on the next write
                 if lacking:
                     problems.append(f"table {table.name} lacks the column(s) {', '.join(lacking)}")
             if info["missing_tables"]:
-                problems.append(f"the database has no {', '.join(info['missing_tables'])} table(s)"
-                                + (" (the file is empty)" if len(have) == 0 else ""))
+                problems.append(
+                    f"the database has no {', '.join(info['missing_tables'])} table(s)"
+                    + (" (the file is empty)" if len(have) == 0 else "")
+                )
     except DatabaseDamagedError as exc:
         problems = [exc.detail]
     except StoreError as exc:
@@ -210,12 +246,19 @@ def _check_database(settings: "Settings", report: _Report):
         info["ok"] = False
         info["damaged_summaries"] = [{"judgment_id": j, "engine": e, "problem": p} for j, e, p in damaged]
         info["problems"] = [f"the stored summary of {j!r} ({e}) is damaged: {p}" for j, e, p in damaged[:20]]
-        shown = ", ".join(repr(j) for j, _, _ in damaged[:10]) + (f" and {len(damaged) - 10} more" if len(damaged) > 10 else "")
+        shown = ", ".join(repr(j) for j, _, _ in damaged[:10]) + (
+            f" and {len(damaged) - 10} more" if len(damaged) > 10 else ""
+        )
         report.damage("summaries", info["where"], f"{len(damaged)} stored summary(ies) damaged: {shown}", RESUMMARISE)
     info["without_checksum"] = unchecked = store.without_checksum()
     if unchecked:
-        report.warn("summaries", info["where"], f"{unchecked} stored summary(ies) have no checksum yet (stored before checksums): "
-                    "a changed byte in them that still parses is not found", ADD_CHECKSUMS)
+        report.warn(
+            "summaries",
+            info["where"],
+            f"{unchecked} stored summary(ies) have no checksum yet (stored before checksums): "
+            "a changed byte in them that still parses is not found",
+            ADD_CHECKSUMS,
+        )
     return info, store
 
 
@@ -253,14 +296,22 @@ def _check_index(settings: "Settings", store, engine: str, report: _Report) -> d
             found, stale = _check_documents(loaded, store, loaded.manifest.get("summarizer") or engine)
             problems += found
         if problems:
-            index.update(ok=False, state="damaged_or_outdated", detail=f"{'; '.join(problems)}: rebuild it with `aqgr index --rebuild`")
+            index.update(
+                ok=False,
+                state="damaged_or_outdated",
+                detail=f"{'; '.join(problems)}: rebuild it with `aqgr index --rebuild`",
+            )
             report.damage("index", where, "; ".join(problems), REBUILD)
         elif stale is not None and any(stale.values()):
             index.update(state="stale", stale=stale)
             counts = ", ".join(f"{n} {what}" for what, n in stale.items() if n)
             index["detail"] += f"; the archive changed since: {counts}"
-            report.warn("index", where, f"the index is older than the summaries ({counts} judgment(s)): searches do not see those changes",
-                        "`aqgr index` brings it up to date (only what changed)")
+            report.warn(
+                "index",
+                where,
+                f"the index is older than the summaries ({counts} judgment(s)): searches do not see those changes",
+                "`aqgr index` brings it up to date (only what changed)",
+            )
     finally:
         getattr(loaded, "close", lambda: None)()
     return index
@@ -291,8 +342,10 @@ def _check_documents(index, store, engine: str) -> tuple[list[str], dict[str, in
             else:
                 changed += 1
     if moved:
-        problems.append(f"{len(moved)} indexed document(s) are under another judgment's id ({'; '.join(moved[:5])}): searches "
-                        "would return the wrong judgments")
+        problems.append(
+            f"{len(moved)} indexed document(s) are under another judgment's id ({'; '.join(moved[:5])}): searches "
+            "would return the wrong judgments"
+        )
     listed = index.manifest.get("doc_ids")
     if isinstance(listed, list) and listed != order:
         problems.append("the manifest's doc_ids are not the documents file's ids in their order")
@@ -300,7 +353,11 @@ def _check_documents(index, store, engine: str) -> tuple[list[str], dict[str, in
         problems.append("the loaded ids are not the documents file's ids in their order")
     if not problems:
         problems += _sample_lexical(index, registry, generation)
-    stale = {"new": sum(1 for d in wanted if d not in seen), "changed": changed, "removed": sum(1 for d in seen if d not in wanted)}
+    stale = {
+        "new": sum(1 for d in wanted if d not in seen),
+        "changed": changed,
+        "removed": sum(1 for d in seen if d not in wanted),
+    }
     return problems, stale
 
 
@@ -324,17 +381,21 @@ def _sample_lexical(index, registry, generation: int) -> list[str]:
         if not found:
             lost.append(judgment_id)
     if lost:
-        return [f"the summary lexical index does not find {len(lost)} of {len(rows)} sampled documents under their own number "
-                f"(e.g. {lost[0]!r})"]
+        return [
+            f"the summary lexical index does not find {len(lost)} of {len(rows)} sampled documents under their own number "
+            f"(e.g. {lost[0]!r})"
+        ]
     return []
 
 
 # -- caches and leftovers ------------------------------------------------------------------------
 def _check_caches(settings: "Settings", report: _Report) -> list[dict]:
     found = []
-    for name, path, table in (("embeddings", settings.cache_dir / "embeddings.sqlite", "vectors"),
-                              ("model replies", getattr(settings, "llm_cache_path", None), None),
-                              ("citations", settings.home / "citations.sqlite", None)):
+    for name, path, table in (
+        ("embeddings", settings.cache_dir / "embeddings.sqlite", "vectors"),
+        ("model replies", getattr(settings, "llm_cache_path", None), None),
+        ("citations", settings.home / "citations.sqlite", None),
+    ):
         if path is None or not Path(path).exists():
             continue
         problems = sqlite_problems(Path(path), table)
@@ -351,8 +412,12 @@ def _check_leftovers(settings: "Settings", report: _Report) -> list[str]:
 
     found = [str(p) for p in leftovers(settings.index_dir) + leftovers(settings.home / "statutes" / "index")]
     if found:
-        report.warn("leftovers", settings.home, f"{len(found)} folder(s) left by an `aqgr index` that was stopped: {', '.join(found[:5])}",
-                    "`aqgr index` removes them")
+        report.warn(
+            "leftovers",
+            settings.home,
+            f"{len(found)} folder(s) left by an `aqgr index` that was stopped: {', '.join(found[:5])}",
+            "`aqgr index` removes them",
+        )
     return found
 
 
@@ -367,5 +432,8 @@ def stale_counts(settings: "Settings", store, manifest: dict | None) -> dict[str
     if not have and manifest.get("n_docs"):
         return None
     wanted = store.summary_fingerprints(manifest.get("summarizer") or settings.summarizer)
-    return {"new": sum(1 for d in wanted if d not in have), "changed": sum(1 for d, fp in wanted.items() if d in have and have[d] != fp),
-            "removed": sum(1 for d in have if d not in wanted)}
+    return {
+        "new": sum(1 for d in wanted if d not in have),
+        "changed": sum(1 for d, fp in wanted.items() if d in have and have[d] != fp),
+        "removed": sum(1 for d in have if d not in wanted),
+    }

@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequenc
 
 from aqgr.archive.batch import BatchReport, Outcome, Progress, summarize_files
 from aqgr.pipeline.config import SearchOptions, Settings
-from aqgr.foundation.errors import DatabaseDamagedError, EmptyArchiveError, IndexMismatchError, NoCitationGraphError, NoStatutesError, StoreError
+from aqgr.foundation.errors import (
+    DatabaseDamagedError,
+    EmptyArchiveError,
+    IndexMismatchError,
+    NoCitationGraphError,
+    NoStatutesError,
+    StoreError,
+)
 from aqgr.pipeline.explain import explainers
 from aqgr.foundation.inputs import many
 from aqgr.llm.config import ProviderOptions
@@ -66,8 +73,16 @@ class Archive:
         (ProviderOptions: provider="openai.v1", model=..., base_url=..., max_output_tokens=..., ...).
         `llm`: a ready LLMClient to use instead of one built from the provider settings."""
         self.settings = settings or Settings.resolve(
-            home, database_url=database_url, summarizer=summarizer, question_generator=question_generator,
-            explainer=explainer, treatment=treatment, index=index, search=search, **provider)
+            home,
+            database_url=database_url,
+            summarizer=summarizer,
+            question_generator=question_generator,
+            explainer=explainer,
+            treatment=treatment,
+            index=index,
+            search=search,
+            **provider,
+        )
         self._db: Store | None = None
         self._loaded: Searcher | None = None
         self._statutes = None  # the statute collection, kept so its loaded index is reused
@@ -106,7 +121,10 @@ class Archive:
                 try:
                     self.home.mkdir(parents=True, exist_ok=True)
                 except OSError as exc:
-                    raise StoreError("read_only" if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM) else "unavailable", f"cannot create the archive home {self.home}: {exc.strerror or exc}") from None
+                    raise StoreError(
+                        "read_only" if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM) else "unavailable",
+                        f"cannot create the archive home {self.home}: {exc.strerror or exc}",
+                    ) from None
             self._db = Store(self.settings.db_url)
         return self._db
 
@@ -124,8 +142,12 @@ class Archive:
         with self._llm_lock:
             if self._llm is None:
                 if not self.settings.llm.configured:
-                    raise ConfigError("no model provider is configured: set AQGR_PROVIDER (gemini.v1, openai.v1, ...) or pass --provider")
-                self._llm = LLMClient.from_config(self.settings.llm, cache_path=self.settings.llm_cache_path, limiter=self._quota())
+                    raise ConfigError(
+                        "no model provider is configured: set AQGR_PROVIDER (gemini.v1, openai.v1, ...) or pass --provider"
+                    )
+                self._llm = LLMClient.from_config(
+                    self.settings.llm, cache_path=self.settings.llm_cache_path, limiter=self._quota()
+                )
             return self._llm
 
     def _quota(self):
@@ -137,7 +159,9 @@ class Archive:
         from aqgr.archive.quota import SharedQuota
 
         key = f"{config.provider}:{config.model_name}"
-        return SharedQuota(self._store, key, requests_per_minute=config.requests_per_minute, tokens_per_minute=config.tokens_per_minute)
+        return SharedQuota(
+            self._store, key, requests_per_minute=config.requests_per_minute, tokens_per_minute=config.tokens_per_minute
+        )
 
     def model_usage(self) -> dict[str, dict]:
         """Model calls, cache hits, retries and tokens so far, per stage (empty when no model was used)."""
@@ -172,7 +196,18 @@ class Archive:
         """Summarise every judgment file under `paths`; failures are recorded per file, never raised.
         Resumable: rerunning skips what is done. See `aqgr.archive.batch.summarize_files` for the options
         (and `ledger`, `worker_id`, `lease_seconds`, `on_claim` for batches shared by many workers)."""
-        report = summarize_files(paths, self._store, self._summarizer(), force=force, progress=progress, workers=workers, id_from=id_from, retry_failed=retry_failed, on_result=on_result, **shared)
+        report = summarize_files(
+            paths,
+            self._store,
+            self._summarizer(),
+            force=force,
+            progress=progress,
+            workers=workers,
+            id_from=id_from,
+            retry_failed=retry_failed,
+            on_result=on_result,
+            **shared,
+        )
         if report.summarised:
             self._loaded = None  # the index no longer reflects the archive
         return report
@@ -185,7 +220,11 @@ class Archive:
         removed = self._store.remove(list(many(judgment_ids, "remove()", "['C12']")))
         with self._lock:
             self._loaded = None
-        if removed and (self.settings.index_dir / "manifest.json").exists() and self._store.summary_ids(self.settings.summarizer):
+        if (
+            removed
+            and (self.settings.index_dir / "manifest.json").exists()
+            and self._store.summary_ids(self.settings.summarizer)
+        ):
             self.build_index()
         return removed
 
@@ -219,13 +258,18 @@ class Archive:
             "home": str(self.home),
             "database": redact_url(self.settings.db_url),
             "judgments": store.count_judgments(),
-            "summaries": [{"engine": e, "schema_version": v, "count": n, "imported": imported.get((e, v), 0)} for (e, v), n in sorted(store.count_summaries().items())],
+            "summaries": [
+                {"engine": e, "schema_version": v, "count": n, "imported": imported.get((e, v), 0)}
+                for (e, v), n in sorted(store.count_summaries().items())
+            ],
             "failures": sum(by_reason.values()),
             "failures_by_reason": by_reason,
             "failures_by_engine": by_engine,
             "index": manifest,
             # the summaries the index does not reflect yet (`aqgr index` brings them in)
-            "index_stale": stale_counts(self.settings, store, manifest if isinstance(manifest, dict) and "error" not in manifest else None),
+            "index_stale": stale_counts(
+                self.settings, store, manifest if isinstance(manifest, dict) and "error" not in manifest else None
+            ),
             # the graph the index's search uses (found among the indexed judgments)
             "citations": len(graph) if (graph := self.citations(self._indexed_ids())) is not None else None,
             "work_ledger": ledger_status(store),
@@ -241,7 +285,9 @@ class Archive:
 
         return check_archive(self.settings)
 
-    def export_summaries(self, out: str | Path | None, *, format: str = "jsonl", engine: str | None = None, force: bool = False) -> int:
+    def export_summaries(
+        self, out: str | Path | None, *, format: str = "jsonl", engine: str | None = None, force: bool = False
+    ) -> int:
         """Write the summaries (of `engine`, default the archive's summarizer) as JSON Lines (a file, or
         stdout when `out` is None) or as one JSON file per judgment in a folder; returns how many.
         `out` must be a regular file or folder: a link, FIFO or device there is refused unless `force`."""
@@ -270,8 +316,15 @@ class Archive:
     def _index_spec(self) -> IndexSpec:
         return self.settings.index or IndexSpec()
 
-    def build_index(self, *, spec: IndexSpec | None = None, progress: Callable[[str, int, int], None] | None = None,
-                    backend: str = "embedded", uri: str | None = None, rebuild: bool = False) -> dict:
+    def build_index(
+        self,
+        *,
+        spec: IndexSpec | None = None,
+        progress: Callable[[str, int, int], None] | None = None,
+        backend: str = "embedded",
+        uri: str | None = None,
+        rebuild: bool = False,
+    ) -> dict:
         """Bring the index up to date with the archive's summaries and return its manifest: the first
         time (or with `rebuild`, or when the saved one was built differently) a full build; after
         that only what changed (new, re-made and removed summaries: aqgr/archive/indexer.py). Also finds the
@@ -300,7 +353,13 @@ class Archive:
             from aqgr.foundation.errors import WriteError
 
             text = str(exc).lower()
-            code = errno.ENOSPC if "full" in text else errno.EROFS if ("readonly" in text or "read-only" in text or "unable to open" in text) else errno.EIO
+            code = (
+                errno.ENOSPC
+                if "full" in text
+                else errno.EROFS
+                if ("readonly" in text or "read-only" in text or "unable to open" in text)
+                else errno.EIO
+            )
             raise WriteError(str(self.settings.cache_dir / "embeddings.sqlite"), OSError(code, str(exc))) from None
 
     def _build_index(self, *, spec: IndexSpec | None, progress, backend: str, uri: str | None, rebuild: bool) -> dict:
@@ -322,9 +381,19 @@ class Archive:
             try:
                 # the citations first: a server reloads when the index's manifest changes, and finds them
                 self.link_citations(progress, wanted=wanted)
-                index, change = update_index(store, self.settings.summarizer, self.settings.index_dir, spec=spec, backend=backend,
-                                             uri=uri, cache=cache, progress=progress, rebuild=rebuild, text_of=store.text,
-                                             wanted=wanted)
+                index, change = update_index(
+                    store,
+                    self.settings.summarizer,
+                    self.settings.index_dir,
+                    spec=spec,
+                    backend=backend,
+                    uri=uri,
+                    cache=cache,
+                    progress=progress,
+                    rebuild=rebuild,
+                    text_of=store.text,
+                    wanted=wanted,
+                )
             finally:
                 cache.close()
             with self._lock:
@@ -344,7 +413,7 @@ class Archive:
         store = self._store
         ids = store.summary_ids(self.settings.summarizer) if ids is None else list(ids)
         for start in range(0, len(ids), 200):
-            chunk = ids[start:start + 200]
+            chunk = ids[start : start + 200]
             found = store.texts(chunk)
             for judgment_id in chunk:
                 yield judgment_id, found.get(judgment_id) or ""
@@ -356,7 +425,9 @@ class Archive:
 
         return StatuteCollection(self.settings).add(paths, judgments=self.texts())
 
-    def search_statutes(self, facts: str, questions: Sequence[str] | None = None, *, k: int = 10, filters: Filters | None = None) -> StatuteResult:
+    def search_statutes(
+        self, facts: str, questions: Sequence[str] | None = None, *, k: int = 10, filters: Filters | None = None
+    ) -> StatuteResult:
         """The statutes for the facts: searched with the same legal questions (the given ones,
         or the archive's top generated ones) and through the precedents that quote them.
         Raises NoStatutesError when the archive has none (`add_statutes`)."""
@@ -390,7 +461,9 @@ class Archive:
 
         return statutes.link(judgments())
 
-    def link_citations(self, progress: Callable[[str, int, int], None] | None = None, *, wanted: Mapping[str, str] | None = None):
+    def link_citations(
+        self, progress: Callable[[str, int, int], None] | None = None, *, wanted: Mapping[str, str] | None = None
+    ):
         """Find which summarised judgments cite which (retrieval/citations) and keep it in
         `<home>/citations.sqlite`, for the search's precedents referred; returns the
         CitationGraph. Incremental: judgments new to it (or whose summary was made again since
@@ -448,7 +521,11 @@ class Archive:
         if found is None:
             return None
         graph, ids = found
-        return graph if ids == set(self._store.summary_ids(self.settings.summarizer) if judgments is None else judgments) else None
+        return (
+            graph
+            if ids == set(self._store.summary_ids(self.settings.summarizer) if judgments is None else judgments)
+            else None
+        )
 
     def _citation_graph(self):
         """(the CitationGraph as stored, the judgment ids it was found among), or None when there is
@@ -496,7 +573,9 @@ class Archive:
         except FileNotFoundError:
             return None
         except (OSError, ValueError) as exc:  # ValueError: not JSON, not UTF-8
-            raise IndexMismatchError(str(self.settings.index_dir), [f"manifest.json is unreadable ({type(exc).__name__}: {exc})"]) from None
+            raise IndexMismatchError(
+                str(self.settings.index_dir), [f"manifest.json is unreadable ({type(exc).__name__}: {exc})"]
+            ) from None
         if not isinstance(found, dict):
             raise IndexMismatchError(str(self.settings.index_dir), ["manifest.json is not a JSON object"])
         return found
@@ -555,19 +634,36 @@ class Archive:
         StoreReport (rows per code pair, the lines not loaded with their numbers)."""
         return self._correspondence_store().add(paths)
 
-    def search(self, facts: str, questions: Sequence[str] | None = None, *, k: int | None = None, options: SearchOptions | None = None,
-               restrict: set[str] | None = None, exclude: set[str] | None = None, filters: Filters | None = None) -> SearchResult:
+    def search(
+        self,
+        facts: str,
+        questions: Sequence[str] | None = None,
+        *,
+        k: int | None = None,
+        options: SearchOptions | None = None,
+        restrict: set[str] | None = None,
+        exclude: set[str] | None = None,
+        filters: Filters | None = None,
+    ) -> SearchResult:
         """Question-guided search. `questions` replaces the generated ones (the user's pick);
         `restrict` keeps only those judgment ids, `exclude` drops those; `filters` (court, dates,
         judge, kind, statute, disposal) keep only the judgments matching them."""
         searcher = self._searcher()
         if self._llm is None:
-            return searcher.search(facts, questions, k=k, options=options, restrict=restrict, exclude=exclude, filters=filters)
+            return searcher.search(
+                facts, questions, k=k, options=options, restrict=restrict, exclude=exclude, filters=filters
+            )
         before = self._llm.ledger.snapshot()  # per-search usage (approximate under concurrent searches)
-        result = searcher.search(facts, questions, k=k, options=options, restrict=restrict, exclude=exclude, filters=filters)
-        return result.model_copy(update={"model_usage": self._llm.ledger.difference(self._llm.ledger.snapshot(), before)})
+        result = searcher.search(
+            facts, questions, k=k, options=options, restrict=restrict, exclude=exclude, filters=filters
+        )
+        return result.model_copy(
+            update={"model_usage": self._llm.ledger.difference(self._llm.ledger.snapshot(), before)}
+        )
 
-    def candidate_questions(self, facts: str, *, n: int | None = None, filters: Filters | None = None) -> list[CandidateQuestion]:
+    def candidate_questions(
+        self, facts: str, *, n: int | None = None, filters: Filters | None = None
+    ) -> list[CandidateQuestion]:
         """The candidate legal questions for the facts, best first (for the user to pick from),
         drawn from the judgments matching `filters` when given."""
         return self._searcher().candidate_questions(facts, n=n, filters=filters)

@@ -85,12 +85,25 @@ def _made_by_aqgr(index_dir: Path) -> bool:
     """Whether a folder without a manifest holds only what an embedded index writes (its documents
     file among them): a folder of the user's is never removed."""
     names = {p.name for p in index_dir.iterdir()}
-    return "docs.sqlite" in names and all(n in _INDEX_PARTS or n.startswith(".manifest.json.tmp-") or n.endswith(".lock") for n in names)
+    return "docs.sqlite" in names and all(
+        n in _INDEX_PARTS or n.startswith(".manifest.json.tmp-") or n.endswith(".lock") for n in names
+    )
 
 
-def update_index(store: Store, engine: str, index_dir: Path, *, spec: IndexSpec, backend: str, uri: str | None,
-                 cache, progress: Progress | None, rebuild: bool, text_of: Callable[[str], str | None],
-                 wanted: Mapping[str, str] | None = None):
+def update_index(
+    store: Store,
+    engine: str,
+    index_dir: Path,
+    *,
+    spec: IndexSpec,
+    backend: str,
+    uri: str | None,
+    cache,
+    progress: Progress | None,
+    rebuild: bool,
+    text_of: Callable[[str], str | None],
+    wanted: Mapping[str, str] | None = None,
+):
     """Bring the index at `index_dir` up to the store's summaries by `engine` (see the module);
     returns (the index, {"mode": "update" | "build" | "rebuild", "added", "replaced", "removed"}).
     `wanted`: the store's summary fingerprints by `engine`, when the caller has just read them.
@@ -128,16 +141,35 @@ def update_index(store: Store, engine: str, index_dir: Path, *, spec: IndexSpec,
         have = current.fingerprints()
         added = [d for d, fp in wanted.items() if have.get(d) != fp]
         removed = [d for d in have if d not in wanted]
-        counts = current.update(store.iter_summary_models(engine, ids=added), removed, cache=cache, progress=progress,
-                                full_texts=text_of, total=len(added)) if (added or removed) else {"added": 0, "replaced": 0, "removed": 0}
+        counts = (
+            current.update(
+                store.iter_summary_models(engine, ids=added),
+                removed,
+                cache=cache,
+                progress=progress,
+                full_texts=text_of,
+                total=len(added),
+            )
+            if (added or removed)
+            else {"added": 0, "replaced": 0, "removed": 0}
+        )
         current.save(index_dir)
         return current, {"mode": "update", **counts}
     summaries = store.iter_summary_models(engine)
     in_place = not index_dir.exists()
     target = index_dir if in_place else index_dir.parent / f".{index_dir.name}.rebuild-{uuid.uuid4().hex[:12]}"
     try:
-        index = build_index(summaries, spec, backend=backend, uri=uri, cache=cache, progress=progress, full_texts=text_of,
-                            directory=target, total=len(wanted))
+        index = build_index(
+            summaries,
+            spec,
+            backend=backend,
+            uri=uri,
+            cache=cache,
+            progress=progress,
+            full_texts=text_of,
+            directory=target,
+            total=len(wanted),
+        )
     except BaseException:
         if not in_place:  # the old index stays as it was; the half-made new one goes
             shutil.rmtree(target, ignore_errors=True)

@@ -24,7 +24,15 @@ from aqgr.archive.store import RateBucketRow, Store
 class SharedQuota:
     """Requests and/or tokens per minute for one key (e.g. 'gemini.v1:gemini-2.5-flash')."""
 
-    def __init__(self, store: Store, key: str, *, requests_per_minute: float | None = None, tokens_per_minute: float | None = None, sleep: Callable[[float], None] = time.sleep):
+    def __init__(
+        self,
+        store: Store,
+        key: str,
+        *,
+        requests_per_minute: float | None = None,
+        tokens_per_minute: float | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
         self.store, self.key, self._sleep = store, key, sleep
         self.buckets: dict[str, Bucket] = {}
         if requests_per_minute:
@@ -41,7 +49,13 @@ class SharedQuota:
             from sqlalchemy.dialects import postgresql, sqlite
 
             insert = (postgresql if self.store.dialect == "postgresql" else sqlite).insert
-            values = dict(key=key, capacity=bucket.capacity, rate_per_s=bucket.rate_per_s, level=bucket.capacity, updated_at=self.store.clock(s))
+            values = dict(
+                key=key,
+                capacity=bucket.capacity,
+                rate_per_s=bucket.rate_per_s,
+                level=bucket.capacity,
+                updated_at=self.store.clock(s),
+            )
             s.exec(insert(RateBucketRow.__table__).values(**values).on_conflict_do_nothing())
             row = s.exec(select(RateBucketRow).where(RateBucketRow.key == key).with_for_update()).one()
         return row
@@ -51,7 +65,9 @@ class SharedQuota:
         while True:
             with self.store.locked() as s:
                 rows = {unit: self._row(s, unit) for unit in self.buckets}
-                now = max([self.store.clock(s)] + [r.updated_at for r in rows.values()])  # read once the rows are locked
+                now = max(
+                    [self.store.clock(s)] + [r.updated_at for r in rows.values()]
+                )  # read once the rows are locked
                 taken: dict[str, float] = {}
                 wait = 0.0
                 for unit, bucket in self.buckets.items():
@@ -60,7 +76,11 @@ class SharedQuota:
                     wait = max(wait, unit_wait)
                 if wait == 0.0:  # every bucket can pay: pay them all
                     for unit, level in taken.items():
-                        s.exec(update(RateBucketRow).where(RateBucketRow.key == f"{self.key}:{unit}").values(level=level, updated_at=now))
+                        s.exec(
+                            update(RateBucketRow)
+                            .where(RateBucketRow.key == f"{self.key}:{unit}")
+                            .values(level=level, updated_at=now)
+                        )
                     return
             self.waited_s += wait
             self._sleep(wait)
@@ -72,4 +92,6 @@ class SharedQuota:
             row = self._row(s, "tokens")
             now = max(self.store.clock(s), row.updated_at)
             level, _ = self.buckets["tokens"].take(row.level, now - row.updated_at, 0.0)
-            s.exec(update(RateBucketRow).where(RateBucketRow.key == row.key).values(level=level - tokens, updated_at=now))
+            s.exec(
+                update(RateBucketRow).where(RateBucketRow.key == row.key).values(level=level - tokens, updated_at=now)
+            )

@@ -87,11 +87,17 @@ class StoredMeanwhile(Exception):
 def guard(store: Store, judgment_id: str, path: str, sha256: str) -> Callable[[Session], None]:
     """What a new judgment's write runs in its transaction: StoredMeanwhile when these bytes are now
     stored under another id from a file still in place (see the module's docstring)."""
+
     def check(session: Session) -> None:
-        if store.dialect == "postgresql":  # writers of the same bytes wait for each other; the later sees the first's commit
+        if (
+            store.dialect == "postgresql"
+        ):  # writers of the same bytes wait for each other; the later sees the first's commit
             session.exec(text("SELECT pg_advisory_xact_lock(:key)").bindparams(key=int(sha256[:15], 16)))
-        rows = session.exec(select(JudgmentRow.id, JudgmentRow.source_path, JudgmentRow.added_at)
-                            .where(JudgmentRow.sha256 == sha256, JudgmentRow.id != judgment_id)).all()
+        rows = session.exec(
+            select(JudgmentRow.id, JudgmentRow.source_path, JudgmentRow.added_at).where(
+                JudgmentRow.sha256 == sha256, JudgmentRow.id != judgment_id
+            )
+        ).all()
         for other, source, _ in sorted(rows, key=lambda row: row[2]):
             if source == path or _state(source, sha256) == "same":
                 raise StoredMeanwhile(StoredAs("duplicate", other, source))

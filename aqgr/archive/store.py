@@ -39,7 +39,13 @@ from sqlalchemy import JSON, Column, Index, Text, bindparam, cast, event, inspec
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
 from sqlmodel import Field, Session, SQLModel, create_engine, delete, func, select, update
 
-from aqgr.foundation.errors import ConfigError, DatabaseDamagedError, InvalidTextError, MissingDependencyError, StoreError
+from aqgr.foundation.errors import (
+    ConfigError,
+    DatabaseDamagedError,
+    InvalidTextError,
+    MissingDependencyError,
+    StoreError,
+)
 from aqgr.foundation.inputs import encodable
 from aqgr.schemas.summary import StructuredSummary
 
@@ -67,8 +73,13 @@ class SummaryRow(SQLModel, table=True):
     # finds the few summaries without a checksum without reading the others.
     __table_args__ = (
         Index("ix_summaries_fingerprint", "engine", "judgment_id", "engine_version", "source_sha256", "created_at"),
-        Index("ix_summaries_unchecked", "judgment_id", "engine", sqlite_where=text("checksum IS NULL"),
-              postgresql_where=text("checksum IS NULL")),
+        Index(
+            "ix_summaries_unchecked",
+            "judgment_id",
+            "engine",
+            sqlite_where=text("checksum IS NULL"),
+            postgresql_where=text("checksum IS NULL"),
+        ),
     )
 
     judgment_id: str = Field(primary_key=True, foreign_key="judgments.id")
@@ -78,7 +89,9 @@ class SummaryRow(SQLModel, table=True):
     source_sha256: str
     data: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     created_at: datetime = Field(default_factory=_now)
-    checksum: str | None = None  # summary_checksum(data), written with it; None: stored before checksums (`aqgr index` adds it)
+    checksum: str | None = (
+        None  # summary_checksum(data), written with it; None: stored before checksums (`aqgr index` adds it)
+    )
 
 
 def canonical_json(value: Any) -> str:
@@ -185,7 +198,12 @@ class RateBucketRow(SQLModel, table=True):
     updated_at: float
 
 
-_KEYS = {JudgmentRow: ("id",), SummaryRow: ("judgment_id", "engine"), FailureRow: ("source_path", "engine"), ImportRow: ("judgment_id", "engine")}
+_KEYS = {
+    JudgmentRow: ("id",),
+    SummaryRow: ("judgment_id", "engine"),
+    FailureRow: ("source_path", "engine"),
+    ImportRow: ("judgment_id", "engine"),
+}
 InTransaction = Callable[[Session], None]  # more work done in the same transaction as a write
 _IN_CHUNK = 500  # ids per IN (...) list: well under SQLite's bound-parameter limit
 
@@ -206,7 +224,9 @@ _DAMAGED = ("database disk image is malformed", "file is not a database", "file 
 def damage(exc: BaseException) -> str | None:
     """The problem, when `exc` says the database file itself is damaged (not locked, full or read-only)."""
     inner = getattr(exc, "orig", None) or exc
-    if getattr(inner, "sqlite_errorname", "") in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or (getattr(inner, "sqlstate", None) or "") in ("XX001", "XX002"):
+    if getattr(inner, "sqlite_errorname", "") in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or (
+        getattr(inner, "sqlstate", None) or ""
+    ) in ("XX001", "XX002"):
         return str(inner).strip().splitlines()[0] if str(inner).strip() else type(inner).__name__
     message = str(inner).lower()
     return next((found for found in _DAMAGED if found in message), None)
@@ -225,7 +245,9 @@ def classify(exc: BaseException) -> StoreError:
     return StoreError("unavailable", message)
 
 
-def summary_problem(raw: str | None, *, full: bool = False, judgment_id: str | None = None, checksum: str | None = None) -> str | None:
+def summary_problem(
+    raw: str | None, *, full: bool = False, judgment_id: str | None = None, checksum: str | None = None
+) -> str | None:
     """What is wrong with a stored summary's JSON text (None when it is a summary): not JSON, not an
     object, not the summary model, with `full` not the JSON Schema, of another judgment's id, or (given
     the `checksum` written with it) not the content that was written."""
@@ -238,7 +260,9 @@ def summary_problem(raw: str | None, *, full: bool = False, judgment_id: str | N
             found = StructuredSummary.model_validate_json(raw).judgment_id
         except (ValidationError, ValueError) as exc:
             return f"not a valid summary ({str(exc).splitlines()[0]})"
-        return None if judgment_id is None or found == judgment_id else f"the stored summary names judgment {found[:80]!r}"
+        return (
+            None if judgment_id is None or found == judgment_id else f"the stored summary names judgment {found[:80]!r}"
+        )
     try:
         data = json.loads(raw) if isinstance(raw, str) else raw
     except ValueError as exc:
@@ -274,7 +298,9 @@ class Store:
 
     def __init__(self, url: str, *, create: bool = True):
         self.url = url
-        self.damaged: dict[tuple[str, str], str] = {}  # (judgment id, engine) -> problem, of summaries read and left out
+        self.damaged: dict[
+            tuple[str, str], str
+        ] = {}  # (judgment id, engine) -> problem, of summaries read and left out
         self._checksums: bool | None = None  # whether the summaries table has its checksum column (asked once)
         self.dialect = url.split(":", 1)[0].split("+", 1)[0]
         try:
@@ -286,9 +312,15 @@ class Store:
         except ModuleNotFoundError as exc:  # the database driver: PostgreSQL's is the extra [postgres]
             extra = "postgres" if self.dialect == "postgresql" else self.dialect
             raise MissingDependencyError(exc.name or self.dialect, extra) from None
-        except (ArgumentError, ValueError, TypeError) as exc:  # not a URL, an unknown dialect, a port that is not a number
-            raise ConfigError(f"invalid database URL {redact_url(url) if '://' in url else url!r} (--database-url / AQGR_DATABASE_URL): {exc}; "
-                              "give e.g. sqlite:////path/to/aqgr.db or postgresql+psycopg://user@host:5432/aqgr") from None
+        except (
+            ArgumentError,
+            ValueError,
+            TypeError,
+        ) as exc:  # not a URL, an unknown dialect, a port that is not a number
+            raise ConfigError(
+                f"invalid database URL {redact_url(url) if '://' in url else url!r} (--database-url / AQGR_DATABASE_URL): {exc}; "
+                "give e.g. sqlite:////path/to/aqgr.db or postgresql+psycopg://user@host:5432/aqgr"
+            ) from None
         event.listen(self.engine, "handle_error", self._on_error)
         if create:
             self._create_tables()
@@ -352,7 +384,7 @@ class Store:
                 if column.name not in have and column.nullable and not column.primary_key:
                     kind = column.type.compile(dialect=conn.dialect)
                     try:
-                        conn.execute(text(f'ALTER TABLE {table.name} ADD COLUMN {column.name} {kind}'))
+                        conn.execute(text(f"ALTER TABLE {table.name} ADD COLUMN {column.name} {kind}"))
                     except OperationalError as exc:  # SQLite: another process added it since we looked
                         if "duplicate column" not in str(exc).lower():
                             raise
@@ -398,7 +430,11 @@ class Store:
         try:
             with self.engine.connect() as conn:
                 if self.dialect == "sqlite":
-                    found = [line for row in conn.exec_driver_sql("PRAGMA integrity_check(20)") for line in str(row[0]).splitlines()]
+                    found = [
+                        line
+                        for row in conn.exec_driver_sql("PRAGMA integrity_check(20)")
+                        for line in str(row[0]).splitlines()
+                    ]
                     return [] if found == ["ok"] else found
                 for table in SQLModel.metadata.sorted_tables:
                     conn.execute(select(func.count()).select_from(table)).one()
@@ -425,7 +461,9 @@ class Store:
             else:
                 from sqlalchemy.dialects.postgresql import insert
             statement = insert(model.__table__).values(**values)
-            statement = statement.on_conflict_do_update(index_elements=list(keys), set_={k: v for k, v in values.items() if k not in keys})
+            statement = statement.on_conflict_do_update(
+                index_elements=list(keys), set_={k: v for k, v in values.items() if k not in keys}
+            )
             session.exec(statement)
         else:  # other databases: merge (select then insert/update)
             session.merge(row)
@@ -492,11 +530,19 @@ class Store:
         """(id, source path, when added) of the stored judgments whose source file had these bytes:
         how a batch knows a file it meets under a new name is one it has already stored."""
         with self.session() as s:
-            return [tuple(r) for r in s.exec(select(JudgmentRow.id, JudgmentRow.source_path, JudgmentRow.added_at).where(JudgmentRow.sha256 == sha256)).all()]
+            return [
+                tuple(r)
+                for r in s.exec(
+                    select(JudgmentRow.id, JudgmentRow.source_path, JudgmentRow.added_at).where(
+                        JudgmentRow.sha256 == sha256
+                    )
+                ).all()
+            ]
 
     def move(self, judgment_id: str, source_path: str, text: str) -> None:
         """Record that a stored judgment's file is now at `source_path` (renamed or moved, same bytes);
         its id, summaries, index entries and citations stay. `text` fills an imported placeholder's."""
+
         def action(s: Session) -> None:
             row = s.get(JudgmentRow, judgment_id)
             if row is not None:
@@ -513,11 +559,15 @@ class Store:
 
         def action(s: Session) -> None:
             for start in range(0, len(wanted), 500):
-                chunk = wanted[start:start + 500]
+                chunk = wanted[start : start + 500]
                 found.extend(s.exec(select(JudgmentRow.id).where(JudgmentRow.id.in_(chunk))).all())
-                for table, column in ((SummaryRow, SummaryRow.judgment_id), (ImportRow, ImportRow.judgment_id),
-                                      (FailureRow, FailureRow.judgment_id), (WorkRow, WorkRow.judgment_id),
-                                      (JudgmentRow, JudgmentRow.id)):
+                for table, column in (
+                    (SummaryRow, SummaryRow.judgment_id),
+                    (ImportRow, ImportRow.judgment_id),
+                    (FailureRow, FailureRow.judgment_id),
+                    (WorkRow, WorkRow.judgment_id),
+                    (JudgmentRow, JudgmentRow.id),
+                ):
                     s.exec(delete(table).where(column.in_(chunk)))
 
         self._write(action)
@@ -553,8 +603,14 @@ class Store:
         def action(s: Session) -> None:
             self._upsert(s, judgment)
             self._upsert(s, row)
-            s.exec(delete(FailureRow).where(FailureRow.source_path == judgment.source_path, FailureRow.engine == row.engine))
-            s.exec(delete(ImportRow).where(ImportRow.judgment_id == judgment.id, ImportRow.engine == row.engine))  # made here now
+            s.exec(
+                delete(FailureRow).where(
+                    FailureRow.source_path == judgment.source_path, FailureRow.engine == row.engine
+                )
+            )
+            s.exec(
+                delete(ImportRow).where(ImportRow.judgment_id == judgment.id, ImportRow.engine == row.engine)
+            )  # made here now
 
         self._write(action, then)
 
@@ -577,9 +633,17 @@ class Store:
             self._upsert_many(s, SummaryRow, summaries)
             for engine, pairs in by_engine.items():
                 for at in range(0, len(pairs), _IN_CHUNK):
-                    chunk = pairs[at:at + _IN_CHUNK]
-                    s.exec(delete(FailureRow).where(FailureRow.engine == engine, FailureRow.source_path.in_([p for _, p in chunk])))
-                    s.exec(delete(ImportRow).where(ImportRow.engine == engine, ImportRow.judgment_id.in_([i for i, _ in chunk])))
+                    chunk = pairs[at : at + _IN_CHUNK]
+                    s.exec(
+                        delete(FailureRow).where(
+                            FailureRow.engine == engine, FailureRow.source_path.in_([p for _, p in chunk])
+                        )
+                    )
+                    s.exec(
+                        delete(ImportRow).where(
+                            ImportRow.engine == engine, ImportRow.judgment_id.in_([i for i, _ in chunk])
+                        )
+                    )
 
         self._write(action)
 
@@ -596,7 +660,9 @@ class Store:
             from sqlalchemy.dialects.postgresql import insert
         statement = insert(model.__table__)
         statement = statement.on_conflict_do_update(
-            index_elements=list(keys), set_={c.name: statement.excluded[c.name] for c in model.__table__.columns if c.name not in keys})
+            index_elements=list(keys),
+            set_={c.name: statement.excluded[c.name] for c in model.__table__.columns if c.name not in keys},
+        )
         session.connection().execute(statement, values)
 
     def save_imported(self, summary: StructuredSummary, *, source: str, replace: bool = False) -> str:
@@ -619,17 +685,33 @@ class Store:
                     return "refused"
                 outcome = "replaced"
             if s.get(JudgmentRow, summary.judgment_id) is None:
-                self._upsert(s, JudgmentRow(id=summary.judgment_id, source_path=source, sha256=summary.provenance.source_sha256, n_chars=0, text=""))
+                self._upsert(
+                    s,
+                    JudgmentRow(
+                        id=summary.judgment_id,
+                        source_path=source,
+                        sha256=summary.provenance.source_sha256,
+                        n_chars=0,
+                        text="",
+                    ),
+                )
             self._upsert(s, row)
-            self._upsert(s, ImportRow(judgment_id=summary.judgment_id, engine=row.engine, source=source, imported_at=_now()))
+            self._upsert(
+                s, ImportRow(judgment_id=summary.judgment_id, engine=row.engine, source=source, imported_at=_now())
+            )
         return outcome
 
     def count_imported(self) -> dict[tuple[str, str], int]:
         """{(engine, schema_version): count} of the stored summaries that came in through an import."""
         with self.session() as s:
-            query = (select(SummaryRow.engine, SummaryRow.schema_version, func.count())
-                     .join(ImportRow, (ImportRow.judgment_id == SummaryRow.judgment_id) & (ImportRow.engine == SummaryRow.engine))
-                     .group_by(SummaryRow.engine, SummaryRow.schema_version))
+            query = (
+                select(SummaryRow.engine, SummaryRow.schema_version, func.count())
+                .join(
+                    ImportRow,
+                    (ImportRow.judgment_id == SummaryRow.judgment_id) & (ImportRow.engine == SummaryRow.engine),
+                )
+                .group_by(SummaryRow.engine, SummaryRow.schema_version)
+            )
             return {(e, v): n for e, v, n in s.exec(query).all()}
 
     def summaries(self, engine: str, ids: Iterable[str] | None = None) -> list[StructuredSummary]:
@@ -637,8 +719,11 @@ class Store:
         A damaged one (its stored JSON does not parse or is not a summary) is left out and recorded
         in `damaged`: one bad row never fails the others' reads."""
         with self.session() as s:
-            query = (select(*self._with_checksum(SummaryRow.judgment_id, cast(SummaryRow.data, Text)))
-                     .where(SummaryRow.engine == engine).order_by(SummaryRow.judgment_id))
+            query = (
+                select(*self._with_checksum(SummaryRow.judgment_id, cast(SummaryRow.data, Text)))
+                .where(SummaryRow.engine == engine)
+                .order_by(SummaryRow.judgment_id)
+            )
             if ids is not None:
                 query = query.where(SummaryRow.judgment_id.in_([i for i in ids if encodable(i)]))
             rows = s.exec(query).all()
@@ -649,8 +734,9 @@ class Store:
                 out.append(summary)
         return out
 
-    def _document(self, judgment_id: str, engine: str, raw: str | None, checksum: str | None,
-                  want_data: bool = True) -> tuple[StructuredSummary | None, dict | None]:
+    def _document(
+        self, judgment_id: str, engine: str, raw: str | None, checksum: str | None, want_data: bool = True
+    ) -> tuple[StructuredSummary | None, dict | None]:
         """The summary stored as `raw` and its JSON document, or (None, None) with the problem recorded
         in `damaged`: it does not parse, is not a summary, or does not match its checksum. Without
         `want_data`, the document may be None (not parsed twice) beside a sound summary."""
@@ -681,9 +767,15 @@ class Store:
         last: tuple[str, str] = ("", "")
         while True:
             with self.session() as s:
-                query = (select(*self._with_checksum(SummaryRow.judgment_id, SummaryRow.engine, cast(SummaryRow.data, Text)))
-                         .where((SummaryRow.judgment_id > last[0]) | ((SummaryRow.judgment_id == last[0]) & (SummaryRow.engine > last[1])))
-                         .order_by(SummaryRow.judgment_id, SummaryRow.engine).limit(batch))
+                query = (
+                    select(*self._with_checksum(SummaryRow.judgment_id, SummaryRow.engine, cast(SummaryRow.data, Text)))
+                    .where(
+                        (SummaryRow.judgment_id > last[0])
+                        | ((SummaryRow.judgment_id == last[0]) & (SummaryRow.engine > last[1]))
+                    )
+                    .order_by(SummaryRow.judgment_id, SummaryRow.engine)
+                    .limit(batch)
+                )
                 rows = s.exec(query).all()
             if not rows:
                 return found
@@ -709,18 +801,33 @@ class Store:
         added, skipped = 0, 0
         while True:
             with self.session() as s:
-                rows = s.exec(select(SummaryRow.judgment_id, SummaryRow.engine, cast(SummaryRow.data, Text))
-                              .where(SummaryRow.checksum.is_(None)).order_by(SummaryRow.judgment_id, SummaryRow.engine)
-                              .offset(skipped).limit(batch)).all()
+                rows = s.exec(
+                    select(SummaryRow.judgment_id, SummaryRow.engine, cast(SummaryRow.data, Text))
+                    .where(SummaryRow.checksum.is_(None))
+                    .order_by(SummaryRow.judgment_id, SummaryRow.engine)
+                    .offset(skipped)
+                    .limit(batch)
+                ).all()
             if not rows:
                 return added
-            sums = {(j, e): summary_checksum(json.loads(raw)) for j, e, raw in rows if summary_problem(raw, judgment_id=j) is None}
+            sums = {
+                (j, e): summary_checksum(json.loads(raw))
+                for j, e, raw in rows
+                if summary_problem(raw, judgment_id=j) is None
+            }
             skipped += len(rows) - len(sums)
 
             def action(s: Session) -> None:
                 for (judgment_id, engine), checksum in sums.items():
-                    s.exec(update(SummaryRow).where(SummaryRow.judgment_id == judgment_id, SummaryRow.engine == engine,
-                                                    SummaryRow.checksum.is_(None)).values(checksum=checksum))
+                    s.exec(
+                        update(SummaryRow)
+                        .where(
+                            SummaryRow.judgment_id == judgment_id,
+                            SummaryRow.engine == engine,
+                            SummaryRow.checksum.is_(None),
+                        )
+                        .values(checksum=checksum)
+                    )
 
             self._write(action)
             added += len(sums)
@@ -728,7 +835,11 @@ class Store:
     def summary_ids(self, engine: str) -> list[str]:
         """The ids of the judgments with a summary by `engine`, ordered."""
         with self.session() as s:
-            return list(s.exec(select(SummaryRow.judgment_id).where(SummaryRow.engine == engine).order_by(SummaryRow.judgment_id)).all())
+            return list(
+                s.exec(
+                    select(SummaryRow.judgment_id).where(SummaryRow.engine == engine).order_by(SummaryRow.judgment_id)
+                ).all()
+            )
 
     def summary_fingerprints(self, engine: str) -> dict[str, str]:
         """judgment id -> fingerprint (retrieval/documents.py `summary_fingerprint`) of every summary by
@@ -736,11 +847,16 @@ class Store:
         from aqgr.retrieval.documents import fingerprint_of
 
         with self.session() as s:
-            rows = s.exec(select(SummaryRow.judgment_id, SummaryRow.engine_version, SummaryRow.source_sha256, SummaryRow.created_at)
-                          .where(SummaryRow.engine == engine)).all()
+            rows = s.exec(
+                select(
+                    SummaryRow.judgment_id, SummaryRow.engine_version, SummaryRow.source_sha256, SummaryRow.created_at
+                ).where(SummaryRow.engine == engine)
+            ).all()
         return {j: fingerprint_of(engine, v, sha, created) for j, v, sha, created in rows}
 
-    def iter_summary_models(self, engine: str, ids: Iterable[str] | None = None, batch: int = 500) -> Iterator[StructuredSummary]:
+    def iter_summary_models(
+        self, engine: str, ids: Iterable[str] | None = None, batch: int = 500
+    ) -> Iterator[StructuredSummary]:
         """The summaries by `engine` (of `ids` in the given order, or all by judgment id), parsed
         `batch` at a time: memory stays flat however many there are."""
         if ids is None:
@@ -768,15 +884,22 @@ class Store:
         a damaged one is left out and recorded in `damaged` (see `summaries`)."""
         return (data for _, data in self._iter_documents(engine, batch, want_data=True))
 
-    def _iter_documents(self, engine: str | None, batch: int, *, want_data: bool) -> Iterator[tuple[StructuredSummary, dict | None]]:
+    def _iter_documents(
+        self, engine: str | None, batch: int, *, want_data: bool
+    ) -> Iterator[tuple[StructuredSummary, dict | None]]:
         """(summary, document) of `iter_summaries`; without `want_data` the document may be None."""
         last: tuple[str, str] = ("", "")
         while True:
             with self.session() as s:
-                query = select(*self._with_checksum(SummaryRow.judgment_id, SummaryRow.engine, cast(SummaryRow.data, Text)))
+                query = select(
+                    *self._with_checksum(SummaryRow.judgment_id, SummaryRow.engine, cast(SummaryRow.data, Text))
+                )
                 if engine is not None:
                     query = query.where(SummaryRow.engine == engine)
-                query = query.where((SummaryRow.judgment_id > last[0]) | ((SummaryRow.judgment_id == last[0]) & (SummaryRow.engine > last[1])))
+                query = query.where(
+                    (SummaryRow.judgment_id > last[0])
+                    | ((SummaryRow.judgment_id == last[0]) & (SummaryRow.engine > last[1]))
+                )
                 rows = s.exec(query.order_by(SummaryRow.judgment_id, SummaryRow.engine).limit(batch)).all()
             if not rows:
                 return
@@ -789,16 +912,43 @@ class Store:
     def count_summaries(self) -> dict[tuple[str, str], int]:
         """{(engine, schema_version): count}."""
         with self.session() as s:
-            rows = s.exec(select(SummaryRow.engine, SummaryRow.schema_version, func.count()).group_by(SummaryRow.engine, SummaryRow.schema_version)).all()
+            rows = s.exec(
+                select(SummaryRow.engine, SummaryRow.schema_version, func.count()).group_by(
+                    SummaryRow.engine, SummaryRow.schema_version
+                )
+            ).all()
         return {(e, v): n for e, v, n in rows}
 
     # failures ------------------------------------------------------------
-    def record_failure(self, *, source_path: str, engine: str, judgment_id: str | None, stage: str, reason: str, message: str, then: InTransaction | None = None) -> None:
-        row = FailureRow(source_path=source_path, engine=engine, judgment_id=judgment_id, stage=stage, reason=reason, message=message.replace("\x00", ""), at=_now())
+    def record_failure(
+        self,
+        *,
+        source_path: str,
+        engine: str,
+        judgment_id: str | None,
+        stage: str,
+        reason: str,
+        message: str,
+        then: InTransaction | None = None,
+    ) -> None:
+        row = FailureRow(
+            source_path=source_path,
+            engine=engine,
+            judgment_id=judgment_id,
+            stage=stage,
+            reason=reason,
+            message=message.replace("\x00", ""),
+            at=_now(),
+        )
         self._write(lambda s: self._upsert(s, row), then)
 
     def clear_failure(self, source_path: str, engine: str, *, then: InTransaction | None = None) -> None:
-        self._write(lambda s: s.exec(delete(FailureRow).where(FailureRow.source_path == source_path, FailureRow.engine == engine)), then)
+        self._write(
+            lambda s: s.exec(
+                delete(FailureRow).where(FailureRow.source_path == source_path, FailureRow.engine == engine)
+            ),
+            then,
+        )
 
     def failures(self, engine: str | None = None) -> list[FailureRow]:
         with self.session() as s:
@@ -810,7 +960,11 @@ class Store:
     def count_failures(self) -> dict[tuple[str, str], int]:
         """{(engine, reason): count}."""
         with self.session() as s:
-            rows = s.exec(select(FailureRow.engine, FailureRow.reason, func.count()).group_by(FailureRow.engine, FailureRow.reason)).all()
+            rows = s.exec(
+                select(FailureRow.engine, FailureRow.reason, func.count()).group_by(
+                    FailureRow.engine, FailureRow.reason
+                )
+            ).all()
         return {(e, r): n for e, r, n in rows}
 
     def count_judgments(self) -> int:

@@ -53,9 +53,15 @@ class InvalidDocument(BaseModel):
 
 class ImportReport(BaseModel):
     imported: list[str] = Field(default_factory=list)
-    replaced: list[str] = Field(default_factory=list, description="Imported ids that replaced a stored summary of the same engine (or matched it exactly).")
+    replaced: list[str] = Field(
+        default_factory=list,
+        description="Imported ids that replaced a stored summary of the same engine (or matched it exactly).",
+    )
     invalid: list[InvalidDocument] = Field(default_factory=list)
-    refused: list[InvalidDocument] = Field(default_factory=list, description="Valid summaries not stored: a different summary of that judgment by that engine is stored (import with replace=True / --replace to overwrite).")
+    refused: list[InvalidDocument] = Field(
+        default_factory=list,
+        description="Valid summaries not stored: a different summary of that judgment by that engine is stored (import with replace=True / --replace to overwrite).",
+    )
 
 
 NAME_BYTES = 200  # well under the 255 bytes of ext4, APFS, NTFS, leaving room for a temporary name
@@ -88,7 +94,7 @@ def hashed_file_name_for(judgment_id: str) -> str:
 
 def judgment_id_of_file(name: str) -> str | None:
     """The judgment id a json-dir file name stands for, or None for a hashed name (the id is in the file)."""
-    stem = name[:-len(".json")] if name.endswith(".json") else name
+    stem = name[: -len(".json")] if name.endswith(".json") else name
     return None if _HASHED in stem else unquote(stem)
 
 
@@ -99,7 +105,14 @@ def _line(document: dict) -> str:
     return text + "\n"
 
 
-def export_summaries(store: Store, out: str | Path | IO[str] | None, *, format: str = "jsonl", engine: str | None = None, force: bool = False) -> int:
+def export_summaries(
+    store: Store,
+    out: str | Path | IO[str] | None,
+    *,
+    format: str = "jsonl",
+    engine: str | None = None,
+    force: bool = False,
+) -> int:
     """Write every summary of `engine` (all engines when None); returns how many were written.
     A path is written only as a regular file (or a folder for json-dir), atomically; a symbolic link,
     FIFO or device there is refused (ConfigError) unless `force` (see aqgr/foundation/targets.py)."""
@@ -115,7 +128,9 @@ def export_summaries(store: Store, out: str | Path | IO[str] | None, *, format: 
 
         stream = out or sys.stdout
         return sum(1 for doc in documents if stream.write(_line(doc)) is not None)
-    return write_file(out, lambda stream: sum(1 for doc in documents if stream.write(_line(doc)) is not None), force=force)
+    return write_file(
+        out, lambda stream: sum(1 for doc in documents if stream.write(_line(doc)) is not None), force=force
+    )
 
 
 def _write_dir(documents: Iterable[dict], folder: Path) -> int:
@@ -143,7 +158,13 @@ def _documents(paths: Iterable[str | Path], report: ImportReport) -> Iterator[tu
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files.extend(sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in IMPORT_SUFFIXES and not p.name.startswith(".")))
+            files.extend(
+                sorted(
+                    p
+                    for p in path.rglob("*")
+                    if p.is_file() and p.suffix.lower() in IMPORT_SUFFIXES and not p.name.startswith(".")
+                )
+            )
         elif path.is_file():
             files.append(path)
         else:
@@ -172,7 +193,11 @@ def _parse(where: str, content: str, report: ImportReport) -> Iterator[tuple[str
     except json.JSONDecodeError as exc:
         report.invalid.append(InvalidDocument(where=where, problem=f"not JSON: {exc}"))
     except RecursionError:
-        report.invalid.append(InvalidDocument(where=where, problem="not readable: the JSON nests too deeply (a summary nests a few levels)"))
+        report.invalid.append(
+            InvalidDocument(
+                where=where, problem="not readable: the JSON nests too deeply (a summary nests a few levels)"
+            )
+        )
     except ValueError as exc:  # e.g. an integer over Python's 4,300-digit limit
         report.invalid.append(InvalidDocument(where=where, problem=f"not readable: {exc}"))
     else:
@@ -192,9 +217,13 @@ def import_summaries(store: Store, paths: Iterable[str | Path], *, replace: bool
             continue
         outcome = store.save_imported(summary, source=f"import:{where}", replace=replace)
         if outcome == "refused":
-            report.refused.append(InvalidDocument(
-                where=where, problem=f"a different summary of {summary.judgment_id!r} by {summary.provenance.engine} is stored: "
-                                     "kept; import with --replace (replace=True) to overwrite it"))
+            report.refused.append(
+                InvalidDocument(
+                    where=where,
+                    problem=f"a different summary of {summary.judgment_id!r} by {summary.provenance.engine} is stored: "
+                    "kept; import with --replace (replace=True) to overwrite it",
+                )
+            )
             continue
         if outcome in ("replaced", "same"):
             report.replaced.append(summary.judgment_id)
@@ -205,11 +234,18 @@ def import_summaries(store: Store, paths: Iterable[str | Path], *, replace: bool
 def _validated(where: str, document: object, report: ImportReport) -> StructuredSummary | None:
     """The summary, or None with the problem recorded (whatever the document holds)."""
     if not isinstance(document, dict):
-        report.invalid.append(InvalidDocument(where=where, problem=f"expected a JSON object (a summary), found {type(document).__name__}"))
+        report.invalid.append(
+            InvalidDocument(where=where, problem=f"expected a JSON object (a summary), found {type(document).__name__}")
+        )
         return None
     found = first_invalid(document)
     if found is not None:
-        report.invalid.append(InvalidDocument(where=where, problem=f"a string holds an invalid character (lone surrogate U+{ord(found[1]):04X}): not valid Unicode text"))
+        report.invalid.append(
+            InvalidDocument(
+                where=where,
+                problem=f"a string holds an invalid character (lone surrogate U+{ord(found[1]):04X}): not valid Unicode text",
+            )
+        )
         return None
     try:
         summary = validate_summary(document)
@@ -221,6 +257,11 @@ def _validated(where: str, document: object, report: ImportReport) -> Structured
     except RecursionError:
         problem = "the document nests too deeply to validate (a summary nests a few levels)"
     except ValueError as exc:  # pydantic's ValidationError: what the JSON Schema cannot express
-        problem = "summary rejected: " + "; ".join(f"{'/'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}" for e in exc.errors()) if hasattr(exc, "errors") else str(exc)
+        problem = (
+            "summary rejected: "
+            + "; ".join(f"{'/'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}" for e in exc.errors())
+            if hasattr(exc, "errors")
+            else str(exc)
+        )
     report.invalid.append(InvalidDocument(where=where, problem=problem))
     return None

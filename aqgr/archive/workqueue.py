@@ -38,8 +38,12 @@ from sqlmodel import Session, select
 from aqgr.foundation.errors import LeaseLostError
 from aqgr.archive.store import FailureRow, Store, WorkerRow, WorkRow
 
-DEFAULT_LEASE_S = 300.0  # 5 minutes: far above an extractive item (ms) and a model call with retries (< 1 min); renewed while held
-DEFAULT_MAX_ATTEMPTS = 3  # claims that outlive their lease before an item is marked failed (a file that kills its worker)
+DEFAULT_LEASE_S = (
+    300.0  # 5 minutes: far above an extractive item (ms) and a model call with retries (< 1 min); renewed while held
+)
+DEFAULT_MAX_ATTEMPTS = (
+    3  # claims that outlive their lease before an item is marked failed (a file that kills its worker)
+)
 _CHUNK = 500  # rows per registration statement
 
 
@@ -81,7 +85,12 @@ def finish(store: Store, session: Session, engine: str, source_path: str, token:
     now = store.clock(session)
     result = session.exec(
         update(WorkRow)
-        .where(WorkRow.engine == engine, WorkRow.source_path == source_path, WorkRow.claim_token == token, WorkRow.status == "claimed")
+        .where(
+            WorkRow.engine == engine,
+            WorkRow.source_path == source_path,
+            WorkRow.claim_token == token,
+            WorkRow.status == "claimed",
+        )
         .values(status=status, claim_token=None, lease_expires_at=None, force=False, updated_at=now)
     )
     if result.rowcount != 1:
@@ -103,7 +112,15 @@ def _pid_alive(pid: int | None) -> bool:
 class WorkQueue:
     """The ledger of one engine's batch, seen by one worker."""
 
-    def __init__(self, store: Store, engine: str, worker: Worker, *, lease_s: float = DEFAULT_LEASE_S, max_attempts: int = DEFAULT_MAX_ATTEMPTS):
+    def __init__(
+        self,
+        store: Store,
+        engine: str,
+        worker: Worker,
+        *,
+        lease_s: float = DEFAULT_LEASE_S,
+        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    ):
         if lease_s <= 0:
             from aqgr.foundation.errors import ConfigError
 
@@ -127,18 +144,48 @@ class WorkQueue:
             chunk = items[start : start + _CHUNK]
             with self.store.locked() as s:
                 now = self.store.clock(s)
-                rows = [dict(engine=self.engine, source_path=p, judgment_id=j, fingerprint=f, status="pending", force=force, attempts=0, updated_at=now) for p, j, f in chunk]
+                rows = [
+                    dict(
+                        engine=self.engine,
+                        source_path=p,
+                        judgment_id=j,
+                        fingerprint=f,
+                        status="pending",
+                        force=force,
+                        attempts=0,
+                        updated_at=now,
+                    )
+                    for p, j, f in chunk
+                ]
                 statement = insert(WorkRow.__table__).values(rows)
                 old, new = WorkRow.__table__.c, statement.excluded
-                reopen = or_(old.status == "failed", and_(old.status == "done", or_(old.fingerprint != new.fingerprint, new.force)))
+                reopen = or_(
+                    old.status == "failed",
+                    and_(old.status == "done", or_(old.fingerprint != new.fingerprint, new.force)),
+                )
                 s.exec(
                     statement.on_conflict_do_update(
                         index_elements=["engine", "source_path"],
-                        set_=dict(judgment_id=new.judgment_id, fingerprint=new.fingerprint, status="pending", force=new.force, attempts=0, claim_token=None, lease_expires_at=None, updated_at=new.updated_at),
+                        set_=dict(
+                            judgment_id=new.judgment_id,
+                            fingerprint=new.fingerprint,
+                            status="pending",
+                            force=new.force,
+                            attempts=0,
+                            claim_token=None,
+                            lease_expires_at=None,
+                            updated_at=new.updated_at,
+                        ),
                         where=reopen,
                     )
                 )
-                found = s.exec(select(WorkRow.source_path, WorkRow.judgment_id).where(WorkRow.engine == self.engine, WorkRow.status == "done", WorkRow.source_path.in_([p for p, _, _ in chunk]))).all()
+                found = s.exec(
+                    select(WorkRow.source_path, WorkRow.judgment_id).where(
+                        WorkRow.engine == self.engine,
+                        WorkRow.status == "done",
+                        WorkRow.source_path.in_([p for p, _, _ in chunk]),
+                    )
+                ).all()
             done.extend((p, j) for p, j in found)
         return done
 
@@ -147,15 +194,32 @@ class WorkQueue:
         """Record this worker, take over the claims of dead processes on this host, start the heartbeat."""
         with self.store.locked() as s:
             now = self.store.clock(s)
-            s.add(WorkerRow(token=self.worker.token, name=self.worker.name, host=self.worker.host, pid=self.worker.pid, engine=self.engine, lease_s=self.lease_s, started_at=now, heartbeat_at=now))
+            s.add(
+                WorkerRow(
+                    token=self.worker.token,
+                    name=self.worker.name,
+                    host=self.worker.host,
+                    pid=self.worker.pid,
+                    engine=self.engine,
+                    lease_s=self.lease_s,
+                    started_at=now,
+                    heartbeat_at=now,
+                )
+            )
             local = s.exec(
                 select(WorkRow.source_path, WorkRow.claimed_pid)
-                .where(WorkRow.engine == self.engine, WorkRow.status == "claimed", WorkRow.claimed_host == self.worker.host)
+                .where(
+                    WorkRow.engine == self.engine, WorkRow.status == "claimed", WorkRow.claimed_host == self.worker.host
+                )
                 .with_for_update(skip_locked=True)
             ).all()
             dead = [path for path, pid in local if pid != self.worker.pid and not _pid_alive(pid)]
             for start in range(0, len(dead), _CHUNK):
-                s.exec(update(WorkRow).where(WorkRow.engine == self.engine, WorkRow.source_path.in_(dead[start : start + _CHUNK])).values(lease_expires_at=0.0))
+                s.exec(
+                    update(WorkRow)
+                    .where(WorkRow.engine == self.engine, WorkRow.source_path.in_(dead[start : start + _CHUNK]))
+                    .values(lease_expires_at=0.0)
+                )
         self._stop.clear()
         self._beat = threading.Thread(target=self._heartbeat, name="aqgr-heartbeat", daemon=True)
         self._beat.start()
@@ -169,7 +233,11 @@ class WorkQueue:
             with self.store.locked() as s:
                 now = self.store.clock(s)
                 self._held(s, status="pending", claim_token=None, lease_expires_at=None, updated_at=now)
-                s.exec(update(WorkerRow).where(WorkerRow.token == self.worker.token).values(finished_at=now, heartbeat_at=now))
+                s.exec(
+                    update(WorkerRow)
+                    .where(WorkerRow.token == self.worker.token)
+                    .values(finished_at=now, heartbeat_at=now)
+                )
         except Exception:  # the database is gone: the leases expire on their own
             pass
 
@@ -190,9 +258,24 @@ class WorkQueue:
 
     def _held(self, s: Session, **values) -> int:
         """Update the items this worker holds (locked in path order first); how many."""
-        paths = list(s.exec(select(WorkRow.source_path).where(WorkRow.claim_token == self.worker.token, WorkRow.status == "claimed").order_by(WorkRow.source_path).with_for_update()).all())
+        paths = list(
+            s.exec(
+                select(WorkRow.source_path)
+                .where(WorkRow.claim_token == self.worker.token, WorkRow.status == "claimed")
+                .order_by(WorkRow.source_path)
+                .with_for_update()
+            ).all()
+        )
         for start in range(0, len(paths), _CHUNK):
-            s.exec(update(WorkRow).where(WorkRow.engine == self.engine, WorkRow.source_path.in_(paths[start : start + _CHUNK]), WorkRow.claim_token == self.worker.token).values(**values))
+            s.exec(
+                update(WorkRow)
+                .where(
+                    WorkRow.engine == self.engine,
+                    WorkRow.source_path.in_(paths[start : start + _CHUNK]),
+                    WorkRow.claim_token == self.worker.token,
+                )
+                .values(**values)
+            )
         return len(paths)
 
     def claim(self, n: int) -> list[Claim]:
@@ -203,16 +286,32 @@ class WorkQueue:
         with self.store.locked() as s:
             now = self.store.clock(s)
             self._abandon(s, now)
-            claimable = or_(WorkRow.status == "pending", and_(WorkRow.status == "claimed", WorkRow.lease_expires_at < now, WorkRow.attempts < self.max_attempts))
+            claimable = or_(
+                WorkRow.status == "pending",
+                and_(WorkRow.status == "claimed", WorkRow.lease_expires_at < now, WorkRow.attempts < self.max_attempts),
+            )
             paths = s.exec(
-                select(WorkRow.source_path).where(WorkRow.engine == self.engine, claimable).order_by(WorkRow.source_path).limit(n).with_for_update(skip_locked=True)
+                select(WorkRow.source_path)
+                .where(WorkRow.engine == self.engine, claimable)
+                .order_by(WorkRow.source_path)
+                .limit(n)
+                .with_for_update(skip_locked=True)
             ).all()
             if not paths:
                 return []
             rows = s.exec(
                 update(WorkRow)
                 .where(WorkRow.engine == self.engine, WorkRow.source_path.in_(list(paths)))
-                .values(status="claimed", attempts=WorkRow.attempts + 1, claim_token=w.token, claimed_by=w.name, claimed_host=w.host, claimed_pid=w.pid, lease_expires_at=now + self.lease_s, updated_at=now)
+                .values(
+                    status="claimed",
+                    attempts=WorkRow.attempts + 1,
+                    claim_token=w.token,
+                    claimed_by=w.name,
+                    claimed_host=w.host,
+                    claimed_pid=w.pid,
+                    lease_expires_at=now + self.lease_s,
+                    updated_at=now,
+                )
                 .returning(WorkRow.source_path, WorkRow.judgment_id, WorkRow.force, WorkRow.attempts)
             ).all()
         return sorted(Claim(*row) for row in rows)
@@ -221,13 +320,32 @@ class WorkQueue:
         """Expired claims with no attempt left: failed, with the reason recorded like any failure."""
         stale = s.exec(
             select(WorkRow.source_path, WorkRow.judgment_id, WorkRow.attempts)
-            .where(WorkRow.engine == self.engine, WorkRow.status == "claimed", WorkRow.lease_expires_at < now, WorkRow.attempts >= self.max_attempts)
+            .where(
+                WorkRow.engine == self.engine,
+                WorkRow.status == "claimed",
+                WorkRow.lease_expires_at < now,
+                WorkRow.attempts >= self.max_attempts,
+            )
             .with_for_update(skip_locked=True)
         ).all()
         for path, judgment_id, attempts in stale:
-            s.exec(update(WorkRow).where(WorkRow.engine == self.engine, WorkRow.source_path == path).values(status="failed", claim_token=None, lease_expires_at=None, updated_at=now))
+            s.exec(
+                update(WorkRow)
+                .where(WorkRow.engine == self.engine, WorkRow.source_path == path)
+                .values(status="failed", claim_token=None, lease_expires_at=None, updated_at=now)
+            )
             message = f"claimed {attempts} times by workers that stopped before finishing it (killed, out of memory?); `aqgr summarize --retry-failed` tries again"
-            self.store._upsert(s, FailureRow(source_path=path, engine=self.engine, judgment_id=judgment_id, stage="summarize", reason="abandoned", message=message))
+            self.store._upsert(
+                s,
+                FailureRow(
+                    source_path=path,
+                    engine=self.engine,
+                    judgment_id=judgment_id,
+                    stage="summarize",
+                    reason="abandoned",
+                    message=message,
+                ),
+            )
 
     def outstanding(self) -> tuple[int, float]:
         """(items other workers hold that may still come back to the queue, seconds until the first lease expires)."""
@@ -245,9 +363,23 @@ def ledger_status(store: Store) -> dict:
     """Per engine: items pending/claimed/done/failed and expired leases; the active workers."""
     with store.session() as s:
         now = store.clock(s)
-        counts = s.exec(select(WorkRow.engine, WorkRow.status, func.count()).group_by(WorkRow.engine, WorkRow.status)).all()
-        expired = dict(s.exec(select(WorkRow.engine, func.count()).where(WorkRow.status == "claimed", WorkRow.lease_expires_at < now).group_by(WorkRow.engine)).all())
-        held = dict(s.exec(select(WorkRow.claim_token, func.count()).where(WorkRow.status == "claimed").group_by(WorkRow.claim_token)).all())
+        counts = s.exec(
+            select(WorkRow.engine, WorkRow.status, func.count()).group_by(WorkRow.engine, WorkRow.status)
+        ).all()
+        expired = dict(
+            s.exec(
+                select(WorkRow.engine, func.count())
+                .where(WorkRow.status == "claimed", WorkRow.lease_expires_at < now)
+                .group_by(WorkRow.engine)
+            ).all()
+        )
+        held = dict(
+            s.exec(
+                select(WorkRow.claim_token, func.count())
+                .where(WorkRow.status == "claimed")
+                .group_by(WorkRow.claim_token)
+            ).all()
+        )
         workers = s.exec(select(WorkerRow).where(WorkerRow.finished_at.is_(None)).order_by(WorkerRow.started_at)).all()
     by_engine: dict[str, dict[str, int]] = {}
     for engine, status, n in counts:
@@ -257,7 +389,15 @@ def ledger_status(store: Store) -> dict:
     for entry in by_engine.values():
         entry.setdefault("expired_leases", 0)
     active = [
-        {"name": w.name, "host": w.host, "pid": w.pid, "engine": w.engine, "claimed": held.get(w.token, 0), "heartbeat_s_ago": round(now - w.heartbeat_at, 1), "lease_s": w.lease_s}
+        {
+            "name": w.name,
+            "host": w.host,
+            "pid": w.pid,
+            "engine": w.engine,
+            "claimed": held.get(w.token, 0),
+            "heartbeat_s_ago": round(now - w.heartbeat_at, 1),
+            "lease_s": w.lease_s,
+        }
         for w in workers
         if w.heartbeat_at + w.lease_s >= now
     ]

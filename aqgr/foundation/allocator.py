@@ -14,6 +14,7 @@ C library is not glibc, and `tune_for_build` leaves alone a setting the user mad
 glibc's own variables (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_) or turned off with
 AQGR_MALLOC_TUNING=0.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -54,7 +55,10 @@ def tune_for_build() -> bool:
     if libc is None or not _enabled():
         return False
     done = False
-    for option, variable in ((M_MMAP_THRESHOLD, "MALLOC_MMAP_THRESHOLD_"), (M_TRIM_THRESHOLD, "MALLOC_TRIM_THRESHOLD_")):
+    for option, variable in (
+        (M_MMAP_THRESHOLD, "MALLOC_MMAP_THRESHOLD_"),
+        (M_TRIM_THRESHOLD, "MALLOC_TRIM_THRESHOLD_"),
+    ):
         if variable not in os.environ:
             done = bool(libc.mallopt(option, THRESHOLD_BYTES)) or done
     return done

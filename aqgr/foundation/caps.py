@@ -16,7 +16,13 @@ MAX_QUESTION_CHARS = 1_000  # one legal question
 MAX_K = 50  # judgments (or statutes) one request may ask for
 
 # HTTP status of each refusal: too long a text is 413 (the body is too large), a count over its cap 422.
-STATUS = {"facts_too_long": 413, "too_many_questions": 422, "question_too_long": 413, "k_too_large": 422, "k_too_small": 422}
+STATUS = {
+    "facts_too_long": 413,
+    "too_many_questions": 422,
+    "question_too_long": 413,
+    "k_too_large": 422,
+    "k_too_small": 422,
+}
 
 
 @dataclass(frozen=True)
@@ -29,18 +35,24 @@ class Caps:
     k: int = MAX_K
 
 
-def request_problem(facts: str | None = None, questions: Sequence[str] | None = None, k: int | None = None,
-                    caps: Caps = Caps()) -> tuple[str, str] | None:
+def request_problem(
+    facts: str | None = None, questions: Sequence[str] | None = None, k: int | None = None, caps: Caps = Caps()
+) -> tuple[str, str] | None:
     """(kind, message) of the first cap the request passes, or None when it is within every cap."""
     if facts is not None and len(facts) > caps.facts_chars:
-        return "facts_too_long", (f"the facts have {len(facts):,} characters; at most {caps.facts_chars:,} are accepted: keep the facts "
-                                  "that matter (who did what, what happened, what is disputed)")
+        return "facts_too_long", (
+            f"the facts have {len(facts):,} characters; at most {caps.facts_chars:,} are accepted: keep the facts "
+            "that matter (who did what, what happened, what is disputed)"
+        )
     if questions is not None:
         if len(questions) > caps.questions:
             return "too_many_questions", f"{len(questions)} questions; a search takes at most {caps.questions}"
         longest = max((len(q) for q in questions if isinstance(q, str)), default=0)
         if longest > caps.question_chars:
-            return "question_too_long", f"a question has {longest:,} characters; at most {caps.question_chars:,} are accepted"
+            return (
+                "question_too_long",
+                f"a question has {longest:,} characters; at most {caps.question_chars:,} are accepted",
+            )
     if k is not None:
         if k > caps.k:
             return "k_too_large", f"k={k}; at most {caps.k} results are returned per request"

@@ -26,7 +26,9 @@ MAX_PAUSE_S = 2.0
 
 _lock = threading.Lock()
 _holders = 0
-_paused_at: float | None = None  # when this pause began; None when it did not (the collector was off, or it ended early)
+_paused_at: float | None = (
+    None  # when this pause began; None when it did not (the collector was off, or it ended early)
+)
 
 
 @contextmanager

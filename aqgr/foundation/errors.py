@@ -69,8 +69,10 @@ class IndexBusyError(AqgrError):
     def __init__(self, where: str, holder: str | None = None):
         self.where = where
         who = f" (held by {holder})" if holder else ""
-        super().__init__(f"another `aqgr index` is updating the index of {where}{who}: wait for it to finish, then run "
-                         "this again (searches keep working meanwhile)")
+        super().__init__(
+            f"another `aqgr index` is updating the index of {where}{who}: wait for it to finish, then run "
+            "this again (searches keep working meanwhile)"
+        )
 
 
 class IndexLockedError(AqgrError):
@@ -89,8 +91,14 @@ class NoCitationGraphError(AqgrError):
     """The archive's citations were asked for before `aqgr index` found them (or the index changed since)."""
 
     def __init__(self, judgment_id: str | None = None):
-        what = f"judgment {judgment_id!r} was summarised after the index was built" if judgment_id else "the archive has no citation graph for its index"
-        super().__init__(f"{what}: run `aqgr index` (or Archive.build_index()), which finds the citations between its judgments")
+        what = (
+            f"judgment {judgment_id!r} was summarised after the index was built"
+            if judgment_id
+            else "the archive has no citation graph for its index"
+        )
+        super().__init__(
+            f"{what}: run `aqgr index` (or Archive.build_index()), which finds the citations between its judgments"
+        )
 
 
 class UnknownJudgmentError(AqgrError, KeyError):
@@ -126,7 +134,9 @@ class NoStatutesError(AqgrError):
     """The archive has no statute collection."""
 
     def __init__(self, where: Path | str):
-        super().__init__(f"the archive has no statutes at {where}: add them with `aqgr statutes PATH...` (plain-text files, one statute each)")
+        super().__init__(
+            f"the archive has no statutes at {where}: add them with `aqgr statutes PATH...` (plain-text files, one statute each)"
+        )
 
 
 class InvalidFilterError(AqgrError, ValueError):
@@ -142,8 +152,10 @@ class NoFiltersError(AqgrError):
     backend that does not store them)."""
 
     def __init__(self, where: str, why: str = "was built before search filters existed"):
-        super().__init__(f"the index at {where} {why}: re-run `aqgr index` (it rebuilds the index with the court, date, "
-                         "bench, kind, statute and disposal of every judgment), then search again")
+        super().__init__(
+            f"the index at {where} {why}: re-run `aqgr index` (it rebuilds the index with the court, date, "
+            "bench, kind, statute and disposal of every judgment), then search again"
+        )
 
 
 class InvalidTextError(AqgrError, ValueError):
@@ -174,7 +186,16 @@ class ProviderError(AqgrError):
     'context_overflow' (the prompt cannot fit the window) or 'provider_error'. The message never
     carries an API key (aqgr.llm redacts it)."""
 
-    def __init__(self, provider: str, kind: str, detail: str, *, status: int | None = None, retryable: bool = False, retry_after: float | None = None):
+    def __init__(
+        self,
+        provider: str,
+        kind: str,
+        detail: str,
+        *,
+        status: int | None = None,
+        retryable: bool = False,
+        retry_after: float | None = None,
+    ):
         self.provider, self.kind, self.detail = provider, kind, detail
         self.status, self.retryable, self.retry_after = status, retryable, retry_after
         where = f"HTTP {status}: " if status else ""
@@ -229,14 +250,22 @@ class WriteError(AqgrError):
 
         self.path = path
         code = getattr(exc, "errno", None)
-        self.reason = {errno.ENOSPC: "disk_full", errno.EDQUOT: "disk_full", errno.EROFS: "read_only", errno.EACCES: "read_only",
-                       errno.EPERM: "read_only"}.get(code, "unwritable")
+        self.reason = {
+            errno.ENOSPC: "disk_full",
+            errno.EDQUOT: "disk_full",
+            errno.EROFS: "read_only",
+            errno.EACCES: "read_only",
+            errno.EPERM: "read_only",
+        }.get(code, "unwritable")
         advice = {
             "disk_full": "free space on that disk and run the command again",
             "read_only": "make that folder writable, or choose another (--out, or --home / AQGR_HOME for the archive)",
         }.get(self.reason, "check the path and the disk, then run the command again")
-        before = ("what was there before is unchanged" if written is None else
-                  f"{written} file(s) were written before it, the rest were not: run the command again to write them all")
+        before = (
+            "what was there before is unchanged"
+            if written is None
+            else f"{written} file(s) were written before it, the rest were not: run the command again to write them all"
+        )
         super().__init__(f"cannot write {path} ({self.reason}: {exc.strerror or exc}): {advice}; {before}")
 
 
@@ -261,7 +290,9 @@ class LeaseLostError(AqgrError):
 
     def __init__(self, source_path: str):
         self.source_path = source_path
-        super().__init__(f"{source_path}: the claim expired and another worker took the item over; raise --lease-seconds if items take longer than the lease")
+        super().__init__(
+            f"{source_path}: the claim expired and another worker took the item over; raise --lease-seconds if items take longer than the lease"
+        )
 
 
 class BatchInterrupted(KeyboardInterrupt):

@@ -71,8 +71,10 @@ def shown(value: str) -> str:
 # unprintable, and nothing that a route of the HTTP API would read as its own suffix.
 _ID = re.compile(r"^[^\x00-\x1f\x7f-\x9f\\\ud800-\udfff]{1,300}$")
 ROUTE_SUFFIXES = ("text", "citations")  # /api/judgments/{id}/text, /api/judgments/{id}/citations
-ID_RULE = ("1 to 300 characters, without control characters, '\\', a leading '/', an empty, '.' or '..' part "
-           f"between slashes, or a last part {' or '.join(repr(s) for s in ROUTE_SUFFIXES)} after a slash")
+ID_RULE = (
+    "1 to 300 characters, without control characters, '\\', a leading '/', an empty, '.' or '..' part "
+    f"between slashes, or a last part {' or '.join(repr(s) for s in ROUTE_SUFFIXES)} after a slash"
+)
 
 
 def id_problem(value: object) -> str | None:
@@ -100,8 +102,10 @@ def many(value, what: str, example: str):
 
     if isinstance(value, (str, bytes, bytearray, os.PathLike)):
         kind = "string" if isinstance(value, str) else type(value).__name__
-        raise TypeError(f"{what} takes a list, e.g. {example}, not one {kind} ({value!r:.60}): "
-                        "put it in a list (a string would be read character by character)")
+        raise TypeError(
+            f"{what} takes a list, e.g. {example}, not one {kind} ({value!r:.60}): "
+            "put it in a list (a string would be read character by character)"
+        )
     try:
         iter(value)
     except TypeError:

@@ -82,8 +82,9 @@ def side_by_side(calls: Sequence[Callable[[], T]]) -> list[T]:
         finally:
             _beside.reset(beside)
 
-    helpers: list[Future] = [pool.submit(contextvars.copy_context().run, take_in_turn)
-                             for _ in range(min(len(calls) - 1, _workers()))]
+    helpers: list[Future] = [
+        pool.submit(contextvars.copy_context().run, take_in_turn) for _ in range(min(len(calls) - 1, _workers()))
+    ]
     take_in_turn()
     for helper in helpers:
         helper.cancel()  # one still queued behind other searches' work has nothing left to take

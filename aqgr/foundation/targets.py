@@ -22,8 +22,14 @@ from typing import IO, Callable
 
 from aqgr.foundation.errors import ConfigError, WriteError
 
-_KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))
+_KINDS = (
+    (stat.S_ISLNK, "a symbolic link"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a folder"),
+)
 
 
 def kind_of(path: Path) -> str | None:
@@ -49,10 +55,14 @@ def write_file(path: str | Path, write: Callable[[IO[str]], int], *, force: bool
     target = Path(path)
     kind = kind_of(target)
     if kind == "a folder" or (kind == "a symbolic link" and force and target.is_dir()):
-        raise ConfigError(f"{target} is a folder: give the path of a file to write (or --format json-dir to write one file per judgment into a folder)")
+        raise ConfigError(
+            f"{target} is a folder: give the path of a file to write (or --format json-dir to write one file per judgment into a folder)"
+        )
     if kind is not None:
         if not force:
-            raise ConfigError(f"{target} is {kind}, not a regular file: nothing was written. Give another path, or pass {flag} to write through it")
+            raise ConfigError(
+                f"{target} is {kind}, not a regular file: nothing was written. Give another path, or pass {flag} to write through it"
+            )
         try:
             with open(target, "w", encoding="utf-8") as stream:
                 return write(stream)
@@ -66,7 +76,9 @@ def _atomic(target: Path, write: Callable[[IO[str]], int]) -> int:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         mode = _mode_for(target)
-        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False) as tmp:
+        with tempfile.NamedTemporaryFile(
+            "w", encoding="utf-8", dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False
+        ) as tmp:
             result = write(tmp)
             tmp.flush()
             os.fsync(tmp.fileno())
@@ -97,10 +109,16 @@ def check_folder(path: str | Path, *, force: bool = False, flag: str = "--force"
     folder = Path(path)
     kind = kind_of(folder)
     if kind == "a symbolic link" and not (force and folder.is_dir()):
-        raise ConfigError(f"{folder} is a symbolic link" + ("" if folder.is_dir() else ", not to a folder") +
-                          f": nothing was written. Give another folder" + (f", or pass {flag} to write into the folder it leads to" if folder.is_dir() else ""))
+        raise ConfigError(
+            f"{folder} is a symbolic link"
+            + ("" if folder.is_dir() else ", not to a folder")
+            + f": nothing was written. Give another folder"
+            + (f", or pass {flag} to write into the folder it leads to" if folder.is_dir() else "")
+        )
     if kind not in (None, "a folder", "a symbolic link") or (kind is None and folder.exists()):
-        raise ConfigError(f"{folder} is {kind or 'a file'}, not a folder: nothing was written. Give a folder (it is created when missing)")
+        raise ConfigError(
+            f"{folder} is {kind or 'a file'}, not a folder: nothing was written. Give a folder (it is created when missing)"
+        )
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -25,50 +25,146 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+
 @app.callback()
 def _global_options(
     ctx: typer.Context,
-    provider: Optional[str] = typer.Option(None, "--provider", help="Model provider for the llm.v1 engines: gemini.v1, gemini-legacy.v1, openai.v1, llamacpp.v1 (a GGUF file in-process), fake.v1 (env AQGR_PROVIDER). Default: none, offline engines."),
-    model: Optional[str] = typer.Option(None, "--model", help="Model name, or for llamacpp.v1 the path of a .gguf file (env AQGR_MODEL; gemini.v1 default gemini-2.5-flash)."),
-    base_url: Optional[str] = typer.Option(None, "--base-url", help="Provider endpoint, e.g. http://localhost:11434/v1 for Ollama (env AQGR_BASE_URL). Keys come only from the environment."),
-    summarizer: Optional[str] = typer.Option(None, "--summarizer", help="Summarizer engine (env AQGR_SUMMARIZER): extractive.v1, llm.v1. Default: llm.v1 with a provider, else extractive.v1."),
-    question_generator: Optional[str] = typer.Option(None, "--question-generator", help="Question generator (env AQGR_QUESTION_GENERATOR): harvest.v1, llm.v1."),
-    explainer: Optional[str] = typer.Option(None, "--explainer", help="Explainer (env AQGR_EXPLAINER): evidence.v2 (offline default), evidence.v1, llm.v1."),
-    treatment: Optional[str] = typer.Option(None, "--treatment", help="Citation treatment engine of `aqgr index` (env AQGR_TREATMENT): phrases.v1 (offline default), llm.v1."),
-    context_window: Optional[int] = typer.Option(None, "--context-window", min=256, help="The model's context window in tokens (env AQGR_CONTEXT_WINDOW). Default: read from the model (llamacpp.v1), Gemini's documented one, else 8192."),
-    max_input_tokens: Optional[int] = typer.Option(None, "--max-input-tokens", min=64, help="Most prompt tokens of one model call (env AQGR_MAX_INPUT_TOKENS). Default: the study's 30,720, less on a smaller window."),
-    max_output_tokens: Optional[int] = typer.Option(None, "--max-output-tokens", min=16, help="Most reply tokens of one model call (env AQGR_MAX_OUTPUT_TOKENS). Default: 2,048 for summaries and explanations, 1,024 for questions, at most a third of the window."),
-    thinking_budget: Optional[int] = typer.Option(None, "--thinking-budget", min=0, help="Gemini 2.5 thinking tokens per call, on top of the reply budget (env AQGR_THINKING_BUDGET; default 512; 0: off where the model allows)."),
-    structured_output: Optional[str] = typer.Option(None, "--structured-output", help="auto (default: negotiated per server), json_schema, json_object_schema, json_object or off (env AQGR_STRUCTURED_OUTPUT)."),
+    provider: Optional[str] = typer.Option(
+        None,
+        "--provider",
+        help="Model provider for the llm.v1 engines: gemini.v1, gemini-legacy.v1, openai.v1, llamacpp.v1 (a GGUF file in-process), fake.v1 (env AQGR_PROVIDER). Default: none, offline engines.",
+    ),
+    model: Optional[str] = typer.Option(
+        None,
+        "--model",
+        help="Model name, or for llamacpp.v1 the path of a .gguf file (env AQGR_MODEL; gemini.v1 default gemini-2.5-flash).",
+    ),
+    base_url: Optional[str] = typer.Option(
+        None,
+        "--base-url",
+        help="Provider endpoint, e.g. http://localhost:11434/v1 for Ollama (env AQGR_BASE_URL). Keys come only from the environment.",
+    ),
+    summarizer: Optional[str] = typer.Option(
+        None,
+        "--summarizer",
+        help="Summarizer engine (env AQGR_SUMMARIZER): extractive.v1, llm.v1. Default: llm.v1 with a provider, else extractive.v1.",
+    ),
+    question_generator: Optional[str] = typer.Option(
+        None, "--question-generator", help="Question generator (env AQGR_QUESTION_GENERATOR): harvest.v1, llm.v1."
+    ),
+    explainer: Optional[str] = typer.Option(
+        None, "--explainer", help="Explainer (env AQGR_EXPLAINER): evidence.v2 (offline default), evidence.v1, llm.v1."
+    ),
+    treatment: Optional[str] = typer.Option(
+        None,
+        "--treatment",
+        help="Citation treatment engine of `aqgr index` (env AQGR_TREATMENT): phrases.v1 (offline default), llm.v1.",
+    ),
+    context_window: Optional[int] = typer.Option(
+        None,
+        "--context-window",
+        min=256,
+        help="The model's context window in tokens (env AQGR_CONTEXT_WINDOW). Default: read from the model (llamacpp.v1), Gemini's documented one, else 8192.",
+    ),
+    max_input_tokens: Optional[int] = typer.Option(
+        None,
+        "--max-input-tokens",
+        min=64,
+        help="Most prompt tokens of one model call (env AQGR_MAX_INPUT_TOKENS). Default: the study's 30,720, less on a smaller window.",
+    ),
+    max_output_tokens: Optional[int] = typer.Option(
+        None,
+        "--max-output-tokens",
+        min=16,
+        help="Most reply tokens of one model call (env AQGR_MAX_OUTPUT_TOKENS). Default: 2,048 for summaries and explanations, 1,024 for questions, at most a third of the window.",
+    ),
+    thinking_budget: Optional[int] = typer.Option(
+        None,
+        "--thinking-budget",
+        min=0,
+        help="Gemini 2.5 thinking tokens per call, on top of the reply budget (env AQGR_THINKING_BUDGET; default 512; 0: off where the model allows).",
+    ),
+    structured_output: Optional[str] = typer.Option(
+        None,
+        "--structured-output",
+        help="auto (default: negotiated per server), json_schema, json_object_schema, json_object or off (env AQGR_STRUCTURED_OUTPUT).",
+    ),
 ) -> None:
-    ctx.obj = Invocation(dict(
-        provider=provider, model=model, base_url=base_url, summarizer=summarizer, question_generator=question_generator, explainer=explainer, treatment=treatment,
-        context_window=context_window, max_input_tokens=max_input_tokens, max_output_tokens=max_output_tokens, thinking_budget=thinking_budget, structured_output=structured_output,
-    ))
+    ctx.obj = Invocation(
+        dict(
+            provider=provider,
+            model=model,
+            base_url=base_url,
+            summarizer=summarizer,
+            question_generator=question_generator,
+            explainer=explainer,
+            treatment=treatment,
+            context_window=context_window,
+            max_input_tokens=max_input_tokens,
+            max_output_tokens=max_output_tokens,
+            thinking_budget=thinking_budget,
+            structured_output=structured_output,
+        )
+    )
     ctx.call_on_close(ctx.obj.report_model_usage)
 
 
 @app.command()
 def summarize(
     ctx: typer.Context,
-    paths: Optional[list[Path]] = typer.Argument(None, help="Judgment files or folders (walked recursively): .txt, .pdf, .docx, .html/.htm."),
+    paths: Optional[list[Path]] = typer.Argument(
+        None, help="Judgment files or folders (walked recursively): .txt, .pdf, .docx, .html/.htm."
+    ),
     home: Optional[Path] = HomeOption,
     database_url: Optional[str] = DatabaseOption,
-    workers: int = typer.Option(1, "--workers", "-w", min=1, help="Parallel workers: processes for the offline engine, concurrent requests for a provider engine."),
-    id_from: str = typer.Option("stem", "--id-from", help="Judgment ids: 'stem' (C12.pdf -> C12), 'relpath' (path under the folder, without extension) or 'regex:PATTERN' (first group of PATTERN in that path)."),
-    retry_failed: bool = typer.Option(False, "--retry-failed", help="Only retry the files whose last attempt failed (under PATHS when given)."),
+    workers: int = typer.Option(
+        1,
+        "--workers",
+        "-w",
+        min=1,
+        help="Parallel workers: processes for the offline engine, concurrent requests for a provider engine.",
+    ),
+    id_from: str = typer.Option(
+        "stem",
+        "--id-from",
+        help="Judgment ids: 'stem' (C12.pdf -> C12), 'relpath' (path under the folder, without extension) or 'regex:PATTERN' (first group of PATTERN in that path).",
+    ),
+    retry_failed: bool = typer.Option(
+        False, "--retry-failed", help="Only retry the files whose last attempt failed (under PATHS when given)."
+    ),
     force: bool = typer.Option(False, "--force", help="Summarise again even when unchanged."),
     as_json: bool = typer.Option(False, "--json", help="Print the batch report as JSON on stdout."),
-    ledger: Optional[bool] = typer.Option(None, "--ledger/--no-ledger", help="Share the batch with other workers through the database's work ledger. Default: on with PostgreSQL or --worker-id."),
-    worker_id: Optional[str] = typer.Option(None, "--worker-id", help="This worker's name in the work ledger (default host:pid). Run one `aqgr summarize` per machine against the same --database-url; PATHS may be omitted to join a batch."),
-    lease_seconds: Optional[float] = typer.Option(None, "--lease-seconds", min=0.1, help="How long a claim lasts without a heartbeat before another worker may take the item (default 300; renewed every third of it)."),
+    ledger: Optional[bool] = typer.Option(
+        None,
+        "--ledger/--no-ledger",
+        help="Share the batch with other workers through the database's work ledger. Default: on with PostgreSQL or --worker-id.",
+    ),
+    worker_id: Optional[str] = typer.Option(
+        None,
+        "--worker-id",
+        help="This worker's name in the work ledger (default host:pid). Run one `aqgr summarize` per machine against the same --database-url; PATHS may be omitted to join a batch.",
+    ),
+    lease_seconds: Optional[float] = typer.Option(
+        None,
+        "--lease-seconds",
+        min=0.1,
+        help="How long a claim lasts without a heartbeat before another worker may take the item (default 300; renewed every third of it).",
+    ),
 ) -> None:
     """Summarise judgments into validated structured summaries. Per-file errors are recorded, never fatal;
     an interrupted run (Ctrl-C, kill) resumes where it stopped when run again. With PostgreSQL, any
     number of such runs on any number of machines share the work (see `aqgr status`: work_ledger)."""
     import signal
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
     from rich.text import Text
 
     from aqgr.foundation.errors import BatchInterrupted
@@ -80,29 +176,64 @@ def summarize(
     class CountsColumn(ProgressColumn):  # the file name is data: styled, never markup
         def render(self, task) -> Text:
             seen = task.fields.get("counts") or counts
-            return styled((f"{seen['summarised']} new", "green"), " ", (f"{seen['unchanged']} unchanged", "dim"), " ",
-                          (f"{seen['failed']} failed", "yellow"), " ", task.fields.get("current", ""))
+            return styled(
+                (f"{seen['summarised']} new", "green"),
+                " ",
+                (f"{seen['unchanged']} unchanged", "dim"),
+                " ",
+                (f"{seen['failed']} failed", "yellow"),
+                " ",
+                task.fields.get("current", ""),
+            )
 
     if not paths and not retry_failed and not worker_id:
-        _fail(typer.BadParameter("give judgment files or folders, --retry-failed, or --worker-id to join a shared batch"))
+        _fail(
+            typer.BadParameter("give judgment files or folders, --retry-failed, or --worker-id to join a shared batch")
+        )
     archive = open_archive(ctx, home, database_url)
     console = _err()
     counts = {"summarised": 0, "unchanged": 0, "failed": 0}
-    columns = (TextColumn("summarising"), BarColumn(), MofNCompleteColumn(), RateColumn(), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), CountsColumn())
-    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)  # `kill` stops like Ctrl-C: running items finish
+    columns = (
+        TextColumn("summarising"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        RateColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        CountsColumn(),
+    )
+    previous = signal.signal(
+        signal.SIGTERM, signal.default_int_handler
+    )  # `kill` stops like Ctrl-C: running items finish
     interrupted = False
     try:
         with Progress(*columns, console=console, transient=True) as bar:
             task = bar.add_task("", total=None)
 
             def progress(done: int, total: int, current: str) -> None:
-                bar.update(task, completed=done, total=total, counts=dict(counts), current=Path(current).name if current else "")
+                bar.update(
+                    task,
+                    completed=done,
+                    total=total,
+                    counts=dict(counts),
+                    current=Path(current).name if current else "",
+                )
 
             def on_result(outcome) -> None:
                 counts[outcome.status] = counts.get(outcome.status, 0) + 1
 
             shared = dict(ledger=ledger, worker_id=worker_id, lease_seconds=lease_seconds)
-            report = archive.summarize(paths or [], force=force, progress=progress, workers=workers, id_from=id_from, retry_failed=retry_failed, on_result=on_result, **shared)
+            report = archive.summarize(
+                paths or [],
+                force=force,
+                progress=progress,
+                workers=workers,
+                id_from=id_from,
+                retry_failed=retry_failed,
+                on_result=on_result,
+                **shared,
+            )
     except BatchInterrupted as exc:
         report, interrupted = exc.report, True
     except AqgrError as exc:
@@ -113,7 +244,11 @@ def summarize(
         typer.echo(report.model_dump_json(indent=2))
     _print_batch(report, console, archive)
     if interrupted:
-        console.print(styled(("interrupted", "yellow"), ": finished judgments are stored; run the same command again to do the rest"))
+        console.print(
+            styled(
+                ("interrupted", "yellow"), ": finished judgments are stored; run the same command again to do the rest"
+            )
+        )
         raise typer.Exit(130)
     if report.aborted:
         _fail(Exception(report.aborted))
@@ -124,21 +259,48 @@ def summarize(
 def _print_batch(report, console, archive) -> None:
     done = report.processed + len(report.failed)
     rate = f", {report.rate:.1f} docs/s with {report.workers} worker(s)" if done else ""
-    console.print(f"{len(report.summarised)} summarised, {len(report.unchanged)} unchanged (skipped), {len(report.failed)} failed, {len(report.skipped_unsupported)} skipped (unsupported) in {report.seconds:.1f}s{rate} -> {archive.home}")
+    console.print(
+        f"{len(report.summarised)} summarised, {len(report.unchanged)} unchanged (skipped), {len(report.failed)} failed, {len(report.skipped_unsupported)} skipped (unsupported) in {report.seconds:.1f}s{rate} -> {archive.home}"
+    )
     for same in report.renamed[:50]:
-        console.print(styled(("renamed", "cyan"), f": {same.stored_path} -> {same.path}: judgment {same.judgment_id} kept (one judgment, its id unchanged)"))
+        console.print(
+            styled(
+                ("renamed", "cyan"),
+                f": {same.stored_path} -> {same.path}: judgment {same.judgment_id} kept (one judgment, its id unchanged)",
+            )
+        )
     for same in report.duplicates[:50]:
-        console.print(styled(("duplicate", "cyan"), f": {same.path} has the bytes of judgment {same.judgment_id} ({same.stored_path}): not stored again"))
+        console.print(
+            styled(
+                ("duplicate", "cyan"),
+                f": {same.path} has the bytes of judgment {same.judgment_id} ({same.stored_path}): not stored again",
+            )
+        )
     if report.failures_by_reason:
-        console.print("failed by reason: " + ", ".join(f"{reason} {n}" for reason, n in sorted(report.failures_by_reason.items(), key=lambda kv: (-kv[1], kv[0]))))
+        console.print(
+            "failed by reason: "
+            + ", ".join(
+                f"{reason} {n}"
+                for reason, n in sorted(report.failures_by_reason.items(), key=lambda kv: (-kv[1], kv[0]))
+            )
+        )
     if report.lost_leases:
-        console.print(styled((f"{len(report.lost_leases)} item(s) outlived their lease and went to another worker", "yellow"), " (results discarded); consider a longer --lease-seconds"))
+        console.print(
+            styled(
+                (f"{len(report.lost_leases)} item(s) outlived their lease and went to another worker", "yellow"),
+                " (results discarded); consider a longer --lease-seconds",
+            )
+        )
     if report.usage:
         console.print("provider usage: " + ", ".join(f"{k} {v:g}" for k, v in sorted(report.usage.items())))
     for failure in report.failed[:50]:
-        console.print(styled("  ", ("failed", "yellow"), f" {failure.path}: {failure.reason}: {failure.message}"), soft_wrap=True)
+        console.print(
+            styled("  ", ("failed", "yellow"), f" {failure.path}: {failure.reason}: {failure.message}"), soft_wrap=True
+        )
     if len(report.failed) > 50:
-        console.print(f"  ... and {len(report.failed) - 50} more: `aqgr status` counts them; `aqgr summarize --retry-failed` retries them")
+        console.print(
+            f"  ... and {len(report.failed) - 50} more: `aqgr status` counts them; `aqgr summarize --retry-failed` retries them"
+        )
     for path in report.skipped_unsupported[:20]:
         console.print(styled("  ", ("skipped", "dim"), f" {path}"))
     if len(report.skipped_unsupported) > 20:
@@ -149,12 +311,34 @@ def _print_batch(report, console, archive) -> None:
 def index(
     ctx: typer.Context,
     home: Optional[Path] = HomeOption,
-    precedents: bool = typer.Option(False, "--precedents/--no-precedents", help="Index the precedents slot too (the study: better for lawyers, lower on the FIRE gold standard)."),
-    slots: Optional[str] = typer.Option(None, help="Comma-separated slots to index (default: parties,case_number,facts,issues,reasoning,new_principles)."),
-    embedder: Optional[str] = typer.Option(None, help="Embedding model (default minilm-l6-int8.v1: the packaged MiniLM in int8; minilm-l6.v1: the same on torch)."),
-    backend: str = typer.Option("embedded", "--backend", help="Index backend: embedded (BM25 + FAISS files in the home) or milvus (needs pip install 'aqgr[milvus]')."),
-    uri: Optional[str] = typer.Option(None, "--uri", help="Milvus URI for --backend milvus: http://127.0.0.1:19530, or a milvus-lite path (default: milvus.db in the home)."),
-    rebuild: bool = typer.Option(False, "--rebuild", help="Build the whole index anew instead of adding only what changed since the last `aqgr index`."),
+    precedents: bool = typer.Option(
+        False,
+        "--precedents/--no-precedents",
+        help="Index the precedents slot too (the study: better for lawyers, lower on the FIRE gold standard).",
+    ),
+    slots: Optional[str] = typer.Option(
+        None,
+        help="Comma-separated slots to index (default: parties,case_number,facts,issues,reasoning,new_principles).",
+    ),
+    embedder: Optional[str] = typer.Option(
+        None,
+        help="Embedding model (default minilm-l6-int8.v1: the packaged MiniLM in int8; minilm-l6.v1: the same on torch).",
+    ),
+    backend: str = typer.Option(
+        "embedded",
+        "--backend",
+        help="Index backend: embedded (BM25 + FAISS files in the home) or milvus (needs pip install 'aqgr[milvus]').",
+    ),
+    uri: Optional[str] = typer.Option(
+        None,
+        "--uri",
+        help="Milvus URI for --backend milvus: http://127.0.0.1:19530, or a milvus-lite path (default: milvus.db in the home).",
+    ),
+    rebuild: bool = typer.Option(
+        False,
+        "--rebuild",
+        help="Build the whole index anew instead of adding only what changed since the last `aqgr index`.",
+    ),
 ) -> None:
     """Bring the BM25 + dense index up to date with the archive's summaries: the first time a full build, then only
     new, re-made and removed judgments (a different --slots/--embedder/--backend, or --rebuild, builds it anew)."""
@@ -175,16 +359,28 @@ def index(
         with console.status("building the index") as status:
             if backend not in ("embedded", "embedded.v1") and uri is None:
                 uri = str(archive.home / "milvus.db")
-            manifest = archive.build_index(spec=spec, progress=lambda stage, done, total: status.update(f"{stage}: {done}/{total}"),
-                                           backend=backend, uri=uri, rebuild=rebuild)
+            manifest = archive.build_index(
+                spec=spec,
+                progress=lambda stage, done, total: status.update(f"{stage}: {done}/{total}"),
+                backend=backend,
+                uri=uri,
+                rebuild=rebuild,
+            )
     except (AqgrError, ValueError) as exc:
         _fail(exc)
     change = manifest.get("update", {})
-    what = (f"added {change.get('added', 0)}, replaced {change.get('replaced', 0)}, removed {change.get('removed', 0)}"
-            if change.get("mode") == "update" else "built anew")
-    console.print(f"indexed {manifest.get('n_docs', len(manifest.get('doc_ids', [])))} judgments ({what}) -> {archive.settings.index_dir}")
+    what = (
+        f"added {change.get('added', 0)}, replaced {change.get('replaced', 0)}, removed {change.get('removed', 0)}"
+        if change.get("mode") == "update"
+        else "built anew"
+    )
+    console.print(
+        f"indexed {manifest.get('n_docs', len(manifest.get('doc_ids', [])))} judgments ({what}) -> {archive.settings.index_dir}"
+    )
     found = archive.citations()
-    console.print(f"{len(found) if found is not None else 0} citations between judgments of the archive (precedents referred)")
+    console.print(
+        f"{len(found) if found is not None else 0} citations between judgments of the archive (precedents referred)"
+    )
     typer.echo(json.dumps({k: v for k, v in manifest.items() if k != "doc_ids"}, indent=2, default=str))
 
 
@@ -204,32 +400,67 @@ def _print_result(result, console) -> None:
     if not result.hits:
         console.print("No judgment in the archive addresses these questions above the relevance threshold.")
     for hit in result.hits:
-        console.print(styled("\n", (f"{hit.rank}. {hit.parties}", "bold"), f"  [{hit.judgment_id}]  score {hit.score}/10"))
+        console.print(
+            styled("\n", (f"{hit.rank}. {hit.parties}", "bold"), f"  [{hit.judgment_id}]  score {hit.score}/10")
+        )
         meta = ", ".join(x for x in (hit.case_number, hit.court, hit.date) if x)
         if meta:
             console.print(f"   {meta}")
         console.print(styled("   ", ("Issue:", "cyan"), f" {hit.legal_issue}", _at(hit.legal_issue_at)))
         console.print(styled("   ", ("Why it applies:", "cyan"), f" {hit.reason}", _at(hit.reason_at)))
         if hit.evidence:
-            console.print(styled("   ", ("Evidence:", "cyan"), " " + " · ".join(f"{e.slot}, {where(e)}" if where(e) else e.slot for e in hit.evidence),
-                                 ("  (aqgr show " + hit.judgment_id + " --text)", "dim")))
+            console.print(
+                styled(
+                    "   ",
+                    ("Evidence:", "cyan"),
+                    " " + " · ".join(f"{e.slot}, {where(e)}" if where(e) else e.slot for e in hit.evidence),
+                    ("  (aqgr show " + hit.judgment_id + " --text)", "dim"),
+                )
+            )
         if hit.sections:
             console.print(styled("   ", ("Sections:", "cyan"), f" {'; '.join(hit.sections)}"))
         if hit.cited_by:
             more = f" and {len(hit.cited_by) - 3} more" if len(hit.cited_by) > 3 else ""
-            console.print(styled("   ", ("Cited by similar judgments:", "cyan"), f" {', '.join(hit.cited_by[:3])}{more}  ", (f"(aqgr citations {hit.judgment_id})", "dim")))
+            console.print(
+                styled(
+                    "   ",
+                    ("Cited by similar judgments:", "cyan"),
+                    f" {', '.join(hit.cited_by[:3])}{more}  ",
+                    (f"(aqgr citations {hit.judgment_id})", "dim"),
+                )
+            )
         for warning in hit.treatment_warnings:
             when = f", {warning.date}" if warning.date else ""
-            console.print(styled("   ", (f"WARNING: {warning.treatment} by {warning.parties} [{warning.judgment_id}]{when}:", "bold red"),
-                                 f" \"{warning.quote}\""))
+            console.print(
+                styled(
+                    "   ",
+                    (f"WARNING: {warning.treatment} by {warning.parties} [{warning.judgment_id}]{when}:", "bold red"),
+                    f' "{warning.quote}"',
+                )
+            )
     engines = result.engines
-    console.print(styled("\n", (f"engines: questions {engines.questions}, explanations {engines.explainer}, summaries {engines.summarizer}, embeddings {engines.embedder}; {result.timings_ms.get('total', 0):.0f} ms", "dim")))
+    console.print(
+        styled(
+            "\n",
+            (
+                f"engines: questions {engines.questions}, explanations {engines.explainer}, summaries {engines.summarizer}, embeddings {engines.embedder}; {result.timings_ms.get('total', 0):.0f} ms",
+                "dim",
+            ),
+        )
+    )
     for line in facet_lines(result):
         console.print(styled((line, "dim")))
     for note in result.notes:
         console.print(styled((note, "yellow")))
     if result.dropped_not_in_archive:
-        console.print(styled((f"{result.dropped_not_in_archive} judgment(s) named by an engine were not in the archive and were dropped", "yellow")))
+        console.print(
+            styled(
+                (
+                    f"{result.dropped_not_in_archive} judgment(s) named by an engine were not in the archive and were dropped",
+                    "yellow",
+                )
+            )
+        )
 
 
 def _share(value: Optional[float]) -> Optional[float]:
@@ -244,31 +475,85 @@ def search(
     ctx: typer.Context,
     facts: str = typer.Argument(..., help="The facts, in plain words ('-' reads them from stdin)."),
     home: Optional[Path] = HomeOption,
-    question: Optional[list[str]] = typer.Option(None, "--question", "-q", help="A legal question to search with (repeat); replaces the generated ones."),
+    question: Optional[list[str]] = typer.Option(
+        None, "--question", "-q", help="A legal question to search with (repeat); replaces the generated ones."
+    ),
     k: int = typer.Option(10, "-k", min=1, help="Most judgments to return."),
-    candidates: bool = typer.Option(False, "--candidates", help="Only list the candidate legal questions for the facts."),
+    candidates: bool = typer.Option(
+        False, "--candidates", help="Only list the candidate legal questions for the facts."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output on stdout."),
-    court: Optional[str] = typer.Option(None, "--court", help="Only judgments of this court ('SC', 'Supreme Court of India', 'Bombay High Court')."),
-    court_level: Optional[str] = typer.Option(None, "--court-level", help="Only this level of court: supreme, high, district, tribunal."),
-    decided_from: Optional[str] = typer.Option(None, "--from", help="Only judgments decided on or after this date (YYYY-MM-DD, YYYY-MM or YYYY)."),
-    decided_to: Optional[str] = typer.Option(None, "--to", help="Only judgments decided on or before this date (YYYY-MM-DD, YYYY-MM or YYYY)."),
-    judge: Optional[str] = typer.Option(None, "--judge", help="Only judgments with this judge on the bench ('A.K. Sikri', 'Sikri')."),
-    kind: Optional[str] = typer.Option(None, "--kind", help="Only this kind of judgment ('criminal appeal', 'writ petition', 'appeal')."),
-    statute: Optional[str] = typer.Option(None, "--statute", help="Only judgments referring to this statute or section ('IPC', 'Section 302 IPC')."),
-    disposal: Optional[str] = typer.Option(None, "--disposal", help="Only judgments disposed so: allowed, dismissed, partly."),
-    overruled_below: bool = typer.Option(False, "--overruled-below", help="Rank a hit that a later judgment of the archive overruled just below that judgment, when it is among the hits (off by default; the hit is never dropped and keeps its warning)."),
-    fulltext_questions: Optional[bool] = typer.Option(None, "--fulltext-questions/--fulltext-once", help="Each question also reads the judgments' full texts, or the facts' full-text run stands in for the questions' (one full-text query a search). Default: each question up to 100,000 judgments, once above."),
-    dense_questions: Optional[bool] = typer.Option(None, "--dense-questions/--dense-once", help="Each question also reads the dense retriever (its vector combined with the facts'), or the facts' dense run stands in for the questions' (one dense search a search). Default: each question up to 100,000 judgments, once above."),
-    rescore_questions: Optional[bool] = typer.Option(None, "--rescore-questions/--search-questions", help="A question's BM25 runs re-rank the facts' candidates (the same scores, milliseconds), or search the whole archive. Default: search up to 100,000 judgments, re-rank above."),
-    fulltext_max_df: Optional[float] = typer.Option(None, "--fulltext-max-df", callback=_share, help="Full-text BM25 leaves out the query's terms held by more than this share of the judgments (1: every term). Default: every term up to 100,000 judgments, those in at most 0.2 of them above."),
-    summary_max_df: Optional[float] = typer.Option(None, "--summary-max-df", callback=_share, help="Summary BM25 leaves out the query's terms held by more than this share of the summaries (1: every term). Default: every term up to 100,000 judgments, those in at most 0.5 of them above."),
+    court: Optional[str] = typer.Option(
+        None, "--court", help="Only judgments of this court ('SC', 'Supreme Court of India', 'Bombay High Court')."
+    ),
+    court_level: Optional[str] = typer.Option(
+        None, "--court-level", help="Only this level of court: supreme, high, district, tribunal."
+    ),
+    decided_from: Optional[str] = typer.Option(
+        None, "--from", help="Only judgments decided on or after this date (YYYY-MM-DD, YYYY-MM or YYYY)."
+    ),
+    decided_to: Optional[str] = typer.Option(
+        None, "--to", help="Only judgments decided on or before this date (YYYY-MM-DD, YYYY-MM or YYYY)."
+    ),
+    judge: Optional[str] = typer.Option(
+        None, "--judge", help="Only judgments with this judge on the bench ('A.K. Sikri', 'Sikri')."
+    ),
+    kind: Optional[str] = typer.Option(
+        None, "--kind", help="Only this kind of judgment ('criminal appeal', 'writ petition', 'appeal')."
+    ),
+    statute: Optional[str] = typer.Option(
+        None, "--statute", help="Only judgments referring to this statute or section ('IPC', 'Section 302 IPC')."
+    ),
+    disposal: Optional[str] = typer.Option(
+        None, "--disposal", help="Only judgments disposed so: allowed, dismissed, partly."
+    ),
+    overruled_below: bool = typer.Option(
+        False,
+        "--overruled-below",
+        help="Rank a hit that a later judgment of the archive overruled just below that judgment, when it is among the hits (off by default; the hit is never dropped and keeps its warning).",
+    ),
+    fulltext_questions: Optional[bool] = typer.Option(
+        None,
+        "--fulltext-questions/--fulltext-once",
+        help="Each question also reads the judgments' full texts, or the facts' full-text run stands in for the questions' (one full-text query a search). Default: each question up to 100,000 judgments, once above.",
+    ),
+    dense_questions: Optional[bool] = typer.Option(
+        None,
+        "--dense-questions/--dense-once",
+        help="Each question also reads the dense retriever (its vector combined with the facts'), or the facts' dense run stands in for the questions' (one dense search a search). Default: each question up to 100,000 judgments, once above.",
+    ),
+    rescore_questions: Optional[bool] = typer.Option(
+        None,
+        "--rescore-questions/--search-questions",
+        help="A question's BM25 runs re-rank the facts' candidates (the same scores, milliseconds), or search the whole archive. Default: search up to 100,000 judgments, re-rank above.",
+    ),
+    fulltext_max_df: Optional[float] = typer.Option(
+        None,
+        "--fulltext-max-df",
+        callback=_share,
+        help="Full-text BM25 leaves out the query's terms held by more than this share of the judgments (1: every term). Default: every term up to 100,000 judgments, those in at most 0.2 of them above.",
+    ),
+    summary_max_df: Optional[float] = typer.Option(
+        None,
+        "--summary-max-df",
+        callback=_share,
+        help="Summary BM25 leaves out the query's terms held by more than this share of the summaries (1: every term). Default: every term up to 100,000 judgments, those in at most 0.5 of them above.",
+    ),
 ) -> None:
     """Question-guided search: the legal questions the facts raise, and the judgments that answer them."""
     if facts == "-":
         facts = sys.stdin.read()
     try:
-        filters = make_filters(court=court, court_level=court_level, decided_from=decided_from, decided_to=decided_to, judge=judge,
-                               kind=kind, statute=statute, disposal=disposal)
+        filters = make_filters(
+            court=court,
+            court_level=court_level,
+            decided_from=decided_from,
+            decided_to=decided_to,
+            judge=judge,
+            kind=kind,
+            statute=statute,
+            disposal=disposal,
+        )
     except AqgrError as exc:
         _fail(exc)
     archive = open_archive(ctx, home)
@@ -282,12 +567,14 @@ def search(
                 for i, c in enumerate(found, 1):
                     shown.print(f"{i}. {c.text}  [{c.source_judgment_id}, {c.score:.3f}]", soft_wrap=True)
             return
-        changes = {**({"overruled_below": True} if overruled_below else {}),
-                   **({"fulltext_questions": fulltext_questions} if fulltext_questions is not None else {}),
-                   **({"dense_questions": dense_questions} if dense_questions is not None else {}),
-                   **({"rescore_questions": rescore_questions} if rescore_questions is not None else {}),
-                   **({"fulltext_max_df": fulltext_max_df} if fulltext_max_df is not None else {}),
-                   **({"summary_max_df": summary_max_df} if summary_max_df is not None else {})}
+        changes = {
+            **({"overruled_below": True} if overruled_below else {}),
+            **({"fulltext_questions": fulltext_questions} if fulltext_questions is not None else {}),
+            **({"dense_questions": dense_questions} if dense_questions is not None else {}),
+            **({"rescore_questions": rescore_questions} if rescore_questions is not None else {}),
+            **({"fulltext_max_df": fulltext_max_df} if fulltext_max_df is not None else {}),
+            **({"summary_max_df": summary_max_df} if summary_max_df is not None else {}),
+        }
         options = archive.settings.search.model_copy(update=changes) if changes else None
         result = archive.search(facts, question or None, k=k, filters=filters, options=options)
     except AqgrError as exc:
@@ -318,15 +605,17 @@ def citations(
     console = _out()
     console.print(styled((found.judgment.parties, "bold"), f"  [{found.judgment.judgment_id}]"))
     for title, refs in (("Cites", found.cites), ("Cited by", found.cited_by)):
-        console.print(styled("\n", (title, "bold"), f" ({len(refs)} judgment(s) of the archive)" + (":" if refs else "")))
+        console.print(
+            styled("\n", (title, "bold"), f" ({len(refs)} judgment(s) of the archive)" + (":" if refs else ""))
+        )
         for ref in refs:
             meta = ", ".join(x for x in (ref.case_number, ref.date) if x)
             treated = f"  ({ref.treatment.label})" if ref.treatment else ""
             console.print(f"  {ref.parties}  [{ref.judgment_id}]" + (f"  {meta}" if meta else "") + treated)
             if ref.treatment and ref.treatment.label != "referred":
-                console.print(styled("    ", (f"{ref.treatment.label}: \"{ref.treatment.quote}\"", "yellow")))
+                console.print(styled("    ", (f'{ref.treatment.label}: "{ref.treatment.quote}"', "yellow")))
             if ref.mention:
-                console.print(styled("    ", (f"{ref.how}: \"{ref.mention}\"", "dim")))
+                console.print(styled("    ", (f'{ref.how}: "{ref.mention}"', "dim")))
 
 
 @app.command()
@@ -352,7 +641,9 @@ def remove(
 
 
 @app.command()
-def schema(slots_only: bool = typer.Option(False, "--slots-only", help="Only the slots (what a model is asked to fill).")) -> None:
+def schema(
+    slots_only: bool = typer.Option(False, "--slots-only", help="Only the slots (what a model is asked to fill)."),
+) -> None:
     """Print the JSON Schema of the structured summary."""
     from aqgr.schemas.validation import summary_json_schema
 
@@ -381,7 +672,10 @@ def check(ctx: typer.Context, home: Optional[Path] = HomeOption, database_url: O
     typer.echo(json.dumps(info, indent=2))
     for found, (word, colour) in ((info["damaged"], ("damaged:", "red")), (info["warnings"], ("note:", "yellow"))):
         for part in found:
-            _err().print(styled((word, colour), f" {part['part']} {part['where']}: {part['problem']}: {part['recovery']}"), soft_wrap=True)
+            _err().print(
+                styled((word, colour), f" {part['part']} {part['where']}: {part['problem']}: {part['recovery']}"),
+                soft_wrap=True,
+            )
     if not info["ok"]:
         raise typer.Exit(1)
 
@@ -391,10 +685,23 @@ def export_(
     ctx: typer.Context,
     home: Optional[Path] = HomeOption,
     database_url: Optional[str] = DatabaseOption,
-    format: str = typer.Option("jsonl", "--format", "-f", help="jsonl (one summary per line) or json-dir (one JSON file per judgment, like C1.json)."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="The .jsonl file or the folder; jsonl goes to stdout when omitted."),
-    engine: Optional[str] = typer.Option(None, "--engine", help="Whose summaries (default: the archive's summarizer, extractive.v1)."),
-    force: bool = typer.Option(False, "--force", help="Write through --out even when it is a symbolic link, a FIFO or a device (refused by default: only a regular file is replaced, atomically)."),
+    format: str = typer.Option(
+        "jsonl",
+        "--format",
+        "-f",
+        help="jsonl (one summary per line) or json-dir (one JSON file per judgment, like C1.json).",
+    ),
+    out: Optional[Path] = typer.Option(
+        None, "--out", "-o", help="The .jsonl file or the folder; jsonl goes to stdout when omitted."
+    ),
+    engine: Optional[str] = typer.Option(
+        None, "--engine", help="Whose summaries (default: the archive's summarizer, extractive.v1)."
+    ),
+    force: bool = typer.Option(
+        False,
+        "--force",
+        help="Write through --out even when it is a symbolic link, a FIFO or a device (refused by default: only a regular file is replaced, atomically).",
+    ),
 ) -> None:
     """Export the stored summaries as JSON."""
     try:
@@ -412,11 +719,18 @@ def export_(
 @app.command("import")
 def import_(
     ctx: typer.Context,
-    paths: list[Path] = typer.Argument(..., help=".jsonl/.ndjson files (one summary per line), .json files (one summary, or a list) or folders of them."),
+    paths: list[Path] = typer.Argument(
+        ...,
+        help=".jsonl/.ndjson files (one summary per line), .json files (one summary, or a list) or folders of them.",
+    ),
     home: Optional[Path] = HomeOption,
     database_url: Optional[str] = DatabaseOption,
     as_json: bool = typer.Option(False, "--json", help="Print the import report as JSON on stdout."),
-    replace: bool = typer.Option(False, "--replace", help="Overwrite a stored summary of the same judgment and engine (kept by default, and the import reported as refused)."),
+    replace: bool = typer.Option(
+        False,
+        "--replace",
+        help="Overwrite a stored summary of the same judgment and engine (kept by default, and the import reported as refused).",
+    ),
 ) -> None:
     """Import summaries, validating each against the JSON Schema; invalid ones are reported, not stored.
     A judgment that already has a different summary from the same engine keeps it unless --replace;
@@ -428,8 +742,10 @@ def import_(
     if as_json:
         typer.echo(report.model_dump_json(indent=2))
     console = _err()
-    console.print(f"imported {len(report.imported)} summaries ({len(report.replaced)} replaced stored ones), {len(report.invalid)} invalid, "
-                  f"{len(report.refused)} refused (a different summary is stored: --replace overwrites it)")
+    console.print(
+        f"imported {len(report.imported)} summaries ({len(report.replaced)} replaced stored ones), {len(report.invalid)} invalid, "
+        f"{len(report.refused)} refused (a different summary is stored: --replace overwrites it)"
+    )
     for kind, items in (("invalid", report.invalid), ("refused", report.refused)):
         for bad in items[:50]:
             console.print(styled("  ", (kind, "yellow"), f" {bad.where}: {bad.problem}"), soft_wrap=True)
@@ -446,22 +762,35 @@ def sample_dir() -> Path:
 @app.command()
 def demo(
     ctx: typer.Context,
-    home: Optional[Path] = typer.Option(None, "--home", help="Where to build the demo archive (default: a 'demo' folder in the user's data directory)."),
-    sample: Path = typer.Option(None, "--sample", help="The sample archive folder (default: the one aqgr ships, datasets/sample in a checkout)."),
+    home: Optional[Path] = typer.Option(
+        None, "--home", help="Where to build the demo archive (default: a 'demo' folder in the user's data directory)."
+    ),
+    sample: Path = typer.Option(
+        None, "--sample", help="The sample archive folder (default: the one aqgr ships, datasets/sample in a checkout)."
+    ),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Summarise the sample archive, build the index and answer a sample scenario (offline unless a provider is set)."""
     from aqgr.pipeline.config import default_home
+
     sample = sample or sample_dir()
     scenarios_file = sample / "scenarios.json"
     if not scenarios_file.exists():
-        _fail(FileNotFoundError(f"no sample archive at {sample}: pass --sample PATH (a folder with judgments/ and scenarios.json)"))
-    archive = open_archive(ctx, home or default_home() / "demo")  # the global provider options apply (--provider ... demo)
+        _fail(
+            FileNotFoundError(
+                f"no sample archive at {sample}: pass --sample PATH (a folder with judgments/ and scenarios.json)"
+            )
+        )
+    archive = open_archive(
+        ctx, home or default_home() / "demo"
+    )  # the global provider options apply (--provider ... demo)
     console = _err()
     try:
         with console.status("summarising the sample archive"):
             report = archive.summarize([sample / "judgments"])
-        console.print(f"summaries: {len(report.summarised)} new, {len(report.unchanged)} unchanged, {len(report.failed)} failed")
+        console.print(
+            f"summaries: {len(report.summarised)} new, {len(report.unchanged)} unchanged, {len(report.failed)} failed"
+        )
         with console.status("building the index (BM25 + FAISS over all-MiniLM-L6-v2)"):
             archive.build_index()
         scenario = json.loads(scenarios_file.read_text())[0]

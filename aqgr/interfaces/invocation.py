@@ -13,7 +13,12 @@ import typer
 from aqgr.foundation.console import console, styled
 from aqgr.foundation.errors import AqgrError
 
-HomeOption = typer.Option(None, "--home", envvar="AQGR_HOME", help="Archive home directory (database, index, caches). Default: the user's data directory.")
+HomeOption = typer.Option(
+    None,
+    "--home",
+    envvar="AQGR_HOME",
+    help="Archive home directory (database, index, caches). Default: the user's data directory.",
+)
 
 
 def _err():
@@ -26,7 +31,12 @@ def _out():
     return console()
 
 
-DatabaseOption = typer.Option(None, "--database-url", envvar="AQGR_DATABASE_URL", help="SQLAlchemy database URL, e.g. postgresql+psycopg://user@127.0.0.1/aqgr. Default: SQLite aqgr.db in the home.")
+DatabaseOption = typer.Option(
+    None,
+    "--database-url",
+    envvar="AQGR_DATABASE_URL",
+    help="SQLAlchemy database URL, e.g. postgresql+psycopg://user@127.0.0.1/aqgr. Default: SQLite aqgr.db in the home.",
+)
 
 
 @dataclass
@@ -46,7 +56,8 @@ class Invocation:
                 _err().print(
                     f"model usage ({stage}): {usage['calls']} call(s), {usage['cache_hits']} cached, {usage['retries']} retried, "
                     f"{usage['failures']} failed, {usage['truncated']} cut at the budget; tokens in {usage['input_tokens']}, out {usage['output_tokens']}"
-                    + (f", thinking {usage['thinking_tokens']}" if usage["thinking_tokens"] else "") + cost
+                    + (f", thinking {usage['thinking_tokens']}" if usage["thinking_tokens"] else "")
+                    + cost
                 )
 
 
@@ -75,5 +86,3 @@ def open_archive(ctx: typer.Context, home: Optional[Path], database_url: Optiona
 def _fail(exc: Exception, code: int = 2) -> None:
     _err().print(styled(("error:", "red"), f" {exc}"), soft_wrap=True)
     raise typer.Exit(code)
-
-

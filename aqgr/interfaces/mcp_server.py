@@ -27,13 +27,25 @@ from aqgr.foundation.caps import MAX_FACTS_CHARS, MAX_K  # noqa: E402 - the caps
 MAX_TEXT_CHARS = 200_000
 
 Facts = Annotated[str, Field(description="The facts, in plain words: who did what, what happened, what is disputed.")]
-Questions = Annotated[list[str] | None, Field(description="Legal questions to search with (replace the generated ones).")]
-OverruledBelow = Annotated[bool, Field(description="Rank a hit that a later judgment of the archive overruled just below that judgment, "
-                                                     "when it is among the hits (default false: score order). The hit is never dropped and keeps its warning.")]
-FiltersArg = Annotated[Filters | None, Field(description="Only judgments matching every given field: court ('SC', 'Bombay High Court'), "
-                                             "court_level (supreme/high/district/tribunal), decided_from / decided_to (YYYY-MM-DD, YYYY-MM or "
-                                             "YYYY), judge ('A.K. Sikri'), kind ('criminal appeal'), statute ('Section 302 IPC'), disposal "
-                                             "(allowed/dismissed/partly). An unknown court or judge gives no hits and a note naming the closest known values.")]
+Questions = Annotated[
+    list[str] | None, Field(description="Legal questions to search with (replace the generated ones).")
+]
+OverruledBelow = Annotated[
+    bool,
+    Field(
+        description="Rank a hit that a later judgment of the archive overruled just below that judgment, "
+        "when it is among the hits (default false: score order). The hit is never dropped and keeps its warning."
+    ),
+]
+FiltersArg = Annotated[
+    Filters | None,
+    Field(
+        description="Only judgments matching every given field: court ('SC', 'Bombay High Court'), "
+        "court_level (supreme/high/district/tribunal), decided_from / decided_to (YYYY-MM-DD, YYYY-MM or "
+        "YYYY), judge ('A.K. Sikri'), kind ('criminal appeal'), statute ('Section 302 IPC'), disposal "
+        "(allowed/dismissed/partly). An unknown court or judge gives no hits and a note naming the closest known values."
+    ),
+]
 
 
 class JudgmentTextOut(BaseModel):
@@ -52,7 +64,11 @@ def _valid_id(value: str) -> str:
     return value
 
 
-JudgmentId = Annotated[str, Field(description="A judgment_id as returned in search hits.", min_length=1, max_length=300), AfterValidator(_valid_id)]
+JudgmentId = Annotated[
+    str,
+    Field(description="A judgment_id as returned in search hits.", min_length=1, max_length=300),
+    AfterValidator(_valid_id),
+]
 
 INSTRUCTIONS = (
     "aqgr finds precedents (court judgments) for a set of facts by the legal questions the facts raise. "
@@ -162,8 +178,13 @@ def build_server(home: str | Path | None = None, *, archive=None):
             raise ToolError(str(exc)) from exc
 
     @server.tool(description=SEARCH_DESCRIPTION)
-    async def search_precedents(facts: Facts, questions: Questions = None, k: Annotated[int, Field(ge=1, le=MAX_K)] = 10,
-                                filters: FiltersArg = None, overruled_below: OverruledBelow = False) -> SearchResult:
+    async def search_precedents(
+        facts: Facts,
+        questions: Questions = None,
+        k: Annotated[int, Field(ge=1, le=MAX_K)] = 10,
+        filters: FiltersArg = None,
+        overruled_below: OverruledBelow = False,
+    ) -> SearchResult:
         check(facts, k, questions)
 
         def run() -> SearchResult:
@@ -174,7 +195,9 @@ def build_server(home: str | Path | None = None, *, archive=None):
         return await call(run)
 
     @server.tool(description=QUESTIONS_DESCRIPTION)
-    async def candidate_questions(facts: Facts, n: Annotated[int, Field(ge=1, le=50)] = 10, filters: FiltersArg = None) -> list[CandidateQuestion]:
+    async def candidate_questions(
+        facts: Facts, n: Annotated[int, Field(ge=1, le=50)] = 10, filters: FiltersArg = None
+    ) -> list[CandidateQuestion]:
         check(facts)
         return await call(lambda: service.searcher().candidate_questions(facts, n=n, filters=filters))
 
@@ -186,7 +209,9 @@ def build_server(home: str | Path | None = None, *, archive=None):
         return found
 
     @server.tool(description=TEXT_DESCRIPTION)
-    async def get_judgment_text(judgment_id: JudgmentId, max_chars: Annotated[int, Field(ge=100, le=MAX_TEXT_CHARS)] = 20_000) -> JudgmentTextOut:
+    async def get_judgment_text(
+        judgment_id: JudgmentId, max_chars: Annotated[int, Field(ge=100, le=MAX_TEXT_CHARS)] = 20_000
+    ) -> JudgmentTextOut:
         text = await call(lambda: service.text(judgment_id))
         if text is None:
             raise ToolError(f"no judgment {judgment_id!r} in the archive: use a judgment_id from search_precedents")
@@ -203,8 +228,12 @@ def build_server(home: str | Path | None = None, *, archive=None):
     if service.statutes.exists():
 
         @server.tool(description=STATUTES_DESCRIPTION)
-        async def search_statutes(facts: Facts, questions: Questions = None, k: Annotated[int, Field(ge=1, le=MAX_K)] = 10,
-                                  filters: FiltersArg = None) -> StatuteResult:
+        async def search_statutes(
+            facts: Facts,
+            questions: Questions = None,
+            k: Annotated[int, Field(ge=1, le=MAX_K)] = 10,
+            filters: FiltersArg = None,
+        ) -> StatuteResult:
             check(facts, k, questions)
 
             def run() -> StatuteResult:

@@ -26,14 +26,25 @@ def refusal(line: str) -> tuple[object, int, str] | None:
         found = json.loads(line)
     except ValueError:
         return None
-    if not isinstance(found, dict) or "id" not in found or not isinstance(found["id"], (str, int)) or isinstance(found["id"], bool):
+    if (
+        not isinstance(found, dict)
+        or "id" not in found
+        or not isinstance(found["id"], (str, int))
+        or isinstance(found["id"], bool)
+    ):
         return None
     request_id = shown(found["id"]) if isinstance(found["id"], str) else found["id"]
     bad = first_invalid(found.get("params"))
     if bad is not None:
         position, char = bad
-        return request_id, INVALID_PARAMS, (f"an argument contains an invalid character (lone surrogate U+{ord(char):04X}) at position "
-                                            f"{position}: send UTF-8 text")
+        return (
+            request_id,
+            INVALID_PARAMS,
+            (
+                f"an argument contains an invalid character (lone surrogate U+{ord(char):04X}) at position "
+                f"{position}: send UTF-8 text"
+            ),
+        )
     return request_id, PARSE_ERROR, "the message is not a JSON-RPC request this server can read: send UTF-8 JSON"
 
 
@@ -70,7 +81,9 @@ async def answering_stdio():
                         answer = refusal(line) if line is not None else None
                         if answer is not None:
                             request_id, code, message = answer
-                            error = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
+                            error = types.JSONRPCError(
+                                jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message)
+                            )
                             await write.send(SessionMessage(error))
                             continue
                     await send.send(item)

@@ -46,17 +46,38 @@ def register(app: typer.Typer, home_option) -> None:
     def serve(
         ctx: typer.Context,
         home: Optional[Path] = home_option,
-        host: str = typer.Option("127.0.0.1", help="Address to bind. Loopback by default; another address needs --api-key (or --allow-unauthenticated)."),
+        host: str = typer.Option(
+            "127.0.0.1",
+            help="Address to bind. Loopback by default; another address needs --api-key (or --allow-unauthenticated).",
+        ),
         port: int = typer.Option(8765, help="Port to listen on."),
-        api_key: Optional[str] = typer.Option(None, "--api-key", envvar="AQGR_SERVE_API_KEY", help="Require this key on /api/ (X-API-Key header or 'Authorization: Bearer')."),
-        allow_unauthenticated: bool = typer.Option(False, "--allow-unauthenticated", help="Bind a non-loopback address without an API key."),
+        api_key: Optional[str] = typer.Option(
+            None,
+            "--api-key",
+            envvar="AQGR_SERVE_API_KEY",
+            help="Require this key on /api/ (X-API-Key header or 'Authorization: Bearer').",
+        ),
+        allow_unauthenticated: bool = typer.Option(
+            False, "--allow-unauthenticated", help="Bind a non-loopback address without an API key."
+        ),
         max_facts_chars: int = typer.Option(20_000, help="Facts longer than this get 413."),
         max_k: int = typer.Option(50, help="Most judgments one request may ask for."),
-        cors_origin: Optional[list[str]] = typer.Option(None, "--cors-origin", help="Allow cross-origin requests from this origin (repeat). Closed by default."),
-        allowed_host: Optional[list[str]] = typer.Option(None, "--allowed-host", envvar="AQGR_SERVE_ALLOWED_HOSTS", help="Also answer requests for this host name (repeat), e.g. the name a team uses for the server; '*' answers any (no DNS-rebinding protection). Always answered: 127.0.0.1, localhost, ::1 and the bound address."),
+        cors_origin: Optional[list[str]] = typer.Option(
+            None, "--cors-origin", help="Allow cross-origin requests from this origin (repeat). Closed by default."
+        ),
+        allowed_host: Optional[list[str]] = typer.Option(
+            None,
+            "--allowed-host",
+            envvar="AQGR_SERVE_ALLOWED_HOSTS",
+            help="Also answer requests for this host name (repeat), e.g. the name a team uses for the server; '*' answers any (no DNS-rebinding protection). Always answered: 127.0.0.1, localhost, ::1 and the bound address.",
+        ),
         max_body_bytes: int = typer.Option(100_000, help="Request bodies over this size get 413."),
-        read_timeout: float = typer.Option(10.0, "--read-timeout", help="Seconds a request's headers and body may take to arrive (else 408)."),
-        max_searches: int = typer.Option(8, help="Searches running at once; more wait up to 15 s in a queue, then get 503 with Retry-After."),
+        read_timeout: float = typer.Option(
+            10.0, "--read-timeout", help="Seconds a request's headers and body may take to arrive (else 408)."
+        ),
+        max_searches: int = typer.Option(
+            8, help="Searches running at once; more wait up to 15 s in a queue, then get 503 with Retry-After."
+        ),
     ) -> None:
         """Serve the HTTP API and the issue-first web page over the archive (http://127.0.0.1:8765/)."""
         from aqgr.interfaces.server.config import ServeConfig, is_loopback
@@ -67,24 +88,50 @@ def register(app: typer.Typer, home_option) -> None:
         except AqgrError as exc:
             _fail(exc)
         if api_key and (not all(" " <= ch <= "~" for ch in api_key) or api_key != api_key.strip()):
-            _fail(ValueError("the API key (--api-key / AQGR_SERVE_API_KEY) must be printable ASCII without leading or trailing spaces: "
-                             "clients send it in an HTTP header, where any other character arrives changed, so it could never match"))
+            _fail(
+                ValueError(
+                    "the API key (--api-key / AQGR_SERVE_API_KEY) must be printable ASCII without leading or trailing spaces: "
+                    "clients send it in an HTTP header, where any other character arrives changed, so it could never match"
+                )
+            )
         if not is_loopback(host) and not api_key and not allow_unauthenticated:
-            _fail(ValueError(f"binding {host} exposes the archive beyond this machine: set an API key (--api-key or AQGR_SERVE_API_KEY), or pass --allow-unauthenticated"))
+            _fail(
+                ValueError(
+                    f"binding {host} exposes the archive beyond this machine: set an API key (--api-key or AQGR_SERVE_API_KEY), or pass --allow-unauthenticated"
+                )
+            )
         import uvicorn
 
         from aqgr.interfaces.server.app import create_app
 
         from aqgr.interfaces.server.limits import uvicorn_options
 
-        hosts = tuple(h for value in allowed_host or () for h in value.replace(",", " ").split())  # the env var: comma- or space-separated
+        hosts = tuple(
+            h for value in allowed_host or () for h in value.replace(",", " ").split()
+        )  # the env var: comma- or space-separated
         try:
-            config = ServeConfig(host=host, port=port, api_key=api_key or None, max_facts_chars=max_facts_chars, max_k=max_k, cors_origins=tuple(cors_origin or ()),
-                                 allowed_hosts=hosts, max_body_bytes=max_body_bytes, read_timeout_seconds=read_timeout, max_searches=max_searches)
+            config = ServeConfig(
+                host=host,
+                port=port,
+                api_key=api_key or None,
+                max_facts_chars=max_facts_chars,
+                max_k=max_k,
+                cors_origins=tuple(cors_origin or ()),
+                allowed_hosts=hosts,
+                max_body_bytes=max_body_bytes,
+                read_timeout_seconds=read_timeout,
+                max_searches=max_searches,
+            )
         except ValueError as exc:  # pydantic's ValidationError: a limit out of range
             _fail(exc)
         _say(f"aqgr serving {home or 'the default archive'} on http://{host}:{port}/ (OpenAPI: /openapi.json)")
-        uvicorn.run(create_app(config=config, archive=_open(ctx, home)), host=host, port=port, log_level="info", **uvicorn_options(config))
+        uvicorn.run(
+            create_app(config=config, archive=_open(ctx, home)),
+            host=host,
+            port=port,
+            log_level="info",
+            **uvicorn_options(config),
+        )
 
     @app.command()
     def mcp(ctx: typer.Context, home: Optional[Path] = home_option) -> None:
@@ -100,10 +147,16 @@ def register(app: typer.Typer, home_option) -> None:
     @app.command()
     def statutes(
         ctx: typer.Context,
-        paths: Optional[list[Path]] = typer.Argument(None, help="Statute files or folders of .txt files: 'Title: ...' then 'Desc: ...', or a title line then the text."),
+        paths: Optional[list[Path]] = typer.Argument(
+            None,
+            help="Statute files or folders of .txt files: 'Title: ...' then 'Desc: ...', or a title line then the text.",
+        ),
         correspondence: Optional[list[Path]] = typer.Option(
-            None, "--correspondence", help="A section correspondence table between an old and a new code (CSV: old_act, old_section, "
-            "new_act, new_section, subject, note), or a folder of them; repeat for more. Replaces the archive's rows for the code pairs it holds."),
+            None,
+            "--correspondence",
+            help="A section correspondence table between an old and a new code (CSV: old_act, old_section, "
+            "new_act, new_section, subject, note), or a folder of them; repeat for more. Replaces the archive's rows for the code pairs it holds.",
+        ),
         home: Optional[Path] = home_option,
     ) -> None:
         """Add statutes to the archive (searched with the same legal questions as the judgments, and
@@ -125,8 +178,10 @@ def register(app: typer.Typer, home_option) -> None:
             for problem in report.problems:
                 err.print(f"skipped: {problem}")
             loaded = ", ".join(f"{pair}: {n} rows" for pair, n in report.pairs.items())
-            _say(f"correspondence loaded ({loaded}; {len(report.problems)} line(s) skipped) -> "
-                 f"{archive.settings.home / 'statutes' / 'correspondence.json'}")
+            _say(
+                f"correspondence loaded ({loaded}; {len(report.problems)} line(s) skipped) -> "
+                f"{archive.settings.home / 'statutes' / 'correspondence.json'}"
+            )
         if not paths:
             return
         collection = StatuteCollection(archive.settings)
@@ -135,4 +190,6 @@ def register(app: typer.Typer, home_option) -> None:
         except AqgrError as exc:
             _fail(exc)
         quoting = len(collection.links())
-        _say(f"{count} statutes indexed -> {archive.settings.home / 'statutes'}; {quoting} judgments of the archive quote them")
+        _say(
+            f"{count} statutes indexed -> {archive.settings.home / 'statutes'}; {quoting} judgments of the archive quote them"
+        )

@@ -18,8 +18,12 @@ def show(
     judgment_id: str = typer.Argument(..., help="A judgment id, as in search hits (e.g. C12)."),
     home: Optional[Path] = HomeOption,
     database_url: Optional[str] = DatabaseOption,
-    text: bool = typer.Option(False, "--text", help="Print the judgment's text with its paragraph numbers in the margin instead."),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable output on stdout (the summary and the passages' pinpoints)."),
+    text: bool = typer.Option(
+        False, "--text", help="Print the judgment's text with its paragraph numbers in the margin instead."
+    ),
+    as_json: bool = typer.Option(
+        False, "--json", help="Machine-readable output on stdout (the summary and the passages' pinpoints)."
+    ),
 ) -> None:
     """A judgment's structured summary, each passage with where it stands in the judgment ("para 12")."""
     from aqgr.foundation.errors import UnknownJudgmentError
@@ -32,8 +36,14 @@ def show(
             if not body:
                 if archive.summary(judgment_id) is None:
                     raise UnknownJudgmentError(judgment_id)
-                _err().print(styled(("error:", "red"), f" the archive holds no text of {judgment_id!r} (its summary was imported): "
-                                    "summarise the judgment's file with `aqgr summarize` to keep its text"), soft_wrap=True)
+                _err().print(
+                    styled(
+                        ("error:", "red"),
+                        f" the archive holds no text of {judgment_id!r} (its summary was imported): "
+                        "summarise the judgment's file with `aqgr summarize` to keep its text",
+                    ),
+                    soft_wrap=True,
+                )
                 raise typer.Exit(2)
             _print_text(body, numbered_lines)
             return
@@ -67,7 +77,18 @@ def _print_summary(shown) -> None:
         out.print(f"  {meta}")
     if s.bench:
         out.print(f"  Bench: {', '.join(s.bench)}")
-    out.print(styled(("  summary by " + s.provenance.engine + ("" if shown.paragraphs_numbered else "; the judgment does not number its paragraphs (offsets given)"), "dim")))
+    out.print(
+        styled(
+            (
+                "  summary by "
+                + s.provenance.engine
+                + (
+                    "" if shown.paragraphs_numbered else "; the judgment does not number its paragraphs (offsets given)"
+                ),
+                "dim",
+            )
+        )
+    )
     for passage in shown.passages:
         out.print(styled("\n", (passage.slot, "cyan"), "  ", (where(passage), "dim" if passage.located else "yellow")))
         out.print(f"  {passage.text}")

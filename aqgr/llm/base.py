@@ -98,7 +98,9 @@ def redact(text: str, secrets: tuple[str | None, ...]) -> str:
 def provider_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """A JSON Schema as providers accept it: without $schema/$id and 'x-' annotations."""
     if isinstance(schema, dict):
-        return {k: provider_schema(v) for k, v in schema.items() if k not in ("$schema", "$id") and not k.startswith("x-")}
+        return {
+            k: provider_schema(v) for k, v in schema.items() if k not in ("$schema", "$id") and not k.startswith("x-")
+        }
     if isinstance(schema, list):
         return [provider_schema(v) for v in schema]
     return schema

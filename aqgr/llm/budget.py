@@ -28,7 +28,12 @@ from aqgr.foundation.errors import ConfigError
 from .base import LLMRequest
 
 STUDY_INPUT_TOKENS = 30_720  # the study's model (Gemini-pro) took 30,720 input tokens
-STAGE_OUTPUT_TOKENS = {"summaries": 2048, "questions": 1024, "explanations": 2048, "treatments": 256}  # summaries: the study's 2,048; treatments: a label and a short quote
+STAGE_OUTPUT_TOKENS = {
+    "summaries": 2048,
+    "questions": 1024,
+    "explanations": 2048,
+    "treatments": 256,
+}  # summaries: the study's 2,048; treatments: a label and a short quote
 DEFAULT_OUTPUT_TOKENS = 2048
 UNKNOWN_WINDOW = 8192  # an OpenAI-compatible server that does not say: budget for a small local model
 MIN_INPUT_TOKENS = 512  # below this not even the shortest prompt (instructions + schema) fits
@@ -47,7 +52,16 @@ class Budget:
     output_ceiling: int  # the most a cut reply's budget may be raised to
     exact_counts: bool = False  # prompt tokens are counted with the model's tokenizer, not estimated
 
-    def request(self, prompt: str, *, stage: str, prompt_version: str, system: str | None, json_schema: dict[str, Any] | None, **sampling) -> LLMRequest:
+    def request(
+        self,
+        prompt: str,
+        *,
+        stage: str,
+        prompt_version: str,
+        system: str | None,
+        json_schema: dict[str, Any] | None,
+        **sampling,
+    ) -> LLMRequest:
         """A request whose reply starts at this budget and may grow to its ceiling."""
         return LLMRequest(
             prompt=prompt,
@@ -61,10 +75,19 @@ class Budget:
         )
 
     def describe(self) -> str:
-        return f"window {self.window:,} tokens: prompts up to {self.input_tokens:,}, replies up to {self.output_tokens:,}"
+        return (
+            f"window {self.window:,} tokens: prompts up to {self.input_tokens:,}, replies up to {self.output_tokens:,}"
+        )
 
 
-def stage_budget(window: int, stage: str, *, max_input_tokens: int | None = None, max_output_tokens: int | None = None, exact_counts: bool = False) -> Budget:
+def stage_budget(
+    window: int,
+    stage: str,
+    *,
+    max_input_tokens: int | None = None,
+    max_output_tokens: int | None = None,
+    exact_counts: bool = False,
+) -> Budget:
     """The budget of one call of `stage` inside `window`; ConfigError when even the smallest prompt cannot fit."""
     output = max_output_tokens or STAGE_OUTPUT_TOKENS.get(stage, DEFAULT_OUTPUT_TOKENS)
     output = max(16, min(output, window // 3))
@@ -77,4 +100,10 @@ def stage_budget(window: int, stage: str, *, max_input_tokens: int | None = None
             "window, raise --context-window if the model allows it, or lower --max-output-tokens / --max-input-tokens"
         )
     ceiling = max_output_tokens or max(output, min(4 * output, window // 2))
-    return Budget(window=window, input_tokens=prompt, output_tokens=output, output_ceiling=max(ceiling, output), exact_counts=exact_counts)
+    return Budget(
+        window=window,
+        input_tokens=prompt,
+        output_tokens=output,
+        output_ceiling=max(ceiling, output),
+        exact_counts=exact_counts,
+    )

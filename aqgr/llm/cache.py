@@ -56,13 +56,24 @@ class ResponseCache:
             ).fetchone()
         if row is None:
             return None
-        return LLMReply(text=row[0], input_tokens=row[1], output_tokens=row[2], finish_reason=row[3], model=row[4], cached=True)
+        return LLMReply(
+            text=row[0], input_tokens=row[1], output_tokens=row[2], finish_reason=row[3], model=row[4], cached=True
+        )
 
     def put(self, provider: str, model: str, request: LLMRequest, reply: LLMReply) -> None:
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO replies (key, provider, model, prompt_version, text, input_tokens, output_tokens, finish_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (cache_key(provider, model, request), provider, model, request.prompt_version, reply.text, reply.input_tokens, reply.output_tokens, reply.finish_reason),
+                (
+                    cache_key(provider, model, request),
+                    provider,
+                    model,
+                    request.prompt_version,
+                    reply.text,
+                    reply.input_tokens,
+                    reply.output_tokens,
+                    reply.finish_reason,
+                ),
             )
             self._db.commit()
 

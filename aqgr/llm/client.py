@@ -107,13 +107,21 @@ class LLMClient:
         if self._window is None:
             read = getattr(self.provider, "context_window", None)
             found = read() if callable(read) else None
-            self._window = int(found or self.config.context_window or getattr(self.provider, "default_window", None) or UNKNOWN_WINDOW)
+            self._window = int(
+                found or self.config.context_window or getattr(self.provider, "default_window", None) or UNKNOWN_WINDOW
+            )
         return self._window
 
     def budget(self, stage: str) -> Budget:
         """How many prompt and reply tokens one call of `stage` may take (ConfigError when nothing fits)."""
         exact = callable(getattr(self.provider, "count_tokens", None))
-        return stage_budget(self.context_window(), stage, max_input_tokens=self.config.max_input_tokens, max_output_tokens=self.config.max_output_tokens, exact_counts=exact)
+        return stage_budget(
+            self.context_window(),
+            stage,
+            max_input_tokens=self.config.max_input_tokens,
+            max_output_tokens=self.config.max_output_tokens,
+            exact_counts=exact,
+        )
 
     def count_tokens(self, text: str) -> int:
         """Tokens of `text`: the model's tokenizer where the provider has one, else a cautious estimate."""
@@ -181,7 +189,9 @@ class LLMClient:
                 if exc.retryable and attempt < self.config.max_retries and (exc.retry_after or 0) <= MAX_RETRY_AFTER_S:
                     wait = self._backoff(attempt, exc)
                     left = None if getattr(self.provider, "paces_itself", False) else task_left(self.config)
-                    if left is None or left[0] > wait + MIN_CALL_S:  # a retry that could not finish in the task's time is not made
+                    if (
+                        left is None or left[0] > wait + MIN_CALL_S
+                    ):  # a retry that could not finish in the task's time is not made
                         self.ledger.record_retry(request.stage)
                         self._sleep(wait)
                         attempt += 1
@@ -218,12 +228,18 @@ class LLMClient:
         current task (a judgment, a search: aqgr/llm/deadline.py); ProviderError 'timeout' when that
         is spent."""
         left = task_left(self.config)
-        if left is None or getattr(self.provider, "paces_itself", False):  # an in-process model: its own deadline (llamacpp.Pace)
+        if left is None or getattr(
+            self.provider, "paces_itself", False
+        ):  # an in-process model: its own deadline (llamacpp.Pace)
             return self.config.timeout_s
         seconds, given, what = left
         if seconds < MIN_CALL_S:
-            raise ProviderError(self.provider.name, "timeout", f"the {what}'s model calls took its whole {given:g} s (its deadline: raise "
-                                f"AQGR_{what.upper()}_TIMEOUT_S on a slow server or machine); this {request.stage} call was not made")
+            raise ProviderError(
+                self.provider.name,
+                "timeout",
+                f"the {what}'s model calls took its whole {given:g} s (its deadline: raise "
+                f"AQGR_{what.upper()}_TIMEOUT_S on a slow server or machine); this {request.stage} call was not made",
+            )
         return min(self.config.timeout_s, seconds)
 
     def _check_input_kept(self, request: LLMRequest, reply: LLMReply, prompt_tokens: int) -> None:
@@ -251,5 +267,7 @@ class LLMClient:
         if clean == exc.detail:
             return exc
         copy = type(exc).__new__(type(exc))
-        ProviderError.__init__(copy, exc.provider, exc.kind, clean, status=exc.status, retryable=exc.retryable, retry_after=exc.retry_after)
+        ProviderError.__init__(
+            copy, exc.provider, exc.kind, clean, status=exc.status, retryable=exc.retryable, retry_after=exc.retry_after
+        )
         return copy

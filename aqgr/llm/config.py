@@ -91,6 +91,8 @@ class ProviderOptions(TypedDict, total=False):
     cache: bool
     input_price_per_mtok: float
     output_price_per_mtok: float
+
+
 _STRUCTURED_ALIASES = {"schema": "json_schema", "json": "json_object"}  # the names before negotiation existed
 DEFAULT_MODELS = {"gemini.v1": "gemini-2.5-flash", "gemini-legacy.v1": "gemini-2.5-flash", "fake.v1": "scripted"}
 
@@ -100,16 +102,30 @@ class ProviderConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    provider: str | None = Field(default=None, description="Registered provider name (aqgr.llm.base.providers); None: offline.")
+    provider: str | None = Field(
+        default=None, description="Registered provider name (aqgr.llm.base.providers); None: offline."
+    )
     model: str | None = Field(default=None, description="Model name; None: the provider's default.")
     api_key: SecretStr | None = Field(default=None, exclude=True, repr=False)
     base_url: str | None = Field(default=None, description="Endpoint; None: the provider's public one.")
-    timeout_s: float = Field(default=120.0, gt=0, description="Longest one model call may take, in all (not per read); a local "
-                             "in-process model's grows with its measured speed and the reply budget.")
-    judgment_timeout_s: float = Field(default=600.0, gt=0, description="Longest the model calls of one judgment may take together, retries included.")
-    search_timeout_s: float = Field(default=180.0, gt=0, description="Longest the model calls of one search may take together, retries included.")
-    max_retries: int = Field(default=4, ge=0, le=20, description="Retries on 429, 5xx, timeouts and dropped connections.")
-    backoff_initial_s: float = Field(default=2.0, ge=0, description="First retry wait; doubles each retry (a 429's Retry-After wins).")
+    timeout_s: float = Field(
+        default=120.0,
+        gt=0,
+        description="Longest one model call may take, in all (not per read); a local "
+        "in-process model's grows with its measured speed and the reply budget.",
+    )
+    judgment_timeout_s: float = Field(
+        default=600.0, gt=0, description="Longest the model calls of one judgment may take together, retries included."
+    )
+    search_timeout_s: float = Field(
+        default=180.0, gt=0, description="Longest the model calls of one search may take together, retries included."
+    )
+    max_retries: int = Field(
+        default=4, ge=0, le=20, description="Retries on 429, 5xx, timeouts and dropped connections."
+    )
+    backoff_initial_s: float = Field(
+        default=2.0, ge=0, description="First retry wait; doubles each retry (a 429's Retry-After wins)."
+    )
     backoff_max_s: float = Field(default=60.0, ge=0, description="Longest wait between retries.")
     concurrency: int = Field(default=4, ge=1, le=256, description="Calls in flight at once, per client.")
     structured_output: StructuredOutput = Field(
@@ -118,15 +134,44 @@ class ProviderConfig(BaseModel):
         "(json_schema, then json_object with the schema, then json_object, then the prompt alone) and remembered "
         "for the run; or one form fixed: 'json_schema', 'json_object_schema', 'json_object', 'off'.",
     )
-    context_window: int | None = Field(default=None, ge=256, description="The model's window in tokens; None: read from the model or the provider's documented one.")
-    max_input_tokens: int | None = Field(default=None, ge=64, description="Most prompt tokens of one call; None: the study's 30,720, less when the window is smaller.")
-    max_output_tokens: int | None = Field(default=None, ge=16, description="Most reply tokens of one call; None: each stage's default, capped by the window.")
-    thinking_budget: int | None = Field(default=None, ge=0, description="Gemini thinking tokens per call, on top of the output budget; None: 512.")
-    n_threads: int | None = Field(default=None, ge=1, le=512, description="llamacpp.v1: CPU threads; None: the machine's cores.")
-    requests_per_minute: float | None = Field(default=None, gt=0, description="Provider quota: calls per minute across every worker on the same archive database; None: unlimited.")
-    tokens_per_minute: float | None = Field(default=None, gt=0, description="Provider quota: input + output tokens per minute across every worker; None: unlimited.")
-    cache: bool = Field(default=True, description="Reuse a stored reply for an identical request (provider, model, prompt version, input).")
-    input_price_per_mtok: float | None = Field(default=None, ge=0, description="Price per million input tokens, for the ledger's cost.")
+    context_window: int | None = Field(
+        default=None,
+        ge=256,
+        description="The model's window in tokens; None: read from the model or the provider's documented one.",
+    )
+    max_input_tokens: int | None = Field(
+        default=None,
+        ge=64,
+        description="Most prompt tokens of one call; None: the study's 30,720, less when the window is smaller.",
+    )
+    max_output_tokens: int | None = Field(
+        default=None,
+        ge=16,
+        description="Most reply tokens of one call; None: each stage's default, capped by the window.",
+    )
+    thinking_budget: int | None = Field(
+        default=None, ge=0, description="Gemini thinking tokens per call, on top of the output budget; None: 512."
+    )
+    n_threads: int | None = Field(
+        default=None, ge=1, le=512, description="llamacpp.v1: CPU threads; None: the machine's cores."
+    )
+    requests_per_minute: float | None = Field(
+        default=None,
+        gt=0,
+        description="Provider quota: calls per minute across every worker on the same archive database; None: unlimited.",
+    )
+    tokens_per_minute: float | None = Field(
+        default=None,
+        gt=0,
+        description="Provider quota: input + output tokens per minute across every worker; None: unlimited.",
+    )
+    cache: bool = Field(
+        default=True,
+        description="Reuse a stored reply for an identical request (provider, model, prompt version, input).",
+    )
+    input_price_per_mtok: float | None = Field(
+        default=None, ge=0, description="Price per million input tokens, for the ledger's cost."
+    )
     output_price_per_mtok: float | None = Field(default=None, ge=0, description="Price per million output tokens.")
 
     @field_validator("structured_output", mode="before")

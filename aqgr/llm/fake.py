@@ -82,7 +82,13 @@ class FakeProvider:
     name = "fake.v1"
     default_window = 1_048_576  # it stands in for Gemini (whose window this is) unless a test configures one
 
-    def __init__(self, script: Iterable[Any] = (), *, model: str = "scripted", responder: Callable[[LLMRequest], Any] | None = None):
+    def __init__(
+        self,
+        script: Iterable[Any] = (),
+        *,
+        model: str = "scripted",
+        responder: Callable[[LLMRequest], Any] | None = None,
+    ):
         self.model = model
         self._steps = deque(script)
         self._responder = responder
@@ -105,7 +111,13 @@ class FakeProvider:
             reply = FakeReply(step if isinstance(step, str) else json.dumps(step))
         tokens_in = reply.input_tokens if reply.input_tokens is not None else max(1, len(request.prompt) // 4)
         tokens_out = reply.output_tokens if reply.output_tokens is not None else max(1, len(reply.text) // 4)
-        return LLMReply(text=reply.text, input_tokens=tokens_in, output_tokens=tokens_out, finish_reason=reply.finish_reason, model=self.model)
+        return LLMReply(
+            text=reply.text,
+            input_tokens=tokens_in,
+            output_tokens=tokens_out,
+            finish_reason=reply.finish_reason,
+            model=self.model,
+        )
 
     @property
     def calls(self) -> int:

@@ -31,7 +31,9 @@ class StructuredForms:
 
     def refused(self, exc: ProviderError, index: int) -> bool:
         """Whether `exc` is the server refusing form `index`, and another form is left to try."""
-        return index + 1 < len(self.forms) and exc.status in self._statuses and bool(self._about.search(exc.detail or ""))
+        return (
+            index + 1 < len(self.forms) and exc.status in self._statuses and bool(self._about.search(exc.detail or ""))
+        )
 
     def call(self, attempt: Callable[[str], T], structured: bool = True) -> T:
         """`attempt(form)` with the current form; a refused form is replaced by the next one, once each."""

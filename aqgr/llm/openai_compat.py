@@ -73,7 +73,9 @@ class OpenAICompatibleProvider:
         self.base_url = (config.base_url or DEFAULT_BASE_URL).rstrip("/")
         self._client = None
         fixed = config.structured_output
-        self._forms = StructuredForms(FORMS if fixed == "auto" else (fixed,), statuses=(400, 422, 500), about=_ABOUT_FORMAT)
+        self._forms = StructuredForms(
+            FORMS if fixed == "auto" else (fixed,), statuses=(400, 422, 500), about=_ABOUT_FORMAT
+        )
 
     @property
     def structured_form(self) -> str:
@@ -85,7 +87,9 @@ class OpenAICompatibleProvider:
         if "api.openai.com" in self.base_url and not self.config.secret():
             from aqgr.foundation.errors import ConfigError
 
-            raise ConfigError("openai.v1 at api.openai.com needs an API key: set OPENAI_API_KEY (or AQGR_API_KEY), or point --base-url at a local server")
+            raise ConfigError(
+                "openai.v1 at api.openai.com needs an API key: set OPENAI_API_KEY (or AQGR_API_KEY), or point --base-url at a local server"
+            )
 
     def context_window(self) -> int | None:
         return self.config.context_window
@@ -106,7 +110,9 @@ class OpenAICompatibleProvider:
         return self._client
 
     def _body(self, request: LLMRequest, form: str) -> dict:
-        messages = ([{"role": "system", "content": request.system}] if request.system else []) + [{"role": "user", "content": request.prompt}]
+        messages = ([{"role": "system", "content": request.system}] if request.system else []) + [
+            {"role": "user", "content": request.prompt}
+        ]
         body = {
             "model": self.model,
             "messages": messages,
@@ -124,17 +130,26 @@ class OpenAICompatibleProvider:
 
     def generate(self, request: LLMRequest, *, timeout_s: float) -> LLMReply:
         """One reply; a structured-output form the server refuses is replaced by the next one, once each."""
-        return self._forms.call(lambda form: self._post(request, form, timeout_s), structured=request.json_schema is not None)
+        return self._forms.call(
+            lambda form: self._post(request, form, timeout_s), structured=request.json_schema is not None
+        )
 
     def _post(self, request: LLMRequest, form: str, timeout_s: float) -> LLMReply:
         import httpx
 
         try:
-            response = self.client().post("/chat/completions", json=self._body(request, form), timeout=timeout_s)  # the whole call, not a read
+            response = self.client().post(
+                "/chat/completions", json=self._body(request, form), timeout=timeout_s
+            )  # the whole call, not a read
         except httpx.TimeoutException:
             raise ProviderError(self.name, "timeout", f"no reply within {timeout_s:g} s", retryable=True) from None
         except httpx.ConnectError as exc:  # nothing listens there: the set-up, not this judgment
-            raise ProviderError(self.name, "unreachable", f"cannot connect to {self.base_url} ({exc}); is the server running? check --base-url", retryable=True) from None
+            raise ProviderError(
+                self.name,
+                "unreachable",
+                f"cannot connect to {self.base_url} ({exc}); is the server running? check --base-url",
+                retryable=True,
+            ) from None
         except httpx.TransportError as exc:  # a reply cut off mid-way
             raise ProviderError(self.name, "connection", f"{type(exc).__name__}: {exc}", retryable=True) from None
         status = response.status_code
@@ -145,21 +160,45 @@ class OpenAICompatibleProvider:
             except ValueError:
                 detail = response.text[:500]
             if status == 429:
-                raise ProviderError(self.name, "rate_limited", detail, status=status, retryable=True, retry_after=_retry_after(response.headers))
+                raise ProviderError(
+                    self.name,
+                    "rate_limited",
+                    detail,
+                    status=status,
+                    retryable=True,
+                    retry_after=_retry_after(response.headers),
+                )
             if status >= 500:
-                raise ProviderError(self.name, "server_error", detail, status=status, retryable=True, retry_after=_retry_after(response.headers))
+                raise ProviderError(
+                    self.name,
+                    "server_error",
+                    detail,
+                    status=status,
+                    retryable=True,
+                    retry_after=_retry_after(response.headers),
+                )
             if status == 408:
                 raise ProviderError(self.name, "timeout", detail, status=status, retryable=True)
             if status in (401, 403):
                 raise ProviderError(self.name, "auth", f"{detail} (check OPENAI_API_KEY / AQGR_API_KEY)", status=status)
             if status == 404:
-                raise ProviderError(self.name, "not_found", f"{detail} (check --model {self.model!r} and --base-url {self.base_url})", status=status)
+                raise ProviderError(
+                    self.name,
+                    "not_found",
+                    f"{detail} (check --model {self.model!r} and --base-url {self.base_url})",
+                    status=status,
+                )
             raise ProviderError(self.name, "bad_request", detail, status=status)
         try:
             data = response.json()
             choice = data["choices"][0]
         except (ValueError, KeyError, IndexError, TypeError):
-            raise ProviderError(self.name, "empty_reply", "the reply has no choices (a cut connection or not an OpenAI-compatible server)", retryable=True) from None
+            raise ProviderError(
+                self.name,
+                "empty_reply",
+                "the reply has no choices (a cut connection or not an OpenAI-compatible server)",
+                retryable=True,
+            ) from None
         message = choice.get("message") or {}
         finish = choice.get("finish_reason")
         if finish == "content_filter":

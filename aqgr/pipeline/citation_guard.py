@@ -56,7 +56,9 @@ _LOOKALIKES = str.maketrans(
 )
 _VS_SLASH = re.compile(r"\b(v)\s?/\s?(s)\b\.?", re.I)
 _VS_GLUED = re.compile(r"(?<=\s)(vs?)\.(?=[A-Za-z])", re.I)  # "Ram v.State": the marker is its own word
-_AIR_COURT = re.compile(r"(\bA\.?\s?I\.?\s?R\.?\s*\(?(?:18|19|20)\d{2}\)?\s*)Supreme\s+Court\b\.?", re.I)  # "AIR 2020 Supreme Court 9" = "AIR 2020 SC 9"
+_AIR_COURT = re.compile(
+    r"(\bA\.?\s?I\.?\s?R\.?\s*\(?(?:18|19|20)\d{2}\)?\s*)Supreme\s+Court\b\.?", re.I
+)  # "AIR 2020 Supreme Court 9" = "AIR 2020 SC 9"
 _STATE_OF = re.compile(r"\b(state|government|govt\.?)\s+of\s+([a-z])\.?\s?([a-z])\b\.?", re.I)
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'.&-]*")
 _HARD = frozenset(',;:()[]{}"!?|')  # punctuation a name does not run across
@@ -97,7 +99,9 @@ _GENERIC = frozenset(
 )
 # A name ending in these is an enactment or a court ("the Land Acquisition Act (supra)", "as held in
 # the Kerala High Court"), not a case.
-_ENACTMENT = frozenset("act acts code constitution rules regulations ordinance ipc crpc cpc court bench tribunal commission".split())
+_ENACTMENT = frozenset(
+    "act acts code constitution rules regulations ordinance ipc crpc cpc court bench tribunal commission".split()
+)
 # "as held in X": the verbs before "in" (with "as" a few words before them).
 _HELD = frozenset("held observed decided explained ruled stated opined noticed noted".split())
 # Words a mention may add to a party's name: honorifics and "and others".
@@ -153,11 +157,16 @@ def _words(text: str) -> list[_Word]:
     return out
 
 
-def _run(text: str, words: list[_Word], i: int, step: int, *, limit: int = 8, loose_first: str = "") -> tuple[list[int], bool]:
+def _run(
+    text: str, words: list[_Word], i: int, step: int, *, limit: int = 8, loose_first: str = ""
+) -> tuple[list[int], bool]:
     """Indexes of the name words beside words[i] going `step` (-1 left, +1 right), in text
     order, and whether they were read by capitals. `loose_first`: punctuation the first gap
     may hold ("In re: X", "X, In re", "X (supra)")."""
-    first = next((j for j in range(i + step, i + step * 4, step) if 0 <= j < len(words) and words[j].bare not in _CONNECTORS), None)
+    first = next(
+        (j for j in range(i + step, i + step * 4, step) if 0 <= j < len(words) and words[j].bare not in _CONNECTORS),
+        None,
+    )
     cased = first is not None and words[first].raw[0].isupper()
     taken, prev, j = [], words[i], i + step
     while 0 <= j < len(words) and len(taken) < (limit if cased else min(limit, 5)):
@@ -219,7 +228,9 @@ def mentions(text: str, vocabulary: frozenset[str] | None = None) -> list[Mentio
         elif w.bare == "supra":  # "X (supra)", "X, supra"
             found += _named_beside(masked, words, i, -1, "case", [i], loose="(,", vocabulary=vocabulary)
         elif w.bare == "in" and i >= 1 and _held_in(words, i):  # "as held in X", "held in X that"
-            found += _named_beside(masked, words, i, 1, "case", [], vocabulary=vocabulary, then_that=not _as_before(words, i))
+            found += _named_beside(
+                masked, words, i, 1, "case", [], vocabulary=vocabulary, then_that=not _as_before(words, i)
+            )
         elif w.bare == "case":
             found += _short_name(masked, words, i, lower, vocabulary)
     return found
@@ -235,8 +246,18 @@ def _held_in(words: list[_Word], i: int) -> bool:
     return before in _HELD or (before == "down" and i >= 2 and words[i - 2].bare in ("laid", "lay", "lays"))
 
 
-def _named_beside(text: str, words: list[_Word], i: int, step: int, form: str, extra: list[int], *, loose: str = "",
-                  vocabulary: frozenset[str] | None = None, then_that: bool = False) -> list[Mention]:
+def _named_beside(
+    text: str,
+    words: list[_Word],
+    i: int,
+    step: int,
+    form: str,
+    extra: list[int],
+    *,
+    loose: str = "",
+    vocabulary: frozenset[str] | None = None,
+    then_that: bool = False,
+) -> list[Mention]:
     """A capitalised case name right beside words[i] (going `step`) read as a one-sided mention of `form`:
     not generic words, not an enactment or a court. `then_that`: only when "that" follows the name ("held in X that")."""
     taken, cased = _run(text, words, i, step, limit=6, loose_first=loose)
@@ -270,9 +291,14 @@ def _name(text: str, words: list[_Word], i: int) -> list[Mention]:
 
 
 def _short_name(text: str, words: list[_Word], i: int, lower: bool, vocabulary: frozenset[str] | None) -> list[Mention]:
-    """"the X case", "X's case", "the case of X"."""
+    """ "the X case", "X's case", "the case of X"."""
     out = []
-    if i + 1 < len(words) and words[i + 1].bare == "of" and i >= 2 and (words[i - 2].bare, words[i - 1].bare) == ("in", "the"):
+    if (
+        i + 1 < len(words)
+        and words[i + 1].bare == "of"
+        and i >= 2
+        and (words[i - 2].bare, words[i - 1].bare) == ("in", "the")
+    ):
         taken, cased = _run(text, words, i + 1, 1, limit=6)
         side = _side(words, taken, True, left=False) if taken and cased and taken[0] == i + 2 else None
         if side and _name_like(words, taken, True, vocabulary):
@@ -296,7 +322,10 @@ def _short_name(text: str, words: list[_Word], i: int, lower: bool, vocabulary: 
 def _name_like(words: list[_Word], taken: list[int], cased: bool, vocabulary: frozenset[str] | None) -> bool:
     if cased:
         return any(
-            words[j].raw[0].isupper() and words[j].bare.isalpha() and len(words[j].bare) > 1 and words[j].bare not in _GENERIC
+            words[j].raw[0].isupper()
+            and words[j].bare.isalpha()
+            and len(words[j].bare) > 1
+            and words[j].bare not in _GENERIC
             for j in taken
         )
     known = (vocabulary or frozenset()) | _GENERIC | _STOP
@@ -318,7 +347,11 @@ def _strings(value) -> Iterator[str]:
 
 
 def _covered(word: str, pool: frozenset[str]) -> bool:
-    return word in pool or word in _ANY_PARTY or (len(word) >= 3 and word.isalpha() and any(p.startswith(word) for p in pool))
+    return (
+        word in pool
+        or word in _ANY_PARTY
+        or (len(word) >= 3 and word.isalpha() and any(p.startswith(word) for p in pool))
+    )
 
 
 def _fits(side: Side, pool: frozenset[str]) -> bool:
@@ -396,7 +429,9 @@ class CitationGuard:
         return " ".join(kept).strip(), removed
 
 
-def grounded_questions(questions: Sequence[CandidateQuestion], examples: Iterable[StructuredSummary], facts: str) -> tuple[list[CandidateQuestion], int]:
+def grounded_questions(
+    questions: Sequence[CandidateQuestion], examples: Iterable[StructuredSummary], facts: str
+) -> tuple[list[CandidateQuestion], int]:
     """The questions that cite only cases the examples (the summaries the generator was shown)
     or the facts show, in their order, and how many were dropped. A question is one sentence
     of a model's: it is dropped whole rather than rewritten. No guard is built when no

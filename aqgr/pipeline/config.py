@@ -20,8 +20,12 @@ ENV_HOME = "AQGR_HOME"
 ENV_DATABASE_URL = "AQGR_DATABASE_URL"
 # Engine choice by environment; with a model provider configured and no choice made, every
 # stage uses its model-backed engine `llm.v1`; without one, the offline engines.
-ENV_ENGINES = {"summarizer": "AQGR_SUMMARIZER", "question_generator": "AQGR_QUESTION_GENERATOR", "explainer": "AQGR_EXPLAINER",
-               "treatment": "AQGR_TREATMENT"}
+ENV_ENGINES = {
+    "summarizer": "AQGR_SUMMARIZER",
+    "question_generator": "AQGR_QUESTION_GENERATOR",
+    "explainer": "AQGR_EXPLAINER",
+    "treatment": "AQGR_TREATMENT",
+}
 MODEL_ENGINE = "llm.v1"
 
 
@@ -53,30 +57,111 @@ class SearchOptions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     n_questions: int = Field(default=3, ge=0, le=20, description="Generated questions kept: the study keeps the top 3.")
-    question_min_ratio: float = Field(default=0.5, ge=0, le=1, description="A generated question is used only if its score is at least this share of the best one's (drops off-topic questions).")
-    n_candidate_questions: int = Field(default=10, ge=1, le=100, description="Candidate questions offered for the user to pick from.")
-    per_retriever_k: int = Field(default=12, ge=1, le=1000, description="Judgments each retriever returns per question: the study's 12.")
+    question_min_ratio: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="A generated question is used only if its score is at least this share of the best one's (drops off-topic questions).",
+    )
+    n_candidate_questions: int = Field(
+        default=10, ge=1, le=100, description="Candidate questions offered for the user to pick from."
+    )
+    per_retriever_k: int = Field(
+        default=12, ge=1, le=1000, description="Judgments each retriever returns per question: the study's 12."
+    )
     k: int = Field(default=10, ge=1, le=1000, description="Most hits returned.")
-    retrievers: tuple[str, ...] = Field(default=("fulltext", "bm25", "dense"), description="Full-text BM25 (used when the index was built with the judgments' texts), summary BM25, dense.")
-    fuser: str = Field(default="score.v1", description="Fusion of the retrievers' runs: min-max score fusion (measured above RRF on the citation benchmark).")
-    weights: dict[str, float] | None = Field(default_factory=lambda: {"fulltext": 3.0, "bm25": 2.0, "dense": 1.0}, description="Fusion weight by retriever name (one not named weighs 1; None: all equal): the retrievers' standalone quality order on the citation benchmark, full text > summary BM25 > dense.")
-    question_weight: float = Field(default=0.5, ge=0, description="Dense query of a question: normalise(v(facts) + question_weight * v(question)): the question counts half as much as the facts (0.5 measured above 1.0 on the citation benchmark).")
-    drop_masks: bool = Field(default=True, description="Query without anonymisation placeholders (P1, Act A1, Section S): measured to help on the citation benchmark.")
-    include_facts_query: bool = Field(default=True, description="Also query with the facts alone, beside each question + facts.")
-    question_alone: bool = Field(default=False, description="Lexical retrievers read a question alone, not question + facts (an ablation: issue-to-issue matching).")
-    rescore_questions: bool | None = Field(default=None, description="How a question's BM25 runs (summary, and full text when it reads each question) are made: True, the facts' runs re-ranked by the question with the facts (the same scores, from the facts' scores plus the question's terms, over the facts' candidates only); False, the question with the facts searched over the whole archive. None: False for an index of at most RESCORE_QUESTIONS_UP_TO (100,000) judgments, True above. Only with the facts' runs at hand (generated questions, or include_facts_query), on the embedded index (docs/experiments/2026-12-06-rescored-questions.md).")
-    fulltext_questions: bool | None = Field(default=None, description="Full-text BM25 reads each question with the facts (True), or the facts' own full-text run stands in for each question's (False: one full-text query a search instead of 1 + n_questions). None: True for an index of at most FULLTEXT_QUESTIONS_UP_TO (100,000) judgments, False above, where a full-text query over long facts takes from tens to hundreds of ms and a search would make four. On the citation benchmark False costs 0.001 MAP (0.1631 -> 0.1621; docs/experiments/2026-12-06-fulltext-once.md).")
-    dense_questions: bool | None = Field(default=None, description="The dense retriever reads each question with the facts (True: their vectors combined, question_weight), or the facts' own dense run stands in for each question's (False: one dense search a search, and the questions are not embedded). None: True for an index of at most DENSE_QUESTIONS_UP_TO (100,000) judgments, False above. On the citation benchmark, with the other defaults above 100,000, False moves MAP by +0.0001 (0.1661 -> 0.1662; docs/experiments/2026-12-06-dense-once.md).")
-    fulltext_max_df: float | None = Field(default=None, gt=0, le=1, description="Full-text BM25 leaves out the query's terms (words and word pairs) held by more than this share of the judgments, unless fewer than 8 distinct terms would remain; 1: every term. None: 1 for an index of at most COMMON_TERMS_UP_TO (100,000) judgments, FULLTEXT_MAX_DF (0.2) above, where those terms carry most of a long query's cost (~290 -> ~55 ms a facts query at 1,000,000) and little of its ranking (citation benchmark, defaults above 100,000: MAP 0.1621 -> 0.1661; docs/experiments/2026-12-06-common-terms.md).")
-    summary_max_df: float | None = Field(default=None, gt=0, le=1, description="Summary BM25 leaves out the query's terms held by more than this share of the judgments' summaries, unless fewer than 8 distinct terms would remain; 1: every term. None: 1 for an index of at most COMMON_TERMS_UP_TO (100,000) judgments, SUMMARY_MAX_DF (0.5) above (a facts query at 1,000,000: ~99 -> ~71 ms; citation benchmark, the defaults above 100,000: MAP 0.1662 -> 0.1668; docs/experiments/2026-12-06-summary-common-terms.md).")
-    fusion_depth: int = Field(default=1000, ge=1, le=10000, description="Each run is fused over its top fusion_depth judgments (score fusion min-max normalises per run: a shallow run would inflate its tail; 1000, the evaluation depth, so search and evaluation rank alike).")
-    citation_weight: float = Field(default=0.3, ge=0, description="Precedents referred: a judgment cited by the ranked judgments gains citation_weight x the best fused score x its votes (the mean of 1/rank over the archive judgments citing it; retrieval/citations/graph.py). 0: off. 0.3: the largest weight that still helps at least as many citation-benchmark queries as it hurts. Needs the archive's citation graph, made by `aqgr index`.")
-    citation_norm: Literal["mean", "cosine", "sum"] = Field(default="mean", description="How a precedent's votes are divided by the number of archive judgments citing it: mean (/ n: precedents specific to similar cases), cosine (/ sqrt n) or sum (no division: much-cited landmark judgments rise). mean: on the citation benchmark the others hurt more queries than they help; on benchmarks that keep much-cited judgments cosine and sum score higher (docs/experiments/2026-11-30-much-cited-precedents.md).")
-    citation_depth: int = Field(default=1000, ge=1, le=10000, description="How many of the best fused judgments vote for the precedents they cite (1000: the whole fused list).")
-    explain_top: int = Field(default=36, ge=1, le=1000, description="The best fused candidates handed to the explainer: the study's 12 per question for 3 questions. An explainer that scores before quoting (evidence.v2, the offline default) quotes only the hits shown among them.")
-    min_score: int = Field(default=6, ge=1, le=10, description="Relevance threshold on the 1-10 score: hits below are not returned. 6: the upper half of the scale (with evidence.v2, at least about half the best candidate's strength). On the citation benchmark the returned set's F1 peaks at 9, but 9 drops relevant judgments on small archives.")
-    min_content_words: int = Field(default=12, ge=1, description="Facts with fewer content words are refused as too short to search on.")
-    overruled_below: bool = Field(default=False, description="A hit that a later judgment of the archive overruled ranks just below that judgment when it is among the hits (it keeps its place when that judgment is not; it is never dropped and keeps its warning). Off: hits stay in score order.")
+    retrievers: tuple[str, ...] = Field(
+        default=("fulltext", "bm25", "dense"),
+        description="Full-text BM25 (used when the index was built with the judgments' texts), summary BM25, dense.",
+    )
+    fuser: str = Field(
+        default="score.v1",
+        description="Fusion of the retrievers' runs: min-max score fusion (measured above RRF on the citation benchmark).",
+    )
+    weights: dict[str, float] | None = Field(
+        default_factory=lambda: {"fulltext": 3.0, "bm25": 2.0, "dense": 1.0},
+        description="Fusion weight by retriever name (one not named weighs 1; None: all equal): the retrievers' standalone quality order on the citation benchmark, full text > summary BM25 > dense.",
+    )
+    question_weight: float = Field(
+        default=0.5,
+        ge=0,
+        description="Dense query of a question: normalise(v(facts) + question_weight * v(question)): the question counts half as much as the facts (0.5 measured above 1.0 on the citation benchmark).",
+    )
+    drop_masks: bool = Field(
+        default=True,
+        description="Query without anonymisation placeholders (P1, Act A1, Section S): measured to help on the citation benchmark.",
+    )
+    include_facts_query: bool = Field(
+        default=True, description="Also query with the facts alone, beside each question + facts."
+    )
+    question_alone: bool = Field(
+        default=False,
+        description="Lexical retrievers read a question alone, not question + facts (an ablation: issue-to-issue matching).",
+    )
+    rescore_questions: bool | None = Field(
+        default=None,
+        description="How a question's BM25 runs (summary, and full text when it reads each question) are made: True, the facts' runs re-ranked by the question with the facts (the same scores, from the facts' scores plus the question's terms, over the facts' candidates only); False, the question with the facts searched over the whole archive. None: False for an index of at most RESCORE_QUESTIONS_UP_TO (100,000) judgments, True above. Only with the facts' runs at hand (generated questions, or include_facts_query), on the embedded index (docs/experiments/2026-12-06-rescored-questions.md).",
+    )
+    fulltext_questions: bool | None = Field(
+        default=None,
+        description="Full-text BM25 reads each question with the facts (True), or the facts' own full-text run stands in for each question's (False: one full-text query a search instead of 1 + n_questions). None: True for an index of at most FULLTEXT_QUESTIONS_UP_TO (100,000) judgments, False above, where a full-text query over long facts takes from tens to hundreds of ms and a search would make four. On the citation benchmark False costs 0.001 MAP (0.1631 -> 0.1621; docs/experiments/2026-12-06-fulltext-once.md).",
+    )
+    dense_questions: bool | None = Field(
+        default=None,
+        description="The dense retriever reads each question with the facts (True: their vectors combined, question_weight), or the facts' own dense run stands in for each question's (False: one dense search a search, and the questions are not embedded). None: True for an index of at most DENSE_QUESTIONS_UP_TO (100,000) judgments, False above. On the citation benchmark, with the other defaults above 100,000, False moves MAP by +0.0001 (0.1661 -> 0.1662; docs/experiments/2026-12-06-dense-once.md).",
+    )
+    fulltext_max_df: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="Full-text BM25 leaves out the query's terms (words and word pairs) held by more than this share of the judgments, unless fewer than 8 distinct terms would remain; 1: every term. None: 1 for an index of at most COMMON_TERMS_UP_TO (100,000) judgments, FULLTEXT_MAX_DF (0.2) above, where those terms carry most of a long query's cost (~290 -> ~55 ms a facts query at 1,000,000) and little of its ranking (citation benchmark, defaults above 100,000: MAP 0.1621 -> 0.1661; docs/experiments/2026-12-06-common-terms.md).",
+    )
+    summary_max_df: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="Summary BM25 leaves out the query's terms held by more than this share of the judgments' summaries, unless fewer than 8 distinct terms would remain; 1: every term. None: 1 for an index of at most COMMON_TERMS_UP_TO (100,000) judgments, SUMMARY_MAX_DF (0.5) above (a facts query at 1,000,000: ~99 -> ~71 ms; citation benchmark, the defaults above 100,000: MAP 0.1662 -> 0.1668; docs/experiments/2026-12-06-summary-common-terms.md).",
+    )
+    fusion_depth: int = Field(
+        default=1000,
+        ge=1,
+        le=10000,
+        description="Each run is fused over its top fusion_depth judgments (score fusion min-max normalises per run: a shallow run would inflate its tail; 1000, the evaluation depth, so search and evaluation rank alike).",
+    )
+    citation_weight: float = Field(
+        default=0.3,
+        ge=0,
+        description="Precedents referred: a judgment cited by the ranked judgments gains citation_weight x the best fused score x its votes (the mean of 1/rank over the archive judgments citing it; retrieval/citations/graph.py). 0: off. 0.3: the largest weight that still helps at least as many citation-benchmark queries as it hurts. Needs the archive's citation graph, made by `aqgr index`.",
+    )
+    citation_norm: Literal["mean", "cosine", "sum"] = Field(
+        default="mean",
+        description="How a precedent's votes are divided by the number of archive judgments citing it: mean (/ n: precedents specific to similar cases), cosine (/ sqrt n) or sum (no division: much-cited landmark judgments rise). mean: on the citation benchmark the others hurt more queries than they help; on benchmarks that keep much-cited judgments cosine and sum score higher (docs/experiments/2026-11-30-much-cited-precedents.md).",
+    )
+    citation_depth: int = Field(
+        default=1000,
+        ge=1,
+        le=10000,
+        description="How many of the best fused judgments vote for the precedents they cite (1000: the whole fused list).",
+    )
+    explain_top: int = Field(
+        default=36,
+        ge=1,
+        le=1000,
+        description="The best fused candidates handed to the explainer: the study's 12 per question for 3 questions. An explainer that scores before quoting (evidence.v2, the offline default) quotes only the hits shown among them.",
+    )
+    min_score: int = Field(
+        default=6,
+        ge=1,
+        le=10,
+        description="Relevance threshold on the 1-10 score: hits below are not returned. 6: the upper half of the scale (with evidence.v2, at least about half the best candidate's strength). On the citation benchmark the returned set's F1 peaks at 9, but 9 drops relevant judgments on small archives.",
+    )
+    min_content_words: int = Field(
+        default=12, ge=1, description="Facts with fewer content words are refused as too short to search on."
+    )
+    overruled_below: bool = Field(
+        default=False,
+        description="A hit that a later judgment of the archive overruled ranks just below that judgment when it is among the hits (it keeps its place when that judgment is not; it is never dropped and keeps its warning). Off: hits stay in score order.",
+    )
 
     @model_validator(mode="after")
     def _weights_per_retriever(self) -> "SearchOptions":
@@ -84,7 +169,9 @@ class SearchOptions(BaseModel):
 
         unknown = sorted(set(self.weights or ()) - set(RETRIEVERS))
         if unknown:
-            raise ValueError(f"weights for unknown retrievers {unknown}: known {list(RETRIEVERS)} (a weight of one not in `retrievers` is unused)")
+            raise ValueError(
+                f"weights for unknown retrievers {unknown}: known {list(RETRIEVERS)} (a weight of one not in `retrievers` is unused)"
+            )
         return self
 
     def fusion_weights(self, names: Sequence[str]) -> list[float] | None:
@@ -98,14 +185,25 @@ class Settings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     home: Path
-    database_url: str | None = Field(default=None, description="SQLAlchemy URL; default: SQLite file aqgr.db in the home.")
+    database_url: str | None = Field(
+        default=None, description="SQLAlchemy URL; default: SQLite file aqgr.db in the home."
+    )
     summarizer: str = Field(default="extractive.v1", description="The offline extractive engine: no model, no network.")
     question_generator: str = "harvest.v1"
     explainer: str = "evidence.v2"
-    treatment: str = Field(default="phrases.v1", description="The citation treatment engine (retrieval/citations/treatment.py): offline phrases.")
-    index: IndexSpec | None = Field(default=None, description="How to build the index; None: the defaults to build, and whatever a saved index was built with to search.")
+    treatment: str = Field(
+        default="phrases.v1",
+        description="The citation treatment engine (retrieval/citations/treatment.py): offline phrases.",
+    )
+    index: IndexSpec | None = Field(
+        default=None,
+        description="How to build the index; None: the defaults to build, and whatever a saved index was built with to search.",
+    )
     search: SearchOptions = Field(default_factory=SearchOptions)
-    llm: ProviderConfig = Field(default_factory=ProviderConfig, description="The model provider of the llm.v1 engines; none by default (offline).")
+    llm: ProviderConfig = Field(
+        default_factory=ProviderConfig,
+        description="The model provider of the llm.v1 engines; none by default (offline).",
+    )
 
     @field_validator("home")
     @classmethod
@@ -140,8 +238,12 @@ class Settings(BaseModel):
         fields: dict = {"index": index} if index is not None else {}
         if search is not None:
             fields["search"] = search
-        for field, chosen in (("summarizer", summarizer), ("question_generator", question_generator), ("explainer", explainer),
-                              ("treatment", treatment)):
+        for field, chosen in (
+            ("summarizer", summarizer),
+            ("question_generator", question_generator),
+            ("explainer", explainer),
+            ("treatment", treatment),
+        ):
             chosen = chosen or os.environ.get(ENV_ENGINES[field]) or (MODEL_ENGINE if llm.configured else None)
             if chosen:
                 fields[field] = chosen

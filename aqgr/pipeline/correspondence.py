@@ -70,8 +70,11 @@ class CodeNames:
 KNOWN_CODES: dict[str, CodeNames] = {
     "IPC": CodeNames(("IPC",), ("Indian Penal Code", "Penal Code"), "Indian Penal Code, 1860"),
     "BNS": CodeNames(("BNS",), ("Bharatiya Nyaya Sanhita", "Bharatiya Nyay Sanhita"), "Bharatiya Nyaya Sanhita, 2023"),
-    "CrPC": CodeNames(("CrPC", "CRPC", "Cr.PC"), ("Code of Criminal Procedure", "Criminal Procedure Code"),
-                      "Code of Criminal Procedure, 1973"),
+    "CrPC": CodeNames(
+        ("CrPC", "CRPC", "Cr.PC"),
+        ("Code of Criminal Procedure", "Criminal Procedure Code"),
+        "Code of Criminal Procedure, 1973",
+    ),
     "BNSS": CodeNames(("BNSS",), ("Bharatiya Nagarik Suraksha Sanhita",), "Bharatiya Nagarik Suraksha Sanhita, 2023"),
     "IEA": CodeNames(("IEA",), ("Indian Evidence Act", "Evidence Act"), "Indian Evidence Act, 1872"),
     "BSA": CodeNames(("BSA",), ("Bharatiya Sakshya Adhiniyam",), "Bharatiya Sakshya Adhiniyam, 2023"),
@@ -143,8 +146,10 @@ def _name_pattern(name: str) -> str:
 
 
 _SEC_WORD = r"(?:\bu/ss?\.?\s*|\bsections?\s*|\bsecs?\.?\s*|\bss?\.\s*)"
-_NUM = (r"\d{1,4}(?:\s?-\s?[A-Za-z]{1,2}\b|(?-i:[A-Z]{1,2})\b|[a-z]\b|\s(?-i:[A-Z])\b)?(?:\s?\(\s?[0-9A-Za-z]{1,4}\s?\))*"
-        r"(?:\s+Part\s+(?:I{1,3}|[123])\b)?")  # "Section 304 Part II": the part is not kept
+_NUM = (
+    r"\d{1,4}(?:\s?-\s?[A-Za-z]{1,2}\b|(?-i:[A-Z]{1,2})\b|[a-z]\b|\s(?-i:[A-Z])\b)?(?:\s?\(\s?[0-9A-Za-z]{1,4}\s?\))*"
+    r"(?:\s+Part\s+(?:I{1,3}|[123])\b)?"
+)  # "Section 304 Part II": the part is not kept
 _SEP = r"\s*(?:,|/|&|\band\b|\bor\b|\bread\s+with\b|\br/w\b|\bwith\b)\s*(?:(?:sections?|secs?\.?|ss?\.)\s*)?"
 _YEAR = r"(?:\s*,?\s*\(?(?:1[89]|20)\d\d\)?)?"
 _NUM_RE = re.compile(_NUM, re.IGNORECASE)
@@ -158,14 +163,19 @@ _TABLE_TO_FACET = {v: k for k, v in _FACET_TO_TABLE.items()}
 class Correspondence:
     """The loaded tables (any number of old -> new code pairs) and what they answer."""
 
-    def __init__(self, rows: Iterable[Row], problems: Sequence[Problem] = (), names: dict[str, CodeNames] | None = None):
+    def __init__(
+        self, rows: Iterable[Row], problems: Sequence[Problem] = (), names: dict[str, CodeNames] | None = None
+    ):
         self.rows: list[Row] = list(rows)
         self.problems = list(problems)
         self.names = dict(KNOWN_CODES)
         for code, extra in (names or {}).items():
             known = self.names.get(code, CodeNames((code,), (), ""))
-            self.names[code] = CodeNames(tuple(dict.fromkeys(known.abbreviations + extra.abbreviations)),
-                                         tuple(dict.fromkeys(known.names + extra.names)), known.title or extra.title)
+            self.names[code] = CodeNames(
+                tuple(dict.fromkeys(known.abbreviations + extra.abbreviations)),
+                tuple(dict.fromkeys(known.names + extra.names)),
+                known.title or extra.title,
+            )
         self._forward: dict[str, list[Row]] = {}  # "CODE section" -> rows, on both sides
         self._by_base: dict[str, list[Row]] = {}
         self.pairs: list[tuple[str, str]] = []
@@ -301,7 +311,9 @@ class Correspondence:
             others = sorted({n for o, n in self.pairs if o == code} | {o for o, n in self.pairs if n == code})
             if not others:
                 return ""
-            return f"Section {section} {short}: no counterpart in {', '.join(others)} (the correspondence table has none)"
+            return (
+                f"Section {section} {short}: no counterpart in {', '.join(others)} (the correspondence table has none)"
+            )
         by_code: dict[str, list[str]] = {}
         for other, other_section, _ in found:
             by_code.setdefault(other, []).append(other_section)
@@ -336,7 +348,7 @@ class Correspondence:
                 other_code = found[0][0]
                 targets += [s for c, s, _ in found if c == other_code and s not in targets]
             if not targets:  # kept as written, its code's name included
-                out += [gap(text[last:ref.start]), text[ref.start:ref.end]]
+                out += [gap(text[last : ref.start]), text[ref.start : ref.end]]
                 last = ref.end
                 left += 1
                 continue
@@ -345,7 +357,7 @@ class Correspondence:
             listed = targets[0] if len(targets) == 1 else ", ".join(targets[:-1]) + " and " + targets[-1]
             long_name = code_names.title or (code_names.names[0] if code_names.names else "")
             code_text = f"of the {long_name}" if ref.long and long_name else code_names.abbreviations[0]
-            out += [gap(text[last:ref.start]), f"{label} {listed} {code_text}"]
+            out += [gap(text[last : ref.start]), f"{label} {listed} {code_text}"]
             last = ref.end
             done += 1
         out.append(gap(text[last:]))
@@ -358,7 +370,12 @@ class Correspondence:
             have, want = self.names[source], self.names[target]
             if want.names or want.title:
                 for name in sorted(have.names, key=len, reverse=True):
-                    text = re.sub(rf"(?<![\w]){_name_pattern(name)}{_YEAR}", want.title or want.names[0], text, flags=re.IGNORECASE)
+                    text = re.sub(
+                        rf"(?<![\w]){_name_pattern(name)}{_YEAR}",
+                        want.title or want.names[0],
+                        text,
+                        flags=re.IGNORECASE,
+                    )
             for abbr in have.abbreviations:
                 text = re.sub(rf"(?<![\w.]){_abbreviation_pattern(abbr)}(?![A-Za-z])", want.abbreviations[0], text)
         return text
@@ -382,8 +399,12 @@ def parse_table(text: str, source: str = "table") -> tuple[list[Row], list[Probl
         raise ReadError(source, "empty", "the correspondence table is empty") from None
     missing = [c for c in REQUIRED_COLUMNS if c not in header]
     if missing:
-        raise ReadError(source, "bad_header", f"the header lacks the column(s) {', '.join(missing)}; "
-                        f"a correspondence table starts with: {','.join(REQUIRED_COLUMNS)},subject,note")
+        raise ReadError(
+            source,
+            "bad_header",
+            f"the header lacks the column(s) {', '.join(missing)}; "
+            f"a correspondence table starts with: {','.join(REQUIRED_COLUMNS)},subject,note",
+        )
     col = {name: i for i, name in enumerate(header)}
     rows: list[Row] = []
     problems: list[Problem] = []
@@ -421,7 +442,9 @@ def parse_table(text: str, source: str = "table") -> tuple[list[Row], list[Probl
             continue
         key = (old_act, old, new_act, new)
         if key in seen:
-            problems.append(Problem(source, start, f"repeats line {seen[key]} ({old_act} {old} -> {new_act} {new}); kept once"))
+            problems.append(
+                Problem(source, start, f"repeats line {seen[key]} ({old_act} {old} -> {new_act} {new}); kept once")
+            )
             continue
         seen[key] = start
         rows.append(Row(old_act, old, new_act, new, get.get("subject", ""), get.get("note", ""), start))
@@ -429,14 +452,18 @@ def parse_table(text: str, source: str = "table") -> tuple[list[Row], list[Probl
             if get.get(name_col):
                 known = names.get(code, CodeNames((code,), (), ""))
                 if get[name_col] not in known.names:
-                    names[code] = CodeNames(known.abbreviations, known.names + (get[name_col],), known.title or get[name_col])
+                    names[code] = CodeNames(
+                        known.abbreviations, known.names + (get[name_col],), known.title or get[name_col]
+                    )
     return rows, problems, names
 
 
 def table_paths(paths: Iterable[str | Path]) -> list[Path]:
     """The .csv files named, or inside the folders named."""
     paths = list(paths)
-    found = files_in(paths, "*.csv", recursive=False, missing="no such correspondence table (a .csv file or a folder of them)")
+    found = files_in(
+        paths, "*.csv", recursive=False, missing="no such correspondence table (a .csv file or a folder of them)"
+    )
     if not found:
         raise ReadError(", ".join(map(str, paths)), "empty", "no correspondence table (.csv) found")
     return found
@@ -481,15 +508,26 @@ class CorrespondenceStore:
         loaded = load_tables(paths)
         if not loaded.rows:
             shown = "; ".join(map(str, loaded.problems[:5]))
-            raise ReadError(", ".join(map(str, paths)), "empty", f"no row of the table could be loaded{': ' + shown if shown else ''}")
+            raise ReadError(
+                ", ".join(map(str, paths)),
+                "empty",
+                f"no row of the table could be loaded{': ' + shown if shown else ''}",
+            )
         payload = self._read() or {"version": STORE_VERSION, "rows": [], "names": {}}
         new_pairs = set(loaded.pairs)
         kept = [r for r in payload["rows"] if (r["old_act"], r["new_act"]) not in new_pairs]
-        added = [{k: getattr(r, k) for k in ("old_act", "old_section", "new_act", "new_section", "subject", "note")} for r in loaded.rows]
+        added = [
+            {k: getattr(r, k) for k in ("old_act", "old_section", "new_act", "new_section", "subject", "note")}
+            for r in loaded.rows
+        ]
         payload["rows"] = kept + added
         for code, names in loaded.names.items():
             if code not in KNOWN_CODES:
-                payload["names"][code] = {"abbreviations": list(names.abbreviations), "names": list(names.names), "title": names.title}
+                payload["names"][code] = {
+                    "abbreviations": list(names.abbreviations),
+                    "names": list(names.names),
+                    "title": names.title,
+                }
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(f".{STORE_FILE}.tmp-{os.getpid()}")
         tmp.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
@@ -522,10 +560,21 @@ class CorrespondenceStore:
         payload = self._read() if stamp else None
         found = None
         if payload and payload.get("rows"):
-            rows = [Row(r["old_act"], r["old_section"], r["new_act"], r["new_section"], r.get("subject", ""), r.get("note", ""))
-                    for r in payload["rows"]]
-            names = {c: CodeNames(tuple(n.get("abbreviations", ())), tuple(n.get("names", ())), n.get("title", ""))
-                     for c, n in payload.get("names", {}).items()}
+            rows = [
+                Row(
+                    r["old_act"],
+                    r["old_section"],
+                    r["new_act"],
+                    r["new_section"],
+                    r.get("subject", ""),
+                    r.get("note", ""),
+                )
+                for r in payload["rows"]
+            ]
+            names = {
+                c: CodeNames(tuple(n.get("abbreviations", ())), tuple(n.get("names", ())), n.get("title", ""))
+                for c, n in payload.get("names", {}).items()
+            }
             found = Correspondence(rows, names=names)
         with self._lock:
             self._loaded = (stamp, found)

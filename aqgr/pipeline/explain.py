@@ -55,7 +55,9 @@ class Explainer(Protocol):
 
     name: str
 
-    def explain(self, facts: str, questions: Sequence[str], candidates: Sequence[Candidate], scorer: RelevanceScorer) -> list[Explanation]: ...
+    def explain(
+        self, facts: str, questions: Sequence[str], candidates: Sequence[Candidate], scorer: RelevanceScorer
+    ) -> list[Explanation]: ...
 
 
 _MAX_QUOTE = 600
@@ -97,7 +99,9 @@ class EvidenceExplainer:
 
     name = "evidence.v1"
 
-    def explain(self, facts: str, questions: Sequence[str], candidates: Sequence[Candidate], scorer: RelevanceScorer) -> list[Explanation]:
+    def explain(
+        self, facts: str, questions: Sequence[str], candidates: Sequence[Candidate], scorer: RelevanceScorer
+    ) -> list[Explanation]:
         out = []
         for candidate in candidates:
             asked = [questions[i] for i in candidate.questions if i < len(questions)] or list(questions) or [facts]
@@ -110,7 +114,9 @@ class EvidenceExplainer:
             reason_slot, reason, reason_cov = _best(f"{focus} {facts}", _reason_passages(candidate.summary), scorer)
             match = 0.6 * issue_cov + 0.4 * reason_cov
             score = 1 + round(9 * (0.6 * candidate.strength + 0.4 * min(1.0, 2 * match)))
-            evidence = tuple((slot, _quote(text)) for slot, text in ((issue_slot, issue), (reason_slot, reason)) if text)
+            evidence = tuple(
+                (slot, _quote(text)) for slot, text in ((issue_slot, issue), (reason_slot, reason)) if text
+            )
             out.append(
                 Explanation(
                     judgment_id=candidate.summary.judgment_id,
@@ -143,9 +149,14 @@ class StrengthEvidenceExplainer(EvidenceExplainer):
         """The score `explain` gives `candidate`, known before its quotes (see `Explainer`)."""
         return max(1, min(10, 1 + round(9 * candidate.strength)))
 
-    def explain(self, facts: str, questions: Sequence[str], candidates: Sequence[Candidate], scorer: RelevanceScorer) -> list[Explanation]:
+    def explain(
+        self, facts: str, questions: Sequence[str], candidates: Sequence[Candidate], scorer: RelevanceScorer
+    ) -> list[Explanation]:
         by_id = {c.summary.judgment_id: c for c in candidates}
-        return [replace(e, score=self.score_of(by_id[e.judgment_id])) for e in super().explain(facts, questions, candidates, scorer)]
+        return [
+            replace(e, score=self.score_of(by_id[e.judgment_id]))
+            for e in super().explain(facts, questions, candidates, scorer)
+        ]
 
 
 @explainers.register("evidence.v2")

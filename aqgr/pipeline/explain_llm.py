@@ -82,7 +82,15 @@ class LLMExplainer:
 
     name = "llm.v1"
 
-    def __init__(self, client: LLMClient, *, max_attempts: int = 3, temperature: float = 0.9, top_p: float = 1.0, top_k: int | None = 1):
+    def __init__(
+        self,
+        client: LLMClient,
+        *,
+        max_attempts: int = 3,
+        temperature: float = 0.9,
+        top_p: float = 1.0,
+        top_k: int | None = 1,
+    ):
         self.client = client
         self.max_attempts = max_attempts
         self.sampling = dict(temperature=temperature, top_p=top_p, top_k=top_k)
@@ -100,19 +108,26 @@ class LLMExplainer:
     def _render(self, facts: str, questions: Sequence[str], blocks: Sequence[str], schema: dict[str, Any]) -> str:
         return self.prompt.render(
             facts=facts,
-            questions="\n".join(f"Q{i}. {q}" for i, q in enumerate(questions, 1)) or "(none: judge relevance to the facts)",
+            questions="\n".join(f"Q{i}. {q}" for i, q in enumerate(questions, 1))
+            or "(none: judge relevance to the facts)",
             candidates="\n".join(blocks),
             schema=json.dumps(schema),
         )
 
-    def batches(self, facts: str, questions: Sequence[str], candidates: Sequence[Candidate]) -> list[tuple[list[Candidate], list[str]]]:
+    def batches(
+        self, facts: str, questions: Sequence[str], candidates: Sequence[Candidate]
+    ) -> list[tuple[list[Candidate], list[str]]]:
         """The candidates split into calls that fit the budget, in their order, each with its prompt blocks."""
         budget = self.client.budget("explanations")
         per_reply = max(1, budget.output_tokens // _ITEM_TOKENS)
-        overhead = self.client.count_tokens(self._render(facts, questions, [], reply_schema(per_reply, budget.output_tokens))) + self.client.count_tokens(self.system.text)
+        overhead = self.client.count_tokens(
+            self._render(facts, questions, [], reply_schema(per_reply, budget.output_tokens))
+        ) + self.client.count_tokens(self.system.text)
         room = budget.input_tokens - overhead
         if room < 150:
-            raise ConfigError(f"the facts and questions alone take {overhead:,} of the {budget.input_tokens:,} prompt tokens of an explanation; shorten the facts or raise --max-input-tokens")
+            raise ConfigError(
+                f"the facts and questions alone take {overhead:,} of the {budget.input_tokens:,} prompt tokens of an explanation; shorten the facts or raise --max-input-tokens"
+            )
         chars = max(_BLOCK_CHARS[0], min(_BLOCK_CHARS[1], room * 3 // min(per_reply, len(candidates))))
         out: list[tuple[list[Candidate], list[str]]] = []
         batch, blocks, used = [], [], 0
@@ -132,7 +147,9 @@ class LLMExplainer:
             out.append((batch, blocks))
         return out
 
-    def explain(self, facts: str, questions: Sequence[str], candidates: Sequence[Candidate], scorer: RelevanceScorer) -> list[Explanation]:
+    def explain(
+        self, facts: str, questions: Sequence[str], candidates: Sequence[Candidate], scorer: RelevanceScorer
+    ) -> list[Explanation]:
         if not candidates:
             return []
         try:
@@ -144,23 +161,46 @@ class LLMExplainer:
         for batch, blocks in batches:
             schema = reply_schema(len(batch), budget.output_tokens)
             prompt = self._render(facts, questions, blocks, schema)
-            request = budget.request(prompt, stage="explanations", prompt_version=f"{self.system.version}+{self.prompt.version}", system=self.system.text, json_schema=schema, **self.sampling)
+            request = budget.request(
+                prompt,
+                stage="explanations",
+                prompt_version=f"{self.system.version}+{self.prompt.version}",
+                system=self.system.text,
+                json_schema=schema,
+                **self.sampling,
+            )
             try:
-                answer = ask_json(self.client, request, lambda v: (v, schema_problems(REPLY_SCHEMA, v)), max_attempts=self.max_attempts)
+                answer = ask_json(
+                    self.client,
+                    request,
+                    lambda v: (v, schema_problems(REPLY_SCHEMA, v)),
+                    max_attempts=self.max_attempts,
+                )
             except (ProviderError, InvalidModelOutputError) as exc:
                 out += self._fall_back(facts, questions, batch, scorer, exc)
                 continue
             out += self._grounded(answer.value["judgments"], facts, questions, batch, scorer)
         return out
 
-    def _fall_back(self, facts: str, questions: Sequence[str], candidates: Sequence[Candidate], scorer: RelevanceScorer, exc: Exception) -> list[Explanation]:
+    def _fall_back(
+        self,
+        facts: str,
+        questions: Sequence[str],
+        candidates: Sequence[Candidate],
+        scorer: RelevanceScorer,
+        exc: Exception,
+    ) -> list[Explanation]:
         note = f"{self.name} failed ({exc}); explained by {self.fallback.name}"
         return [
-            Explanation(e.judgment_id, e.score, e.legal_issue, e.reason, e.evidence, explained_by=self.fallback.name, note=note)
+            Explanation(
+                e.judgment_id, e.score, e.legal_issue, e.reason, e.evidence, explained_by=self.fallback.name, note=note
+            )
             for e in self.fallback.explain(facts, questions, candidates, scorer)
         ]
 
-    def _grounded(self, items: list[dict], facts: str, questions, candidates: Sequence[Candidate], scorer) -> list[Explanation]:
+    def _grounded(
+        self, items: list[dict], facts: str, questions, candidates: Sequence[Candidate], scorer
+    ) -> list[Explanation]:
         by_id = {c.summary.judgment_id: c for c in candidates}
         guard = CitationGuard(c.summary for c in candidates)
         out, seen = [], set()

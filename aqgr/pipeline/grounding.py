@@ -46,7 +46,9 @@ _OPTIONAL = frozenset(
     """v hon ble honble honourable justice justices judge cj chief mr shri sri sh mst others another anr ors lrs lr etc
     appellant appellants respondent respondents petitioner petitioners plaintiff plaintiffs defendant defendants""".split()
 )
-_STATUTE_OPTIONAL = _OPTIONAL | frozenset("indian india section sections sec ss article articles art rule rules clause sub".split())
+_STATUTE_OPTIONAL = _OPTIONAL | frozenset(
+    "indian india section sections sec ss article articles art rule rules clause sub".split()
+)
 _ACTS = tuple(
     (re.compile(p, re.I), f" {name} ")
     for p, name in (
@@ -55,9 +57,27 @@ _ACTS = tuple(
         (r"\bI\.?\s?P\.?\s?C\b\.?", "Indian Penal Code"),
     )
 )
-_MONTHS = {m: i for i, names in enumerate(
-    ("january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul", "august aug",
-     "september sep sept", "october oct", "november nov", "december dec"), 1) for m in names.split()}
+_MONTHS = {
+    m: i
+    for i, names in enumerate(
+        (
+            "january jan",
+            "february feb",
+            "march mar",
+            "april apr",
+            "may",
+            "june jun",
+            "july jul",
+            "august aug",
+            "september sep sept",
+            "october oct",
+            "november nov",
+            "december dec",
+        ),
+        1,
+    )
+    for m in names.split()
+}
 _MONTH = r"(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _DATES = (
     ("dmy", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:day\s+of\s+)?{_MONTH},?\s+(\d{{4}})\b", re.I)),
@@ -115,7 +135,9 @@ class Locator:
         """Positions of `word` in the text, or of a word it abbreviates or that abbreviates it."""
         if word in positions or not (word.isalpha() and len(word) >= 3):
             return positions.get(word, [])
-        near = [p for w, ps in positions.items() if len(w) >= 3 and (w.startswith(word) or word.startswith(w)) for p in ps]
+        near = [
+            p for w, ps in positions.items() if len(w) >= 3 and (w.startswith(word) or word.startswith(w)) for p in ps
+        ]
         return sorted(near)
 
     def _together(self, words: list[str], positions: dict[str, list[int]]) -> bool:
@@ -146,8 +168,11 @@ class Locator:
         if self._together(words, self._act_positions):
             return True
         numbers = [w for w in words if w.isdigit()]
-        return bool(numbers) and all(n in self._act_positions for n in numbers) and self._together(
-            [w for w in words if not w.isdigit()], self._act_positions)
+        return (
+            bool(numbers)
+            and all(n in self._act_positions for n in numbers)
+            and self._together([w for w in words if not w.isdigit()], self._act_positions)
+        )
 
     def precedent(self, value: str) -> bool:
         """A precedent: its reporter citations are the text's, its title's words together in it."""
@@ -165,7 +190,9 @@ class Locator:
             if m.form == "report":
                 if m.key not in self.reports:
                     return False
-            elif not all(self._together([w for w in side.words if w not in _OPTIONAL], self._positions) for side in m.sides):
+            elif not all(
+                self._together([w for w in side.words if w not in _OPTIONAL], self._positions) for side in m.sides
+            ):
                 return False
         return True
 
@@ -221,13 +248,19 @@ def ground_summary(judgment_id: str, slots: SummarySlots, text: str) -> tuple[Su
     for side in ("appellants", "respondents"):
         data["parties"][side] = [p for p in data["parties"][side] if keep(f"parties.{side}", p, where.name)]
     if named and not any(data["parties"].values()):
-        raise SummarizeError(judgment_id, "ungrounded", f"none of the parties the model named ({'; '.join(named)[:_NOTE_CHARS]}) is in the judgment's text; "
-                             "the summary was not stored: summarise it again, or with another model")
+        raise SummarizeError(
+            judgment_id,
+            "ungrounded",
+            f"none of the parties the model named ({'; '.join(named)[:_NOTE_CHARS]}) is in the judgment's text; "
+            "the summary was not stored: summarise it again, or with another model",
+        )
     data["statutes"] = [s for s in data["statutes"] if keep("statutes", s["name"], where.statute)]
     data["precedents"] = [p for p in data["precedents"] if keep("precedents", p["name"], where.precedent)]
     for slot in ("facts", "reasoning", "final_judgment", "judgment_kind", "disposed_in_favour_of"):
         if data[slot]:
-            data[slot] = passage(slot, data[slot]) or (None if slot in ("judgment_kind", "disposed_in_favour_of") else "")
+            data[slot] = passage(slot, data[slot]) or (
+                None if slot in ("judgment_kind", "disposed_in_favour_of") else ""
+            )
     data["issues"] = [i for i in (passage("issues", i) for i in data["issues"]) if i]
     for side in ("appellants", "respondents"):
         data["arguments"][side] = [a for a in (passage(f"arguments.{side}", a) for a in data["arguments"][side]) if a]
@@ -238,6 +271,10 @@ def ground_summary(judgment_id: str, slots: SummarySlots, text: str) -> tuple[Su
     data["new_principles"] = [p for p in data["new_principles"] if p["principle"]]
     emptied = [slot for slot in ("facts", "final_judgment") if getattr(slots, slot).strip() and not data[slot].strip()]
     if emptied:
-        raise SummarizeError(judgment_id, "ungrounded", f"every sentence of the model's {' and '.join(emptied)} cites a case the judgment's text does not show; "
-                             "the summary was not stored: summarise it again, or with another model")
+        raise SummarizeError(
+            judgment_id,
+            "ungrounded",
+            f"every sentence of the model's {' and '.join(emptied)} cites a case the judgment's text does not show; "
+            "the summary was not stored: summarise it again, or with another model",
+        )
     return SummarySlots.model_validate(data), notes

@@ -41,16 +41,32 @@ from aqgr.schemas.results import Evidence, Hit, Pinpoint, SummaryPinpoints
 from aqgr.schemas.summary import StructuredSummary
 from aqgr.summarizer.sentences import split_sentences
 
-__all__ = ["Span", "ParagraphIndex", "JudgmentSource", "locate", "pinpoint", "pin_hits", "summary_pinpoints", "numbered_lines", "where", "judgment_pinpoints", "MIN_PIECE_WORDS"]
+__all__ = [
+    "Span",
+    "ParagraphIndex",
+    "JudgmentSource",
+    "locate",
+    "pinpoint",
+    "pin_hits",
+    "summary_pinpoints",
+    "numbered_lines",
+    "where",
+    "judgment_pinpoints",
+    "MIN_PIECE_WORDS",
+]
 
-MIN_PIECE_WORDS = 6  # a shorter piece ("The appeal is dismissed.") would be found in too many judgments to point anywhere
+MIN_PIECE_WORDS = (
+    6  # a shorter piece ("The appeal is dismissed.") would be found in too many judgments to point anywhere
+)
 _CLIPPED = " ..."  # aqgr.pipeline.explain marks a quote it cut short so
 _MIN_NUMBERED = 3  # markers needed to say a judgment numbers its paragraphs (2 when they start at 1)
 
 # Paragraph markers at the start of a line, one group per style.
 _MARKER = re.compile(r"^[ \t]*(?:(?P<dot>\d{1,3})\.|\((?P<paren>\d{1,3})\)|(?P<close>\d{1,3})\))(?=\s)", re.MULTILINE)
 # Characters folded in the case-insensitive steps: curly quotes, dashes (one character each).
-_FOLD = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-", "\u00a0": " "})
+_FOLD = str.maketrans(
+    {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-", "\u00a0": " "}
+)
 _WS = re.compile(r"\s+")
 
 
@@ -152,7 +168,12 @@ def _normalised_with_offsets(text: str) -> tuple[str, np.ndarray]:
     offsets = np.flatnonzero(kept)
     if len(offsets) and space[offsets[-1]]:  # a trailing run's first space
         offsets = offsets[:-1]
-    normalised = np.where(space[offsets], np.uint32(ord(" ")), codes[offsets]).astype("<u4").tobytes().decode("utf-32-le", "surrogatepass")
+    normalised = (
+        np.where(space[offsets], np.uint32(ord(" ")), codes[offsets])
+        .astype("<u4")
+        .tobytes()
+        .decode("utf-32-le", "surrogatepass")
+    )
     return normalised, offsets.astype(np.int32 if len(text) < 2**31 else np.int64)
 
 
@@ -251,16 +272,21 @@ def pin_hits(hits: Sequence[Hit], texts: Callable[[Iterable[str]], Mapping[str, 
     out = []
     for hit in hits:
         source = sources.get(hit.judgment_id)
-        out.append(hit.model_copy(update={
-            "legal_issue_at": pinpoint(hit.legal_issue, source),
-            "reason_at": pinpoint(hit.reason, source),
-            "evidence": [_pinned_evidence(e, source) for e in hit.evidence],
-        }))
+        out.append(
+            hit.model_copy(
+                update={
+                    "legal_issue_at": pinpoint(hit.legal_issue, source),
+                    "reason_at": pinpoint(hit.reason, source),
+                    "evidence": [_pinned_evidence(e, source) for e in hit.evidence],
+                }
+            )
+        )
     return out
 
 
 def _slot_passages(summary: StructuredSummary) -> Iterator[tuple[str, str]]:
     """(slot name, passage) of every text slot; multi-passage slots split at their line breaks."""
+
     def passages(name: str) -> Iterator[tuple[str, str]]:
         return ((name, p) for p in getattr(summary, name).split("\n") if p.strip())
 
@@ -282,7 +308,9 @@ def summary_pinpoints(summary: StructuredSummary, text: str | None) -> SummaryPi
     archive holds no text, as for an imported summary: every passage unlocated)."""
     source = JudgmentSource(text) if text else None
     passages = [Evidence(slot=slot, text=t, **pinpoint(t, source).model_dump()) for slot, t in _slot_passages(summary)]
-    return SummaryPinpoints(summary=summary, paragraphs_numbered=bool(source and source.paragraphs.numbered), passages=passages)
+    return SummaryPinpoints(
+        summary=summary, paragraphs_numbered=bool(source and source.paragraphs.numbered), passages=passages
+    )
 
 
 def numbered_lines(text: str) -> Iterator[tuple[int | None, str]]:
@@ -308,7 +336,9 @@ def where(pin: Pinpoint | Evidence | None) -> str:
     return f"chars {pin.start}-{pin.end}{part}"
 
 
-def judgment_pinpoints(judgment_id: str, summary: Callable[[str], StructuredSummary | None], text: Callable[[str], str | None]) -> SummaryPinpoints:
+def judgment_pinpoints(
+    judgment_id: str, summary: Callable[[str], StructuredSummary | None], text: Callable[[str], str | None]
+) -> SummaryPinpoints:
     """`summary_pinpoints` of the archive's judgment `judgment_id` (`summary`, `text`: the archive's
     lookups by id). Raises UnknownJudgmentError when the archive has no summary of it."""
     found = summary(judgment_id)

@@ -29,7 +29,9 @@ class QuestionGenerator(Protocol):
 
     name: str
 
-    def generate(self, facts: str, examples: Sequence[StructuredSummary], n: int, scorer: RelevanceScorer) -> list[CandidateQuestion]: ...
+    def generate(
+        self, facts: str, examples: Sequence[StructuredSummary], n: int, scorer: RelevanceScorer
+    ) -> list[CandidateQuestion]: ...
 
 
 # Candidates shorter than this carry no legal question ("Whether the appeal lies?").
@@ -41,9 +43,13 @@ class HarvestQuestionGenerator:
     """`harvest.v1`: issue sentences of similar judgments, ranked by coverage of the facts."""
 
     name = "harvest.v1"
-    copies_examples = True  # its questions are the examples' own issue sentences: the search's citation check is not needed
+    copies_examples = (
+        True  # its questions are the examples' own issue sentences: the search's citation check is not needed
+    )
 
-    def generate(self, facts: str, examples: Sequence[StructuredSummary], n: int, scorer: RelevanceScorer) -> list[CandidateQuestion]:
+    def generate(
+        self, facts: str, examples: Sequence[StructuredSummary], n: int, scorer: RelevanceScorer
+    ) -> list[CandidateQuestion]:
         harvested = [
             (position, summary.judgment_id, question_form(issue), " ".join(issue.split()))
             for position, summary in enumerate(examples)

@@ -53,8 +53,16 @@ _QUESTION_TOKENS = 120  # reply tokens of one candidate: the question, its score
 def reply_schema(n_candidates: int) -> dict[str, Any]:
     """REPLY_SCHEMA for one call: at most `n_candidates` questions of bounded length."""
     item = REPLY_SCHEMA["properties"]["questions"]["items"]
-    props = {**item["properties"], "question": {**item["properties"]["question"], "maxLength": _QUESTION_CHARS}, "source": {"anyOf": [{"type": "string", "maxLength": 64}, {"type": "null"}]}}
-    questions = {**REPLY_SCHEMA["properties"]["questions"], "maxItems": n_candidates, "items": {**item, "properties": props}}
+    props = {
+        **item["properties"],
+        "question": {**item["properties"]["question"], "maxLength": _QUESTION_CHARS},
+        "source": {"anyOf": [{"type": "string", "maxLength": 64}, {"type": "null"}]},
+    }
+    questions = {
+        **REPLY_SCHEMA["properties"]["questions"],
+        "maxItems": n_candidates,
+        "items": {**item, "properties": props},
+    }
     return {**REPLY_SCHEMA, "properties": {"questions": questions}}
 
 
@@ -68,7 +76,15 @@ def _example(summary: StructuredSummary) -> str:
 class LLMQuestionGenerator:
     name = "llm.v1"
 
-    def __init__(self, client: LLMClient, *, max_attempts: int = 3, temperature: float = 0.9, top_p: float = 1.0, top_k: int | None = 1):
+    def __init__(
+        self,
+        client: LLMClient,
+        *,
+        max_attempts: int = 3,
+        temperature: float = 0.9,
+        top_p: float = 1.0,
+        top_k: int | None = 1,
+    ):
         self.client = client
         self.max_attempts = max_attempts
         self.sampling = dict(temperature=temperature, top_p=top_p, top_k=top_k)
@@ -77,9 +93,16 @@ class LLMQuestionGenerator:
         self.fallback: QuestionGenerator = HarvestQuestionGenerator()
 
     def _prompt(self, facts: str, shown: Sequence[StructuredSummary], n_candidates: int, schema: dict[str, Any]) -> str:
-        return self.prompt.render(facts=facts, examples="\n".join(_example(s) for s in shown) or "(none)", n_candidates=n_candidates, schema=json.dumps(schema))
+        return self.prompt.render(
+            facts=facts,
+            examples="\n".join(_example(s) for s in shown) or "(none)",
+            n_candidates=n_candidates,
+            schema=json.dumps(schema),
+        )
 
-    def generate(self, facts: str, examples: Sequence[StructuredSummary], n: int, scorer: RelevanceScorer) -> list[CandidateQuestion]:
+    def generate(
+        self, facts: str, examples: Sequence[StructuredSummary], n: int, scorer: RelevanceScorer
+    ) -> list[CandidateQuestion]:
         try:
             budget = self.client.budget("questions")
         except AqgrError as exc:
@@ -89,12 +112,23 @@ class LLMQuestionGenerator:
         shown = list(examples)[:_MAX_EXAMPLES]
         prompt = self._prompt(facts, shown, n_candidates, schema)
         system_tokens = self.client.count_tokens(self.system.text)
-        while shown and self.client.count_tokens(prompt) + system_tokens > budget.input_tokens:  # fewer examples on a small window
+        while (
+            shown and self.client.count_tokens(prompt) + system_tokens > budget.input_tokens
+        ):  # fewer examples on a small window
             shown = shown[:-1]
             prompt = self._prompt(facts, shown, n_candidates, schema)
-        request = budget.request(prompt, stage="questions", prompt_version=f"{self.system.version}+{self.prompt.version}", system=self.system.text, json_schema=schema, **self.sampling)
+        request = budget.request(
+            prompt,
+            stage="questions",
+            prompt_version=f"{self.system.version}+{self.prompt.version}",
+            system=self.system.text,
+            json_schema=schema,
+            **self.sampling,
+        )
         try:
-            answer = ask_json(self.client, request, lambda v: (v, schema_problems(REPLY_SCHEMA, v)), max_attempts=self.max_attempts)
+            answer = ask_json(
+                self.client, request, lambda v: (v, schema_problems(REPLY_SCHEMA, v)), max_attempts=self.max_attempts
+            )
         except (ProviderError, InvalidModelOutputError) as exc:
             return self._fall_back(facts, examples, n, scorer, exc)
         known = {s.judgment_id for s in shown}
@@ -108,14 +142,21 @@ class LLMQuestionGenerator:
                 continue
             seen.add(key)
             source = item.get("source") if item.get("source") in known else None
-            out.append(CandidateQuestion(text=text, score=item["relevance"] / 10, source_judgment_id=source, generated_by=self.name))
+            out.append(
+                CandidateQuestion(
+                    text=text, score=item["relevance"] / 10, source_judgment_id=source, generated_by=self.name
+                )
+            )
             if len(out) == n:
                 break
         return out
 
     def _fall_back(self, facts: str, examples, n: int, scorer, exc: AqgrError) -> list[CandidateQuestion]:
         reason = f"{self.name} failed ({exc}); questions harvested by {self.fallback.name}"
-        return [q.model_copy(update={"generated_by": self.fallback.name, "note": reason}) for q in self.fallback.generate(facts, examples, n, scorer)]
+        return [
+            q.model_copy(update={"generated_by": self.fallback.name, "note": reason})
+            for q in self.fallback.generate(facts, examples, n, scorer)
+        ]
 
 
 @question_generators.register("llm.v1")

@@ -28,7 +28,9 @@ class RelevanceScorer:
     ):
         self._tokenize = tokenize
         self._embed = embed
-        self._embed_many = embed_many  # the same vectors as `embed`, in one batch (a model call per text is slow on CPU)
+        self._embed_many = (
+            embed_many  # the same vectors as `embed`, in one batch (a model call per text is slow on CPU)
+        )
         self._idf = idf
         # A term never seen in the archive is as informative as the rarest seen term.
         self._unseen = math.log(1 + (n_docs + 0.5) / 0.5)
@@ -41,7 +43,9 @@ class RelevanceScorer:
 
     def _weights_of(self, query: str) -> tuple[dict[str, float], float]:
         weights = {term: self.weight(term) for term in self.terms(query)}
-        return weights, math.fsum(weights.values())  # fsum: exact, so a set's (hash-seeded) order cannot move the last bit
+        return weights, math.fsum(
+            weights.values()
+        )  # fsum: exact, so a set's (hash-seeded) order cannot move the last bit
 
     def weight(self, term: str) -> float:
         return max(self._idf.get(term, self._unseen), 0.0)

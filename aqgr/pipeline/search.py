@@ -49,8 +49,15 @@ from typing import AbstractSet, Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from aqgr.pipeline.citation_guard import grounded_questions
-from aqgr.pipeline.config import (COMMON_TERMS_UP_TO, DENSE_QUESTIONS_UP_TO, FULLTEXT_MAX_DF, FULLTEXT_QUESTIONS_UP_TO,
-                                  RESCORE_QUESTIONS_UP_TO, SUMMARY_MAX_DF, SearchOptions)
+from aqgr.pipeline.config import (
+    COMMON_TERMS_UP_TO,
+    DENSE_QUESTIONS_UP_TO,
+    FULLTEXT_MAX_DF,
+    FULLTEXT_QUESTIONS_UP_TO,
+    RESCORE_QUESTIONS_UP_TO,
+    SUMMARY_MAX_DF,
+    SearchOptions,
+)
 from aqgr.foundation.collector import collection_paused
 from aqgr.foundation.parallel import side_by_side
 from aqgr.foundation.errors import EmptyArchiveError, FactsTooShortError, NoFiltersError, StoreError
@@ -80,8 +87,10 @@ def parties_line(summary: StructuredSummary) -> str:
     return f"{left} v. {right}"
 
 
-NO_CITATIONS_NOTE = ("precedents referred were not used: the archive has no citation graph for this index "
-                     "(made by `aqgr index`; rebuild the index to add it)")
+NO_CITATIONS_NOTE = (
+    "precedents referred were not used: the archive has no citation graph for this index "
+    "(made by `aqgr index`; rebuild the index to add it)"
+)
 
 
 def overruled_below(hits: Sequence[Hit]) -> tuple[list[Hit], list[str]]:
@@ -91,8 +100,13 @@ def overruled_below(hits: Sequence[Hit]) -> tuple[list[Hit], list[str]]:
     place; none is dropped; the warnings stay. Overrulings that go round (each overruled the
     other) move nothing."""
     ids = {h.judgment_id for h in hits}
-    above = {h.judgment_id: {w.judgment_id for w in h.treatment_warnings if w.treatment == "overruled" and w.judgment_id in ids} - {h.judgment_id}
-             for h in hits}
+    above = {
+        h.judgment_id: {
+            w.judgment_id for w in h.treatment_warnings if w.treatment == "overruled" and w.judgment_id in ids
+        }
+        - {h.judgment_id}
+        for h in hits
+    }
 
     def reaches(start: str, goal: str) -> bool:  # does goal stand among start's overrulers, theirs, ...?
         seen, todo = set(), [start]
@@ -113,8 +127,12 @@ def overruled_below(hits: Sequence[Hit]) -> tuple[list[Hit], list[str]]:
         waiting.remove(ready)
         placed.append(ready)
         done.add(ready.judgment_id)
-    notes = [f"[{hit.judgment_id}] ranked {rank} (not {hit.rank}): below {', '.join(f'[{i}]' for i in sorted(above[hit.judgment_id]))}, "
-             "which overruled it (overruled_below)" for rank, hit in enumerate(placed, 1) if rank > hit.rank]
+    notes = [
+        f"[{hit.judgment_id}] ranked {rank} (not {hit.rank}): below {', '.join(f'[{i}]' for i in sorted(above[hit.judgment_id]))}, "
+        "which overruled it (overruled_below)"
+        for rank, hit in enumerate(placed, 1)
+        if rank > hit.rank
+    ]
     return [h.model_copy(update={"rank": rank}) if h.rank != rank else h for rank, h in enumerate(placed, 1)], notes
 
 
@@ -159,8 +177,10 @@ class Fused:
 def damaged_note(ids: Sequence[str]) -> str:
     """What a search (or an export) says of the judgments it skipped because their summary is damaged."""
     shown = ", ".join(ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
-    return (f"{len(ids)} judgment(s) skipped: the stored summary is damaged ({shown}); `aqgr check` lists every one, "
-            "`aqgr summarize --force` of their files or `aqgr import --replace` of an export restores them")
+    return (
+        f"{len(ids)} judgment(s) skipped: the stored summary is damaged ({shown}); `aqgr check` lists every one, "
+        "`aqgr summarize --force` of their files or `aqgr import --replace` of an export restores them"
+    )
 
 
 class Searcher:
@@ -191,7 +211,9 @@ class Searcher:
         # () -> the archive's aqgr.pipeline.correspondence.Correspondence or None, asked per query (a store's
         # `load`, which reads the tables again only when their file changed), or None
         self._correspondence = correspondence
-        self.scorer = RelevanceScorer(index.tokenizer, index.idf(), len(index), embed=index.embed_query, embed_many=index.embed_queries)
+        self.scorer = RelevanceScorer(
+            index.tokenizer, index.idf(), len(index), embed=index.embed_query, embed_many=index.embed_queries
+        )
 
     @property
     def correspondence(self):
@@ -228,27 +250,61 @@ class Searcher:
         filters = filters or None
         restrict, filter_notes = self._narrow(filters, restrict)
         depth = max(options.per_retriever_k, options.fusion_depth, depth or 0)
-        plan = Plan(facts, chosen, bool(chosen), (), options, depth, restrict, exclude, filters=filters, filter_notes=filter_notes)
+        plan = Plan(
+            facts,
+            chosen,
+            bool(chosen),
+            (),
+            options,
+            depth,
+            restrict,
+            exclude,
+            filters=filters,
+            filter_notes=filter_notes,
+        )
         if chosen and not options.include_facts_query:
             return plan
         facts_runs = tuple(self._retrieve(plan))
         if chosen:
             return replace(plan, facts_runs=facts_runs)
-        examples = list(self._summaries_of([d.doc_id for d in self._fuse(facts_runs, options)[: options.per_retriever_k]]).values())
-        candidates = tuple(self.questions.generate(self._query(facts, options), examples, n_candidates or options.n_candidate_questions, self.scorer))
+        examples = list(
+            self._summaries_of([d.doc_id for d in self._fuse(facts_runs, options)[: options.per_retriever_k]]).values()
+        )
+        candidates = tuple(
+            self.questions.generate(
+                self._query(facts, options), examples, n_candidates or options.n_candidate_questions, self.scorer
+            )
+        )
         dropped = 0
         if not getattr(self.questions, "copies_examples", False):  # written by a model: the citation guard's rule
             kept, dropped = grounded_questions(candidates, examples, facts)
             candidates = tuple(kept)
-        return replace(plan, questions=tuple(_top_questions(candidates, options)), candidates=candidates, facts_runs=facts_runs,
-                       dropped_questions=dropped)
+        return replace(
+            plan,
+            questions=tuple(_top_questions(candidates, options)),
+            candidates=candidates,
+            facts_runs=facts_runs,
+            dropped_questions=dropped,
+        )
 
-    def candidate_questions(self, facts: str, *, n: int | None = None, restrict=None, exclude=None, options: SearchOptions | None = None,
-                            filters: Filters | None = None) -> list[CandidateQuestion]:
+    def candidate_questions(
+        self,
+        facts: str,
+        *,
+        n: int | None = None,
+        restrict=None,
+        exclude=None,
+        options: SearchOptions | None = None,
+        filters: Filters | None = None,
+    ) -> list[CandidateQuestion]:
         """The candidate legal questions for the facts, best first (for the user to pick from),
         harvested from the judgments that match `filters`."""
         with model_task("search"):
-            return list(self.plan(facts, restrict=restrict, exclude=exclude, options=options, n_candidates=n, filters=filters).candidates)
+            return list(
+                self.plan(
+                    facts, restrict=restrict, exclude=exclude, options=options, n_candidates=n, filters=filters
+                ).candidates
+            )
 
     # -- step 2: retrieval -------------------------------------------------
     def retrieve(self, plan: Plan) -> Retrieval:
@@ -286,8 +342,12 @@ class Searcher:
         that scores before quoting (`score_of`, aqgr/pipeline/explain.py) quotes only those. The facet
         counts over the fused ranking are made beside the explanation, on a worker thread: they
         are mostly the store's reads, which let go of the interpreter lock (~40 ms at 1e6)."""
-        result, facets = side_by_side([partial(self._explained, plan, fused, retrieval, k),
-                                       partial(self.facets, [d.doc_id for d in fused.ranking])])
+        result, facets = side_by_side(
+            [
+                partial(self._explained, plan, fused, retrieval, k),
+                partial(self.facets, [d.doc_id for d in fused.ranking]),
+            ]
+        )
         return result.model_copy(update={"facets": facets})
 
     def _explained(self, plan: Plan, fused: Fused, retrieval: Retrieval, k: int | None) -> SearchResult:
@@ -298,18 +358,24 @@ class Searcher:
         top = fused.ranking[: max(k, options.explain_top)]
         found = self._summaries_of([d.doc_id for d in top])
         handed = [
-            Candidate(found[d.doc_id], d.score, d.score / best, tuple(sorted(retrieval.retrieved_for.get(d.doc_id, ()))))
+            Candidate(
+                found[d.doc_id], d.score, d.score / best, tuple(sorted(retrieval.retrieved_for.get(d.doc_id, ())))
+            )
             for d in top
             if d.doc_id in found
         ]
         used = list(plan.questions)
         by_id = {c.summary.judgment_id: c for c in handed}
         below = None
-        if (score_of := getattr(self.explainer, "score_of", None)) is not None:  # scored before quoting: quote the shown only
+        if (
+            score_of := getattr(self.explainer, "score_of", None)
+        ) is not None:  # scored before quoting: quote the shown only
             scores = {c.summary.judgment_id: score_of(c) for c in handed}
             below = sum(1 for score in scores.values() if score < options.min_score)
-            handed = sorted((c for c in handed if scores[c.summary.judgment_id] >= options.min_score),
-                            key=lambda c: (-scores[c.summary.judgment_id], -c.retrieval_score, id_hash(c.summary.judgment_id)))[:k]
+            handed = sorted(
+                (c for c in handed if scores[c.summary.judgment_id] >= options.min_score),
+                key=lambda c: (-scores[c.summary.judgment_id], -c.retrieval_score, id_hash(c.summary.judgment_id)),
+            )[:k]
         explained = self.explainer.explain(plan.facts, used, handed, self.scorer)
         grounded = [e for e in explained if e.judgment_id in by_id]
         dropped = len(explained) - len(grounded)
@@ -332,19 +398,27 @@ class Searcher:
                     reason=e.reason,
                     questions=list(by_id[e.judgment_id].questions),
                     retrieval_score=round(by_id[e.judgment_id].retrieval_score, 6),
-                    cited_by=[d for d in referred[e.judgment_id].cited_by if d in self.index] if e.judgment_id in referred else [],
+                    cited_by=[d for d in referred[e.judgment_id].cited_by if d in self.index]
+                    if e.judgment_id in referred
+                    else [],
                     evidence=[Evidence(slot=s, text=t) for s, t in e.evidence],
                     sections=self._sections(summary, plan.facts),
                     treatment_warnings=self._warnings(e.judgment_id),
                 )
             )
-        notes = list(plan.filter_notes) + [q.note for q in plan.candidates if q.note] + [e.note for e in explained if e.note]
+        notes = (
+            list(plan.filter_notes)
+            + [q.note for q in plan.candidates if q.note]
+            + [e.note for e in explained if e.note]
+        )
         if options.overruled_below:
             hits, moved = overruled_below(hits)
             notes += moved
         if plan.dropped_questions:
-            notes.append(f"{plan.dropped_questions} generated question(s) dropped: they cited a judgment that neither the "
-                         "similar judgments' summaries nor the facts show")
+            notes.append(
+                f"{plan.dropped_questions} generated question(s) dropped: they cited a judgment that neither the "
+                "similar judgments' summaries nor the facts show"
+            )
         if self.citations is None and options.citation_weight:
             notes.append(NO_CITATIONS_NOTE)
         missing = [d.doc_id for d in top if d.doc_id not in found]
@@ -353,8 +427,10 @@ class Searcher:
         if damaged:
             notes.append(damaged_note(damaged))
         if len(missing) > len(damaged):
-            notes.append(f"{len(missing) - len(damaged)} indexed judgment(s) have no summary in the archive now (removed or "
-                         "summarised by another engine since `aqgr index`): run `aqgr index` to bring the index up to date")
+            notes.append(
+                f"{len(missing) - len(damaged)} indexed judgment(s) have no summary in the archive now (removed or "
+                "summarised by another engine since `aqgr index`): run `aqgr index` to bring the index up to date"
+            )
         return SearchResult(
             facts=plan.facts,
             questions=used,
@@ -379,7 +455,10 @@ class Searcher:
         try:
             return result.model_copy(update={"hits": pin_hits(result.hits, self.texts)})
         except StoreError as exc:  # the texts cannot be read now (a damaged database): the hits stand, unpinned
-            return result.model_copy(update={"notes": [*result.notes, f"passages not pinned to the judgments' texts: {exc}"]})
+            return result.model_copy(
+                update={"notes": [*result.notes, f"passages not pinned to the judgments' texts: {exc}"]}
+            )
+
     def _warnings(self, judgment_id: str) -> list[TreatmentWarning]:
         """The judgments of the index that overruled or doubted this one (citation graph,
         retrieval/citations/treatment.py), each with its date and words; the hit is kept."""
@@ -387,10 +466,18 @@ class Searcher:
             return []
         found = [(citing, t) for citing, t in self.citations.treated_by(judgment_id) if citing in self.index]
         summaries = self._summaries_of([citing for citing, _ in found]) if found else {}
-        return [TreatmentWarning(judgment_id=citing, parties=parties_line(summaries[citing]) if citing in summaries else citing,
-                                 date=summaries[citing].date if citing in summaries else None, treatment=t.label,
-                                 quote=t.sentence, start=t.start, end=t.end)
-                for citing, t in found]
+        return [
+            TreatmentWarning(
+                judgment_id=citing,
+                parties=parties_line(summaries[citing]) if citing in summaries else citing,
+                date=summaries[citing].date if citing in summaries else None,
+                treatment=t.label,
+                quote=t.sentence,
+                start=t.start,
+                end=t.end,
+            )
+            for citing, t in found
+        ]
 
     # -- the steps composed ------------------------------------------------
     def search(
@@ -409,7 +496,9 @@ class Searcher:
         candidates. Its model calls end within the search's time (aqgr/llm/deadline.py)."""
         check_count(k, "k")
         with model_task("search"), collection_paused():
-            return self._search(facts, questions, k=k, restrict=restrict, exclude=exclude, options=options, filters=filters)
+            return self._search(
+                facts, questions, k=k, restrict=restrict, exclude=exclude, options=options, filters=filters
+            )
 
     def _search(self, facts, questions, *, k, restrict, exclude, options, filters) -> SearchResult:
         timings: dict[str, float] = {}
@@ -429,29 +518,47 @@ class Searcher:
         timings["total"] = _ms(started)
         return result.model_copy(update={"timings_ms": timings})
 
-    def rank(self, facts: str, questions: Sequence[str] | None = None, *, depth: int = 1000, restrict=None, exclude=None, options: SearchOptions | None = None,
-             filters: Filters | None = None) -> tuple[SearchResult, list[ScoredDoc]]:
+    def rank(
+        self,
+        facts: str,
+        questions: Sequence[str] | None = None,
+        *,
+        depth: int = 1000,
+        restrict=None,
+        exclude=None,
+        options: SearchOptions | None = None,
+        filters: Filters | None = None,
+    ) -> tuple[SearchResult, list[ScoredDoc]]:
         """The search result plus a deep ranking for evaluation: the explained candidates (the
         best `explain_top` fused ones, by explanation score, whatever their score) first, then
         every other fused judgment by fused score, down to `depth`. The result's hits are the
         returned set a search gives (`min_score`, `k`). One plan, one retrieval (runs read to
         `depth`, at least `fusion_depth`), one fusion, one explanation."""
         options = options or self.options
-        every = options.model_copy(update={"min_score": 1, "overruled_below": False})  # reordered below, among the hits returned
-        plan = self.plan(facts, questions, restrict=restrict, exclude=exclude, options=every, depth=depth, filters=filters)
+        every = options.model_copy(
+            update={"min_score": 1, "overruled_below": False}
+        )  # reordered below, among the hits returned
+        plan = self.plan(
+            facts, questions, restrict=restrict, exclude=exclude, options=every, depth=depth, filters=filters
+        )
         retrieval = self.retrieve(plan)
         fused = self.fuse(plan, retrieval)
         result = self.explain(plan, fused, retrieval, k=min(depth, options.explain_top))
         head = [ScoredDoc(h.judgment_id, float(h.score)) for h in result.hits]
-        kept = [h.model_copy(update={"rank": rank}) for rank, h in enumerate((h for h in result.hits if h.score >= options.min_score), 1)][: options.k]
+        kept = [
+            h.model_copy(update={"rank": rank})
+            for rank, h in enumerate((h for h in result.hits if h.score >= options.min_score), 1)
+        ][: options.k]
         moved: list[str] = []
         if options.overruled_below:
             kept, moved = overruled_below(kept)
-        result = result.model_copy(update={
-            "hits": kept,
-            "below_threshold": sum(h.score < options.min_score for h in result.hits),
-            "notes": list(dict.fromkeys([*result.notes, *moved])),
-        })
+        result = result.model_copy(
+            update={
+                "hits": kept,
+                "below_threshold": sum(h.score < options.min_score for h in result.hits),
+                "notes": list(dict.fromkeys([*result.notes, *moved])),
+            }
+        )
         seen = {d.doc_id for d in head}
         return result, (head + [d for d in fused.ranking if d.doc_id not in seen])[:depth]
 
@@ -473,10 +580,15 @@ class Searcher:
             return None
         counted = self.index.ns_of(dict.fromkeys(ids))
         found = reader.counts(counted)
-        return Facets(candidates=len(counted), **{name: [FacetCount(value=v, count=c) for v, c in pairs] for name, pairs in found.items()})
+        return Facets(
+            candidates=len(counted),
+            **{name: [FacetCount(value=v, count=c) for v, c in pairs] for name, pairs in found.items()},
+        )
 
     # -- helpers of the steps ----------------------------------------------
-    def _narrow(self, filters: Filters | None, restrict: frozenset[str] | None) -> tuple[AbstractSet[str] | None, tuple[str, ...]]:
+    def _narrow(
+        self, filters: Filters | None, restrict: frozenset[str] | None
+    ) -> tuple[AbstractSet[str] | None, tuple[str, ...]]:
         """`restrict` narrowed to the judgments matching `filters`, and the notes of the filter
         clauses that matched none (unknown court or judge: an empty result, not an error)."""
         if not filters:
@@ -484,16 +596,23 @@ class Searcher:
         reader = getattr(self.index, "facets", None)
         if reader is None:
             where = str(getattr(self.index, "directory", None) or getattr(self.index, "uri", "") or "this archive")
-            why = ("was built before search filters existed" if hasattr(self.index, "facets")
-                   else "is on a backend that does not store filter fields (only the embedded index does)")
+            why = (
+                "was built before search filters existed"
+                if hasattr(self.index, "facets")
+                else "is on a backend that does not store filter fields (only the embedded index does)"
+            )
             raise NoFiltersError(where, why)
         table = self.correspondence
         selection = reader.select(filters, table.section_equivalents if table else None)
         if selection.ns is None:
             return restrict, tuple(selection.notes)
         made = getattr(self.index, "admitted", None)  # the numbers as they are, not a set of ids
-        admitted = made(selection.ns, selection.where) if made is not None else frozenset(self.index.ids_of(selection.ns))
-        return (admitted if restrict is None else frozenset(d for d in restrict if d in admitted)), tuple(selection.notes)
+        admitted = (
+            made(selection.ns, selection.where) if made is not None else frozenset(self.index.ids_of(selection.ns))
+        )
+        return (admitted if restrict is None else frozenset(d for d in restrict if d in admitted)), tuple(
+            selection.notes
+        )
 
     def _summaries_of(self, ids: Sequence[str]) -> dict[str, StructuredSummary]:
         """The summaries of `ids` that the archive has, in the order of `ids` (one store query when
@@ -528,9 +647,14 @@ class Searcher:
         plan's facts runs, else `facts_runs`, else read now)."""
         options = plan.options
         names = self._retrievers(options)
-        once = [name for name, wanted, up_to in ((FULLTEXT, options.fulltext_questions, FULLTEXT_QUESTIONS_UP_TO),
-                                                 (DENSE, options.dense_questions, DENSE_QUESTIONS_UP_TO))
-                if name in names and not (wanted if wanted is not None else len(self.index) <= up_to)]
+        once = [
+            name
+            for name, wanted, up_to in (
+                (FULLTEXT, options.fulltext_questions, FULLTEXT_QUESTIONS_UP_TO),
+                (DENSE, options.dense_questions, DENSE_QUESTIONS_UP_TO),
+            )
+            if name in names and not (wanted if wanted is not None else len(self.index) <= up_to)
+        ]
         if not once or not plan.questions:
             return {}
         found: dict[str, list[ScoredDoc]] = {}
@@ -550,12 +674,15 @@ class Searcher:
         large = len(self.index) > COMMON_TERMS_UP_TO
         shares = {FULLTEXT: options.fulltext_max_df, SUMMARY_BM25: options.summary_max_df}
         defaults = {FULLTEXT: FULLTEXT_MAX_DF, SUMMARY_BM25: SUMMARY_MAX_DF}
-        chosen = {name: share if share is not None else defaults[name] if large else 1.0 for name, share in shares.items()}
+        chosen = {
+            name: share if share is not None else defaults[name] if large else 1.0 for name, share in shares.items()
+        }
         cut = {name: share for name, share in chosen.items() if share < 1}
         return {"max_df": cut} if cut else {}
 
-    def _rescored_from(self, plan: Plan, facts_runs: Sequence[tuple[str, list[ScoredDoc]]],
-                       reused: Mapping[str, list[ScoredDoc]]) -> dict[str, list[ScoredDoc]]:
+    def _rescored_from(
+        self, plan: Plan, facts_runs: Sequence[tuple[str, list[ScoredDoc]]], reused: Mapping[str, list[ScoredDoc]]
+    ) -> dict[str, list[ScoredDoc]]:
         """retriever -> the facts' run that each question's run of it re-ranks (`rescore_questions`
         on, or unset and the index holds over RESCORE_QUESTIONS_UP_TO judgments): the plan's facts
         runs, else `facts_runs`, less those `reused`; {} when off or when the facts' runs were not
@@ -563,20 +690,35 @@ class Searcher:
         wanted = plan.options.rescore_questions
         if wanted is None:
             wanted = len(self.index) > RESCORE_QUESTIONS_UP_TO
-        if not wanted or not plan.questions or plan.options.question_alone or getattr(self.index, "rescore", None) is None:
+        if (
+            not wanted
+            or not plan.questions
+            or plan.options.question_alone
+            or getattr(self.index, "rescore", None) is None
+        ):
             return {}
         return {name: run for name, run in (*(plan.facts_runs or ()), *facts_runs) if name not in reused}
 
-    def _retrieve(self, plan: Plan, question: str | None = None, reused: Mapping[str, list[ScoredDoc]] | None = None,
-                  rescored_from: Mapping[str, list[ScoredDoc]] | None = None) -> list[tuple[str, list[ScoredDoc]]]:
+    def _retrieve(
+        self,
+        plan: Plan,
+        question: str | None = None,
+        reused: Mapping[str, list[ScoredDoc]] | None = None,
+        rescored_from: Mapping[str, list[ScoredDoc]] | None = None,
+    ) -> list[tuple[str, list[ScoredDoc]]]:
         """(retriever, run) for the plan's facts, or for `question` + facts when a question is given;
         a retriever in `reused` is not read: its run there is returned in its place; one in
         `rescored_from` (the facts' runs) is that run re-ranked for the question where the index
         can (`SummaryIndex.rescore`: BM25), else read."""
         return _Reads.all_runs([self._reads(plan, question, reused, rescored_from)])[0]
 
-    def _reads(self, plan: Plan, question: str | None = None, reused: Mapping[str, list[ScoredDoc]] | None = None,
-               rescored_from: Mapping[str, list[ScoredDoc]] | None = None) -> "_Reads":
+    def _reads(
+        self,
+        plan: Plan,
+        question: str | None = None,
+        reused: Mapping[str, list[ScoredDoc]] | None = None,
+        rescored_from: Mapping[str, list[ScoredDoc]] | None = None,
+    ) -> "_Reads":
         """`_retrieve`'s reads, not yet made: each a call for `side_by_side` (see `_Reads`)."""
         options = plan.options
         query = self._query(plan.facts, options)
@@ -585,7 +727,9 @@ class Searcher:
         read = [name for name in names if name not in reused]
         vector = None
         if question is not None and vector_retrievers().intersection(read):
-            vector = self.index.combined_vector(self.index.embed_query(query), self.index.embed_query(question), options.question_weight)
+            vector = self.index.combined_vector(
+                self.index.embed_query(query), self.index.embed_query(question), options.question_weight
+            )
         text = query if question is None else question if options.question_alone else f"{question}\n{query}"
         as_written = text  # the dense query stays the text as written
         table = self.correspondence
@@ -594,11 +738,22 @@ class Searcher:
         common = self._max_df(options) if {FULLTEXT, SUMMARY_BM25}.intersection(read) else {}
 
         def reading(group: list[str], vector=vector) -> dict[str, list[ScoredDoc]]:
-            return self.index.retrieve(text, plan.depth, retrievers=group, restrict=plan.restrict, exclude=plan.exclude,
-                                       vector=vector, **common)
+            return self.index.retrieve(
+                text,
+                plan.depth,
+                retrievers=group,
+                restrict=plan.restrict,
+                exclude=plan.exclude,
+                vector=vector,
+                **common,
+            )
 
         calls: list[Callable[[], dict[str, list[ScoredDoc]]]] = []
-        if question is not None and rescored_from and (wanted := {name: rescored_from[name] for name in read if name in rescored_from}):
+        if (
+            question is not None
+            and rescored_from
+            and (wanted := {name: rescored_from[name] for name in read if name in rescored_from})
+        ):
             base = table.expand(query) if table else query
 
             def rescoring() -> dict[str, list[ScoredDoc]]:  # the runs the index cannot re-rank are read
@@ -618,8 +773,10 @@ class Searcher:
         # windows make (the embedding was most of the step on AILA, on one core of two)
         dense = [name for name in read if name in vector_retrievers()]
         windows = self.index.embedding_calls(as_written) if dense else []
-        calls += [*(partial(reading, [name]) for name in read if name not in dense),
-                  *(lambda name=name: reading([name], self.index.embed_query(as_written)) for name in dense)]
+        calls += [
+            *(partial(reading, [name]) for name in read if name not in dense),
+            *(lambda name=name: reading([name], self.index.embed_query(as_written)) for name in dense),
+        ]
         return _Reads(names, dict(reused), windows, calls)
 
     def _sections(self, summary: StructuredSummary, facts: str) -> list[str]:
@@ -632,7 +789,9 @@ class Searcher:
         return table.describe(summary_text(summary), facts=facts)
 
     def _fuse(self, runs: Sequence[tuple[str, Sequence[ScoredDoc]]], options: SearchOptions) -> list[ScoredDoc]:
-        return fusers.create(options.fuser)([run for _, run in runs], options.fusion_weights([name for name, _ in runs]))
+        return fusers.create(options.fuser)(
+            [run for _, run in runs], options.fusion_weights([name for name, _ in runs])
+        )
 
     def _refer(self, fused: list[ScoredDoc], options: SearchOptions, exclude) -> tuple[list[ScoredDoc], dict]:
         """The fused ranking with the precedents its best judgments cite raised (see the module),
@@ -641,12 +800,17 @@ class Searcher:
             return fused, {}
         made = arrays_of(fused)  # fusion's ids and scores as it made them (retrieval/types.py RankedRun)
         ids = made[0] if made is not None else [d.doc_id for d in fused]
-        referred = self.citations.referred(ids, depth=options.citation_depth, exclude=exclude or frozenset(),
-                                           norm=options.citation_norm)
+        referred = self.citations.referred(
+            ids, depth=options.citation_depth, exclude=exclude or frozenset(), norm=options.citation_norm
+        )
         if not referred:
             return fused, {}
         lift = options.citation_weight * (fused[0].score if fused[0].score > 0 else 1.0)
-        scores = made[1].copy() if made is not None else np.fromiter((d.score for d in fused), dtype=np.float64, count=len(fused))
+        scores = (
+            made[1].copy()
+            if made is not None
+            else np.fromiter((d.score for d in fused), dtype=np.float64, count=len(fused))
+        )
         raised = np.flatnonzero(np.fromiter(map(referred.__contains__, ids), dtype=bool, count=len(ids)))
         votes = np.fromiter((referred[ids[i]].votes for i in raised.tolist()), dtype=np.float64, count=len(raised))
         scores[raised] += lift * votes
@@ -679,7 +843,7 @@ class _Reads:
         got: list[list] = [[None] * len(calls) for calls in todo]
         for (i, j), result in zip(order, side_by_side([todo[i][j] for i, j in order])):
             got[i][j] = result
-        return [r._assembled(results[len(r.windows):]) for r, results in zip(reads, got)]
+        return [r._assembled(results[len(r.windows) :]) for r, results in zip(reads, got)]
 
 
 def _top_questions(candidates: Sequence[CandidateQuestion], options: SearchOptions) -> list[str]:

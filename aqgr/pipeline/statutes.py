@@ -77,10 +77,10 @@ def split_statute(raw: str) -> tuple[str, str]:
     if not lines:
         return "", ""
     if lines[0].startswith("Title:"):
-        title = lines[0][len("Title:"):].strip()
+        title = lines[0][len("Title:") :].strip()
         rest = lines[1:]
         if rest and rest[0].startswith("Desc:"):
-            rest = [rest[0][len("Desc:"):].strip(), *rest[1:]]
+            rest = [rest[0][len("Desc:") :].strip(), *rest[1:]]
         return title, "\n".join(rest).strip()
     return lines[0].strip(), "\n".join(lines[1:]).strip()
 
@@ -100,8 +100,12 @@ def file_stamp(path: Path) -> tuple[int, int, int] | None:
 
 
 def rank_with_precedents(
-    direct: Sequence[ScoredDoc], precedents: Sequence[str], links: Mapping[str, Sequence[str]], *,
-    text_weight: float = TEXT_WEIGHT, depth: int = PRECEDENT_DEPTH,
+    direct: Sequence[ScoredDoc],
+    precedents: Sequence[str],
+    links: Mapping[str, Sequence[str]],
+    *,
+    text_weight: float = TEXT_WEIGHT,
+    depth: int = PRECEDENT_DEPTH,
 ) -> tuple[list[ScoredDoc], dict[str, list[str]]]:
     """Statutes ranked by the votes of the precedents that quote them, plus `text_weight` x
     the direct ranking's score (each divided by its top); and, per statute, the voting
@@ -122,7 +126,9 @@ def rank_with_precedents(
     return ranked(scores.items()), quoted_by
 
 
-def statute_queries(index: Index, facts: str, questions: Sequence[str], question_weight: float) -> list[tuple[int | None, str, object]]:
+def statute_queries(
+    index: Index, facts: str, questions: Sequence[str], question_weight: float
+) -> list[tuple[int | None, str, object]]:
     """(question number or None, lexical text, dense vector) of each statute query: the facts,
     then each question with the facts. A question's dense query combines the facts' vector
     and the question's (normalise(v(facts) + question_weight * v(question))), as the case
@@ -130,12 +136,23 @@ def statute_queries(index: Index, facts: str, questions: Sequence[str], question
     base = index.embed_query(facts)
     out: list[tuple[int | None, str, object]] = [(None, facts, base)]
     for number, question in enumerate(questions):
-        out.append((number, f"{question}\n{facts}", index.combined_vector(base, index.embed_query(question), question_weight)))
+        out.append(
+            (number, f"{question}\n{facts}", index.combined_vector(base, index.embed_query(question), question_weight))
+        )
     return out
 
 
-def statutes_for(searcher, collection: "StatuteCollection", facts: str, questions: Sequence[str] | None = None, *,
-                 k: int = 10, exclude: Iterable[str] | None = None, options=None, filters=None) -> StatuteResult:
+def statutes_for(
+    searcher,
+    collection: "StatuteCollection",
+    facts: str,
+    questions: Sequence[str] | None = None,
+    *,
+    k: int = 10,
+    exclude: Iterable[str] | None = None,
+    options=None,
+    filters=None,
+) -> StatuteResult:
     """The product's statute search: one case ranking for the facts (`searcher.rank` to
     PRECEDENT_DEPTH: the given questions, or the case archive's top generated ones, planned
     once), then `collection.search` with those questions and that ranking's judgments as the
@@ -145,10 +162,22 @@ def statutes_for(searcher, collection: "StatuteCollection", facts: str, question
     rank and vote."""
     check_count(k, "k")
     options = options or searcher.options
-    cases, ranking = searcher.rank(facts, questions, depth=PRECEDENT_DEPTH, exclude=set(exclude) if exclude else None, options=options,
-                                   filters=filters)
-    return collection.search(facts, cases.questions, k=k, precedents=[d.doc_id for d in ranking],
-                             question_weight=options.question_weight, correspondence=getattr(searcher, "correspondence", None))
+    cases, ranking = searcher.rank(
+        facts,
+        questions,
+        depth=PRECEDENT_DEPTH,
+        exclude=set(exclude) if exclude else None,
+        options=options,
+        filters=filters,
+    )
+    return collection.search(
+        facts,
+        cases.questions,
+        k=k,
+        precedents=[d.doc_id for d in ranking],
+        question_weight=options.question_weight,
+        correspondence=getattr(searcher, "correspondence", None),
+    )
 
 
 class StatuteCollection:
@@ -266,9 +295,17 @@ class StatuteCollection:
                 self._loaded = (stamp, SummaryIndex.load(self.index_dir), self.statutes())
             return self._loaded[1], self._loaded[2]
 
-    def search(self, facts: str, questions: Sequence[str], *, k: int = 10, per_query_k: int = 12,
-               precedents: Sequence[str] | None = None, question_weight: float = QUESTION_WEIGHT,
-               correspondence=None) -> StatuteResult:
+    def search(
+        self,
+        facts: str,
+        questions: Sequence[str],
+        *,
+        k: int = 10,
+        per_query_k: int = 12,
+        precedents: Sequence[str] | None = None,
+        question_weight: float = QUESTION_WEIGHT,
+        correspondence=None,
+    ) -> StatuteResult:
         """Statutes for the facts and the questions (each question is asked together with the
         facts); with `precedents` (the case archive's ranking for the same facts, judgment ids
         best first), also through the statutes those judgments quote (`rank_with_precedents`);
@@ -301,10 +338,15 @@ class StatuteCollection:
                 score=round(d.score, 6),
                 questions=sorted(retrieved_for.get(d.doc_id, ())),
                 quoted_by=quoted_by.get(d.doc_id, [])[:QUOTED_BY_SHOWN],
-                sections=correspondence.describe(f"{statutes[d.doc_id]['title']}\n{statutes[d.doc_id]['text']}", facts=facts)
-                if correspondence else [],
+                sections=correspondence.describe(
+                    f"{statutes[d.doc_id]['title']}\n{statutes[d.doc_id]['text']}", facts=facts
+                )
+                if correspondence
+                else [],
             )
             for rank, d in enumerate((d for d in fused if d.doc_id in statutes), 1)
             if rank <= k
         ]
-        return StatuteResult(facts=facts, questions=used, hits=hits, embedder=index.manifest.get("embedder", {}).get("name", ""))
+        return StatuteResult(
+            facts=facts, questions=used, hits=hits, embedder=index.manifest.get("embedder", {}).get("name", "")
+        )

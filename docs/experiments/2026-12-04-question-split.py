@@ -6,6 +6,7 @@ C = facts top-D U delta top-D' exceeds s_f(D) + s_delta(D'). Times each part on 
 
 It reads private parts of the index (the full-text engine's tantivy index) and rebuilds the question run's
 text as `Searcher._retrieve` does with the default options (question, newline, facts): an analysis, not an API."""
+
 import json, statistics, sys, time
 from pathlib import Path
 from aqgr.archive.home import Archive
@@ -23,12 +24,20 @@ index = s.index
 part = index._parts["fulltext"]
 eng = part.engine
 import tantivy
+
 Q, O = tantivy.Query, tantivy.Occur
 schema = eng._schema
 qtf = eng._params["query_tf"]
 
+
 def bq(weights):
-    return Q.boolean_query([(O.Should, Q.boost_query(Q.term_query(schema, "terms", t, index_option="freq"), w)) for t, w in weights.items()])
+    return Q.boolean_query(
+        [
+            (O.Should, Q.boost_query(Q.term_query(schema, "terms", t, index_option="freq"), w))
+            for t, w in weights.items()
+        ]
+    )
+
 
 def run(query, k):
     se = eng._index.searcher()
@@ -37,11 +46,13 @@ def run(query, k):
     ns = se.fast_field_values("n", [a for _, a in hits])
     return time.perf_counter() - t, [(int(n), float(sc)) for n, (sc, _) in zip(ns, hits)]
 
+
 def terms(text):
     table = s.correspondence
     if table:
         text = table.expand(text)
     return with_pairs(index.tokenizer(text), part.ngrams)
+
 
 rows = []
 queries = list(read_queries(shared_datasets() / "aila2019" / "Query_doc.txt").values())[:nq]
@@ -54,7 +65,13 @@ for facts in queries:
         delta = {t: wc[t] - wf.get(t, 0.0) for t in wc if wc[t] - wf.get(t, 0.0) > 1e-9}
         negative = [t for t in wf if wc.get(t, 0.0) + 1e-9 < wf[t]]
         t_full, full = run(bq(wc), K)
-        row = {"terms_f": len(wf), "terms_c": len(wc), "terms_delta": len(delta), "negative": len(negative), "full_ms": t_full * 1000}
+        row = {
+            "terms_f": len(wf),
+            "terms_c": len(wc),
+            "terms_delta": len(delta),
+            "negative": len(negative),
+            "full_ms": t_full * 1000,
+        }
         for D in (1000, 3000, 10000):
             t_f, lf = run(bq(wf), D)
             sf = lf[-1][1] if len(lf) >= D else 0.0
@@ -62,20 +79,44 @@ for facts in queries:
                 t_d, ld = run(bq(delta), D2)
                 sd = ld[-1][1] if len(ld) >= D2 else 0.0
                 cand = sorted({n for n, _ in lf} | {n for n, _ in ld})
-                restricted = Q.boolean_query([(O.Must, bq(wc)), (O.Must, Q.const_score_query(Q.term_set_query(schema, "n", cand), 0.0))])
+                restricted = Q.boolean_query(
+                    [(O.Must, bq(wc)), (O.Must, Q.const_score_query(Q.term_set_query(schema, "n", cand), 0.0))]
+                )
                 t_r, lc = run(restricted, len(cand))
                 kth = lc[K - 1][1] if len(lc) >= K else 0.0
                 holds = len(lc) >= K and kth > sf + sd
                 same = holds and [n for n, _ in lc[:K]] == [n for n, _ in full[:K]]
-                row[f"D{D}_D{D2}"] = {"f_ms": t_f * 1000, "delta_ms": t_d * 1000, "restricted_ms": t_r * 1000, "cand": len(cand),
-                                      "holds": holds, "same_top": same, "margin": (kth - sf - sd) / (kth or 1)}
+                row[f"D{D}_D{D2}"] = {
+                    "f_ms": t_f * 1000,
+                    "delta_ms": t_d * 1000,
+                    "restricted_ms": t_r * 1000,
+                    "cand": len(cand),
+                    "holds": holds,
+                    "same_top": same,
+                    "margin": (kth - sf - sd) / (kth or 1),
+                }
         rows.append(row)
         print(json.dumps(row), flush=True)
 json.dump(rows, open(sys.argv[3], "w"))
 print("full ms p50", statistics.median(r["full_ms"] for r in rows))
 for key in [k for k in rows[0] if k.startswith("D")]:
     rs = [r[key] for r in rows]
-    print(key, "holds", sum(r["holds"] for r in rs), "/", len(rs), "same", sum(r["same_top"] for r in rs),
-          "f", round(statistics.median(r["f_ms"] for r in rs), 1), "delta", round(statistics.median(r["delta_ms"] for r in rs), 1),
-          "restricted", round(statistics.median(r["restricted_ms"] for r in rs), 1), "cand", statistics.median(r["cand"] for r in rs),
-          "margin p50", round(statistics.median(r["margin"] for r in rs), 4))
+    print(
+        key,
+        "holds",
+        sum(r["holds"] for r in rs),
+        "/",
+        len(rs),
+        "same",
+        sum(r["same_top"] for r in rs),
+        "f",
+        round(statistics.median(r["f_ms"] for r in rs), 1),
+        "delta",
+        round(statistics.median(r["delta_ms"] for r in rs), 1),
+        "restricted",
+        round(statistics.median(r["restricted_ms"] for r in rs), 1),
+        "cand",
+        statistics.median(r["cand"] for r in rs),
+        "margin p50",
+        round(statistics.median(r["margin"] for r in rs), 4),
+    )

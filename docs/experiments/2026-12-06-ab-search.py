@@ -4,6 +4,7 @@
 options given, on AILA queries 11-(10+N) after a first search; the two alternate which goes first by
 query. Prints the p50 / p95 of each and of its steps, and how alike the hits are. It reads a private
 name (`Archive._searcher`): an analysis, not an API."""
+
 import json
 import statistics
 import sys
@@ -18,7 +19,7 @@ from aqgr.retrieval.index import IndexSpec
 
 def main(home: Path, n: int, changes: dict) -> None:
     archive = Archive(home, index=IndexSpec(embedder="hashing.v1"))
-    queries = list(read_queries(shared_datasets() / "aila2019" / "Query_doc.txt").values())[10:10 + n]
+    queries = list(read_queries(shared_datasets() / "aila2019" / "Query_doc.txt").values())[10 : 10 + n]
     searcher = archive._searcher()
     archive.search(queries[0])
     opts = {"default": searcher.options, "changed": searcher.options.model_copy(update=changes)}
@@ -28,7 +29,7 @@ def main(home: Path, n: int, changes: dict) -> None:
     same = top5 = 0
     for i, q in enumerate(queries):
         hits = {}
-        for k in (list(opts) if i % 2 == 0 else list(opts)[::-1]):
+        for k in list(opts) if i % 2 == 0 else list(opts)[::-1]:
             t = time.perf_counter()
             r = archive.search(q, options=opts[k])
             ms[k].append((time.perf_counter() - t) * 1000)
@@ -38,8 +39,11 @@ def main(home: Path, n: int, changes: dict) -> None:
         same += hits["default"] == hits["changed"]
         top5 += len(set(hits["default"][:5]) & set(hits["changed"][:5]))
     for k in opts:
-        print(f"{k}: p50 {statistics.median(ms[k]):.0f} ms, p95 {sorted(ms[k])[int(0.95 * (len(ms[k]) - 1))]:.0f} ms;",
-              "steps p50", {s: round(statistics.median(x)) for s, x in steps[k].items()})
+        print(
+            f"{k}: p50 {statistics.median(ms[k]):.0f} ms, p95 {sorted(ms[k])[int(0.95 * (len(ms[k]) - 1))]:.0f} ms;",
+            "steps p50",
+            {s: round(statistics.median(x)) for s, x in steps[k].items()},
+        )
     print(f"queries {len(queries)}: identical hits {same}, mean top-5 overlap {top5 / len(queries):.2f}")
 
 

@@ -5,6 +5,7 @@ Builds the `aqgr` benchmark system's index (int8 MiniLM, the summaries of the ev
 INDEX_DIR once, then loads it and times `Searcher.search` for queries 2-50 after a warm-up
 search of query 1 (each query once: a second pass would find the facts' windows memoised). To compare two versions of the code, run it from two checkouts in turn
 (PYTHONPATH=<checkout>/src), several times each: this machine's speed drifts between runs."""
+
 import os, statistics, sys, time
 from pathlib import Path
 from aqgr.eval.datasets import load_dataset
@@ -35,4 +36,10 @@ for q in queries[1:]:
     t = time.perf_counter()
     searcher.search(q, options=options)
     ms.append((time.perf_counter() - t) * 1000)
-print(sys.argv[2] if len(sys.argv) > 2 else "", "p50", round(statistics.median(ms), 1), "p95", round(sorted(ms)[int(0.95 * len(ms))], 1))
+print(
+    sys.argv[2] if len(sys.argv) > 2 else "",
+    "p50",
+    round(statistics.median(ms), 1),
+    "p95",
+    round(sorted(ms)[int(0.95 * len(ms))], 1),
+)

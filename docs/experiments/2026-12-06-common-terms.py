@@ -8,6 +8,7 @@ judgments that the run without the common terms holds. Whole searches with and w
 2026-12-06-ab-search.py HOME N fulltext_max_df=1.0.
 
 It reads private names (`Archive._searcher`, `Searcher._query`): an analysis, not an API."""
+
 import statistics
 import sys
 import time
@@ -24,7 +25,7 @@ TOPS = (12, 100, 1000)
 
 def main(home: Path, n: int) -> None:
     archive = Archive(home, index=IndexSpec(embedder="hashing.v1"))
-    queries = list(read_queries(shared_datasets() / "aila2019" / "Query_doc.txt").values())[10:10 + n]
+    queries = list(read_queries(shared_datasets() / "aila2019" / "Query_doc.txt").values())[10 : 10 + n]
     searcher = archive._searcher()
     index = searcher.index
     archive.search(queries[0])
@@ -41,9 +42,14 @@ def main(home: Path, n: int) -> None:
         cut = index.retrieve(facts, 1000, retrievers=["fulltext"], max_df={"fulltext": FULLTEXT_MAX_DF})["fulltext"]
         runs_ms["without common"].append((time.perf_counter() - t) * 1000)
         for d in TOPS:
-            held[d].append(len({x.doc_id for x in every[:d]} & {x.doc_id for x in cut[:d]}) / min(d, max(1, len(every))))
+            held[d].append(
+                len({x.doc_id for x in every[:d]} & {x.doc_id for x in cut[:d]}) / min(d, max(1, len(every)))
+            )
     print("facts' full-text run, median ms:", {k: round(statistics.median(v), 1) for k, v in runs_ms.items()})
-    print("share of the full query's first k held (mean, min):", {d: (round(statistics.mean(v), 3), round(min(v), 3)) for d, v in held.items()})
+    print(
+        "share of the full query's first k held (mean, min):",
+        {d: (round(statistics.mean(v), 3), round(min(v), 3)) for d, v in held.items()},
+    )
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 """One-off measurement: for AILA queries 11-30 as facts queries (placeholders dropped, words.v2, word pairs),
 the median share of a query's distinct full-text terms held by more than 0.2 of the index's judgments, and of
 the postings those terms carry (2026-12-06-common-terms report)."""
+
 import statistics
 import sys
 from pathlib import Path
@@ -23,5 +24,8 @@ for path in sys.argv[1:]:
         common = [df for df in dfs if df > 0.2 * n]
         terms_out.append(len(common) / len(terms))
         postings_out.append(sum(common) / max(1, sum(dfs)))
-    print(path, f"{n:,} judgments: distinct terms left out {statistics.median(terms_out):.3f},",
-          f"postings left out {statistics.median(postings_out):.3f}")
+    print(
+        path,
+        f"{n:,} judgments: distinct terms left out {statistics.median(terms_out):.3f},",
+        f"postings left out {statistics.median(postings_out):.3f}",
+    )

@@ -4,6 +4,7 @@ search (the first AILA query). The A/B of the 2026-12-06 report ran it from two 
 times each, interleaved; before each old run `DROP INDEX IF EXISTS docs_live` on HOME/index/docs.sqlite,
 before each new one `DocRegistry(HOME/index).upgrade()`; "cold" runs after `sync; echo 3 > /proc/sys/vm/drop_caches`,
 "warm" runs right after. It reads a private method (`Archive._searcher`): an analysis, not an API."""
+
 import sys
 import time
 from pathlib import Path
@@ -21,4 +22,6 @@ opened = time.perf_counter() - t
 t = time.perf_counter()
 archive.search(facts)
 first = time.perf_counter() - t
-print(f"open {opened:.2f} first search after open {first:.2f} total {opened + first:.2f} citations {searcher.citations is not None}")
+print(
+    f"open {opened:.2f} first search after open {first:.2f} total {opened + first:.2f} citations {searcher.citations is not None}"
+)

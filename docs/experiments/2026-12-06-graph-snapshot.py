@@ -7,6 +7,7 @@ looked at) or from the snapshot (`snapshot`: it must hold the store's last commi
 index`, or `CitationStore.keep_snapshot()`, makes it). The 2026-12-06 report ran it in a
 fresh process per reading, cold (`sync; echo 3 > /proc/sys/vm/drop_caches` first) and warm,
 the two ways interleaved. It reads private names: an analysis, not an API."""
+
 import sys
 import time
 from pathlib import Path

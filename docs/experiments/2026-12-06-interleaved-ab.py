@@ -12,6 +12,7 @@ in "archive", as `bench_pipeline` makes, `hashing.v1`), searched through `Archiv
 written `built:SRC` (with INDEX_DIR) builds that index in its worker and searches the object the
 build returned, as `python -m aqgr.eval.bench_search` does, instead of loading INDEX_DIR from disk
 as `aqgr search` and the server do (2026-12-07-term-queries-and-ranked-runs.md)."""
+
 import json, os, random, statistics, subprocess, sys, time
 from pathlib import Path
 
@@ -51,6 +52,7 @@ def worker(where: str, built: bool = False) -> None:
 
         def search(facts):
             return searcher.search(facts, options=options)
+
     search(queries[0])
     if not where.endswith("archive"):
         freeze_heap()
@@ -59,15 +61,22 @@ def worker(where: str, built: bool = False) -> None:
         t = time.perf_counter()
         result = search(queries[int(line)])
         ms = (time.perf_counter() - t) * 1000
-        print(json.dumps({"ms": ms, "steps": result.timings_ms, "hits": [h.judgment_id for h in result.hits]}), flush=True)
+        print(
+            json.dumps({"ms": ms, "steps": result.timings_ms, "hits": [h.judgment_id for h in result.hits]}), flush=True
+        )
 
 
 def main(src_a: str, src_b: str, where: str) -> None:
     def start(src):
         built = src.startswith("built:")
         env = dict(os.environ, PYTHONPATH=src.removeprefix("built:"))
-        p = subprocess.Popen([sys.executable, __file__, "--worker", where, *(["built"] if built else [])], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True, env=env)
+        p = subprocess.Popen(
+            [sys.executable, __file__, "--worker", where, *(["built"] if built else [])],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
         if p.stdout.readline().strip() != "ready":
             raise SystemExit(f"the worker for {src} did not start")
         return p
@@ -76,7 +85,7 @@ def main(src_a: str, src_b: str, where: str) -> None:
     rng, got, same = random.Random(0), {"A": [], "B": []}, 0
     for i in range(1, 50):
         out = {}
-        for side in (["A", "B"] if rng.random() < 0.5 else ["B", "A"]):
+        for side in ["A", "B"] if rng.random() < 0.5 else ["B", "A"]:
             procs[side].stdin.write(f"{i}\n")
             procs[side].stdin.flush()
             out[side] = json.loads(procs[side].stdout.readline())
@@ -86,11 +95,15 @@ def main(src_a: str, src_b: str, where: str) -> None:
         p.stdin.close()
         p.wait()
     a, b = [x["ms"] for x in got["A"]], [x["ms"] for x in got["B"]]
-    print(f"A p50 {statistics.median(a):.1f}  B p50 {statistics.median(b):.1f}  median B/A "
-          f"{statistics.median(y / x for x, y in zip(a, b)):.3f}  same hits {same}/49")
+    print(
+        f"A p50 {statistics.median(a):.1f}  B p50 {statistics.median(b):.1f}  median B/A "
+        f"{statistics.median(y / x for x, y in zip(a, b)):.3f}  same hits {same}/49"
+    )
     for step in got["A"][0]["steps"]:
-        print(f"  {step}: A {statistics.median(x['steps'][step] for x in got['A']):.1f}  "
-              f"B {statistics.median(x['steps'][step] for x in got['B']):.1f}")
+        print(
+            f"  {step}: A {statistics.median(x['steps'][step] for x in got['A']):.1f}  "
+            f"B {statistics.median(x['steps'][step] for x in got['B']):.1f}"
+        )
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
 """One-off measurement: a search's question runs answered from the kept facts run (retrieval/tantivy_split.py)
 against every run queried whole. Per query: the search's wall time and step timings, its hits (ids and scores),
 and the lexical engines' split counts (private: read from the index's parts). An analysis, not an API."""
+
 import json
 import statistics
 import sys
@@ -25,13 +26,27 @@ def measure(home: Path, n: int, out: Path) -> None:
     for facts in queries:
         t = time.perf_counter()
         result = archive.search(facts)
-        rows.append({"ms": (time.perf_counter() - t) * 1000, "steps": result.timings_ms,
-                     "hits": [[h.judgment_id, h.score] for h in result.hits]})
+        rows.append(
+            {
+                "ms": (time.perf_counter() - t) * 1000,
+                "steps": result.timings_ms,
+                "hits": [[h.judgment_id, h.score] for h in result.hits],
+            }
+        )
     parts = archive._searcher().index._parts
-    stats = {name: part.engine.split_stats.as_dict() for name, part in parts.items() if hasattr(getattr(part, "engine", None), "split_stats")}
+    stats = {
+        name: part.engine.split_stats.as_dict()
+        for name, part in parts.items()
+        if hasattr(getattr(part, "engine", None), "split_stats")
+    }
     json.dump({"rows": rows, "split_stats": stats}, open(out, "w"))
-    print("p50 ms", round(statistics.median(r["ms"] for r in rows), 1), "retrieval p50",
-          round(statistics.median(r["steps"]["retrieval"] for r in rows), 1), stats)
+    print(
+        "p50 ms",
+        round(statistics.median(r["ms"] for r in rows), 1),
+        "retrieval p50",
+        round(statistics.median(r["steps"]["retrieval"] for r in rows), 1),
+        stats,
+    )
 
 
 def compare(a: Path, b: Path) -> None:
@@ -40,9 +55,14 @@ def compare(a: Path, b: Path) -> None:
     same_ids = sum([h[0] for h in x["hits"]] == [h[0] for h in y["hits"]] for x, y in zip(ra, rb))
     print(f"queries {len(ra)}: hits identical {same}, same ids in the same order {same_ids}")
     for name, rows in (("A", ra), ("B", rb)):
-        print(name, "p50", round(statistics.median(r["ms"] for r in rows), 1), "p95",
-              round(sorted(r["ms"] for r in rows)[int(0.95 * (len(rows) - 1))], 1),
-              {s: round(statistics.median(r["steps"][s] for r in rows), 1) for s in rows[0]["steps"]})
+        print(
+            name,
+            "p50",
+            round(statistics.median(r["ms"] for r in rows), 1),
+            "p95",
+            round(sorted(r["ms"] for r in rows)[int(0.95 * (len(rows) - 1))], 1),
+            {s: round(statistics.median(r["steps"][s] for r in rows), 1) for s in rows[0]["steps"]},
+        )
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ against the exact run of 1,000 (`TantivyEngine.search`):
 Prints the median milliseconds of each and the mean share of the exact run's top 12 / 100 / 1,000
 that it holds; for `split`, the milliseconds of its two steps apart. It reads private names (the
 engine's searcher): an analysis, not an API."""
+
 import statistics
 import sys
 import time
@@ -37,7 +38,11 @@ def main(home: Path, part: str, fractions: list[float]) -> None:
     tokenize = tokenizers.create("words.v1")
     queries = list(read_queries(shared_datasets() / "aila2019" / "Query_doc.txt").values())[10:30]
     exact_ms: list[float] = []
-    found = {(kind, f): {"ms": [], "first": [], "second": [], **{d: [] for d in TOPS}} for kind in ("cut", "split") for f in fractions}
+    found = {
+        (kind, f): {"ms": [], "first": [], "second": [], **{d: [] for d in TOPS}}
+        for kind in ("cut", "split")
+        for f in fractions
+    }
     for facts in queries:
         terms = tokenize(strip_masks(facts))
         terms = with_pairs(terms) if part == "fulltext" else terms
@@ -65,7 +70,11 @@ def main(home: Path, part: str, fractions: list[float]) -> None:
                 row[d].append(share)
     print(f"{part}: {n_docs} documents, exact run p50 {statistics.median(exact_ms):.0f} ms")
     for (kind, f), row in found.items():
-        steps = f" (its run {statistics.median(row['first']):.0f} ms, the scores added {statistics.median(row['second']):.0f} ms)" if kind == "split" else ""
+        steps = (
+            f" (its run {statistics.median(row['first']):.0f} ms, the scores added {statistics.median(row['second']):.0f} ms)"
+            if kind == "split"
+            else ""
+        )
         shares = ", ".join(f"top {d} {statistics.mean(row[d]):.3f}" for d in TOPS)
         print(f"{kind} F={f}: p50 {statistics.median(row['ms']):.0f} ms{steps}; held {shares}")
 

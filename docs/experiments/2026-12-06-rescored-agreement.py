@@ -4,6 +4,7 @@ searched over the whole archive and re-scored from the facts' run (`SummaryIndex
 the searched run's first 12 / 100 / 1,000 judgments the re-scored run holds there, the time of each, and
 how far the scores of the judgments in both differ. It reads private methods (`Archive._searcher`,
 `Searcher._query`): an analysis, not an API."""
+
 import statistics
 import sys
 import time
@@ -35,11 +36,15 @@ for q in queries:
         rescored = index.rescore(text, facts, {"bm25": facts_run})["bm25"]
         ms["rescored"].append((time.perf_counter() - t) * 1000)
         for k in found:
-            found[k].append(len({d.doc_id for d in searched[:k]} & {d.doc_id for d in rescored[:k]}) / min(k, len(searched)))
+            found[k].append(
+                len({d.doc_id for d in searched[:k]} & {d.doc_id for d in rescored[:k]}) / min(k, len(searched))
+            )
         exact = {d.doc_id: d.score for d in searched}
         worst = max([worst] + [abs(d.score - exact[d.doc_id]) / exact[d.doc_id] for d in rescored if d.doc_id in exact])
 print("question runs", len(ms["searched"]))
 print("p50 ms", {k: round(statistics.median(v), 1) for k, v in ms.items()})
-print("share of the searched run's first k in the re-scored run's first k (mean, min):",
-      {k: (round(statistics.mean(v), 3), round(min(v), 3)) for k, v in found.items()})
+print(
+    "share of the searched run's first k in the re-scored run's first k (mean, min):",
+    {k: (round(statistics.mean(v), 3), round(min(v), 3)) for k, v in found.items()},
+)
 print("largest relative score difference of a judgment in both", f"{worst:.2e}")

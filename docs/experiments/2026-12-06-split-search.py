@@ -5,6 +5,7 @@
 indexes split in two halves (retrieval/lexical_tantivy.py SPLIT_FROM) and whole, the order alternating by
 query; p50 of the searches and their steps, and whether the hits are the same (they must be: the split is
 exact). It reads a private method (`Archive._searcher`) and sets a module constant: an analysis, not an API."""
+
 import statistics
 import sys
 import time
@@ -26,7 +27,7 @@ steps = {True: {}, False: {}}
 same = 0
 for i, q in enumerate(queries):
     hits = {}
-    for split in ((True, False) if i % 2 == 0 else (False, True)):
+    for split in (True, False) if i % 2 == 0 else (False, True):
         engine.SPLIT_FROM = split_from if split else 2**62
         t = time.perf_counter()
         r = archive.search(q)
@@ -36,6 +37,11 @@ for i, q in enumerate(queries):
             steps[split].setdefault(s, []).append(x)
     same += hits[True] == hits[False]
 for split in (True, False):
-    print("split" if split else "whole", "p50", round(statistics.median(ms[split])), "ms",
-          {s: round(statistics.median(x)) for s, x in steps[split].items()})
+    print(
+        "split" if split else "whole",
+        "p50",
+        round(statistics.median(ms[split])),
+        "ms",
+        {s: round(statistics.median(x)) for s, x in steps[split].items()},
+    )
 print("queries", n, "identical hits (ids, scores, retrieval scores)", same)

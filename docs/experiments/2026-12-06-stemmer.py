@@ -13,6 +13,7 @@ name (words.v1, for an index built before words.v2) is served by words.v2's stem
 not rebuilt for a timing, and the two differ in 5 of 61,489 AILA words. The 2026-12-06 report ran
 it from a cold page cache (`sync; echo 3 > /proc/sys/vm/drop_caches` before each run), nltk and
 snowball interleaved. It reads private names: an analysis, not an API."""
+
 import statistics
 import subprocess
 import sys
@@ -29,7 +30,11 @@ def aila_words() -> list[str]:
     split = tokenizers.create("words.v1").words
     words = set()
     for path in files + [root / "Query_doc.txt"]:
-        words.update(w for w in split(path.read_text(encoding="utf-8", errors="replace")) if w.isalpha() and len(w) > 1 and w not in STOPWORDS)
+        words.update(
+            w
+            for w in split(path.read_text(encoding="utf-8", errors="replace"))
+            if w.isalpha() and len(w) > 1 and w not in STOPWORDS
+        )
     return sorted(words)
 
 
@@ -57,8 +62,13 @@ def words(repeats: int) -> None:
                 stem(w)
             seconds.append(time.perf_counter() - t)
         code = f"import time; t = time.perf_counter(); {IMPORTS[name]}; print(time.perf_counter() - t)"
-        imports = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout) for _ in range(repeats)]
-        print(f"{name}: import {statistics.median(imports):.3f} s, stem every word {statistics.median(seconds):.3f} s (medians of {repeats})")
+        imports = [
+            float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+            for _ in range(repeats)
+        ]
+        print(
+            f"{name}: import {statistics.median(imports):.3f} s, stem every word {statistics.median(seconds):.3f} s (medians of {repeats})"
+        )
 
 
 def first_search(home: Path, stemmer: str) -> None:
@@ -79,8 +89,10 @@ def first_search(home: Path, stemmer: str) -> None:
     t = time.perf_counter()
     archive.search(facts)
     first = time.perf_counter() - t
-    print(f"{stemmer}: open {opened:.2f} first search after open {first:.2f} total {opened + first:.2f} "
-          f"nltk imported {'nltk' in sys.modules}")
+    print(
+        f"{stemmer}: open {opened:.2f} first search after open {first:.2f} total {opened + first:.2f} "
+        f"nltk imported {'nltk' in sys.modules}"
+    )
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 their terms held by more than F of the summaries, for F = 1 (none left out), 0.5, 0.4, 0.3, 0.2: the median
 milliseconds of a search 1,000 deep and the median share of the query's postings left out
 (2026-12-06-summary-common-terms report)."""
+
 import statistics
 import sys
 import time
@@ -29,4 +30,6 @@ for share in (1.0, 0.5, 0.4, 0.3, 0.2):
         started = time.perf_counter()
         engine.search([t for t in terms if t in keep], 1000)
         ms.append((time.perf_counter() - started) * 1000)
-    print(f"share {share}: search {statistics.median(ms):.1f} ms (median), postings left out {statistics.median(left_out):.3f}")
+    print(
+        f"share {share}: search {statistics.median(ms):.1f} ms (median), postings left out {statistics.median(left_out):.3f}"
+    )

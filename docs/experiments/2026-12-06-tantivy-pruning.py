@@ -3,6 +3,7 @@
 BM25 retrievers build them, timed with count=False and count=True (which must visit every match) at k=10
 and k=1016, and a two-term query of common words. Equal times mean no pruning. It reads private
 attributes (`Archive._searcher`, the index's parts and engines): an analysis, not an API."""
+
 import statistics
 import sys
 import time
@@ -33,14 +34,22 @@ for facts in list(read_queries(shared_datasets() / "aila2019" / "Query_doc.txt")
     for part in ("bm25", "fulltext"):
         retriever = index._parts[part]
         engine = retriever.engine
-        weights = query_weights(with_pairs(index.tokenizer(strip_masks(facts) or facts), retriever.ngrams), engine.params["query_tf"])
+        weights = query_weights(
+            with_pairs(index.tokenizer(strip_masks(facts) or facts), retriever.ngrams), engine.params["query_tf"]
+        )
         searcher = engine._index.searcher()
-        query = Q.boolean_query([(O.Should, Q.boost_query(Q.term_query(engine._schema, "terms", t, index_option="freq"), w))
-                                 for t, w in weights.items()])
+        query = Q.boolean_query(
+            [
+                (O.Should, Q.boost_query(Q.term_query(engine._schema, "terms", t, index_option="freq"), w))
+                for t, w in weights.items()
+            ]
+        )
         for count in (False, True):
             for k in (10, 1016):
                 timed(f"{part} facts count={count} k={k}", searcher, query, k, count)
-        two = Q.boolean_query([(O.Should, Q.term_query(engine._schema, "terms", t, index_option="freq")) for t in ("section", "murder")])
+        two = Q.boolean_query(
+            [(O.Should, Q.term_query(engine._schema, "terms", t, index_option="freq")) for t in ("section", "murder")]
+        )
         for count in (False, True):
             timed(f"{part} 'section OR murder' count={count} k=10", searcher, two, 10, count)
 for name, values in times.items():

@@ -32,14 +32,22 @@ def _variants(workdir: Path) -> dict[str, Path]:
 
     fp32, fused = workdir / "fp32.onnx", workdir / "fused.fp32.onnx"
     _export_fp32(_minilm_dir(), fp32)
-    model = optimizer.optimize_model(str(fp32), model_type="bert", num_heads=12, hidden_size=384, opt_level=0, use_gpu=False)
+    model = optimizer.optimize_model(
+        str(fp32), model_type="bert", num_heads=12, hidden_size=384, opt_level=0, use_gpu=False
+    )
     print("fused operators:", {k: v for k, v in model.get_fused_operator_statistics().items() if v})
     model.save_model_to_file(str(fused))
     out = {}
     for name, ops in (("fused, MatMul + Attention int8", ["MatMul", "Attention"]), ("fused, MatMul int8", ["MatMul"])):
         path = workdir / (name.replace(" ", "_").replace(",", "").replace("+", "and") + ".onnx")
-        quantize_dynamic(str(fused), str(path), weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=ops,
-                         extra_options={"DefaultTensorType": 1})  # the fused graph's outputs have no inferred type
+        quantize_dynamic(
+            str(fused),
+            str(path),
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            op_types_to_quantize=ops,
+            extra_options={"DefaultTensorType": 1},
+        )  # the fused graph's outputs have no inferred type
         out[name] = path
     return out
 
@@ -76,8 +84,13 @@ def main(workdir: Path) -> None:
     feeds = []
     for encoded in _tokenizer(default.model_dir, default.max_tokens).encode_batch([w.strip() for w in windows]):
         ids = np.array([encoded.ids], dtype=np.int64)
-        feeds.append({"input_ids": ids, "attention_mask": np.array([encoded.attention_mask], dtype=np.int64),
-                      "token_type_ids": np.zeros_like(ids)})
+        feeds.append(
+            {
+                "input_ids": ids,
+                "attention_mask": np.array([encoded.attention_mask], dtype=np.int64),
+                "token_type_ids": np.zeros_like(ids),
+            }
+        )
 
     def vectors(s) -> np.ndarray:
         out = np.stack([s.run(None, feed)[0][0] for feed in feeds])
@@ -97,8 +110,10 @@ def main(workdir: Path) -> None:
     for name, s in sessions.items():
         cos = (base * vectors(s)).sum(axis=1)
         median = statistics.median(times[name])
-        print(f"  {name}: {median * 1000:.2f} ms a window (x{median / reference:.3f}); cosine to the default min {cos.min():.7f}, "
-              f"median {np.median(cos):.7f}")
+        print(
+            f"  {name}: {median * 1000:.2f} ms a window (x{median / reference:.3f}); cosine to the default min {cos.min():.7f}, "
+            f"median {np.median(cos):.7f}"
+        )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ docs/experiments/2026-12-06-interleaved-ab.py makes it), captures the runs of AI
 search: `Searcher._fuse` of the runs, turning each run into fusion's arrays alone (`_as_run`), and
 `_fuse` followed by `_refer` (the citation lift). Run it once per checkout to compare two versions
 of the code. It calls private names: an analysis, not an API."""
+
 import statistics, sys, time
 from pathlib import Path
 
@@ -39,4 +40,6 @@ def ms_a_search(step) -> float:
 
 print(f"fusion {ms_a_search(lambda runs: searcher._fuse(runs, options)):.2f} ms")
 print(f"runs to arrays alone {ms_a_search(lambda runs: [fusion._as_run(run, 'run') for _, run in runs]):.2f} ms")
-print(f"fusion and citation lift {ms_a_search(lambda runs: searcher._refer(searcher._fuse(runs, options), options, None)):.2f} ms")
+print(
+    f"fusion and citation lift {ms_a_search(lambda runs: searcher._refer(searcher._fuse(runs, options), options, None)):.2f} ms"
+)

@@ -8,6 +8,7 @@ commit leaves one segment per writer thread that received documents), prints eac
 seconds and segment counts, then reads every query from both indexes in turn, three rounds,
 alternating which goes first, and prints the median read time of each and whether every run
 (ids and scores, to the last bit) is the same."""
+
 import statistics, sys, tempfile, time
 from pathlib import Path
 
@@ -34,7 +35,9 @@ for threads in (2, 1):
     with EmbeddingCache(archive.settings.cache_dir / "embeddings.sqlite") as cache:
         SummaryIndex.build(summaries, spec, cache=cache, full_texts=full_texts).save(where)
     indexes[threads] = SummaryIndex.load(where, spec)
-    segments = {name: tantivy.Index.open(str(where / name / "tantivy")).searcher().num_segments for name in ("fulltext", "bm25")}
+    segments = {
+        name: tantivy.Index.open(str(where / name / "tantivy")).searcher().num_segments for name in ("fulltext", "bm25")
+    }
     print(f"writer threads {threads}: build {indexes[threads].manifest['last_update']['seconds']}, segments {segments}")
 
 queries = list(dataset.queries.values())
@@ -43,10 +46,12 @@ for name in ("fulltext", "bm25"):
     for round_ in range(3):
         for query in queries:
             runs = {}
-            for threads in ((2, 1) if round_ % 2 == 0 else (1, 2)):
+            for threads in (2, 1) if round_ % 2 == 0 else (1, 2):
                 started = time.perf_counter()
                 runs[threads] = indexes[threads].retrieve(query, 1000, retrievers=[name])[name]
                 took[threads].append(time.perf_counter() - started)
             same &= [(d.doc_id, d.score) for d in runs[1]] == [(d.doc_id, d.score) for d in runs[2]]
     two, one = (statistics.median(took[t]) * 1000 for t in (2, 1))
-    print(f"{name}: two threads {two:.2f} ms, one {one:.2f} ms a read (ratio {one / two:.3f}); every run identical: {same}")
+    print(
+        f"{name}: two threads {two:.2f} ms, one {one:.2f} ms a read (ratio {one / two:.3f}); every run identical: {same}"
+    )

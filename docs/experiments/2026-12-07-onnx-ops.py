@@ -6,6 +6,7 @@ word pieces (default 230, a ~1,000-character window) on one ONNX Runtime thread,
 beside another runs in a search, 30 times with ONNX Runtime's profiler on, and prints each
 operator type's time per run. Only the session options the embedder uses are set: the numbers
 are the embedder's, not a tuned variant's."""
+
 import collections, json, sys, tempfile
 
 import numpy as np

@@ -9,6 +9,7 @@ questions, per lexical part of the AILA index (INDEX_DIR, default /work/runs/ail
 the facts' query read to its top 1,016 and to every judgment, of the question's own query, and of
 the added query plus the sums and the top 1,016; and in how many question runs the two top 1,016
 came in the same order (tantivy adds in f32). It calls private names: an analysis, not an API."""
+
 import statistics, sys, time
 from pathlib import Path
 
@@ -56,7 +57,9 @@ for name in ("fulltext", "bm25"):
             took["question"].append(ms)
 
             def added():
-                extra = {t: w - held.get(t, 0.0) for t, w in query_weights(terms, query_tf).items() if w != held.get(t, 0.0)}
+                extra = {
+                    t: w - held.get(t, 0.0) for t, w in query_weights(terms, query_tf).items() if w != held.get(t, 0.0)
+                }
                 searcher_ = engine._index.searcher()
                 hits = searcher_.search(engine._weighted_query(extra), 10**7, count=False).hits if extra else []
                 ns = searcher_.fast_field_values("n", [address for _, address in hits]) if hits else []

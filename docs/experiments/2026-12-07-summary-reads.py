@@ -33,7 +33,10 @@ def _copy_as(source: Path, target: Path, dumps) -> None:
         for judgment_id, engine, data, checksum in rows:
             parsed = json.loads(data)
             assert checksum is None or summary_checksum(parsed) == checksum, judgment_id
-            conn.execute("UPDATE summaries SET data = ? WHERE judgment_id = ? AND engine = ?", (dumps(parsed), judgment_id, engine))
+            conn.execute(
+                "UPDATE summaries SET data = ? WHERE judgment_id = ? AND engine = ?",
+                (dumps(parsed), judgment_id, engine),
+            )
 
 
 def main(db: Path, rounds: int) -> None:
@@ -42,7 +45,11 @@ def main(db: Path, rounds: int) -> None:
         _copy_as(db, copies["spaced"], json.dumps)
         _copy_as(db, copies["canonical"], canonical_json)
         stores = {form: Store(f"sqlite:///{path}", create=False) for form, path in copies.items()}
-        engine = sqlite3.connect(db).execute("SELECT engine FROM summaries GROUP BY engine ORDER BY count(*) DESC").fetchone()[0]
+        engine = (
+            sqlite3.connect(db)
+            .execute("SELECT engine FROM summaries GROUP BY engine ORDER BY count(*) DESC")
+            .fetchone()[0]
+        )
         ids = [s.judgment_id for s in stores["canonical"].summaries(engine)]
         times: dict[tuple[str, str], list[float]] = {}
         rng = random.Random(7)

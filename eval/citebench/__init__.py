@@ -14,9 +14,15 @@ from aqgr.eval.citebench.build import Benchmark, CitebenchSettings, build_benchm
 __all__ = ["Benchmark", "CitebenchSettings", "build_benchmark", "build_citation_benchmark", "write_benchmark"]
 
 
-def build_citation_benchmark(archive: str | Path, out_dir: str | Path,
-                             settings: CitebenchSettings = CitebenchSettings(), *,
-                             progress=None, command: str | None = None, statutes: str | Path | None = None) -> Benchmark:
+def build_citation_benchmark(
+    archive: str | Path,
+    out_dir: str | Path,
+    settings: CitebenchSettings = CitebenchSettings(),
+    *,
+    progress=None,
+    command: str | None = None,
+    statutes: str | Path | None = None,
+) -> Benchmark:
     """Build from `archive` (an AILA dataset folder holding Object_casedocs/, or any folder
     of .txt judgments; ids are file stems) and write to `out_dir`. `statutes`: a folder of
     statute files (or a dataset folder holding Object_statutes/): adds the statute qrels."""
@@ -29,6 +35,8 @@ def build_citation_benchmark(archive: str | Path, out_dir: str | Path,
     if statutes is not None:
         folder = find_documents(Path(statutes), "statutes", docs=Path(statutes).expanduser())
         statute_texts = {sid: read_statute(folder / f"{sid}.txt")[1] for sid in list_documents(folder, "statutes")}
-    bench = build_benchmark(docs_dir, list_documents(docs_dir, "cases"), settings, progress=progress, statutes=statute_texts)
+    bench = build_benchmark(
+        docs_dir, list_documents(docs_dir, "cases"), settings, progress=progress, statutes=statute_texts
+    )
     write_benchmark(bench, Path(out_dir), source=str(archive), command=command)
     return bench

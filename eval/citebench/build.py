@@ -51,23 +51,29 @@ class CitebenchSettings:
 
 @dataclass
 class Benchmark:
-    queries: dict[str, str]              # qid -> masked facts
-    qrels: dict[str, list[str]]          # qid -> cited judgment ids
-    citing: dict[str, str]               # qid -> citing judgment id
-    links: list[Link]                    # every mention found (before the cap)
+    queries: dict[str, str]  # qid -> masked facts
+    qrels: dict[str, list[str]]  # qid -> cited judgment ids
+    citing: dict[str, str]  # qid -> citing judgment id
+    links: list[Link]  # every mention found (before the cap)
     stats: dict = field(default_factory=dict)
     statute_qrels: dict[str, list[str]] | None = None  # qid -> statutes the citing judgment quotes
 
 
 _CASE_NAME = re.compile(r"[A-Z][\w.'&@-]*\s+(?:v|vs|versus|v/s)\.?\s+(?:[A-Z(\[]|the\s)", re.I)
-_ABBREV = frozenset("""v vs mr mrs ms dr smt shri sri no nos s ss sec secs art arts cl j jj ltd co pvt
-st etc viz ors anr u cr crl cri hon ld sub para paras p pp vol ed rs ch""".split())
+_ABBREV = frozenset(
+    """v vs mr mrs ms dr smt shri sri no nos s ss sec secs art arts cl j jj ltd co pvt
+st etc viz ors anr u cr crl cri hon ld sub para paras p pp vol ed rs ch""".split()
+)
 _PARA_NO = re.compile(r"^\s*\(?\d{1,3}\s*[.)]\s*")
 
 
-def build_benchmark(docs_dir: Path, doc_ids, settings: CitebenchSettings = CitebenchSettings(),
-                    progress: Callable[[str, int, int], None] | None = None,
-                    statutes: Mapping[str, str] | None = None) -> Benchmark:
+def build_benchmark(
+    docs_dir: Path,
+    doc_ids,
+    settings: CitebenchSettings = CitebenchSettings(),
+    progress: Callable[[str, int, int], None] | None = None,
+    statutes: Mapping[str, str] | None = None,
+) -> Benchmark:
     """`statutes` (id -> text) adds statute qrels: the statutes each citing judgment quotes."""
     from aqgr.retrieval.quotes import QuoteFinder
 
@@ -90,8 +96,12 @@ def build_benchmark(docs_dir: Path, doc_ids, settings: CitebenchSettings = Citeb
         by_citing[link.citing].append(link)
     queries, qrels, citing_of, short = {}, {}, {}, 0
     for n, doc_id in enumerate(sorted(capped, key=_natural_key), start=1):
-        facts = query_facts(judgments[doc_id], by_citing[doc_id], settings.max_words,
-                            drop=(lambda sentence: bool(sentence_finder.quoted(sentence))) if sentence_finder else None)
+        facts = query_facts(
+            judgments[doc_id],
+            by_citing[doc_id],
+            settings.max_words,
+            drop=(lambda sentence: bool(sentence_finder.quoted(sentence))) if sentence_finder else None,
+        )
         if progress:
             progress("facts", n, len(capped))
         if len(facts.split()) < settings.min_words:
@@ -135,8 +145,9 @@ def build_benchmark(docs_dir: Path, doc_ids, settings: CitebenchSettings = Citeb
     return Benchmark(queries, qrels, citing_of, links, stats, statute_qrels)
 
 
-def query_facts(judgment: Judgment, links: list[Link], max_words: int | None = None,
-                drop: Callable[[str], bool] | None = None) -> str:
+def query_facts(
+    judgment: Judgment, links: list[Link], max_words: int | None = None, drop: Callable[[str], bool] | None = None
+) -> str:
     """The paragraphs before the first citation (an in-archive link or any reporter
     citation), with sentences naming a case ("X v. Y") removed (and those `drop` says),
     masked, cut to whole sentences within `max_words`."""
@@ -171,10 +182,10 @@ def sentences(text: str) -> list[str]:
     """Split at ". " before a capital, except after abbreviations and initials."""
     out, start = [], 0
     for m in re.finditer(r"[.?!][\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])", text):
-        word = re.search(r"([A-Za-z]+)\.?[\"')\]]*$", text[start:m.start() + 1])
+        word = re.search(r"([A-Za-z]+)\.?[\"')\]]*$", text[start : m.start() + 1])
         if word and (word.group(1).lower() in _ABBREV or len(word.group(1)) == 1):
             continue
-        out.append(text[start:m.end()].strip())
+        out.append(text[start : m.end()].strip())
         start = m.end()
     tail = text[start:].strip()
     return out + ([tail] if tail else [])
@@ -185,23 +196,34 @@ def write_benchmark(bench: Benchmark, out_dir: Path, source: str, command: str |
     atomically (a temporary folder, then a rename); an earlier benchmark there is replaced,
     any other non-empty folder is refused."""
     out_dir = Path(out_dir).expanduser()
-    if out_dir.exists() and (not out_dir.is_dir() or (any(out_dir.iterdir()) and not (out_dir / "stats.json").is_file())):
+    if out_dir.exists() and (
+        not out_dir.is_dir() or (any(out_dir.iterdir()) and not (out_dir / "stats.json").is_file())
+    ):
         raise DatasetError(f"{out_dir} exists and is not a citation benchmark: give a new folder with --out")
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
     try:
         (tmp / "queries.txt").write_text("".join(f"{q}||{t}\n" for q, t in bench.queries.items()), encoding="utf-8")
         (tmp / "qrels.txt").write_text(
-            "".join(f"{q} Q0 {d} 1\n" for q, docs in bench.qrels.items() for d in docs), encoding="utf-8")
+            "".join(f"{q} Q0 {d} 1\n" for q, docs in bench.qrels.items() for d in docs), encoding="utf-8"
+        )
         (tmp / "citing.tsv").write_text(
-            "query_id\tciting_judgment\n" + "".join(f"{q}\t{d}\n" for q, d in bench.citing.items()), encoding="utf-8")
-        (tmp / "links.tsv").write_text("citing\tcited\thow\tparagraph\tevidence\n" + "".join(
-            f"{l.citing}\t{l.cited}\t{l.how}\t{l.paragraph}\t{l.evidence}\n"
-            for l in sorted(bench.links, key=lambda l: (_natural_key(l.citing), l.paragraph, _natural_key(l.cited), l.how))),
-            encoding="utf-8")
+            "query_id\tciting_judgment\n" + "".join(f"{q}\t{d}\n" for q, d in bench.citing.items()), encoding="utf-8"
+        )
+        (tmp / "links.tsv").write_text(
+            "citing\tcited\thow\tparagraph\tevidence\n"
+            + "".join(
+                f"{l.citing}\t{l.cited}\t{l.how}\t{l.paragraph}\t{l.evidence}\n"
+                for l in sorted(
+                    bench.links, key=lambda l: (_natural_key(l.citing), l.paragraph, _natural_key(l.cited), l.how)
+                )
+            ),
+            encoding="utf-8",
+        )
         if bench.statute_qrels is not None:
             (tmp / STATUTE_QRELS).write_text(
-                "".join(f"{q} Q0 {d} 1\n" for q, docs in bench.statute_qrels.items() for d in docs), encoding="utf-8")
+                "".join(f"{q} Q0 {d} 1\n" for q, docs in bench.statute_qrels.items() for d in docs), encoding="utf-8"
+            )
         stats = {**bench.stats, "source": source, **({"command": command} if command else {})}
         (tmp / "stats.json").write_text(json.dumps(stats, indent=1) + "\n", encoding="utf-8")
         (tmp / "README.md").write_text(readme(stats), encoding="utf-8")
@@ -216,22 +238,22 @@ def write_benchmark(bench: Benchmark, out_dir: Path, source: str, command: str |
 
 def readme(stats: dict) -> str:
     s = stats["settings"]
-    return f"""# A citation benchmark built from {stats['source']}
+    return f"""# A citation benchmark built from {stats["source"]}
 
-Built by `aqgr eval build-citation-benchmark` ({stats['format']}): the archive's own
+Built by `aqgr eval build-citation-benchmark` ({stats["format"]}): the archive's own
 citations as relevance judgments, the way the FIRE 2019 AILA track built its queries.
 
 | file | what |
 | --- | --- |
-| `queries.txt` | {stats['queries']} queries `QID||facts`: a citing judgment's paragraphs before its first citation, sentences naming a case removed, masked (`P1`, `Act A1`, `Section S`) |
-| `qrels.txt` | TREC qrels `QID Q0 doc 1`: the archive judgments it cites ({stats['links']} links, {stats['mean_relevant_per_query']} per query) |
+| `queries.txt` | {stats["queries"]} queries `QID||facts`: a citing judgment's paragraphs before its first citation, sentences naming a case removed, masked (`P1`, `Act A1`, `Section S`) |
+| `qrels.txt` | TREC qrels `QID Q0 doc 1`: the archive judgments it cites ({stats["links"]} links, {stats["mean_relevant_per_query"]} per query) |
 | `citing.tsv` | `QID<TAB>doc`: the citing judgment. **Exclude it from that query's ranking**; it contains the query text |
 | `links.tsv` | every citation found before the cap, with the matched text (for checking by hand) |
 | `stats.json` | the counts below and the settings |
 
-Links found: {stats['links_before_cap']} ({stats['links_by_title']} by case title, {stats['links_by_reporter_citation']} by reporter citation; a link may be both).
-Popularity cap {s['popularity_cap']}: a link counts only when the cited judgment is cited by at most
-{s['popularity_cap']} archive judgments ({stats['links_after_cap']} links left). Facts under {s['min_words']} words: {stats['dropped_facts_too_short']} queries dropped.
+Links found: {stats["links_before_cap"]} ({stats["links_by_title"]} by case title, {stats["links_by_reporter_citation"]} by reporter citation; a link may be both).
+Popularity cap {s["popularity_cap"]}: a link counts only when the cited judgment is cited by at most
+{s["popularity_cap"]} archive judgments ({stats["links_after_cap"]} links left). Facts under {s["min_words"]} words: {stats["dropped_facts_too_short"]} queries dropped.
 
 Use it with `python -m aqgr.eval --data <this folder> --docs <the archive>`.
 {_statute_readme(stats)}"""
@@ -241,8 +263,8 @@ def _statute_readme(stats: dict) -> str:
     if "statute_queries" not in stats:
         return ""
     return f"""
-Statutes ({stats['statutes']}): `qrels_statutes.txt` lists, for {stats['statute_queries']} queries, the statutes the citing
-judgment quotes word for word ({stats['statute_links']} links; sentences of the facts quoting a statute were dropped).
+Statutes ({stats["statutes"]}): `qrels_statutes.txt` lists, for {stats["statute_queries"]} queries, the statutes the citing
+judgment quotes word for word ({stats["statute_links"]} links; sentences of the facts quoting a statute were dropped).
 Use it with `python -m aqgr.eval --protocol aila-statutes --data <this folder> --docs <the folder holding Object_statutes/>`;
 the citing judgment is then excluded from the case ranking that supplies questions and precedents.
 """

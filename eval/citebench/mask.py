@@ -14,33 +14,51 @@ import re
 _NUM = r"\d+[A-Z]{0,2}(?:\s*\(\w{1,4}\))*"
 _JOIN = r"(?:\s*(?:,|/|&|and|or|to|read with|r/w|r\.w\.)\s*)"
 SECTION = re.compile(
-    r"\b(?:[Uu]/[Ss]s?\.?|(?:[Ss]ub-?)?[Ss]ections?|[Ss]ecs?\.|Ss?\.)\s*" + _NUM + r"(?:" + _JOIN + _NUM + r")*")
+    r"\b(?:[Uu]/[Ss]s?\.?|(?:[Ss]ub-?)?[Ss]ections?|[Ss]ecs?\.|Ss?\.)\s*" + _NUM + r"(?:" + _JOIN + _NUM + r")*"
+)
 _KNOWN_ACTS = [
-    (r"\b(?:the\s+)?(?:Indian\s+Penal\s+Code|I\.\s?P\.\s?C\b\.?|IPC\b|Penal\s+Code)(?:,?\s*\d{4})?", "indian penal code"),
-    (r"\b(?:the\s+)?(?:Code\s+of\s+Criminal\s+Procedure|Criminal\s+Procedure\s+Code|Cr\.?\s?P\.\s?C\b\.?|Cr\.?P\.?C\b\.?|CrPC\b)(?:,?\s*\d{4})?", "code of criminal procedure"),
-    (r"\b(?:the\s+)?(?:Code\s+of\s+Civil\s+Procedure|Civil\s+Procedure\s+Code|C\.\s?P\.\s?C\b\.?|CPC\b)(?:,?\s*\d{4})?", "code of civil procedure"),
+    (
+        r"\b(?:the\s+)?(?:Indian\s+Penal\s+Code|I\.\s?P\.\s?C\b\.?|IPC\b|Penal\s+Code)(?:,?\s*\d{4})?",
+        "indian penal code",
+    ),
+    (
+        r"\b(?:the\s+)?(?:Code\s+of\s+Criminal\s+Procedure|Criminal\s+Procedure\s+Code|Cr\.?\s?P\.\s?C\b\.?|Cr\.?P\.?C\b\.?|CrPC\b)(?:,?\s*\d{4})?",
+        "code of criminal procedure",
+    ),
+    (
+        r"\b(?:the\s+)?(?:Code\s+of\s+Civil\s+Procedure|Civil\s+Procedure\s+Code|C\.\s?P\.\s?C\b\.?|CPC\b)(?:,?\s*\d{4})?",
+        "code of civil procedure",
+    ),
 ]
 # A named statute: capitalised words (small joining words allowed) ending in Act/Code/Ordinance.
 _NAMED_ACT = re.compile(
     r"\b(?:the\s+)?((?:[A-Z][\w'()-]*|\((?:[A-Z][\w'-]*|of|and|for|in|on|to|the|\s)+\))"
     r"(?:\s+(?:[A-Z][\w'()-]*|of|and|for|in|on|to|\((?:[A-Z][\w'-]*|of|and|for|in|on|to|the|\s)+\))){0,9}"
-    r"\s+(?:Act|Code|Ordinance))(?:,?\s*(\d{4}))?\b")
+    r"\s+(?:Act|Code|Ordinance))(?:,?\s*(\d{4}))?\b"
+)
 _NOT_ACT_START = frozenset("The This That Court High Supreme Section Sections Under Rule Article".split())
 
 _NAME = r"(?:[A-Z]\.\s?)*[A-Z][a-z]{2,}(?:\s+(?:[A-Z]\.\s?)*[A-Z][a-z]{2,}){0,3}"
-_CUE = re.compile(r"\b(?:Shri|Sri|Smt\.?|Mr\.?|Mrs\.?|Ms\.?|Dr\.?|Kumari|Km\.|one|named|deceased|accused|"
-                  r"son of|daughter of|wife of|husband of|widow of|[SDW]/[Oo]\.?|brother|sister|father|mother|son|daughter|"
-                  r"wife|husband|nephew|uncle|informant|complainant|witness|appellant|respondent|petitioner)\s+(" + _NAME + ")")
+_CUE = re.compile(
+    r"\b(?:Shri|Sri|Smt\.?|Mr\.?|Mrs\.?|Ms\.?|Dr\.?|Kumari|Km\.|one|named|deceased|accused|"
+    r"son of|daughter of|wife of|husband of|widow of|[SDW]/[Oo]\.?|brother|sister|father|mother|son|daughter|"
+    r"wife|husband|nephew|uncle|informant|complainant|witness|appellant|respondent|petitioner)\s+(" + _NAME + ")"
+)
 _TAGGED = re.compile(r"(" + _NAME + r")\s*[(\[,]\s*(?:P\.?\s?W|D\.?\s?W|A|C\.?\s?W)[\s.-]*\d+")
-_NOT_NAME = frozenset("""The State Court High Supreme Sessions Appellant Appellants Respondent Respondents Petitioner
+_NOT_NAME = frozenset(
+    """The State Court High Supreme Sessions Appellant Appellants Respondent Respondents Petitioner
 Government Union India Police Inspector Station District Magistrate Judge Justice Section Act Code Chief Special
 Additional Collector Commissioner Officer Director Secretary Company Corporation Bank Board Municipal Council Society
 Trust University Limited Ltd Private Pvt Tax Income Department Authority Committee Sub Deputy Assistant Senior Junior
 Civil Criminal Central Public Prosecutor Counsel Advocate General Attorney Solicitor Tribunal Railway Railways
-Administration Mills Industries Others Another Anr Ors Ministry Forest Revenue Excise Customs Estate Board""".split())
+Administration Mills Industries Others Another Anr Ors Ministry Forest Revenue Excise Customs Estate Board""".split()
+)
 _ROLE = re.compile(r"\s+(?:and|&)\s+|,\s*|\s+(?:@|alias|urf)\s+", re.I)
-_TITLE_NOISE = re.compile(r"\((?:dead|d)\).*$|\bby\s+l\.?rs\b.*$|\b(?:and|&)\s+(?:others|ors|anr|another)\b.*$"
-                          r"|\b(?:etc|others|ors|anr)\b\.?", re.I)
+_TITLE_NOISE = re.compile(
+    r"\((?:dead|d)\).*$|\bby\s+l\.?rs\b.*$|\b(?:and|&)\s+(?:others|ors|anr|another)\b.*$"
+    r"|\b(?:etc|others|ors|anr)\b\.?",
+    re.I,
+)
 
 
 def title_persons(*parties: str) -> list[str]:

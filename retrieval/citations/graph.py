@@ -83,10 +83,15 @@ class CitationGraph:
         self._treated = None
 
     @classmethod
-    def from_arrays(cls, names: Sequence[str], citing: np.ndarray, cited: np.ndarray,
-                    mentions: Mapping[tuple[str, str], Mention],
-                    treated: "Callable[[str, Iterable[str]], list[tuple[str, Treatment]]] | None" = None,
-                    joined: bytes | None = None) -> "CitationGraph":
+    def from_arrays(
+        cls,
+        names: Sequence[str],
+        citing: np.ndarray,
+        cited: np.ndarray,
+        mentions: Mapping[tuple[str, str], Mention],
+        treated: "Callable[[str, Iterable[str]], list[tuple[str, Treatment]]] | None" = None,
+        joined: bytes | None = None,
+    ) -> "CitationGraph":
         """The graph of the links names[citing[i]] -> names[cited[i]] (distinct, no self-links),
         with `mentions` as given (not filtered); `treated`: a faster `treated_by` (the store's);
         `joined`: `names` encoded, each followed by a newline (a snapshot's; see `_Names`)."""
@@ -131,8 +136,9 @@ class CitationGraph:
         return sorted((name(a), name(int(x))) for a in range(len(self._names)) for x in self._out.row(a))
 
     @classmethod
-    def from_texts(cls, texts: Iterable[tuple[str, str]], progress: Callable[[int], None] | None = None,
-                   treatments=None) -> "CitationGraph":
+    def from_texts(
+        cls, texts: Iterable[tuple[str, str]], progress: Callable[[int], None] | None = None, treatments=None
+    ) -> "CitationGraph":
         """The citations among `texts` ((judgment id, source text) pairs); `progress(n)` after each
         parsed; `treatments`: the treatment engine (default: store.TREATMENT, offline)."""
         from aqgr.retrieval.citations.judgments import parse_judgment
@@ -157,12 +163,20 @@ class CitationGraph:
             mentions.setdefault(pair, Mention(link.how, link.evidence))
             if link.citing not in starts:
                 starts[link.citing] = paragraph_starts(texts_by_id[link.citing], judgments[link.citing])
-            treated[pair] = more_severe(treated.get(pair), treat(engine, link, judgments[link.citing], starts[link.citing]))
+            treated[pair] = more_severe(
+                treated.get(pair), treat(engine, link, judgments[link.citing], starts[link.citing])
+            )
         mentions = {pair: replace(m, treatment=treated[pair]) for pair, m in mentions.items()}
         return cls(mentions.keys(), mentions)
 
-    def referred(self, ranking: Sequence[str], *, depth: int, exclude: set[str] | frozenset[str] = frozenset(),
-                 norm: str = "mean") -> dict[str, Referral]:
+    def referred(
+        self,
+        ranking: Sequence[str],
+        *,
+        depth: int,
+        exclude: set[str] | frozenset[str] = frozenset(),
+        norm: str = "mean",
+    ) -> dict[str, Referral]:
         """Judgment id -> its Referral from the first `depth` judgments of `ranking` (see the module)."""
         if norm not in NORMS:
             raise ValueError(f"unknown citation norm {norm!r}; known: {', '.join(NORMS)}")
@@ -187,11 +201,15 @@ class CitationGraph:
         citing = self._in.indptr[targets + 1] - self._in.indptr[targets]
         if len(excluded):  # excluded judgments do not count among the citing ones
             gone, _ = self._out.gather(excluded)
-            citing = citing - np.bincount(np.searchsorted(targets, gone[np.isin(gone, targets)]), minlength=len(targets))
+            citing = citing - np.bincount(
+                np.searchsorted(targets, gone[np.isin(gone, targets)]), minlength=len(targets)
+            )
         divisor = citing if norm == "mean" else np.sqrt(citing) if norm == "cosine" else np.ones(len(targets))
         voter_list, bounds = voter.tolist(), [*starts.tolist(), len(voter)]
-        return {self._names.name(target): Referral(v / d, tuple(voters[r] for r in voter_list[bounds[i]:bounds[i + 1]]))
-                for i, (target, v, d) in enumerate(zip(targets.tolist(), votes.tolist(), divisor.tolist()))}
+        return {
+            self._names.name(target): Referral(v / d, tuple(voters[r] for r in voter_list[bounds[i] : bounds[i + 1]]))
+            for i, (target, v, d) in enumerate(zip(targets.tolist(), votes.tolist(), divisor.tolist()))
+        }
 
     # -- saving ------------------------------------------------------------
     def save(self, path: Path, judgments: Iterable[str]) -> None:
@@ -205,7 +223,9 @@ class CitationGraph:
                 links.append(list(pair))
             else:
                 t = mention.treatment
-                links.append([*pair, mention.how, mention.text] + ([t.label, t.sentence, t.start, t.end, t.cue] if t else []))
+                links.append(
+                    [*pair, mention.how, mention.text] + ([t.label, t.sentence, t.start, t.end, t.cue] if t else [])
+                )
         body = {"format": FORMAT, "judgments": ids_digest(judgments), "links": links}
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".citations-", suffix=".json")
         try:
@@ -224,15 +244,27 @@ class CitationGraph:
             body = json.loads(Path(path).read_text())
         except (OSError, ValueError):
             return None
-        if not isinstance(body, Mapping) or body.get("format") not in READABLE or not isinstance(body.get("links"), list):
+        if (
+            not isinstance(body, Mapping)
+            or body.get("format") not in READABLE
+            or not isinstance(body.get("links"), list)
+        ):
             return None
         if judgments is not None and body.get("judgments") != ids_digest(judgments):
             return None
         try:
             pairs = [(str(link[0]), str(link[1])) for link in body["links"]]
-            mentions = {pair: Mention(str(link[2]), str(link[3]),
-                                      Treatment(str(link[4]), str(link[5]), int(link[6]), int(link[7]), str(link[8])) if len(link) == 9 and str(link[4]) in SEVERITY else None)
-                        for pair, link in zip(pairs, body["links"]) if len(link) in (4, 9)}
+            mentions = {
+                pair: Mention(
+                    str(link[2]),
+                    str(link[3]),
+                    Treatment(str(link[4]), str(link[5]), int(link[6]), int(link[7]), str(link[8]))
+                    if len(link) == 9 and str(link[4]) in SEVERITY
+                    else None,
+                )
+                for pair, link in zip(pairs, body["links"])
+                if len(link) in (4, 9)
+            }
         except (TypeError, ValueError, IndexError, KeyError):
             return None
         return cls(pairs, mentions)
@@ -265,7 +297,7 @@ class _Names:
         return len(self._order)
 
     def name(self, node: int) -> str:
-        return self._blob[self._offsets[node]:self._offsets[node + 1] - 1].decode()
+        return self._blob[self._offsets[node] : self._offsets[node + 1] - 1].decode()
 
     def nodes(self, names: Sequence[str]) -> np.ndarray:
         """Each name's number, -1 for a name not in the graph."""
@@ -299,7 +331,7 @@ class _Rows:
         return cls(indptr, targets.astype(np.int32 if n < 2**31 else np.int64))
 
     def row(self, node: int) -> np.ndarray:
-        return self.indices[self.indptr[node]:self.indptr[node + 1]]
+        return self.indices[self.indptr[node] : self.indptr[node + 1]]
 
     def gather(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The neighbours of `nodes`, row after row, and for each the position in `nodes` of its row."""

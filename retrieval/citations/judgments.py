@@ -20,9 +20,26 @@ from aqgr.foundation.errors import DatasetError
 # How many leading lines may hold the header (title, court, date, case number, bench).
 HEADER_LINES = 8
 
-MONTHS = {m: i for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august",
-     "september", "october", "november", "december"], start=1)}
+MONTHS = {
+    m: i
+    for i, m in enumerate(
+        [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ],
+        start=1,
+    )
+}
 _DATE = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(" + "|".join(MONTHS) + r"),?\s+(\d{4})\b", re.I)
 _VERSUS = re.compile(r"\s+(?:v|vs|versus)\.?\s+", re.I)
 _AUTHOR = re.compile(r"delivered by|^\s*J\s*U\s*D\s*G\s*M\s*E\s*N\s*T\s*:?\s*$", re.I)
@@ -65,8 +82,15 @@ def parse_judgment(doc_id: str, text: str, *, header_only: bool = False) -> Judg
             end = i
             break
     header = tuple(lines[:end])
-    return Judgment(doc_id, title, appellant.strip(), respondent.strip(), find_date(header),
-                    header, () if header_only else tuple(lines[end:]))
+    return Judgment(
+        doc_id,
+        title,
+        appellant.strip(),
+        respondent.strip(),
+        find_date(header),
+        header,
+        () if header_only else tuple(lines[end:]),
+    )
 
 
 def find_date(lines) -> dt.date | None:

@@ -29,10 +29,14 @@ from aqgr.retrieval.citations.normalize import Citation, Token, citations, expan
 _MARKER = re.compile(r"\s(?:v|vs|versus|v/s)\.?\s", re.I)
 _ANY_YEAR = re.compile(r"\b((?:18|19|20)\d{2})\b")
 # Capitalised words that may stand right before a cited title ("In X v. Y", "See X v. Y").
-_BEFORE_OK = frozenset("""in see vide also cf but case decision judgment as then where following followed
-relying relied per recently thus since similarly likewise further moreover this that""".split())
+_BEFORE_OK = frozenset(
+    """in see vide also cf but case decision judgment as then where following followed
+relying relied per recently thus since similarly likewise further moreover this that""".split()
+)
 # Capitalised words that may follow a cited title (reporters, "(supra)", "etc.").
-_AFTER_OK = frozenset("air scc scr indlaw jt cri crl supp sc scale supra ker all bom cal mad others another etc".split())
+_AFTER_OK = frozenset(
+    "air scc scr indlaw jt cri crl supp sc scale supra ker all bom cal mad others another etc".split()
+)
 LEFT_CHARS, RIGHT_CHARS = 160, 200
 # Between a title and the word next to it: punctuation, or a dropped lowercase word ("and", "of").
 _GAP_OK = re.compile(r"[.,;:()\[\]\"'\u2018\u2019\u201c\u201d]|\b[a-z]{2,}\b")
@@ -44,9 +48,9 @@ class Link:
 
     citing: str
     cited: str
-    how: str          # "title" or "citation"
-    paragraph: int    # index into the citing judgment's paragraphs
-    evidence: str     # the text that was matched
+    how: str  # "title" or "citation"
+    paragraph: int  # index into the citing judgment's paragraphs
+    evidence: str  # the text that was matched
     # where the mention is in that paragraph (its source text, not the normalised one): the
     # "v." of a title or the reporter citation; the treatment engine reads the sentence there
     start: int = 0
@@ -107,7 +111,9 @@ class TitleForms(ABC):
 def title_keys(judgment: Judgment) -> set[tuple[tuple[str, str], tuple[str, ...], tuple[str, ...]]]:
     """Each form the judgment's title may be cited under: ((last appellant word, first
     respondent word), appellant words, respondent words)."""
-    return {((a[-1], r[0]), a, r) for a in party_variants(judgment.appellant) for r in party_variants(judgment.respondent)}
+    return {
+        ((a[-1], r[0]), a, r) for a in party_variants(judgment.appellant) for r in party_variants(judgment.respondent)
+    }
 
 
 # Words on each side of a "v." that say which title forms a marker can match: a form
@@ -162,8 +168,8 @@ class TitlePass(NamedTuple):
     """What the title pass finds in one judgment."""
 
     links: list[Link]
-    seen: dict[str, set[str]]           # citation key -> judgments whose title it followed
-    keys: set[str]                      # the marker_keys of every "v." marker, matched or not
+    seen: dict[str, set[str]]  # citation key -> judgments whose title it followed
+    keys: set[str]  # the marker_keys of every "v." marker, matched or not
 
 
 def title_links(citing: Judgment, index: TitleForms) -> TitlePass:
@@ -179,8 +185,8 @@ def title_links(citing: Judgment, index: TitleForms) -> TitlePass:
         if len(source) != len(markers):
             source = markers
         for i, m in enumerate(markers):
-            left_text = text[max(0, m.start() - LEFT_CHARS):m.start()]
-            right_text = text[m.end():m.end() + RIGHT_CHARS]
+            left_text = text[max(0, m.start() - LEFT_CHARS) : m.start()]
+            right_text = text[m.end() : m.end() + RIGHT_CHARS]
             left = _strip_trailing(tokens(left_text, expanded=True))
             right = tokens(right_text, expanded=True)
             keys |= marker_keys(left, right)
@@ -188,14 +194,17 @@ def title_links(citing: Judgment, index: TitleForms) -> TitlePass:
             if not found:
                 continue
             # Each candidate title may span a different number of words; check both edges.
-            fits = [d for d, (na, nr) in found.items()
-                    if _left_edge(left_text, left, na) and _right_edge(right_text, right, nr)]
+            fits = [
+                d
+                for d, (na, nr) in found.items()
+                if _left_edge(left_text, left, na) and _right_edge(right_text, right, nr)
+            ]
             if not fits:
                 continue
             longest_r = max(found[d][1] for d in fits)
             tail_from = right[longest_r - 1].end
             next_marker = markers[i + 1].start() - m.end() if i + 1 < len(markers) else RIGHT_CHARS
-            window = right_text[tail_from:max(tail_from, min(next_marker, RIGHT_CHARS))]
+            window = right_text[tail_from : max(tail_from, min(next_marker, RIGHT_CHARS))]
             cites = citations(window)
             fits = [d for d in sorted(fits) if _dates_fit(index.judgments[d], citing, cites, window)]
             if len(fits) != 1 or fits[0] == citing.doc_id:
@@ -206,8 +215,17 @@ def title_links(citing: Judgment, index: TitleForms) -> TitlePass:
                     seen[c.key].add(cited.doc_id)
             end = m.end() + tail_from + len(window)
             at = source[i]
-            links.append(Link(citing.doc_id, cited.doc_id, "title", p, _snippet(text, m.start() - 60, end),
-                              min(at.start(), len(paragraph)), min(at.end(), len(paragraph))))
+            links.append(
+                Link(
+                    citing.doc_id,
+                    cited.doc_id,
+                    "title",
+                    p,
+                    _snippet(text, m.start() - 60, end),
+                    min(at.start(), len(paragraph)),
+                    min(at.end(), len(paragraph)),
+                )
+            )
     return TitlePass(links, seen, keys)
 
 
@@ -232,16 +250,29 @@ def reporter_citations(citing: Judgment) -> list[tuple[int, Citation]]:
     return [(p, c) for p, paragraph in enumerate(citing.paragraphs) for c in citations(paragraph)]
 
 
-def citation_links(citing: Judgment, table: Mapping[str, str], judgments: Mapping[str, Judgment],
-                   found: list[tuple[int, Citation]] | None = None) -> list[Link]:
+def citation_links(
+    citing: Judgment,
+    table: Mapping[str, str],
+    judgments: Mapping[str, Judgment],
+    found: list[tuple[int, Citation]] | None = None,
+) -> list[Link]:
     """The body's citations that the table resolves to an older judgment; `found`: the
     judgment's `reporter_citations`, when already read."""
     links = []
     for p, c in reporter_citations(citing) if found is None else found:
         doc_id = table.get(c.key)
         if doc_id and doc_id != citing.doc_id and not_newer(judgments[doc_id], citing):
-            links.append(Link(citing.doc_id, doc_id, "citation", p, _snippet(citing.paragraphs[p], c.start - 100, c.end + 20),
-                              c.start, c.end))
+            links.append(
+                Link(
+                    citing.doc_id,
+                    doc_id,
+                    "citation",
+                    p,
+                    _snippet(citing.paragraphs[p], c.start - 100, c.end + 20),
+                    c.start,
+                    c.end,
+                )
+            )
     return links
 
 
@@ -284,7 +315,7 @@ def _left_edge(text: str, left: list[Token], n: int) -> bool:
     if len(left) <= n:
         return True
     before, first = left[-n - 1], left[-n]
-    gap = text[before.end:first.start]
+    gap = text[before.end : first.start]
     return _GAP_OK.search(gap) is not None or not before.cap or before.word in _BEFORE_OK or before.word.isdigit()
 
 
@@ -292,16 +323,15 @@ def _right_edge(text: str, right: list[Token], n: int) -> bool:
     if len(right) <= n:
         return True
     last, after = right[n - 1], right[n]
-    gap = text[last.end:after.start]
-    return _GAP_OK.search(gap) is not None or not after.cap \
-        or after.word in _AFTER_OK or after.word.isdigit()
+    gap = text[last.end : after.start]
+    return _GAP_OK.search(gap) is not None or not after.cap or after.word in _AFTER_OK or after.word.isdigit()
 
 
 def _dates_fit(cited: Judgment, citing: Judgment, cites, window: str) -> bool:
     if not not_newer(cited, citing):
         return False
     exact = [c for c in cites if c.reporter == "indlaw"]
-    if exact:   # Indlaw numbers carry the judgment's own year: the strongest check
+    if exact:  # Indlaw numbers carry the judgment's own year: the strongest check
         return any(year_fits(c, cited.year) for c in exact)
     if cites:
         return any(year_fits(c, cited.year) for c in cites)

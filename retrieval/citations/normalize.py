@@ -15,8 +15,14 @@ import re
 from typing import Iterator, NamedTuple, Sequence
 
 # Multi-word abbreviations, expanded before tokenising (regex on the raw text -> words).
-_STATES = [("U", "P", "Uttar Pradesh"), ("M", "P", "Madhya Pradesh"), ("A", "P", "Andhra Pradesh"),
-           ("H", "P", "Himachal Pradesh"), ("T", "N", "Tamil Nadu"), ("W", "B", "West Bengal")]
+_STATES = [
+    ("U", "P", "Uttar Pradesh"),
+    ("M", "P", "Madhya Pradesh"),
+    ("A", "P", "Andhra Pradesh"),
+    ("H", "P", "Himachal Pradesh"),
+    ("T", "N", "Tamil Nadu"),
+    ("W", "B", "West Bengal"),
+]
 # "UP" -> "Uttar Pradesh": the two-letter forms of the states above.
 STATE_ABBREVIATIONS: dict[str, str] = {(a + b).lower(): name for a, b, name in _STATES}
 # Each pattern begins with its first letter, the word boundary before it checked behind
@@ -30,7 +36,7 @@ STATE_ABBREVIATIONS: dict[str, str] = {(a + b).lower(): name for a, b, name in _
 _STATE_OF: dict[tuple[str, str], str] = {(a, b): f" {name} " for a, b, name in _STATES}
 _FIRSTS = "".join(sorted({a for a, _, _ in _STATES}))
 _SECONDS = "".join(sorted({b for _, b, _ in _STATES}))
-_STATE = re.compile(rf"([{_FIRSTS}])(?<=\b[{_FIRSTS}])\.?\s?([{_SECONDS}])\b\.?")   # "U.P.", "UP" (capitals only)
+_STATE = re.compile(rf"([{_FIRSTS}])(?<=\b[{_FIRSTS}])\.?\s?([{_SECONDS}])\b\.?")  # "U.P.", "UP" (capitals only)
 
 
 def _dotted(a: str, b: str, c: str) -> tuple[str, ...]:
@@ -39,15 +45,20 @@ def _dotted(a: str, b: str, c: str) -> tuple[str, ...]:
 
 
 _PHRASES: tuple[tuple[re.Pattern, str, tuple[str, ...], bool], ...] = tuple(
-    [(re.compile(p, re.I), r, needs, lower) for p, r, needs, lower in [
-        (r"J(?<=\bJ)\s?&\s?K\b", " Jammu and Kashmir ", ("&",), False),
-        (r"U(?<=\bU)\.?O\.?I\b\.?", " Union of India ", _dotted("u", "o", "i"), True),
-        (r"M(?<=\bM)/s\.?", " ", ("/",), False),
-        (r"N(?<=\bN)\.?C\.?T\b\.?", " National Capital Territory ", _dotted("n", "c", "t"), True),
-        (r"&", " and ", ("&",), False), (r"'s\b", " ", ("'",), False),
-    ]]
+    [
+        (re.compile(p, re.I), r, needs, lower)
+        for p, r, needs, lower in [
+            (r"J(?<=\bJ)\s?&\s?K\b", " Jammu and Kashmir ", ("&",), False),
+            (r"U(?<=\bU)\.?O\.?I\b\.?", " Union of India ", _dotted("u", "o", "i"), True),
+            (r"M(?<=\bM)/s\.?", " ", ("/",), False),
+            (r"N(?<=\bN)\.?C\.?T\b\.?", " National Capital Territory ", _dotted("n", "c", "t"), True),
+            (r"&", " and ", ("&",), False),
+            (r"'s\b", " ", ("'",), False),
+        ]
+    ]
     # "Hussainara Khatoon (I)" and "(IV)" are different judgments: keep the numeral as a word.
-    + [(re.compile(r"\(\s*(I{1,3}|IV|VI{0,3}|IX|X)\s*\)", re.I), r" No\1 ", ("(",), False)])
+    + [(re.compile(r"\(\s*(I{1,3}|IV|VI{0,3}|IX|X)\s*\)", re.I), r" No\1 ", ("(",), False)]
+)
 
 
 def _state(m: re.Match) -> str:
@@ -55,21 +66,47 @@ def _state(m: re.Match) -> str:
 
 
 _WORDS: dict[str, str] = {
-    "ltd": "limited", "pvt": "private", "co": "company", "coop": "cooperative", "corpn": "corporation",
-    "corp": "corporation", "govt": "government", "admn": "administration", "admin": "administration",
-    "assn": "association", "bd": "board", "commr": "commissioner", "dept": "department",
-    "deptt": "department", "mfg": "manufacturing", "intl": "international", "natl": "national",
-    "secy": "secretary", "dist": "district", "distt": "district", "vs": "v", "versus": "v",
-    "ors": "others", "md": "mohammad", "mohd": "mohammad", "mohammed": "mohammad", "muhammad": "mohammad", "thr": "through", "thru": "through", "anr": "another", "orissa": "odisha", "uttaranchal": "uttarakhand",
+    "ltd": "limited",
+    "pvt": "private",
+    "co": "company",
+    "coop": "cooperative",
+    "corpn": "corporation",
+    "corp": "corporation",
+    "govt": "government",
+    "admn": "administration",
+    "admin": "administration",
+    "assn": "association",
+    "bd": "board",
+    "commr": "commissioner",
+    "dept": "department",
+    "deptt": "department",
+    "mfg": "manufacturing",
+    "intl": "international",
+    "natl": "national",
+    "secy": "secretary",
+    "dist": "district",
+    "distt": "district",
+    "vs": "v",
+    "versus": "v",
+    "ors": "others",
+    "md": "mohammad",
+    "mohd": "mohammad",
+    "mohammed": "mohammad",
+    "muhammad": "mohammad",
+    "thr": "through",
+    "thru": "through",
+    "anr": "another",
+    "orissa": "odisha",
+    "uttaranchal": "uttarakhand",
 }
 _DROP = frozenset("""the of shri sri smt smt mr mrs ms dr kumari km late messrs m s and etc""".split())
 _TRAILING = frozenset("others another anr ors etc connected matters cases appeals".split())
 
 
 class Token(NamedTuple):
-    word: str      # normalised word
-    cap: bool      # the raw word began with a capital letter or a digit
-    start: int     # offset of the raw word in the (phrase-expanded) text
+    word: str  # normalised word
+    cap: bool  # the raw word began with a capital letter or a digit
+    start: int  # offset of the raw word in the (phrase-expanded) text
     end: int
 
 
@@ -108,11 +145,13 @@ def party_key(name: str) -> tuple[str, ...]:
     while words and words[-1] in _TRAILING:
         words.pop()
     if len(words) > 1 and words[-1] == "state" and words[0] != "state":
-        words = ["state", *words[:-1]]   # "Bihar State" -> "State of Bihar"
+        words = ["state", *words[:-1]]  # "Bihar State" -> "State of Bihar"
     return tuple(words)
 
 
-_ALIAS = re.compile(r"\s(?:@|alias|urf)\s.*$|\(\s*(?:dead|d)\s*\).*$|\bthr(?:ough|\.)?\s+(?:his|her|its|their)?\s*l\.?\s?rs?\b.*$", re.I)
+_ALIAS = re.compile(
+    r"\s(?:@|alias|urf)\s.*$|\(\s*(?:dead|d)\s*\).*$|\bthr(?:ough|\.)?\s+(?:his|her|its|their)?\s*l\.?\s?rs?\b.*$", re.I
+)
 
 
 def party_variants(name: str) -> set[tuple[str, ...]]:
@@ -131,7 +170,10 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
     # A number glued to the next citation's year ("SC 10131991") is cut before that year.
     ("indlaw", _YEAR + r"\s+Indlaw\s+([A-Z]{2,6})\s+(\d{1,5}?)(?=(?:18|19|20)\d{2}\b|\b)"),
     ("air", r"A(?<=\bA)\.?\s?I\.?\s?R\.?\s*\(?" + _YEAR + r"\)?\s*([A-Z][A-Za-z]{1,8})\.?\s*(\d+)"),
-    ("scc", r"[(\[]?" + _YEAR + r"[)\]]?\s*\(?(\d{1,2}|Supp)\)?\s*S\.?\s?C\.?\s?C\.?\s*(?:\((?:Cri|L\s*&\s*S)\)\s*)?(\d+)"),
+    (
+        "scc",
+        r"[(\[]?" + _YEAR + r"[)\]]?\s*\(?(\d{1,2}|Supp)\)?\s*S\.?\s?C\.?\s?C\.?\s*(?:\((?:Cri|L\s*&\s*S)\)\s*)?(\d+)",
+    ),
     ("scr", r"[(\[]?" + _YEAR + r"[)\]]?\s*\(?(\d{1,2}|Supp)?\)?\s*S\.?\s?C\.?\s?R\.?\s*(\d+)"),
     ("crilj", r"[(\[]?" + _YEAR + r"[)\]]?\s*Cr[il]?\.?\s*L\.?\s?J\.?\s*(\d+)"),
     ("jt", r"J(?<=\bJ)\.?\s?T\.?\s*" + _YEAR + r"\s*\((\d+)\)\s*S\.?\s?C\.?\s*(\d+)"),
@@ -140,7 +182,10 @@ _PATTERNS: tuple[tuple[str, str], ...] = (
 # numbered supplements ("1995 Supp (2) SCC 10"), SCALE, SCC OnLine, neutral citations, Manupatra.
 _SUPP = r"(Supp\.?\s*\(?\s*\d{1,2})\s*\)?"
 _MORE_PATTERNS: tuple[tuple[str, str], ...] = (
-    ("scc", r"[(\[]?" + _YEAR + r"[)\]]?\s*\(?" + _SUPP + r"\s*S\.?\s?C\.?\s?C\.?\s*(?:\((?:Cri|L\s*&\s*S)\)\s*)?(\d+)"),
+    (
+        "scc",
+        r"[(\[]?" + _YEAR + r"[)\]]?\s*\(?" + _SUPP + r"\s*S\.?\s?C\.?\s?C\.?\s*(?:\((?:Cri|L\s*&\s*S)\)\s*)?(\d+)",
+    ),
     ("scr", r"[(\[]?" + _YEAR + r"[)\]]?\s*\(?" + _SUPP + r"\s*S\.?\s?C\.?\s?R\.?\s*(\d+)"),
     ("scale", r"[(\[]?" + _YEAR + r"[)\]]?\s*\(?(\d{1,2}|Supp)?\)?\s*S\.?\s?C\.?\s?A\.?\s?L\.?\s?E\.?\s*(\d+)"),
     ("scconline", _YEAR + r"\s*SCC\s*On\s?Line\s*([A-Z][A-Za-z]{1,8})\.?\s*(\d+)"),
@@ -162,12 +207,26 @@ _YEAR_STARTS = re.compile(r"(?=(?:18|19|20)\d{2})")
 _YEAR_LED = frozenset(reporter for reporter, p in _PATTERNS if p.startswith((_YEAR, r"[(\[]?" + _YEAR)))
 _EVERY_FORM = tuple((reporter, re.compile(p, re.I)) for reporter, p in _PATTERNS + _MORE_PATTERNS)
 # Years a reporter's volume may trail the judgment by (AIR/SCC/SCR often print it next year).
-REPORT_LAG = {"indlaw": 0, "air": 1, "scc": 1, "scr": 1, "crilj": 1, "jt": 1, "scale": 1, "scconline": 0, "insc": 0, "manu": 0,
-              "ilr": 1, "mlj": 1, "ac": 1, "aller": 1}
+REPORT_LAG = {
+    "indlaw": 0,
+    "air": 1,
+    "scc": 1,
+    "scr": 1,
+    "crilj": 1,
+    "jt": 1,
+    "scale": 1,
+    "scconline": 0,
+    "insc": 0,
+    "manu": 0,
+    "ilr": 1,
+    "mlj": 1,
+    "ac": 1,
+    "aller": 1,
+}
 
 
 class Citation(NamedTuple):
-    key: str       # e.g. "scc:1994:3:112"
+    key: str  # e.g. "scc:1994:3:112"
     reporter: str
     year: int
     start: int

@@ -82,8 +82,11 @@ class StoredTitles(TitleForms):
         return self._forms(key)
 
     def _read_entries(self, key: tuple[str, str]) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]:
-        rows = self._db.execute("SELECT j.name, t.a, t.r FROM titles t JOIN judgments j ON j.id = t.doc "
-                                "WHERE t.a_last = ? AND t.r_first = ?", key)
+        rows = self._db.execute(
+            "SELECT j.name, t.a, t.r FROM titles t JOIN judgments j ON j.id = t.doc "
+            "WHERE t.a_last = ? AND t.r_first = ?",
+            key,
+        )
         return tuple((name, tuple(a.split()), tuple(r.split())) for name, a, r in rows)
 
     def _id_of(self, name: str) -> int:
@@ -120,8 +123,13 @@ def reporter_table(db: sqlite3.Connection, keys: Sequence[str]) -> dict[str, str
     """citation key -> the judgment id the reporter table files it under, for these keys."""
     if not keys:
         return {}
-    return dict(db.execute(f"SELECT r.key, j.name FROM reporter r JOIN judgments j ON j.id = r.doc "
-                           f"WHERE r.key IN ({','.join('?' * len(keys))})", list(keys)))
+    return dict(
+        db.execute(
+            f"SELECT r.key, j.name FROM reporter r JOIN judgments j ON j.id = r.doc "
+            f"WHERE r.key IN ({','.join('?' * len(keys))})",
+            list(keys),
+        )
+    )
 
 
 # -- one judgment's pass -------------------------------------------------------------
@@ -130,12 +138,20 @@ def reporter_table(db: sqlite3.Connection, keys: Sequence[str]) -> dict[str, str
 def title_findings(name: str, text: str, titles: TitleForms, engine: TreatmentEngine) -> Findings:
     judgment = parse_judgment(name, text)
     found = title_links(judgment, titles)
-    return Findings(link_rows(found.links, judgment, text, engine), {key_hash(key) for key in found.keys},
-                    [(key, cited) for key, docs in found.seen.items() for cited in docs])
+    return Findings(
+        link_rows(found.links, judgment, text, engine),
+        {key_hash(key) for key in found.keys},
+        [(key, cited) for key, docs in found.seen.items() for cited in docs],
+    )
 
 
-def citation_findings(name: str, text: str, titles: TitleForms, table: Callable[[Sequence[str]], Mapping[str, str]],
-                      engine: TreatmentEngine) -> Findings:
+def citation_findings(
+    name: str,
+    text: str,
+    titles: TitleForms,
+    table: Callable[[Sequence[str]], Mapping[str, str]],
+    engine: TreatmentEngine,
+) -> Findings:
     judgment = parse_judgment(name, text)
     found = reporter_citations(judgment)
     keys = sorted({c.key for _, c in found})
@@ -154,8 +170,11 @@ def link_rows(links: Sequence[Link], judgment: Judgment, text: str, engine: Trea
         for seq, link in enumerate(links):
             first.setdefault(link.cited, (link.paragraph, seq, link.evidence))
             treated[link.cited] = more_severe(treated.get(link.cited), treat(engine, link, judgment, starts))
-    return [(cited, *mention, LABELS.index(t.label), t.sentence, t.start, t.end, t.cue)
-            for cited, mention in first.items() for t in (treated[cited],)]
+    return [
+        (cited, *mention, LABELS.index(t.label), t.sentence, t.start, t.end, t.cue)
+        for cited, mention in first.items()
+        for t in (treated[cited],)
+    ]
 
 
 def treat(engine: TreatmentEngine, link: Link, judgment: Judgment, starts: Sequence[int]) -> Treatment:
@@ -174,7 +193,7 @@ def paragraph_starts(text: str, judgment: Judgment) -> list[int]:
         if line.strip():
             starts.append(at + len(line) - len(line.lstrip()))
         at += len(line)
-    return starts[len(judgment.header):]
+    return starts[len(judgment.header) :]
 
 
 # -- a whole pass ----------------------------------------------------------------------
@@ -198,8 +217,16 @@ def workers() -> int:
     return n if n > 1 else 0
 
 
-def findings(how: int, items: Iterable[tuple[int, str, str]], *, db: sqlite3.Connection, titles: StoredTitles,
-             engine: TreatmentEngine, path: Path | None = None, processes: int = 0) -> Iterator[tuple[int, Findings]]:
+def findings(
+    how: int,
+    items: Iterable[tuple[int, str, str]],
+    *,
+    db: sqlite3.Connection,
+    titles: StoredTitles,
+    engine: TreatmentEngine,
+    path: Path | None = None,
+    processes: int = 0,
+) -> Iterator[tuple[int, Findings]]:
     """(row id, Findings) of each (row id, judgment id, text) of `items`, in their order: in this
     process through `db` and `titles`, or with `processes` > 0 (and `path`, the store's file,
     committed as the pass reads it) on that many worker processes."""
@@ -238,7 +265,9 @@ def _ready(pool: "_Workers", worker: int, docs: list[int]) -> Iterator[tuple[int
     yield from zip(docs, pool.receive(worker))
 
 
-def _one(how: int, name: str, text: str, db: sqlite3.Connection, titles: StoredTitles, engine: TreatmentEngine) -> Findings:
+def _one(
+    how: int, name: str, text: str, db: sqlite3.Connection, titles: StoredTitles, engine: TreatmentEngine
+) -> Findings:
     if how == TITLE:
         return title_findings(name, text, titles, engine)
     return citation_findings(name, text, titles, lambda keys: reporter_table(db, keys), engine)
@@ -252,8 +281,16 @@ class _Workers:
 
     def __init__(self, n: int, path: Path, engine: str):
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}  # find aqgr as this process does
-        command = [sys.executable, "-c", f"import sys; from {__name__} import _serve; _serve(*sys.argv[1:])", str(path), engine]
-        self._procs = [subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env) for _ in range(n)]
+        command = [
+            sys.executable,
+            "-c",
+            f"import sys; from {__name__} import _serve; _serve(*sys.argv[1:])",
+            str(path),
+            engine,
+        ]
+        self._procs = [
+            subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env) for _ in range(n)
+        ]
 
     def send(self, worker: int, task: tuple) -> None:
         proc = self._procs[worker]

@@ -63,9 +63,15 @@ def save(path: Path, generation: str, graph: Snapshot, *, mode: int = 0o644) -> 
     handle, temporary = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as out:
-            np.savez(out, format=np.array(FORMAT), generation=np.array(generation), names=blob,
-                     nodes=np.array(len(graph.node_names), dtype=np.int64),
-                     citing=np.asarray(graph.citing, dtype=np.int32), cited=np.asarray(graph.cited, dtype=np.int32))
+            np.savez(
+                out,
+                format=np.array(FORMAT),
+                generation=np.array(generation),
+                names=blob,
+                nodes=np.array(len(graph.node_names), dtype=np.int64),
+                citing=np.asarray(graph.citing, dtype=np.int32),
+                cited=np.asarray(graph.cited, dtype=np.int32),
+            )
         os.chmod(temporary, mode)  # readable by whoever can read the store (mkstemp makes it private)
         os.replace(temporary, path)
         return True
@@ -95,8 +101,14 @@ def load(path: Path, generation: str | None) -> Snapshot | None:
         names = blob[:-1].decode().split("\n")
     except UnicodeDecodeError:
         return None
-    if (not 0 <= n_nodes <= len(names) or len(citing) != len(cited)
-            or (len(citing) and (min(int(citing.min()), int(cited.min())) < 0 or max(int(citing.max()), int(cited.max())) >= n_nodes))):
+    if (
+        not 0 <= n_nodes <= len(names)
+        or len(citing) != len(cited)
+        or (
+            len(citing)
+            and (min(int(citing.min()), int(cited.min())) < 0 or max(int(citing.max()), int(cited.max())) >= n_nodes)
+        )
+    ):
         return None
     joined = blob[: _nth_newline(blob, n_nodes) + 1] if n_nodes else b""
     return Snapshot(names[:n_nodes], names[n_nodes:], citing, cited, joined)

@@ -59,7 +59,15 @@ from aqgr.foundation.errors import IndexMismatchError
 from aqgr.retrieval.citations import snapshot
 from aqgr.retrieval.citations.graph import CitationGraph, Mention
 from aqgr.retrieval.citations.judgments import Judgment, parse_judgment
-from aqgr.retrieval.citations.passes import CITATION, TITLE, Findings, StoredTitles, findings, key_hash as _hash, workers
+from aqgr.retrieval.citations.passes import (
+    CITATION,
+    TITLE,
+    Findings,
+    StoredTitles,
+    findings,
+    key_hash as _hash,
+    workers,
+)
 from aqgr.retrieval.citations.treatment import LABELS, SEVERITY, Treatment, TreatmentEngine, create, more_severe
 from aqgr.retrieval.citations.links import form_key, header_citations, title_keys
 
@@ -145,9 +153,13 @@ class CitationStore:
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise IndexMismatchError(str(self.path), [f"not a citation store ({exc})"]) from exc
-        expected = [("format", FORMAT), ("linker", LINKER)] + ([("treatment", treatments.version)] if treatments is not None else [])
+        expected = [("format", FORMAT), ("linker", LINKER)] + (
+            [("treatment", treatments.version)] if treatments is not None else []
+        )
         wrong = [f"{k} {found.get(k)!r}, expected {v!r}" for k, v in expected if found.get(k) != v]
-        self.treatment: str = found.get("treatment", TREATMENT)  # the version of the engine that read the stored treatments
+        self.treatment: str = found.get(
+            "treatment", TREATMENT
+        )  # the version of the engine that read the stored treatments
         if wrong:
             self._db.close()
             raise IndexMismatchError(str(self.path), [f"citation store {w}" for w in wrong])
@@ -159,7 +171,11 @@ class CitationStore:
             return dict(self._db.execute("SELECT key, value FROM meta"))
         if tables:
             return {}
-        made = {"format": FORMAT, "linker": LINKER, "treatment": self._treatments.version if self._treatments is not None else TREATMENT}
+        made = {
+            "format": FORMAT,
+            "linker": LINKER,
+            "treatment": self._treatments.version if self._treatments is not None else TREATMENT,
+        }
         with self._write():
             _run(self._db, SCHEMA)
             self._db.executemany("INSERT INTO meta VALUES (?, ?)", list(made.items()))
@@ -262,7 +278,9 @@ class CitationStore:
 
     def _graph(self, found: snapshot.Snapshot) -> CitationGraph:
         mentions = _StoredMentions(self.path)
-        return CitationGraph.from_arrays(found.node_names, found.citing, found.cited, mentions, treated=mentions.treated, joined=found.joined)
+        return CitationGraph.from_arrays(
+            found.node_names, found.citing, found.cited, mentions, treated=mentions.treated, joined=found.joined
+        )
 
     # -- updating ------------------------------------------------------------
     @property
@@ -272,7 +290,9 @@ class CitationStore:
         row = self._db.execute("SELECT value FROM meta WHERE key = 'pending'").fetchone()
         return row[0] if row else None
 
-    def add(self, texts: Iterable[tuple[str, str]], *, text_of: Callable[[str], str], progress: Progress | None = None) -> None:
+    def add(
+        self, texts: Iterable[tuple[str, str]], *, text_of: Callable[[str], str], progress: Progress | None = None
+    ) -> None:
         """Add (or replace) the judgments of `texts` ((id, source text) pairs, read one at a
         time) and relink what they change: their own citations, and those of stored
         judgments that may cite them (or whose title matches they make ambiguous).
@@ -328,9 +348,14 @@ class CitationStore:
         leaving the work tables and meta 'pending' as the next update needs them to complete it.
         An earlier update cut short (only a large one can be) is completed first."""
         with self._write():
-            if self._treatments is None:  # opened to be read: an update reads treatments with the engine that made the store
+            if (
+                self._treatments is None
+            ):  # opened to be read: an update reads treatments with the engine that made the store
                 if self.treatment != TREATMENT:
-                    raise IndexMismatchError(str(self.path), [f"citation store treatment {self.treatment!r}: open it with that engine to update it"])
+                    raise IndexMismatchError(
+                        str(self.path),
+                        [f"citation store treatment {self.treatment!r}: open it with that engine to update it"],
+                    )
                 self._treatments = create(TREATMENT)
             _run(self._db, WORK)
             pending = self.pending
@@ -365,7 +390,9 @@ class CitationStore:
             self._unfile(doc)
             db.execute("UPDATE judgments SET date = ? WHERE id = ?", (date, doc))
         forms = title_keys(j)
-        db.executemany("INSERT INTO titles VALUES (?, ?, ?, ?, ?)", [(*key, doc, " ".join(a), " ".join(r)) for key, a, r in forms])
+        db.executemany(
+            "INSERT INTO titles VALUES (?, ?, ?, ?, ?)", [(*key, doc, " ".join(a), " ".join(r)) for key, a, r in forms]
+        )
         db.executemany("INSERT OR IGNORE INTO work_forms VALUES (?)", [(_hash(form_key(a, r)),) for _, a, r in forms])
         headers = header_citations(j)
         db.executemany("INSERT INTO headers VALUES (?, ?)", [(key, doc) for key in headers])
@@ -376,8 +403,13 @@ class CitationStore:
         """Drop a judgment's facts and findings (not its row, nor links to it), noting the
         title-index keys and citation keys whose judgments change."""
         db = self._db
-        db.executemany("INSERT OR IGNORE INTO work_forms VALUES (?)", [
-            (_hash(form_key(a.split(), r.split())),) for a, r in db.execute("SELECT a, r FROM titles WHERE doc = ?", (doc,)).fetchall()])
+        db.executemany(
+            "INSERT OR IGNORE INTO work_forms VALUES (?)",
+            [
+                (_hash(form_key(a.split(), r.split())),)
+                for a, r in db.execute("SELECT a, r FROM titles WHERE doc = ?", (doc,)).fetchall()
+            ],
+        )
         db.execute("INSERT OR IGNORE INTO work_keys SELECT key FROM headers WHERE doc = ?", (doc,))
         db.execute("INSERT OR IGNORE INTO work_keys SELECT key FROM observed WHERE citing = ?", (doc,))
         db.execute("DELETE FROM titles WHERE doc = ?", (doc,))
@@ -395,13 +427,17 @@ class CitationStore:
         if resume is None:
             # (2) the title pass, over the new judgments and those with a marker a changed title form fits
             db.execute("INSERT OR IGNORE INTO work_todo SELECT doc FROM work_fresh")
-            db.execute("INSERT OR IGNORE INTO work_todo SELECT m.doc FROM work_forms f CROSS JOIN markers m ON m.hash = f.hash")
+            db.execute(
+                "INSERT OR IGNORE INTO work_todo SELECT m.doc FROM work_forms f CROSS JOIN markers m ON m.hash = f.hash"
+            )
             self._set_pending(TITLES)
         if resume != CITATIONS:
             self._pass(TITLE, "titles", text_of, progress, titles)
             # (3) the reporter table's entries whose observations or header citations changed:
             # a key names one judgment, or none when it names several
-            _run(db, """
+            _run(
+                db,
+                """
                 DELETE FROM work_table;
                 INSERT INTO work_table SELECT key, CASE WHEN COUNT(DISTINCT doc) = 1 THEN MIN(doc) END FROM (
                     SELECT o.key, o.cited AS doc FROM work_keys k CROSS JOIN observed o ON o.key = k.key
@@ -411,15 +447,20 @@ class CitationStore:
                 DELETE FROM reporter WHERE key IN (SELECT key FROM work_keys);
                 INSERT INTO reporter SELECT key, doc FROM work_table WHERE doc IS NOT NULL;
                 INSERT OR IGNORE INTO work_entries SELECT key_hash(key) FROM reporter WHERE doc IN (SELECT doc FROM work_fresh);
-            """)
+            """,
+            )
             # (4) the reporter pass, over the new judgments and those whose body holds a changed entry's key
             db.execute("DELETE FROM work_todo")
             db.execute("INSERT OR IGNORE INTO work_todo SELECT doc FROM work_fresh")
-            db.execute("INSERT OR IGNORE INTO work_todo SELECT o.doc FROM work_entries e CROSS JOIN occurs o ON o.hash = e.hash")
+            db.execute(
+                "INSERT OR IGNORE INTO work_todo SELECT o.doc FROM work_entries e CROSS JOIN occurs o ON o.hash = e.hash"
+            )
             self._set_pending(CITATIONS)
         self._pass(CITATION, "citations", text_of, progress, titles)
 
-    def _pass(self, how: int, stage: str, text_of: Callable[[str], str], progress: Progress | None, titles: StoredTitles) -> None:
+    def _pass(
+        self, how: int, stage: str, text_of: Callable[[str], str], progress: Progress | None, titles: StoredTitles
+    ) -> None:
         """One pass over the judgments of `work_todo` still stored, in row order. A large one
         (LARGE judgments or more) is committed first, so that worker processes (passes.workers())
         read what the update has filed, then every PAGE judgments, each page leaving `work_todo`."""
@@ -431,7 +472,9 @@ class CitationStore:
             self._checkpoint()
         todo = ((doc, name, text_of(name)) for doc, name in self._todo())
         done = 0
-        for doc, found in findings(how, todo, db=db, titles=titles, engine=self._treatments, path=self.path, processes=processes):
+        for doc, found in findings(
+            how, todo, db=db, titles=titles, engine=self._treatments, path=self.path, processes=processes
+        ):
             self._keep(doc, how, found, titles)
             done += 1
             if progress is not None:
@@ -443,8 +486,11 @@ class CitationStore:
     def _todo(self) -> Iterator[tuple[int, str]]:
         """(row id, judgment id) of each judgment in `work_todo` still stored, in row order, read a page at a time."""
         last = -1
-        while page := self._db.execute("SELECT t.doc, j.name FROM work_todo t CROSS JOIN judgments j ON j.id = t.doc WHERE t.doc > ? "
-                                       "ORDER BY t.doc LIMIT ?", (last, PAGE)).fetchall():
+        while page := self._db.execute(
+            "SELECT t.doc, j.name FROM work_todo t CROSS JOIN judgments j ON j.id = t.doc WHERE t.doc > ? "
+            "ORDER BY t.doc LIMIT ?",
+            (last, PAGE),
+        ).fetchall():
             yield from page
             last = page[-1][0]
 
@@ -455,11 +501,15 @@ class CitationStore:
         if how == TITLE:
             db.execute("INSERT OR IGNORE INTO work_keys SELECT key FROM observed WHERE citing = ?", (doc,))
             db.execute("DELETE FROM observed WHERE citing = ?", (doc,))
-            db.executemany("INSERT INTO observed VALUES (?, ?, ?)", [(doc, key, titles.id_of(cited)) for key, cited in found.seen])
+            db.executemany(
+                "INSERT INTO observed VALUES (?, ?, ?)", [(doc, key, titles.id_of(cited)) for key, cited in found.seen]
+            )
             db.executemany("INSERT OR IGNORE INTO work_keys VALUES (?)", [(key,) for key, _ in found.seen])
         db.execute("DELETE FROM links WHERE citing = ? AND how = ?", (doc, how))
-        db.executemany("INSERT INTO links VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       [(doc, titles.id_of(cited), how, *rest) for cited, *rest in found.links])
+        db.executemany(
+            "INSERT INTO links VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(doc, titles.id_of(cited), how, *rest) for cited, *rest in found.links],
+        )
         self._set_hashes(doc, "markers" if how == TITLE else "occurs", found.hashes)
 
     def _set_hashes(self, doc: int, table: str, hashes: set[int]) -> None:
@@ -478,10 +528,14 @@ class _StoredMentions(Mapping[tuple[str, str], Mention]):
     """(citing, cited) -> the first mention, read from the store file when asked (its own
     connection, opened on first use, only read through; safe to share between threads)."""
 
-    _ROWS = ("SELECT l.how, l.evidence, l.treatment, l.sentence, l.t_start, l.t_end, l.cue FROM links l JOIN judgments c ON c.id = l.citing "
-             "JOIN judgments d ON d.id = l.cited WHERE c.name = ? AND d.name = ? ORDER BY l.paragraph, l.how, l.seq")
-    _TREATED = ("SELECT c.name, l.treatment, l.sentence, l.t_start, l.t_end, l.cue FROM links l JOIN judgments d ON d.id = l.cited "
-                "JOIN judgments c ON c.id = l.citing WHERE d.name = ? AND l.treatment IN ({})")
+    _ROWS = (
+        "SELECT l.how, l.evidence, l.treatment, l.sentence, l.t_start, l.t_end, l.cue FROM links l JOIN judgments c ON c.id = l.citing "
+        "JOIN judgments d ON d.id = l.cited WHERE c.name = ? AND d.name = ? ORDER BY l.paragraph, l.how, l.seq"
+    )
+    _TREATED = (
+        "SELECT c.name, l.treatment, l.sentence, l.t_start, l.t_end, l.cue FROM links l JOIN judgments d ON d.id = l.cited "
+        "JOIN judgments c ON c.id = l.citing WHERE d.name = ? AND l.treatment IN ({})"
+    )
 
     def __init__(self, path: Path):
         self._path = path
@@ -517,8 +571,12 @@ class _StoredMentions(Mapping[tuple[str, str], Mention]):
         return sorted(best.items(), key=lambda item: (SEVERITY[item[1].label], item[0]))
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
-        return iter(self._query("SELECT DISTINCT c.name, d.name FROM links l JOIN judgments c ON c.id = l.citing "
-                                "JOIN judgments d ON d.id = l.cited"))
+        return iter(
+            self._query(
+                "SELECT DISTINCT c.name, d.name FROM links l JOIN judgments c ON c.id = l.citing "
+                "JOIN judgments d ON d.id = l.cited"
+            )
+        )
 
     def __len__(self) -> int:
         return self._query("SELECT COUNT(*) FROM (SELECT DISTINCT citing, cited FROM links)")[0][0]

@@ -45,22 +45,23 @@ REFERRED = "referred"
 SENTENCE_LIMIT = 1000  # characters of a sentence kept on each side of the mention
 
 treatment_engines: Registry["TreatmentEngine"] = Registry(
-    "treatment engine", ("aqgr.retrieval.citations.treatment", "aqgr.retrieval.citations.treatment_llm"))
+    "treatment engine", ("aqgr.retrieval.citations.treatment", "aqgr.retrieval.citations.treatment_llm")
+)
 
 
 @dataclass(frozen=True)
 class Treatment:
     """What a citing judgment does with a cited one at one mention."""
 
-    label: str        # one of LABELS
-    sentence: str     # the citing sentence, quoted (whitespace as in the text)
-    start: int        # its offsets in the text the engine was given
+    label: str  # one of LABELS
+    sentence: str  # the citing sentence, quoted (whitespace as in the text)
+    start: int  # its offsets in the text the engine was given
     end: int
-    cue: str = ""     # the words that decided the label ("" for referred)
+    cue: str = ""  # the words that decided the label ("" for referred)
 
 
 class TreatmentEngine(Protocol):
-    name: str     # the registered name ("phrases.v1", "llm.v1")
+    name: str  # the registered name ("phrases.v1", "llm.v1")
     version: str  # what made the treatments, recorded by the citation store: another one rebuilds it
 
     def classify(self, text: str, start: int, end: int, cited: str = "") -> Treatment:
@@ -81,9 +82,11 @@ def more_severe(a: Treatment | None, b: Treatment | None) -> Treatment | None:
 # ---------------------------------------------------------------- sentences
 
 # Words after which a full stop does not end a sentence (abbreviations of legal writing).
-_ABBREVIATIONS = frozenset("""v vs no nos ltd co corpn ors anr j jj cj s ss sec secs art arts para paras dr mr mrs ms
+_ABBREVIATIONS = frozenset(
+    """v vs no nos ltd co corpn ors anr j jj cj s ss sec secs art arts para paras dr mr mrs ms
 smt sri shri cl r rr ie eg viz vol p pp supp cr crl cri sc scc air scr pvt bros govt dist distt hon ble honble st mt
-ch vide etc al illus expl sub cf ld lr lj mad bom cal all ker pat raj guj ori del kar admn deptt u n m""".split())
+ch vide etc al illus expl sub cf ld lr lj mad bom cal all ker pat raj guj ori del kar admn deptt u n m""".split()
+)
 _END = re.compile(r"[.?!;](?=[\"'\u201d\u2019)\]]*\s+[\"'\u201c\u2018(\[]*[A-Z0-9])")
 
 
@@ -94,7 +97,7 @@ def sentence_span(text: str, start: int, end: int, limit: int = SENTENCE_LIMIT) 
     def ends_here(m: re.Match) -> bool:
         if text[m.start()] != ".":
             return True
-        word = re.search(r"([A-Za-z./]+)$", text[max(0, m.start() - 16):m.start()])
+        word = re.search(r"([A-Za-z./]+)$", text[max(0, m.start() - 16) : m.start()])
         word = word.group(1).lower() if word else ""
         return not (word.strip(".") in _ABBREVIATIONS or len(word.strip(".")) == 1 or "." in word.strip("."))
 
@@ -114,7 +117,9 @@ def sentence_span(text: str, start: int, end: int, limit: int = SENTENCE_LIMIT) 
 
 # ---------------------------------------------------------------- garbled or other language
 
-_COMMON = frozenset("the of in and to a is was that by this be it with as on for not has have which are were court".split())
+_COMMON = frozenset(
+    "the of in and to a is was that by this be it with as on for not has have which are were court".split()
+)
 
 
 def readable(sentence: str) -> bool:
@@ -155,11 +160,23 @@ def case_units(sentence: str) -> list[_Unit]:
     last_mark_end = None
     for a, b in anchors:
         is_mark = (a, b) in marks
-        if units and not is_mark and last_mark_end is not None and a - units[-1][1] < UNIT_GAP \
-                and not _MARKER.search(sentence, units[-1][1], a) and not _breaks(sentence[units[-1][1]:a]):
+        if (
+            units
+            and not is_mark
+            and last_mark_end is not None
+            and a - units[-1][1] < UNIT_GAP
+            and not _MARKER.search(sentence, units[-1][1], a)
+            and not _breaks(sentence[units[-1][1] : a])
+        ):
             units[-1][1] = max(units[-1][1], b)
             continue
-        if units and not is_mark and last_mark_end is None and a - units[-1][1] < 12 and not _breaks(sentence[units[-1][1]:a]):
+        if (
+            units
+            and not is_mark
+            and last_mark_end is None
+            and a - units[-1][1] < 12
+            and not _breaks(sentence[units[-1][1] : a])
+        ):
             units[-1][1] = max(units[-1][1], b)  # "(1985) 1 SCC 56 = 1985 (2) SCR 1": one case
             continue
         units.append([a, b])
@@ -180,13 +197,17 @@ _NAME_GLUE = frozenset("of and the others another anr ors etc supra vs through t
 # ---------------------------------------------------------------- the phrases
 
 _BE = r"(?:is|was|were|are|be|been|being|stands?|stood|got),?"
-_ADV = r"(?:,?\s*(?:clearly|quite|easily|rightly|also|thus|therefore|accordingly|expressly|impliedly|specifically|" \
-       r"consistently|subsequently|later|since|already|of course|in effect|squarely|now|again|further|indirectly|" \
-       r"completely|entirely|directly|not only|so|duly|plainly|obviously|referred to and|considered and|noticed and|" \
-       r"explained and|examined and|discussed and),?\s+)*"
-_REF = r"(?:(?:the|a|an|this|that|its|their|said|aforesaid|above|earlier|previous|prior|former|latter|decision|" \
-       r"decisions|judgment|judgments|case|cases|view|views|ratio|dictum|observations?|principles?|law|rule|tests?|" \
-       r"order|orders|opinion|of|in|by|court|bench|rendered|taken|expressed|laid|down|reported|delivered)\s+)*"
+_ADV = (
+    r"(?:,?\s*(?:clearly|quite|easily|rightly|also|thus|therefore|accordingly|expressly|impliedly|specifically|"
+    r"consistently|subsequently|later|since|already|of course|in effect|squarely|now|again|further|indirectly|"
+    r"completely|entirely|directly|not only|so|duly|plainly|obviously|referred to and|considered and|noticed and|"
+    r"explained and|examined and|discussed and),?\s+)*"
+)
+_REF = (
+    r"(?:(?:the|a|an|this|that|its|their|said|aforesaid|above|earlier|previous|prior|former|latter|decision|"
+    r"decisions|judgment|judgments|case|cases|view|views|ratio|dictum|observations?|principles?|law|rule|tests?|"
+    r"order|orders|opinion|of|in|by|court|bench|rendered|taken|expressed|laid|down|reported|delivered)\s+)*"
+)
 
 
 class _Cue(NamedTuple):
@@ -201,56 +222,119 @@ def _cue(label: str, points: str, pattern: str) -> _Cue:
 
 CUES: tuple[_Cue, ...] = (
     # overruled (incl. "not good law", "per incuriam")
-    _cue("overruled", "before", rf"\b(?:{_BE}|has|have|had|must|should|would|to)\s+{_ADV}(?:be\s+|been\s+)?{_ADV}"
-                                rf"(?:(?:held|treated|regarded|taken|declared|considered|deemed|decided|rendered)\s+(?:to\s+(?:be|have\s+been)\s+|as\s+(?:having\s+been\s+)?)?)?"
-                                rf"(?:over-?ruled|per\s+incuriam|no\s+longer\s+good\s+law|not\s+(?:a\s+)?good\s+law|bad\s+law)\b"),
+    _cue(
+        "overruled",
+        "before",
+        rf"\b(?:{_BE}|has|have|had|must|should|would|to)\s+{_ADV}(?:be\s+|been\s+)?{_ADV}"
+        rf"(?:(?:held|treated|regarded|taken|declared|considered|deemed|decided|rendered)\s+(?:to\s+(?:be|have\s+been)\s+|as\s+(?:having\s+been\s+)?)?)?"
+        rf"(?:over-?ruled|per\s+incuriam|no\s+longer\s+good\s+law|not\s+(?:a\s+)?good\s+law|bad\s+law)\b",
+    ),
     _cue("overruled", "before", rf"\bstands?\s+{_ADV}over-?ruled\b"),
     _cue("overruled", "before", r"\brendered\s+per\s+incuriam\b|\bdecisions?\s+per\s+incuriam\b"),
-    _cue("overruled", "before", r"\b(?:does|do|did)\s+not\s+lay\s+down\s+(?:the\s+)?(?:correct|good|right)\s+(?:law|position)\b"),
-    _cue("overruled", "before", r"\b(?:(?:must|should|would|is|was|were|are|has|have|had)\s+(?:be\s+|been\s+)?(?:(?:held|treated|regarded|declared|considered|taken)\s+)?(?:to\s+(?:be|have\s+been)\s+|as\s+)?)?"
-                                r"not\s+(?:been\s+)?correctly\s+decided\b|\bno\s+longer\s+holds?\s+the\s+field\b"),
-    _cue("overruled", "after", rf"(?<!prospective )(?<!prospectively )\b(?:over-?rul(?:ed|ing|es?))\b(?!\s+(?:the|a|that|this)\s+(?:plea|objection|contention|submission|argument)s?)"),
-    _cue("overruled", "after", r"\b(?:held|declared|holding|declaring)\s+(?:that\s+)?(?:the\s+)?(?=.{0,160}?per\s+incuriam)"),
+    _cue(
+        "overruled",
+        "before",
+        r"\b(?:does|do|did)\s+not\s+lay\s+down\s+(?:the\s+)?(?:correct|good|right)\s+(?:law|position)\b",
+    ),
+    _cue(
+        "overruled",
+        "before",
+        r"\b(?:(?:must|should|would|is|was|were|are|has|have|had)\s+(?:be\s+|been\s+)?(?:(?:held|treated|regarded|declared|considered|taken)\s+)?(?:to\s+(?:be|have\s+been)\s+|as\s+)?)?"
+        r"not\s+(?:been\s+)?correctly\s+decided\b|\bno\s+longer\s+holds?\s+the\s+field\b",
+    ),
+    _cue(
+        "overruled",
+        "after",
+        rf"(?<!prospective )(?<!prospectively )\b(?:over-?rul(?:ed|ing|es?))\b(?!\s+(?:the|a|that|this)\s+(?:plea|objection|contention|submission|argument)s?)",
+    ),
+    _cue(
+        "overruled",
+        "after",
+        r"\b(?:held|declared|holding|declaring)\s+(?:that\s+)?(?:the\s+)?(?=.{0,160}?per\s+incuriam)",
+    ),
     # doubted / not followed / reconsideration
     _cue("doubted", "before", rf"\b{_BE}\s+{_ADV}(?:doubted|disapproved|not\s+approved|not\s+followed|questioned)\b"),
-    _cue("doubted", "before", r"\b(?:requires?|required|needs?|may\s+require|would\s+require|calls?\s+for|merits?)\s+(?:a\s+)?"
-                              r"(?:re-?consideration|to\s+be\s+re-?considered|re-?examination|a\s+second\s+look)\b"),
-    _cue("doubted", "before", rf"\b{_BE}\s+{_ADV}(?:irreconcilable|inconsistent|in\s+conflict)\s+with\b|\b(?:does|do)\s+not\s+appear\s+to\s+be\s+consistent\s+with\b"),
+    _cue(
+        "doubted",
+        "before",
+        r"\b(?:requires?|required|needs?|may\s+require|would\s+require|calls?\s+for|merits?)\s+(?:a\s+)?"
+        r"(?:re-?consideration|to\s+be\s+re-?considered|re-?examination|a\s+second\s+look)\b",
+    ),
+    _cue(
+        "doubted",
+        "before",
+        rf"\b{_BE}\s+{_ADV}(?:irreconcilable|inconsistent|in\s+conflict)\s+with\b|\b(?:does|do)\s+not\s+appear\s+to\s+be\s+consistent\s+with\b",
+    ),
     _cue("doubted", "before", r"\bcorrectness\s+of\s+which\s+was\s+(?:taken\s+up|doubted|questioned)\b"),
-    _cue("doubted", "after", r"\b(?:doubt(?:ed|ing)|disapprov(?:ed|ing))\s+(?:of\s+)?(?:the\s+correctness\s+of\s+)?(?=\S)"),
+    _cue(
+        "doubted",
+        "after",
+        r"\b(?:doubt(?:ed|ing)|disapprov(?:ed|ing))\s+(?:of\s+)?(?:the\s+correctness\s+of\s+)?(?=\S)",
+    ),
     _cue("doubted", "after", r"\bdoubts?\s+(?:about|as\s+to|regarding|on|over)\s+the\s+correctness\s+of\b"),
     _cue("doubted", "after", r"\bdissent(?:ed|ing|s)?\s+from\b"),
-    _cue("doubted", "after", r"\b(?:unable|difficult|not\s+able|cannot|can\s+not|do\s+not|did\s+not|are\s+not\s+able)\s+to\s+agree\s+with\b"),
+    _cue(
+        "doubted",
+        "after",
+        r"\b(?:unable|difficult|not\s+able|cannot|can\s+not|do\s+not|did\s+not|are\s+not\s+able)\s+to\s+agree\s+with\b",
+    ),
     _cue("doubted", "after", r"\b(?:decline[sd]?|refuse[sd]?)\s+to\s+follow\b|\bnot\s+(?:approve|approving)\b"),
     _cue("doubted", "after", r"\b(?:for|require|requires|requiring)\s+(?:the\s+)?re-?consideration\s+of\b"),
     # distinguished
-    _cue("distinguished", "before", rf"\b{_BE}\s+{_ADV}(?:distinguish(?:ed|able)|of\s+no\s+(?:assistance|avail|help))\b"),
-    _cue("distinguished", "before", r"\b(?:has|have|had)\s+no\s+(?:application|bearing)\b|\b(?:does|do|did)\s+not\s+(?:help|assist)\b"),
+    _cue(
+        "distinguished", "before", rf"\b{_BE}\s+{_ADV}(?:distinguish(?:ed|able)|of\s+no\s+(?:assistance|avail|help))\b"
+    ),
+    _cue(
+        "distinguished",
+        "before",
+        r"\b(?:has|have|had)\s+no\s+(?:application|bearing)\b|\b(?:does|do|did)\s+not\s+(?:help|assist)\b",
+    ),
     _cue("distinguished", "after", r"\bdistinguish(?:ed|ing|es)\b(?!\s+features?)"),
     # approved
     _cue("approved", "before", rf"\b{_BE}\s+{_ADV}(?:approved|affirmed|reaffirmed|endorsed)\b(?!\s+scheme)"),
-    _cue("approved", "before", rf"\b{_BE}\s+{_ADV}(?:quoted|cited|referred\s+to|noted|noticed|extracted|reproduced|accepted)\s+with\s+approval\b"),
+    _cue(
+        "approved",
+        "before",
+        rf"\b{_BE}\s+{_ADV}(?:quoted|cited|referred\s+to|noted|noticed|extracted|reproduced|accepted)\s+with\s+approval\b",
+    ),
     _cue("approved", "after", r"\b(?:approv(?:ed|ing)|re-?affirm(?:ed|ing))\s+(?:of\s+)?(?=\S)(?!(?:by|in|scheme)\b)"),
     _cue("approved", "after", r"\bwith\s+approval,?\s+(?:the\s+following\s+\w+\s+from\b)?"),
     # followed / applied / relied on
-    _cue("followed", "before", rf"\b{_BE}\s+{_ADV}(?:followed|applied|relied\s+(?:up)?on)\b(?!\s+by\s+(?:the\s+)?(?:learned|counsel|appellant|respondent))"),
-    _cue("followed", "after", r"(?<!the )(?<!as )\b(?:follow(?:ed|ing)|relying\s+(?:up)?on|relied\s+(?:up)?on|applying|applied)\b(?!\s*:)(?!\s+(?:by|in)\b)"),
-    _cue("followed", "after", r"\b(?:squarely|fully|clearly)\s+(?:covered|governed)\s+by\b|\b(?:concluded|settled)\s+by\b|\bagree\s+with\b"),
+    _cue(
+        "followed",
+        "before",
+        rf"\b{_BE}\s+{_ADV}(?:followed|applied|relied\s+(?:up)?on)\b(?!\s+by\s+(?:the\s+)?(?:learned|counsel|appellant|respondent))",
+    ),
+    _cue(
+        "followed",
+        "after",
+        r"(?<!the )(?<!as )\b(?:follow(?:ed|ing)|relying\s+(?:up)?on|relied\s+(?:up)?on|applying|applied)\b(?!\s*:)(?!\s+(?:by|in)\b)",
+    ),
+    _cue(
+        "followed",
+        "after",
+        r"\b(?:squarely|fully|clearly)\s+(?:covered|governed)\s+by\b|\b(?:concluded|settled)\s+by\b|\bagree\s+with\b",
+    ),
 )
 
 # Words that may stand between a phrase and the case it points at (besides names,
 # citations and bracketed text): words of reference, never a new subject or verb.
-_ALLOWED = frozenset("""the a an of in by this that which who whose its it their said aforesaid above earlier previous
+_ALLOWED = frozenset(
+    """the a an of in by this that which who whose its it their said aforesaid above earlier previous
 prior former latter decision decisions judgment judgments case cases view views ratio dictum observation observations
 principle principles law rule test tests order orders opinion passed rendered delivered taken expressed laid down
 reported cited court courts bench benches division full constitution larger smaller learned judge judges two three
 five seven nine single high supreme apex has have had been is was were be being are also thus therefore
 accordingly rightly clearly expressly impliedly subsequently later since already course indeed effect and other
 another others ors anr etc supra re ex parte v vs versus smt shri sri mr ms mrs dr mis m s and its own well known
-celebrated landmark recent very same similar taking mentioned my brother brothers""".split())
-_NEGATORS = re.compile(r"\b(?:not|never|no|neither|nor|cannot|hardly|whether|if|till|until|unless|lest|nothing|"
-                       r"without|unable|question|argument|contention|submission|plea|misapplied|incorrectly|wrongly|"
-                       r"erroneously|n't)\b", re.I)
+celebrated landmark recent very same similar taking mentioned my brother brothers""".split()
+)
+_NEGATORS = re.compile(
+    r"\b(?:not|never|no|neither|nor|cannot|hardly|whether|if|till|until|unless|lest|nothing|"
+    r"without|unable|question|argument|contention|submission|plea|misapplied|incorrectly|wrongly|"
+    r"erroneously|n't)\b",
+    re.I,
+)
 _NOT_NEGATING = re.compile(r"\bnot\s+only\b|\bno\s+doubt\b|\bno\s+hesitation\b", re.I)
 _CONTENTION = re.compile(
     r"\b(?:counsel|Mr\.|Mrs\.|Ms\.|Shri|Sri|Dr\.|he|she|they|appellants?|respondents?|petitioners?|assessees?)\s+"
@@ -263,7 +347,9 @@ _CONTENTION = re.compile(
     r"|\bit\s+(?:was|is|has\s+been)\s+(?:also\s+|further\s+)?(?:contended|submitted|urged|argued|canvassed)\b"
     r"|\b(?:reliance|heavy\s+reliance)\s+(?:was|is|has\s+been)\s+(?:also\s+)?placed\b"
     r"|\baccording\s+to\s+(?:the\s+)?(?:learned\s+)?(?:counsel|appellants?|respondents?|petitioners?|assessees?|state)\b"
-    r"|\b(?:contended|submitted|urged|argued)\s+that\b", re.I)
+    r"|\b(?:contended|submitted|urged|argued)\s+that\b",
+    re.I,
+)
 _LIST_WORDS = frozenset("and of the dated no nos others ors anr another etc as well v vs versus smt".split())
 GAP_LIMIT = 220  # characters between a phrase and its case, brackets left out
 
@@ -290,12 +376,18 @@ def _gap_ok(gap: str) -> bool:
     return True
 
 
-_ANAPHORA = re.compile(r"^\s*(?:(?:the\s+)?(?:aforesaid|said|above|same)(?:\s+(?:decision|judgment|view|case|ratio)s?)?|it|them|"
-                       r"that\s+(?:decision|view|judgment|case))\b", re.I)
+_ANAPHORA = re.compile(
+    r"^\s*(?:(?:the\s+)?(?:aforesaid|said|above|same)(?:\s+(?:decision|judgment|view|case|ratio)s?)?|it|them|"
+    r"that\s+(?:decision|view|judgment|case))\b",
+    re.I,
+)
 _ACTIVE_OBJECT_STOP = re.compile(r"^\s*(?:,\s*)?(?:and|but|or|by|in|is|was|are|were)\b", re.I)
 _PASSIVE_BEFORE = re.compile(rf"\b(?:{_BE}|not),?\s+{_ADV}$", re.I)
-_REJECTS = re.compile(r"\b(?:cannot\s+be\s+accepted|is\s+not\s+correct|not\s+tenable|untenable|misconceived|without\s+(?:any\s+)?(?:merit|substance)|"
-                      r"no\s+merit|not\s+impressed|misapplied|preposterous|rejected)\b", re.I)
+_REJECTS = re.compile(
+    r"\b(?:cannot\s+be\s+accepted|is\s+not\s+correct|not\s+tenable|untenable|misconceived|without\s+(?:any\s+)?(?:merit|substance)|"
+    r"no\s+merit|not\s+impressed|misapplied|preposterous|rejected)\b",
+    re.I,
+)
 
 
 def _negated(window: str) -> bool:
@@ -349,7 +441,7 @@ class PhraseTreatments:
             if not before:
                 return None
             i = before[-1]
-            gap = re.sub(r"\b(?:has|have|had)\s+(?:not\s+only\s+)?$", "", sentence[units[i].end:m.start()])
+            gap = re.sub(r"\b(?:has|have|had)\s+(?:not\s+only\s+)?$", "", sentence[units[i].end : m.start()])
             if re.search(r"'s\b", _plain_gap(gap)):
                 return None  # "X ... also Bolam's test has been approved": another subject
             if re.search(r"\b(?:and|but)\W*$", _plain_gap(gap)):
@@ -358,17 +450,25 @@ class PhraseTreatments:
                 return None  # "In X, the Y was approved": X is where it happened
             return i if _gap_ok(gap) else None
 
-        if m.group().split()[0].lower().endswith("ed") and _PASSIVE_BEFORE.search(sentence[max(0, m.start() - 80):m.start()]):
+        if m.group().split()[0].lower().endswith("ed") and _PASSIVE_BEFORE.search(
+            sentence[max(0, m.start() - 80) : m.start()]
+        ):
             return None  # "X was overruled": passive, it points back, not on
         after = [i for i, u in enumerate(units) if u.start >= m.end()]
         if not after:
             return None
         i = after[0]
-        gap = sentence[m.end():units[i].start]
+        gap = sentence[m.end() : units[i].start]
         if _ANAPHORA.match(gap):  # "considered X and distinguished it": the case named just before
             before = [k for k, u in enumerate(units) if u.end <= m.start()]
-            if before and re.fullmatch(r"\W*(?:\([^()]*\)\W*)*(?:and|,)\s*(?:has\s+|had\s+|then\s+|also\s+)*", sentence[units[before[-1]].end:m.start()]) \
-                    and re.match(r"^\s*(?:it|them|the\s+same)\b", gap):
+            if (
+                before
+                and re.fullmatch(
+                    r"\W*(?:\([^()]*\)\W*)*(?:and|,)\s*(?:has\s+|had\s+|then\s+|also\s+)*",
+                    sentence[units[before[-1]].end : m.start()],
+                )
+                and re.match(r"^\s*(?:it|them|the\s+same)\b", gap)
+            ):
                 return before[-1]
             return None
         if _ACTIVE_OBJECT_STOP.match(gap):
@@ -383,11 +483,11 @@ class PhraseTreatments:
         "A and other cases ... do not lay down good law"): i and those before it joined by
         names, citations, commas and a final "and"."""
         found = {i}
-        tail = sentence[units[i].end:m.start()]
+        tail = sentence[units[i].end : m.start()]
         joined = re.match(r"^\W*(?:\([^()]*\)\W*)*and\s+other\b", tail) is not None
         j = i
         while j > 0:
-            glue = _plain_gap(sentence[units[j - 1].end:units[j].start])
+            glue = _plain_gap(sentence[units[j - 1].end : units[j].start])
             if not joined and not re.search(r"\band\b|&|\bas\s+well\s+as\b", glue):
                 break
             joined = True
@@ -407,13 +507,15 @@ class PhraseTreatments:
         if cue.label == "overruled":
             # overruling, the costliest flag: a negation anywhere before it in the sentence, or a
             # rejection anywhere in it, suspends it
-            prefix = re.sub(r"\b(?:which|who)\b[^,;]*,", " ", sentence[:m.start()])  # "..., which is not certified, ..."
+            prefix = re.sub(
+                r"\b(?:which|who)\b[^,;]*,", " ", sentence[: m.start()]
+            )  # "..., which is not certified, ..."
             if _negated(prefix) or _REJECTS.search(sentence):
                 return True
         if points == "before":
-            window = sentence[max(0, unit.start - 90):m.start()]
+            window = sentence[max(0, unit.start - 90) : m.start()]
         else:
-            window = sentence[max(0, m.start() - 120):m.start()]
+            window = sentence[max(0, m.start() - 120) : m.start()]
         cue = m.group()
         if re.search(r"\bnot\b|\bno\b|cannot|can\s+not|unable|difficult|incorrectly", cue, re.I):
             return _negated(window)  # "not followed" is the phrase itself; "cannot be said ... not followed" is not

@@ -31,8 +31,15 @@ from aqgr.foundation.errors import AqgrError, ProviderError
 from aqgr.llm.client import LLMClient, client_from_environment
 from aqgr.llm.prompts import load_prompt
 from aqgr.llm.structured import ask_json, schema_problems
-from aqgr.retrieval.citations.treatment import (LABELS, REFERRED, PhraseTreatments, Treatment, TreatmentEngine, readable,
-                                                treatment_engines)
+from aqgr.retrieval.citations.treatment import (
+    LABELS,
+    REFERRED,
+    PhraseTreatments,
+    Treatment,
+    TreatmentEngine,
+    readable,
+    treatment_engines,
+)
 
 ENGINE = "llm.v1"
 QUOTE_CHARS = 400  # the longest quote asked for: the words that show a treatment, not the whole sentence
@@ -83,9 +90,15 @@ class LLMTreatments:
         if self.stopped is not None or not readable(offline.sentence):
             return offline  # stopped, or another language or garbled (referred): the model is not asked
         try:
-            answer = ask_json(self.client, self._request(offline.sentence, cited or text[start:end]),
-                              lambda value: self._check(value, offline.sentence), max_attempts=self.max_attempts)
-        except AqgrError as exc:  # ProviderError (an error, a timeout), InvalidModelOutputError, ConfigError (nothing fits)
+            answer = ask_json(
+                self.client,
+                self._request(offline.sentence, cited or text[start:end]),
+                lambda value: self._check(value, offline.sentence),
+                max_attempts=self.max_attempts,
+            )
+        except (
+            AqgrError
+        ) as exc:  # ProviderError (an error, a timeout), InvalidModelOutputError, ConfigError (nothing fits)
             if isinstance(exc, ProviderError) and exc.kind in SETUP_KINDS:
                 self.stopped = str(exc)
             return offline
@@ -94,9 +107,19 @@ class LLMTreatments:
 
     def _request(self, sentence: str, cited: str):
         budget = self.client.budget("treatments")
-        prompt = self.prompt.render(cited=" ".join(cited.split())[:CITED_CHARS], sentence=sentence, schema=json.dumps(REPLY_SCHEMA))
-        return budget.request(prompt, stage="treatments", prompt_version=self.prompt_version, system=self.system.text,
-                              json_schema=REPLY_SCHEMA, temperature=self.temperature, top_p=1.0, top_k=1)
+        prompt = self.prompt.render(
+            cited=" ".join(cited.split())[:CITED_CHARS], sentence=sentence, schema=json.dumps(REPLY_SCHEMA)
+        )
+        return budget.request(
+            prompt,
+            stage="treatments",
+            prompt_version=self.prompt_version,
+            system=self.system.text,
+            json_schema=REPLY_SCHEMA,
+            temperature=self.temperature,
+            top_p=1.0,
+            top_k=1,
+        )
 
     @staticmethod
     def _check(value: Any, sentence: str) -> tuple[tuple[str, str] | None, list[str]]:
@@ -110,7 +133,7 @@ class LLMTreatments:
         at = find_quote(quote, sentence)
         if at is None:
             return None, [f"quote: {quote[:80]!r} is not in the sentence: copy its words exactly"]
-        return (label, sentence[at[0]:at[1]]), []
+        return (label, sentence[at[0] : at[1]]), []
 
 
 @treatment_engines.register(ENGINE)

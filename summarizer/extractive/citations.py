@@ -56,13 +56,67 @@ _REPORT = (
 )
 REPORT = re.compile(_REPORT)
 _REPORTS_AFTER = re.compile(rf"[\s,:;(\[]*(?:reported\s+in\s+|in\s+)?(?:{_REPORT})(?:[\s,:;=]*(?:{_REPORT})){{0,3}}\)?")
-_NAME_CONNECTORS = {"of", "and", "the", "&", "for", "in", "de", "da", "bin", "d'", "others", "another", "ors.", "anr.", "ors", "anr"}
-_NAME_OPENERS = {
-    "in", "see", "also", "vide", "cf.", "case", "and", "of", "the", "this", "that", "thus", "similarly", "however",
-    "further", "following", "relying", "reliance", "then", "again", "as", "by", "on", "per", "under", "where", "while",
-    "decision", "judgment", "court", "held", "followed", "but", "although", "even", "learned", "counsel", "placed",
+_NAME_CONNECTORS = {
+    "of",
+    "and",
+    "the",
+    "&",
+    "for",
+    "in",
+    "de",
+    "da",
+    "bin",
+    "d'",
+    "others",
+    "another",
+    "ors.",
+    "anr.",
+    "ors",
+    "anr",
 }
-_ABBREVIATED = re.compile(r"^(?:(?:[A-Z]\.)+|Ltd\.|Co\.|Corpn\.|Ors\.|Anr\.|M/s\.|Pvt\.|Dr\.|Mr\.|Mrs\.|Smt\.|Inc\.|Bros\.|St\.|Govt\.)$")
+_NAME_OPENERS = {
+    "in",
+    "see",
+    "also",
+    "vide",
+    "cf.",
+    "case",
+    "and",
+    "of",
+    "the",
+    "this",
+    "that",
+    "thus",
+    "similarly",
+    "however",
+    "further",
+    "following",
+    "relying",
+    "reliance",
+    "then",
+    "again",
+    "as",
+    "by",
+    "on",
+    "per",
+    "under",
+    "where",
+    "while",
+    "decision",
+    "judgment",
+    "court",
+    "held",
+    "followed",
+    "but",
+    "although",
+    "even",
+    "learned",
+    "counsel",
+    "placed",
+}
+_ABBREVIATED = re.compile(
+    r"^(?:(?:[A-Z]\.)+|Ltd\.|Co\.|Corpn\.|Ors\.|Anr\.|M/s\.|Pvt\.|Dr\.|Mr\.|Mrs\.|Smt\.|Inc\.|Bros\.|St\.|Govt\.)$"
+)
 _MAX_NAME_WORDS = 10
 _REPORT_START = re.compile(r"^[\[(]?(?:\d|AIR\b|SCC\b|SCR\b|S\.C\.R\.|S\.C\.C\.)")
 

@@ -55,7 +55,9 @@ class ExtractiveSummarizer:
     def summarize(self, judgment: JudgmentText) -> SummarySlots:
         text = judgment.text
         if not any(ch.isalnum() for ch in text):
-            raise SummarizeError(judgment.judgment_id, "empty", "the judgment has no text to summarise; check the source file")
+            raise SummarizeError(
+                judgment.judgment_id, "empty", "the judgment has no text to summarise; check the source file"
+            )
         return summarize_text(text, self.limits)
 
 
@@ -65,7 +67,11 @@ def summarize_text(text: str, limits: Limits = Limits()) -> SummarySlots:
     doc = Document(text, header.body_start)
     if not doc.sentences:  # everything looked like header: read it all as body
         doc = Document(text, 0)
-    own_title = " ".join(header.appellants) + " v " + " ".join(header.respondents) if header.appellants and header.respondents else ""
+    own_title = (
+        " ".join(header.appellants) + " v " + " ".join(header.respondents)
+        if header.appellants and header.respondents
+        else ""
+    )
 
     argued, argument_sentences = sections.arguments(doc, cap=limits.arguments_per_side, limit=limits.argument)
     order, order_sentences = sections.final_order(doc, limit=limits.final_judgment)

@@ -24,14 +24,22 @@ ISSUE_CUES = CueSet(
             r"|arising|involved|raised|to be (?:decided|determined|considered|answered))",
             STRONG,
         ),
-        Cue("falls-for", r"\b(?:falls?|arises?|arise|comes?) for (?:our |the )?(?:consideration|determination|decision)", STRONG),
+        Cue(
+            "falls-for",
+            r"\b(?:falls?|arises?|arise|comes?) for (?:our |the )?(?:consideration|determination|decision)",
+            STRONG,
+        ),
         Cue(
             "the-question",
             r"\bthe (?:short|only|sole|main|core|moot|primary|principal|crucial|important|real|next|first|second|third|"
             r"larger|substantial|central|basic|pivotal|vexed) (?:question|issue|point|controversy)s?\b",
             STRONG,
         ),
-        Cue("question-whether", r"\b(?:questions?|issues?|points?|controversy|dispute)\b[^.?;]{0,40}?\bwhether\b", STRONG),
+        Cue(
+            "question-whether",
+            r"\b(?:questions?|issues?|points?|controversy|dispute)\b[^.?;]{0,40}?\bwhether\b",
+            STRONG,
+        ),
         Cue("question-of-law", r"\bsubstantial questions? of law\b|\bquestions? of law\b", 1.0),
         Cue("whether", r"\bwhether\b", 1.0),
     ]

@@ -54,7 +54,9 @@ LEGAL = frozenset(
     constitutional
     """.split()
 )
-_LEGAL_HEADS = frozenset({"act", "code", "constitution", "rules", "regulations", "ordinance", "doctrine", "principle", "jurisdiction"})
+_LEGAL_HEADS = frozenset(
+    {"act", "code", "constitution", "rules", "regulations", "ordinance", "doctrine", "principle", "jurisdiction"}
+)
 _WEIGHT = {1: 1.0, 2: 2.5, 3: 3.0}
 
 
@@ -109,7 +111,10 @@ def subjects(text: str, *, cap: int, exclude_words: set[str] = frozenset(), min_
     chosen: list[tuple[str, ...]] = []
     for _, key in scored:
         joined = " " + " ".join(w.rstrip("s") for w in key) + " "
-        if any(joined in other or other in joined for other in (" " + " ".join(w.rstrip("s") for w in c) + " " for c in chosen)):
+        if any(
+            joined in other or other in joined
+            for other in (" " + " ".join(w.rstrip("s") for w in c) + " " for c in chosen)
+        ):
             continue
         chosen.append(key)
         if len(chosen) >= cap:

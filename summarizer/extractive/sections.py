@@ -17,15 +17,25 @@ _RESPONDENT_SIDE = (
     r"(?:respondents?|State|prosecution|defendants?|complainants?|Union of India|Revenue|Department|Government|"
     r"Corporation|Commissioner|opposite part(?:y|ies)|caveators?)"
 )
-_SPEAKER = r"(?:counsel|advocates?|advocate[- ]general|solicitor[- ]general|attorney[- ]general|Mr\.|Ms\.|Mrs\.|Shri|Sri)"
+_SPEAKER = (
+    r"(?:counsel|advocates?|advocate[- ]general|solicitor[- ]general|attorney[- ]general|Mr\.|Ms\.|Mrs\.|Shri|Sri)"
+)
 _SUBMITS = r"(?:contend|submi|urg|argu|canvass|point(?:ed|s)? out|maintain|assail|plead|stress|emphasi|press|question|rel(?:y|ied|ies) on)"
 
 
 def _side_cues(side: str) -> CueSet:
     return CueSet(
         [
-            Cue("counsel-for", rf"\b{_SPEAKER}[^.;]{{0,80}}?\b(?:for|on behalf of|appearing for)\s+(?:the\s+)?(?:learned\s+)?{side}\b[^.;]{{0,120}}?\b{_SUBMITS}", 3.0),
-            Cue("it-was-urged", rf"\b(?:it\s+(?:was|is|has\s+been)|was\s+it)\s+(?:\w+\s+){{0,2}}{_SUBMITS}\w*\s+(?:\w+\s+){{0,3}}(?:on\s+behalf\s+of|for|by)\s+the\s+{side}\b", 3.0),
+            Cue(
+                "counsel-for",
+                rf"\b{_SPEAKER}[^.;]{{0,80}}?\b(?:for|on behalf of|appearing for)\s+(?:the\s+)?(?:learned\s+)?{side}\b[^.;]{{0,120}}?\b{_SUBMITS}",
+                3.0,
+            ),
+            Cue(
+                "it-was-urged",
+                rf"\b(?:it\s+(?:was|is|has\s+been)|was\s+it)\s+(?:\w+\s+){{0,2}}{_SUBMITS}\w*\s+(?:\w+\s+){{0,3}}(?:on\s+behalf\s+of|for|by)\s+the\s+{side}\b",
+                3.0,
+            ),
             Cue("side-urges", rf"\bthe\s+(?:learned\s+)?{side}\s+(?:has|have|had)?\s*{_SUBMITS}", 2.0),
         ]
     )
@@ -33,19 +43,45 @@ def _side_cues(side: str) -> CueSet:
 
 APPELLANT_ARGUMENTS = _side_cues(_APPELLANT_SIDE)
 RESPONDENT_ARGUMENTS = _side_cues(_RESPONDENT_SIDE)
-_CONTINUES = re.compile(r"^(?:He|She|They|It was (?:also |further )?|According to (?:him|her|them)|(?:Learned )?counsel (?:also|further)|Further|Furthermore|Moreover|In addition|Lastly|Finally)\b")
+_CONTINUES = re.compile(
+    r"^(?:He|She|They|It was (?:also |further )?|According to (?:him|her|them)|(?:Learned )?counsel (?:also|further)|Further|Furthermore|Moreover|In addition|Lastly|Finally)\b"
+)
 
 REASONING_CUES = CueSet(
     [
-        Cue("we-opine", r"\b(?:we are|I am|this court is|the court is)\s+(?:\w+\s+){0,2}of\s+the\s+(?:\w+\s+)?(?:opinion|view)\b", 3.0),
+        Cue(
+            "we-opine",
+            r"\b(?:we are|I am|this court is|the court is)\s+(?:\w+\s+){0,2}of\s+the\s+(?:\w+\s+)?(?:opinion|view)\b",
+            3.0,
+        ),
         Cue("in-our-view", r"\bin\s+(?:our|my)\s+(?:\w+\s+)?(?:opinion|view|judgment)\b", 3.0),
         Cue("we-hold", r"\b(?:we|I)\s+(?:\w+\s+)?(?:hold|conclude|find|answer)\b", 2.5),
-        Cue("we-see", r"\b(?:we\s+(?:are|do|did|have|see|find)|I\s+(?:am|have|see|find))\s+(?:not\s+|no\s+|unable\s+|satisfied|inclined|persuaded|impressed|convinced|clearly|therefore)", 2.0),
+        Cue(
+            "we-see",
+            r"\b(?:we\s+(?:are|do|did|have|see|find)|I\s+(?:am|have|see|find))\s+(?:not\s+|no\s+|unable\s+|satisfied|inclined|persuaded|impressed|convinced|clearly|therefore)",
+            2.0,
+        ),
         Cue("we-agree", r"\b(?:we|I)\s+(?:\w+\s+)?(?:agree|accept|reject|uphold|endorse)\b", 2.0),
-        Cue("no-hesitation", r"\bno hesitation\b|\bno (?:merit|substance|force)\b|\bcannot be (?:accepted|sustained|countenanced|faulted)\b", 2.0),
-        Cue("court-below", r"\bthe (?:high court|trial court|tribunal|courts? below|appellate court|learned (?:single )?judge)\s+(?:was|were|has|had|is|rightly|erred|committed|fell)\b", 1.5),
-        Cue("it-is-clear", r"\bit (?:is|was) (?:therefore |thus )?(?:clear|evident|obvious|manifest|apparent|plain|established|well settled)\b|\bit follows\b", 1.5),
-        Cue("therefore", r"\b(?:therefore|consequently|hence|thus|in (?:the|these) circumstances|in (?:the|this) view of the matter)\b", 1.0),
+        Cue(
+            "no-hesitation",
+            r"\bno hesitation\b|\bno (?:merit|substance|force)\b|\bcannot be (?:accepted|sustained|countenanced|faulted)\b",
+            2.0,
+        ),
+        Cue(
+            "court-below",
+            r"\bthe (?:high court|trial court|tribunal|courts? below|appellate court|learned (?:single )?judge)\s+(?:was|were|has|had|is|rightly|erred|committed|fell)\b",
+            1.5,
+        ),
+        Cue(
+            "it-is-clear",
+            r"\bit (?:is|was) (?:therefore |thus )?(?:clear|evident|obvious|manifest|apparent|plain|established|well settled)\b|\bit follows\b",
+            1.5,
+        ),
+        Cue(
+            "therefore",
+            r"\b(?:therefore|consequently|hence|thus|in (?:the|these) circumstances|in (?:the|this) view of the matter)\b",
+            1.0,
+        ),
     ]
 )
 
@@ -58,12 +94,36 @@ ORDER_CUES = CueSet(
             r"(?:\w+[\s,]+){0,2}(?:allowed|dismissed|disposed of|rejected|accepted|answered|quashed|granted|refused|withdrawn)",
             3.0,
         ),
-        Cue("terminal", r"^\s*(?:appeals?|petitions?|applications?|writ petitions?)\s+(?:partly\s+|accordingly\s+)?(?:allowed|dismissed|disposed of|rejected)", 3.0),
-        Cue("order-accordingly", r"^\s*(?:order|ordered)\s+accordingly\b|\b(?:is|are|stands?|be)\s+(?:\w+\s+)?(?:dismissed|allowed)\b", 3.0),
-        Cue("we-order", r"\b(?:we|I)[\s,]+(?:\w+[\s,]+){0,2}(?:allow|dismiss|reject|set aside|quash|remit|remand|acquit|direct|dispose|confirm|affirm|uphold)\w*\b", 2.0),
-        Cue("dismiss-the-appeal", r"\b(?:dismiss|allow|reject)(?:es|ed)?\s+(?:the|this|these|his|her|their|its|both|all)\s+(?:\w+\s+)?(?:appeals?|petitions?|applications?)\b", 3.0),
-        Cue("set-aside", r"\b(?:is|are|stands?|be|hereby)\s+(?:\w+\s+)?(?:set aside|quashed|acquitted|remitted|remanded|restored|upheld|affirmed|confirmed|modified|discharged|made absolute)\b", 2.0),
-        Cue("costs", r"\bno order as to costs\b|\bwith costs\b|\bbear (?:their|its) own costs\b|\bcosts? (?:quantified|assessed)\b", 2.0),
+        Cue(
+            "terminal",
+            r"^\s*(?:appeals?|petitions?|applications?|writ petitions?)\s+(?:partly\s+|accordingly\s+)?(?:allowed|dismissed|disposed of|rejected)",
+            3.0,
+        ),
+        Cue(
+            "order-accordingly",
+            r"^\s*(?:order|ordered)\s+accordingly\b|\b(?:is|are|stands?|be)\s+(?:\w+\s+)?(?:dismissed|allowed)\b",
+            3.0,
+        ),
+        Cue(
+            "we-order",
+            r"\b(?:we|I)[\s,]+(?:\w+[\s,]+){0,2}(?:allow|dismiss|reject|set aside|quash|remit|remand|acquit|direct|dispose|confirm|affirm|uphold)\w*\b",
+            2.0,
+        ),
+        Cue(
+            "dismiss-the-appeal",
+            r"\b(?:dismiss|allow|reject)(?:es|ed)?\s+(?:the|this|these|his|her|their|its|both|all)\s+(?:\w+\s+)?(?:appeals?|petitions?|applications?)\b",
+            3.0,
+        ),
+        Cue(
+            "set-aside",
+            r"\b(?:is|are|stands?|be|hereby)\s+(?:\w+\s+)?(?:set aside|quashed|acquitted|remitted|remanded|restored|upheld|affirmed|confirmed|modified|discharged|made absolute)\b",
+            2.0,
+        ),
+        Cue(
+            "costs",
+            r"\bno order as to costs\b|\bwith costs\b|\bbear (?:their|its) own costs\b|\bcosts? (?:quantified|assessed)\b",
+            2.0,
+        ),
         Cue("rule", r"\brule (?:is )?(?:made absolute|discharged)\b", 2.0),
         Cue("accordingly", r"\baccordingly\b", 1.0),
     ],
@@ -80,7 +140,10 @@ _EXPLICIT_OUTCOME = re.compile(
     r"\b(?:appeals?|petitions?|applications?|suits?|revisions?)\b[^.;]{0,60}?\b(?P<verb>allowed|dismissed|disposed of|rejected|accepted)\b",
     re.IGNORECASE,
 )
-_ROLE_WORDS = {"appellants": ("appellant", "petitioner", "applicant", "plaintiff"), "respondents": ("respondent", "defendant", "State")}
+_ROLE_WORDS = {
+    "appellants": ("appellant", "petitioner", "applicant", "plaintiff"),
+    "respondents": ("respondent", "defendant", "State"),
+}
 
 
 @dataclass(frozen=True)
@@ -100,7 +163,12 @@ def arguments(doc: Document, *, cap: int, limit: int) -> tuple[Arguments, set[in
         for i in chosen:
             first = last = doc.sentences[i]
             nxt = doc.sentences[i + 1] if i + 1 < len(doc.sentences) else None
-            if nxt is not None and nxt.paragraph == first.paragraph and _CONTINUES.match(nxt.text) and len(first.text) < limit // 2:
+            if (
+                nxt is not None
+                and nxt.paragraph == first.paragraph
+                and _CONTINUES.match(nxt.text)
+                and len(first.text) < limit // 2
+            ):
                 last = nxt
             used.update(range(first.index, last.index + 1))
             text = clip(doc.passage(first, last), limit)

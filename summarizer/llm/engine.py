@@ -67,16 +67,39 @@ class LLMSummaryParams(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    input_tokens: int | None = Field(default=None, ge=500, description="Prompt budget of one call; None: the client's budget for summaries (the study's 30,720 tokens, less on a smaller window).")
-    output_tokens: int | None = Field(default=None, ge=16, description="Reply budget of one call; None: the client's (the study's 2,048 tokens, less on a small window).")
-    temperature: float = Field(default=0.9, ge=0, le=2, description="The study's default sampling; lower made the model copy whole paragraphs.")
+    input_tokens: int | None = Field(
+        default=None,
+        ge=500,
+        description="Prompt budget of one call; None: the client's budget for summaries (the study's 30,720 tokens, less on a smaller window).",
+    )
+    output_tokens: int | None = Field(
+        default=None,
+        ge=16,
+        description="Reply budget of one call; None: the client's (the study's 2,048 tokens, less on a small window).",
+    )
+    temperature: float = Field(
+        default=0.9, ge=0, le=2, description="The study's default sampling; lower made the model copy whole paragraphs."
+    )
     top_p: float = Field(default=1.0, gt=0, le=1)
     top_k: int | None = Field(default=1, ge=1)
-    chunk_chars: int = Field(default=CHUNK_CHARS, ge=500, description="Chunk size for long judgments: the study's 20,000 characters.")
-    chunk_overlap: float = Field(default=CHUNK_OVERLAP, ge=0, lt=1, description="Overlap of consecutive chunks: the study's 50%.")
-    k_chunks: int = Field(default=4, ge=1, description="Chunks retrieved per chain-of-thought request: the study's k=4.")
-    window_chars: int = Field(default=1000, ge=100, description="Embedding window inside a chunk (MiniLM reads ~256 tokens).")
-    max_attempts: int = Field(default=3, ge=1, le=10, description="Replies read per request: the first plus re-asks with the validation errors.")
+    chunk_chars: int = Field(
+        default=CHUNK_CHARS, ge=500, description="Chunk size for long judgments: the study's 20,000 characters."
+    )
+    chunk_overlap: float = Field(
+        default=CHUNK_OVERLAP, ge=0, lt=1, description="Overlap of consecutive chunks: the study's 50%."
+    )
+    k_chunks: int = Field(
+        default=4, ge=1, description="Chunks retrieved per chain-of-thought request: the study's k=4."
+    )
+    window_chars: int = Field(
+        default=1000, ge=100, description="Embedding window inside a chunk (MiniLM reads ~256 tokens)."
+    )
+    max_attempts: int = Field(
+        default=3,
+        ge=1,
+        le=10,
+        description="Replies read per request: the first plus re-asks with the validation errors.",
+    )
     embedder: str = Field(default="minilm-l6.v1", description="Embedder of the per-judgment chunk index.")
 
 
@@ -126,7 +149,11 @@ class LLMSummarizer:
         except InvalidModelOutputError as exc:
             raise SummarizeError(judgment.judgment_id, "invalid_output", str(exc)) from None
         finally:
-            self._local.usage = {"input_tokens": float(tokens[0]), "output_tokens": float(tokens[1]), "model_calls": float(tokens[2])}
+            self._local.usage = {
+                "input_tokens": float(tokens[0]),
+                "output_tokens": float(tokens[1]),
+                "model_calls": float(tokens[2]),
+            }
         return slots
 
     def take_usage(self) -> dict[str, float] | None:
@@ -143,7 +170,13 @@ class LLMSummarizer:
             return budget
         output = p.output_tokens or budget.output_tokens
         room = budget.window - output - template_reserve(budget.window)
-        return Budget(budget.window, min(p.input_tokens or budget.input_tokens, room), output, max(output, budget.output_ceiling), budget.exact_counts)
+        return Budget(
+            budget.window,
+            min(p.input_tokens or budget.input_tokens, room),
+            output,
+            max(output, budget.output_ceiling),
+            budget.exact_counts,
+        )
 
     def prompt_tokens(self, prompt: str) -> int:
         return self.client.count_tokens(prompt) + self.client.count_tokens(self._system.text)
@@ -155,17 +188,30 @@ class LLMSummarizer:
     def fits(self, text: str, budget: Budget | None = None) -> bool:
         """Whether the whole judgment fits one prompt of the budget."""
         budget = budget or self.budget()
-        if len(text) / 8 > budget.input_tokens:  # far too long: no need to count (no tokenizer makes 8+ characters a token)
+        if (
+            len(text) / 8 > budget.input_tokens
+        ):  # far too long: no need to count (no tokenizer makes 8+ characters a token)
             return False
         return self.prompt_tokens(self._single_prompt("X", text, budget)[0]) <= budget.input_tokens
 
     # -- requests -----------------------------------------------------------
     def _request(self, prompt: str, version: str, schema: dict[str, Any], budget: Budget) -> LLMRequest:
         p = self.params
-        return budget.request(prompt, stage="summaries", prompt_version=version, system=self._system.text, json_schema=schema, temperature=p.temperature, top_p=p.top_p, top_k=p.top_k)
+        return budget.request(
+            prompt,
+            stage="summaries",
+            prompt_version=version,
+            system=self._system.text,
+            json_schema=schema,
+            temperature=p.temperature,
+            top_p=p.top_p,
+            top_k=p.top_k,
+        )
 
     def _ask(self, request: LLMRequest, keep: tuple[str, ...], tokens: list[int]) -> dict[str, Any]:
-        answer = ask_json(self.client, request, lambda value: check_slots(value, keep), max_attempts=self.params.max_attempts)
+        answer = ask_json(
+            self.client, request, lambda value: check_slots(value, keep), max_attempts=self.params.max_attempts
+        )
         tokens[0] += answer.input_tokens
         tokens[1] += answer.output_tokens
         tokens[2] += answer.calls
@@ -188,7 +234,9 @@ class LLMSummarizer:
         budget, else the size at which they do (measured with this judgment's characters per token)."""
         budget = budget or self.budget()
         context = text[:_MAX_CONTEXT_CHARS]  # the longest context, in this judgment's own words (tokenised alike)
-        overhead = max(self.prompt_tokens(self._group_prompt(group, "X", [], 1, context, budget)) for group in SLOT_GROUPS)
+        overhead = max(
+            self.prompt_tokens(self._group_prompt(group, "X", [], 1, context, budget)) for group in SLOT_GROUPS
+        )
         sample = text[:20_000]
         chars_per_token = len(sample) / max(1, self.client.count_tokens(sample))
         room = budget.input_tokens - overhead
@@ -203,7 +251,9 @@ class LLMSummarizer:
     def chunks(self, text: str, budget: Budget | None = None) -> list[Chunk]:
         return split_chunks(text, chunk_chars=self.chunk_chars(text, budget), overlap=self.params.chunk_overlap)
 
-    def _group_prompt(self, group: SlotGroup, judgment_id: str, selected: list[Chunk], n_chunks: int, context: str, budget: Budget) -> str:
+    def _group_prompt(
+        self, group: SlotGroup, judgment_id: str, selected: list[Chunk], n_chunks: int, context: str, budget: Budget
+    ) -> str:
         return self._group.render(
             judgment_id=judgment_id,
             n_excerpts=len(selected),
@@ -215,7 +265,9 @@ class LLMSummarizer:
             excerpts="\n\n".join(f"Excerpt (part {c.number + 1} of {n_chunks}):\n<<<\n{c.text}\n>>>" for c in selected),
         )
 
-    def _fitted_prompt(self, group: SlotGroup, judgment_id: str, selected: list[Chunk], n_chunks: int, context: str, budget: Budget) -> str:
+    def _fitted_prompt(
+        self, group: SlotGroup, judgment_id: str, selected: list[Chunk], n_chunks: int, context: str, budget: Budget
+    ) -> str:
         """The group's prompt inside the budget: chunks are sized to fit, but a tokenizer can disagree
         with the sample; then the last excerpt is dropped, and a lone one cut, until it fits."""
         while True:
@@ -229,7 +281,9 @@ class LLMSummarizer:
             chunk = selected[0]
             keep = int(len(chunk.text) * budget.input_tokens / used * _CHUNK_FILL)
             if keep < _MIN_CHUNK_CHARS // 2:
-                raise ConfigError(f"a {group.name} prompt does not fit the prompt budget of {budget.input_tokens:,} tokens; raise --max-input-tokens or use a model with a larger window")
+                raise ConfigError(
+                    f"a {group.name} prompt does not fit the prompt budget of {budget.input_tokens:,} tokens; raise --max-input-tokens or use a model with a larger window"
+                )
             selected = [Chunk(chunk.number, chunk.start, chunk.start + keep, chunk.text[:keep])]
 
     def _chain_of_thought(self, judgment_id: str, text: str, budget: Budget, tokens: list[int]) -> SummarySlots:
@@ -240,7 +294,9 @@ class LLMSummarizer:
             selected = self._select(group, chunks, index, found)
             prompt = self._fitted_prompt(group, judgment_id, selected, len(chunks), _context(group, found), budget)
             schema = reply_schema(group.slots, budget.output_tokens)
-            answer = self._ask(self._request(prompt, f"{self._group.version}:{group.name}", schema, budget), group.slots, tokens)
+            answer = self._ask(
+                self._request(prompt, f"{self._group.version}:{group.name}", schema, budget), group.slots, tokens
+            )
             found.update(answer)
         problems = schema_errors(found, slots_only=True) + missing_required(found)
         if problems:  # each group was valid on its own; the assembly must be too
@@ -261,7 +317,9 @@ def _context(group: SlotGroup, found: dict[str, Any]) -> str:
     lines = []
     if group.name != "header" and found.get("parties"):
         parties = found["parties"]
-        lines.append(f"Parties: {', '.join(parties.get('appellants', []))} v. {', '.join(parties.get('respondents', []))}")
+        lines.append(
+            f"Parties: {', '.join(parties.get('appellants', []))} v. {', '.join(parties.get('respondents', []))}"
+        )
     if group.name in ("issues_reasoning", "statutes_precedents", "principles_subjects") and found.get("facts"):
         lines.append(f"Facts (found earlier): {found['facts'][:1500]}")
     if group.name in ("statutes_precedents", "principles_subjects") and found.get("issues"):
@@ -270,13 +328,17 @@ def _context(group: SlotGroup, found: dict[str, Any]) -> str:
 
 
 @summarizers.register("llm.v1")
-def _llm_v1(llm: LLMClient | None = None, params: LLMSummaryParams | None = None, embedder: str | None = None) -> LLMSummarizer:
+def _llm_v1(
+    llm: LLMClient | None = None, params: LLMSummaryParams | None = None, embedder: str | None = None
+) -> LLMSummarizer:
     if llm is None:
         from aqgr.llm.config import ProviderConfig
 
         config = ProviderConfig.resolve()
         if not config.configured:
-            raise ConfigError("the llm.v1 summarizer needs a model provider: set AQGR_PROVIDER (gemini.v1, openai.v1, ...) or pass --provider")
+            raise ConfigError(
+                "the llm.v1 summarizer needs a model provider: set AQGR_PROVIDER (gemini.v1, openai.v1, ...) or pass --provider"
+            )
         llm = LLMClient.from_config(config)
     if params is None and embedder is not None:
         params = LLMSummaryParams(embedder=embedder)

@@ -61,7 +61,10 @@ SLOT_GROUPS: tuple[SlotGroup, ...] = (
     SlotGroup(
         "principles_subjects",
         ("new_principles", "subjects"),
-        ("Which legal principles does this judgment lay down, and how are they applied?", "Which important subjects does it discuss (keywords)?"),
+        (
+            "Which legal principles does this judgment lay down, and how are they applied?",
+            "Which important subjects does it discuss (keywords)?",
+        ),
         "it is well settled; the principle is; we lay down; law declared",
     ),
 )
@@ -77,16 +80,49 @@ _REFS = {"statutes": "name", "precedents": "name", "new_principles": "principle"
 # How many items a reply's list may hold (a small model repeats list items until its budget runs
 # out: "Pw2", "Pw20", "Pw21", ...); parties and arguments per side. Room for the usual judgment;
 # a summary's lists are its most important items, not an index of the judgment.
-LIST_BOUNDS = {"bench": 9, "issues": 6, "subjects": 10, "statutes": 10, "precedents": 10, "new_principles": 5, "parties": 5, "arguments": 5}
+LIST_BOUNDS = {
+    "bench": 9,
+    "issues": 6,
+    "subjects": 10,
+    "statutes": 10,
+    "precedents": 10,
+    "new_principles": 5,
+    "parties": 5,
+    "arguments": 5,
+}
 # The fewest characters one list item may have, whatever the budget: a name cut short is wrong.
-ITEM_FLOORS = {"bench": 30, "parties": 80, "subjects": 40, "issues": 120, "arguments": 80, "statutes": 160, "precedents": 160, "new_principles": 160}
+ITEM_FLOORS = {
+    "bench": 30,
+    "parties": 80,
+    "subjects": 40,
+    "issues": 120,
+    "arguments": 80,
+    "statutes": 160,
+    "precedents": 160,
+    "new_principles": 160,
+}
 # The share of a reply's characters each slot may take (facts and reasoning carry the most).
 SLOT_SHARES = {
-    "court": 1, "case_number": 1, "judgment_kind": 0.5, "parties": 2, "date": 0.5, "bench": 2,
-    "facts": 8, "arguments": 5, "issues": 3, "reasoning": 8, "disposed_in_favour_of": 0.5,
-    "final_judgment": 2, "statutes": 4, "precedents": 4, "new_principles": 3, "subjects": 1.5,
+    "court": 1,
+    "case_number": 1,
+    "judgment_kind": 0.5,
+    "parties": 2,
+    "date": 0.5,
+    "bench": 2,
+    "facts": 8,
+    "arguments": 5,
+    "issues": 3,
+    "reasoning": 8,
+    "disposed_in_favour_of": 0.5,
+    "final_judgment": 2,
+    "statutes": 4,
+    "precedents": 4,
+    "new_principles": 3,
+    "subjects": 1.5,
 }
-CHARS_PER_OUTPUT_TOKEN = 2.5  # JSON replies: keys, quotes, escapes and repeated names make fewer characters a token than prose
+CHARS_PER_OUTPUT_TOKEN = (
+    2.5  # JSON replies: keys, quotes, escapes and repeated names make fewer characters a token than prose
+)
 _KEY_CHARS, _ITEM_CHARS, _MIN_CHARS = 16, 8, 12
 _REF_SHARES = {"name": 0.4, "principle": 0.35, "application": 0.25}
 
@@ -107,7 +143,12 @@ def _bound(node: dict[str, Any], chars: int, items: int, floor: int = _MIN_CHARS
     """`node` (an inlined slot schema) bounded to about `chars` characters: a list holds at most
     `items` items, fewer when the characters do not allow that many of at least `floor` each."""
     if "anyOf" in node:  # a nullable string
-        return {**node, "anyOf": [_bound(branch, chars, items) if branch.get("type") != "null" else branch for branch in node["anyOf"]]}
+        return {
+            **node,
+            "anyOf": [
+                _bound(branch, chars, items) if branch.get("type") != "null" else branch for branch in node["anyOf"]
+            ],
+        }
     kind = node.get("type")
     if kind == "string":
         return {**node, "maxLength": max(_MIN_CHARS, chars)}
@@ -119,7 +160,12 @@ def _bound(node: dict[str, Any], chars: int, items: int, floor: int = _MIN_CHARS
         props = node["properties"]
         shares = {name: _REF_SHARES.get(name, 1 / len(props)) for name in props}
         total = sum(shares.values())
-        return {**node, "properties": {name: _bound(sub, int(chars * shares[name] / total) - _KEY_CHARS, items) for name, sub in props.items()}}
+        return {
+            **node,
+            "properties": {
+                name: _bound(sub, int(chars * shares[name] / total) - _KEY_CHARS, items) for name, sub in props.items()
+            },
+        }
     return node
 
 
@@ -127,8 +173,10 @@ def min_reply_tokens(slots: tuple[str, ...]) -> int:
     """Reply tokens the smallest bounded reply for `slots` may still use (one item a list): a reply
     budget below this cannot hold them all, so they are asked for in smaller groups."""
     sides = sum(2 for name in slots if name in ("parties", "arguments"))
-    chars = _KEY_CHARS * len(slots) + sum(ITEM_FLOORS.get(name, _MIN_CHARS) + _ITEM_CHARS for name in slots) + sum(
-        ITEM_FLOORS[name] + _ITEM_CHARS for name in slots if name in ("parties", "arguments")
+    chars = (
+        _KEY_CHARS * len(slots)
+        + sum(ITEM_FLOORS.get(name, _MIN_CHARS) + _ITEM_CHARS for name in slots)
+        + sum(ITEM_FLOORS[name] + _ITEM_CHARS for name in slots if name in ("parties", "arguments"))
     )
     return int((chars + _KEY_CHARS * sides) / CHARS_PER_OUTPUT_TOKEN) + 1
 
@@ -152,7 +200,9 @@ def reply_schema(slots: tuple[str, ...], output_tokens: int) -> dict[str, Any]:
     full = summary_json_schema(slots_only=True)
     defs = full.get("$defs", {})
     bounds = {name: LIST_BOUNDS.get(name, 1) for name in slots}
-    structure = _KEY_CHARS * len(slots) + _ITEM_CHARS * sum(b * (2 if name in ("parties", "arguments") else 1) for name, b in bounds.items())
+    structure = _KEY_CHARS * len(slots) + _ITEM_CHARS * sum(
+        b * (2 if name in ("parties", "arguments") else 1) for name, b in bounds.items()
+    )
     chars = max(len(slots) * _MIN_CHARS, int(output_tokens * CHARS_PER_OUTPUT_TOKEN) - structure)
     total = sum(SLOT_SHARES[name] for name in slots)
     properties = {}
@@ -160,7 +210,13 @@ def reply_schema(slots: tuple[str, ...], output_tokens: int) -> dict[str, Any]:
         share = int(chars * SLOT_SHARES[name] / total)
         node = _inline(full["properties"][name], defs)
         if name in ("parties", "arguments"):  # two sides, each a bounded list of strings
-            node = {**node, "properties": {side: _bound(sub, share // 2, bounds[name], ITEM_FLOORS[name]) for side, sub in node["properties"].items()}}
+            node = {
+                **node,
+                "properties": {
+                    side: _bound(sub, share // 2, bounds[name], ITEM_FLOORS[name])
+                    for side, sub in node["properties"].items()
+                },
+            }
         else:
             node = _bound(node, share, bounds[name], ITEM_FLOORS.get(name, _MIN_CHARS))
         properties[name] = _require_content(name, node) if name in REQUIRED_SLOTS else node

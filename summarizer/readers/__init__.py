@@ -39,7 +39,17 @@ READERS: dict[str, Reader] = {
     ".htm": read_html,
 }
 
-__all__ = ["READERS", "Reader", "read_judgment", "supported_extensions", "sha256_bytes", "looks_binary", "decode_text", "normalise_text", "read_txt"]
+__all__ = [
+    "READERS",
+    "Reader",
+    "read_judgment",
+    "supported_extensions",
+    "sha256_bytes",
+    "looks_binary",
+    "decode_text",
+    "normalise_text",
+    "read_txt",
+]
 
 
 def supported_extensions() -> list[str]:
@@ -51,5 +61,9 @@ def read_judgment(path: Path) -> tuple[str, str]:
     path = Path(path)
     reader = READERS.get(path.suffix.lower())
     if reader is None:
-        raise ReadError(str(path), "unsupported", f"no reader for {path.suffix or 'files without extension'}; supported: {', '.join(supported_extensions())}")
+        raise ReadError(
+            str(path),
+            "unsupported",
+            f"no reader for {path.suffix or 'files without extension'}; supported: {', '.join(supported_extensions())}",
+        )
     return reader(path)

@@ -52,7 +52,9 @@ def decode_text(data: bytes, path: str) -> str:
         if data.startswith(bom):
             return data.decode(encoding, errors="replace")
     if looks_binary(data):
-        raise ReadError(path, "binary", "the file is not text (NUL or control bytes); give a .txt, or a supported document format")
+        raise ReadError(
+            path, "binary", "the file is not text (NUL or control bytes); give a .txt, or a supported document format"
+        )
     for encoding in _FALLBACKS:
         try:
             return data.decode(encoding)
@@ -63,7 +65,9 @@ def decode_text(data: bytes, path: str) -> str:
 
 def normalise_text(text: str) -> str:
     """Unify newlines, drop NULs (PostgreSQL text refuses them) and trailing spaces; keep paragraphs."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u00a0", " ").replace("\x00", "").replace("\x0c", "\n")
+    text = (
+        text.replace("\r\n", "\n").replace("\r", "\n").replace("\u00a0", " ").replace("\x00", "").replace("\x0c", "\n")
+    )
     return "\n".join(line.rstrip() for line in text.split("\n")).strip("\n")
 
 

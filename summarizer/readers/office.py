@@ -65,16 +65,26 @@ def _join(elements) -> str:
 def read_docx(path: Path) -> tuple[str, str]:
     data = read_bytes(path)
     if data.startswith(_OLE_MAGIC):
-        raise ReadError(str(path), "encrypted", "an OLE container, not a .docx: a password-protected .docx (save an unprotected copy) or a legacy .doc (save as .docx)")
+        raise ReadError(
+            str(path),
+            "encrypted",
+            "an OLE container, not a .docx: a password-protected .docx (save an unprotected copy) or a legacy .doc (save as .docx)",
+        )
     if not data.startswith(b"PK"):
-        raise ReadError(str(path), "corrupt", "not a .docx (no ZIP signature): check the file, or give it its real extension")
+        raise ReadError(
+            str(path), "corrupt", "not a .docx (no ZIP signature): check the file, or give it its real extension"
+        )
     partition_docx, _ = _partitioners(path)
     import io
 
     try:
         elements = partition_docx(file=io.BytesIO(data))
     except Exception as exc:  # python-docx / zipfile / lxml errors on a broken package
-        raise ReadError(str(path), "corrupt", f"the .docx cannot be parsed ({type(exc).__name__}: {exc}); re-save it from a word processor") from None
+        raise ReadError(
+            str(path),
+            "corrupt",
+            f"the .docx cannot be parsed ({type(exc).__name__}: {exc}); re-save it from a word processor",
+        ) from None
     return require_text(_join(elements), path), sha256_bytes(data)
 
 

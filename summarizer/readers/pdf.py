@@ -35,7 +35,9 @@ def read_pdf(path: Path) -> tuple[str, str]:
     """(text, sha256 of the raw bytes) of a PDF with a text layer."""
     data = read_bytes(path)
     if b"%PDF-" not in data[:1024]:
-        raise ReadError(str(path), "corrupt", "not a PDF (no %PDF- header): check the file, or give it its real extension")
+        raise ReadError(
+            str(path), "corrupt", "not a PDF (no %PDF- header): check the file, or give it its real extension"
+        )
     try:
         high_level, pdfdocument, _, _ = _pdfminer()
     except MissingDependencyError as exc:
@@ -45,9 +47,13 @@ def read_pdf(path: Path) -> tuple[str, str]:
         text = high_level.extract_text(io.BytesIO(data))
         pages = None if any(ch.isalnum() for ch in text) else _page_count(data)
     except pdfdocument.PDFEncryptionError:  # PDFPasswordIncorrect, PDFTextExtractionNotAllowed, unknown handler
-        raise ReadError(str(path), "encrypted", "the PDF is password-protected: save an unprotected copy and retry") from None
+        raise ReadError(
+            str(path), "encrypted", "the PDF is password-protected: save an unprotected copy and retry"
+        ) from None
     except Exception as exc:  # pdfminer raises many kinds (PDFSyntaxError, KeyError, TypeError...) on broken files
-        raise ReadError(str(path), "corrupt", f"the PDF cannot be parsed ({type(exc).__name__}: {exc}); repair or re-export it") from None
+        raise ReadError(
+            str(path), "corrupt", f"the PDF cannot be parsed ({type(exc).__name__}: {exc}); repair or re-export it"
+        ) from None
     if pages == 0:
         raise ReadError(str(path), "corrupt", "the PDF has no pages")
     detail = f"{pages} page(s) but no text layer (a scanned PDF?): run OCR on it (e.g. ocrmypdf) and retry"

@@ -58,9 +58,22 @@ def main() -> None:
             times, peaks = [], []
             for run in range(args.runs):
                 home = Path(tmp) / f"home-{workers}-{run}"
-                command = [sys.executable, "-c", "from aqgr.interfaces.cli import main; main()", "summarize", str(source), "--home", str(home), "--workers", str(workers)]
+                command = [
+                    sys.executable,
+                    "-c",
+                    "from aqgr.interfaces.cli import main; main()",
+                    "summarize",
+                    str(source),
+                    "--home",
+                    str(home),
+                    "--workers",
+                    str(workers),
+                ]
                 if args.database_url:
-                    command += ["--database-url", _fresh_database(args.database_url, f"bench_{workers}_{run}_{int(time.time())}")]
+                    command += [
+                        "--database-url",
+                        _fresh_database(args.database_url, f"bench_{workers}_{run}_{int(time.time())}"),
+                    ]
                 proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
                 peak, seconds = _peak_rss(proc)
                 err = proc.stderr.read().decode()
@@ -68,9 +81,25 @@ def main() -> None:
                     sys.exit(f"run failed ({proc.returncode}): {err[-2000:]}")
                 times.append(seconds)
                 peaks.append(peak)
-                print(f"workers={workers} run={run}: {seconds:.1f}s, {err.strip().splitlines()[0] if err.strip() else ''}", file=sys.stderr)
+                print(
+                    f"workers={workers} run={run}: {seconds:.1f}s, {err.strip().splitlines()[0] if err.strip() else ''}",
+                    file=sys.stderr,
+                )
             median = statistics.median(times)
-            print(json.dumps({"docs": len(files), "format": "pdf" if args.pdf else "txt", "database": "postgresql" if args.database_url else "sqlite", "workers": workers, "runs": args.runs, "median_s": round(median, 2), "docs_per_s": round(len(files) / median, 2), "peak_rss_mb": round(max(peaks) / 2**20)}))
+            print(
+                json.dumps(
+                    {
+                        "docs": len(files),
+                        "format": "pdf" if args.pdf else "txt",
+                        "database": "postgresql" if args.database_url else "sqlite",
+                        "workers": workers,
+                        "runs": args.runs,
+                        "median_s": round(median, 2),
+                        "docs_per_s": round(len(files) / median, 2),
+                        "peak_rss_mb": round(max(peaks) / 2**20),
+                    }
+                )
+            )
 
 
 def _fresh_database(server: str, name: str) -> str:
@@ -78,7 +107,9 @@ def _fresh_database(server: str, name: str) -> str:
     from sqlalchemy.engine import make_url
 
     u = make_url(server)
-    with psycopg.connect(host=u.host, port=u.port, user=u.username, password=u.password, dbname=u.database or "postgres", autocommit=True) as conn:
+    with psycopg.connect(
+        host=u.host, port=u.port, user=u.username, password=u.password, dbname=u.database or "postgres", autocommit=True
+    ) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     return u.set(database=name).render_as_string(hide_password=False)
 

@@ -21,7 +21,9 @@ def _admin(url: str):
     from sqlalchemy.engine import make_url
 
     u = make_url(url)
-    return psycopg.connect(host=u.host, port=u.port, user=u.username, password=u.password, dbname=u.database or "postgres", autocommit=True), u
+    return psycopg.connect(
+        host=u.host, port=u.port, user=u.username, password=u.password, dbname=u.database or "postgres", autocommit=True
+    ), u
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -43,10 +43,19 @@ def pdf_bytes(text: str, *, width: int = 95, lines_per_page: int = 60) -> bytes:
     n = len(pages)
     # 1 catalog, 2 pages, 3 font, then per page: page object, content stream
     kids = b" ".join(b"%d 0 R" % (4 + 2 * i) for i in range(n))
-    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, n), b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"]
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, n),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+    ]
     for i, page in enumerate(pages):
-        content = b"BT /F1 10 Tf 12 TL 40 800 Td\n" + b"".join(b"(" + _escape(line) + b") Tj T*\n" for line in page) + b"ET"
-        objects.append(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>" % (5 + 2 * i))
+        content = (
+            b"BT /F1 10 Tf 12 TL 40 800 Td\n" + b"".join(b"(" + _escape(line) + b") Tj T*\n" for line in page) + b"ET"
+        )
+        objects.append(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>"
+            % (5 + 2 * i)
+        )
         objects.append(_stream(content))
     return _pdf(objects)
 
@@ -54,10 +63,16 @@ def pdf_bytes(text: str, *, width: int = 95, lines_per_page: int = 60) -> bytes:
 def scanned_pdf_bytes(pages: int = 2) -> bytes:
     """A PDF whose pages only paint an image (what a scanner makes): no text layer."""
     kids = b" ".join(b"%d 0 R" % (4 + 2 * i) for i in range(pages))
-    image = _stream(bytes(range(256)) * 64, b"/Type /XObject /Subtype /Image /Width 128 /Height 128 /ColorSpace /DeviceGray /BitsPerComponent 8 ")
+    image = _stream(
+        bytes(range(256)) * 64,
+        b"/Type /XObject /Subtype /Image /Width 128 /Height 128 /ColorSpace /DeviceGray /BitsPerComponent 8 ",
+    )
     objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, pages), image]
     for i in range(pages):
-        objects.append(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /XObject << /Im1 3 0 R >> >> /Contents %d 0 R >>" % (5 + 2 * i))
+        objects.append(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /XObject << /Im1 3 0 R >> >> /Contents %d 0 R >>"
+            % (5 + 2 * i)
+        )
         objects.append(_stream(b"q 500 0 0 700 40 70 cm /Im1 Do Q"))
     return _pdf(objects)
 

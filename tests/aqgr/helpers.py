@@ -57,7 +57,9 @@ The Judgment was delivered by : S. Gupta, J.
 
 
 # A5, a later dying-declaration case, cites A1 (on point) and A2 (natural justice, off the facts).
-CITING_JUDGMENTS = {**JUDGMENTS, "A5": """Kamla Bai v State of Madhya Pradesh
+CITING_JUDGMENTS = {
+    **JUDGMENTS,
+    "A5": """Kamla Bai v State of Madhya Pradesh
 Supreme Court of India
 
 4 June 2012
@@ -67,7 +69,8 @@ The Judgment was delivered by : N. Bose, J.
 2. The question is whether the dying declaration alone can sustain the conviction for murder. In Ram Kumar v. State of Punjab this Court held that a true and voluntary dying declaration can be the sole basis of conviction.
 3. The High Court had also considered Sunita Devi v. Union of India on the hearing of the accused.
 4. The appeal is dismissed.
-"""}
+""",
+}
 
 
 def write_judgments(folder: Path, items: dict[str, str] | None = None) -> Path:
@@ -95,7 +98,9 @@ DYING_DECLARATION_FACTS = (
 )
 
 # A6, a later judgment, overrules A1 and distinguishes A2 (the treatments aqgr reads and shows).
-OVERRULING_JUDGMENTS = {**JUDGMENTS, "A6": """Gopal Singh v State of Haryana
+OVERRULING_JUDGMENTS = {
+    **JUDGMENTS,
+    "A6": """Gopal Singh v State of Haryana
 Supreme Court of India
 
 20 January 2015
@@ -105,4 +110,5 @@ The Judgment was delivered by : K. Rao, J.
 2. We hold that Ram Kumar v. State of Punjab does not lay down the correct law on the dying declaration as the sole basis of conviction, and to that extent it is overruled.
 3. The decision in Sunita Devi v. Union of India is clearly distinguishable on facts.
 4. The appeal is allowed.
-"""}
+""",
+}

@@ -1,5 +1,6 @@
 """A long index build must not keep, as resident memory, the large blocks it freed: glibc's
 allocator does by default once its mmap threshold has risen (aqgr.foundation.allocator)."""
+
 import os
 import subprocess
 import sys
@@ -32,8 +33,14 @@ PATTERN = textwrap.dedent("""
 
 
 def _kept_mb(mode: str, **env: str) -> int:
-    out = subprocess.run([sys.executable, "-c", PATTERN, mode], env={**os.environ, **env},
-                         capture_output=True, text=True, check=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-c", PATTERN, mode],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
     return int(out.stdout.split()[-1])
 
 

@@ -26,7 +26,9 @@ def _mount(where: Path, size: str) -> None:
     where.mkdir(parents=True, exist_ok=True)
     if os.geteuid() != 0:
         pytest.skip("mounting a small tmpfs needs root")
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True, text=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True, text=True
+    )
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
 
@@ -59,9 +61,14 @@ def test_full_disk_stops_the_batch_clearly_and_keeps_what_was_stored(small_disk,
     first = archive.summarize([write_judgments(tmp_path / "in")])
     assert len(first.summarised) == 4
     big = tmp_path / "big"
-    filler = "\n".join(f"{n}. The witness deposed about the events of that night and the conduct of the accused in the village." for n in range(6, 6000))
+    filler = "\n".join(
+        f"{n}. The witness deposed about the events of that night and the conduct of the accused in the village."
+        for n in range(6, 6000)
+    )
     # three different judgments (files of the same bytes would be one judgment, stored once)
-    write_judgments(big, {f"huge{i}": (JUDGMENTS["A1"] + f"5. Judgment {i} of the batch.\n" + filler)[:600_000] for i in range(3)})
+    write_judgments(
+        big, {f"huge{i}": (JUDGMENTS["A1"] + f"5. Judgment {i} of the batch.\n" + filler)[:600_000] for i in range(3)}
+    )
     report = archive.summarize([big])
     assert report.aborted and "disk_full" in report.aborted and "free space" in report.aborted
     assert len(report.summarised) < 3  # 600,000 characters each: the 1 MB disk fills up

@@ -64,7 +64,10 @@ def test_non_utf8_text_is_decoded(archive, tmp_path):
 
 def test_huge_judgment_is_summarised(archive, tmp_path):
     body = JUDGMENTS["A1"]
-    filler = "\n".join(f"{n}. The witness deposed about the events of that night and the conduct of the accused in the village." for n in range(6, 6000))
+    filler = "\n".join(
+        f"{n}. The witness deposed about the events of that night and the conduct of the accused in the village."
+        for n in range(6, 6000)
+    )
     text = (body + filler)[:600_000].ljust(600_000, " ")
     folder = write_judgments(tmp_path / "in", {"huge": text})
     started = time.perf_counter()
@@ -75,7 +78,10 @@ def test_huge_judgment_is_summarised(archive, tmp_path):
 
 
 def test_judgment_without_header_still_gets_a_summary(archive, tmp_path):
-    text = "The appellant challenged the order. " * 5 + "\nThe question is whether the order was valid.\nThe appeal is dismissed.\n"
+    text = (
+        "The appellant challenged the order. " * 5
+        + "\nThe question is whether the order was valid.\nThe appeal is dismissed.\n"
+    )
     report = archive.summarize([write_judgments(tmp_path / "in", {"nohead": text})])
     assert report.summarised == ["nohead"]
 

@@ -31,9 +31,17 @@ def many_judgments(folder: Path, n: int, *, paragraphs: int = 40) -> Path:
     """n distinct judgments (variants of the four samples, with filler), as .txt files."""
     folder.mkdir(parents=True, exist_ok=True)
     bases = list(JUDGMENTS.values())
-    filler = "\n".join(f"{k}. The witness deposed about the events of that night and the conduct of the accused in the village, and the court considered it." for k in range(6, 6 + paragraphs))
+    filler = "\n".join(
+        f"{k}. The witness deposed about the events of that night and the conduct of the accused in the village, and the court considered it."
+        for k in range(6, 6 + paragraphs)
+    )
     for i in range(n):
-        (folder / f"J{i:04d}.txt").write_text(bases[i % 4].replace("1997", str(1900 + i)) + filler + f"\n{paragraphs + 7}. Ordered accordingly in matter {i}.\n", encoding="utf-8")
+        (folder / f"J{i:04d}.txt").write_text(
+            bases[i % 4].replace("1997", str(1900 + i))
+            + filler
+            + f"\n{paragraphs + 7}. Ordered accordingly in matter {i}.\n",
+            encoding="utf-8",
+        )
     return folder
 
 
@@ -146,13 +154,19 @@ def test_cli_export_import_status_retry(database_url, home, tmp_path):
     assert result.exit_code == 0, result.output
     assert "4 summarised" in result.stderr and "failed by reason: empty 1" in result.stderr
     status = json.loads(runner.invoke(app, ["status"]).stdout)
-    assert status["judgments"] == 4 and status["summaries"][0]["count"] == 4 and status["failures_by_reason"] == {"empty": 1}
+    assert (
+        status["judgments"] == 4
+        and status["summaries"][0]["count"] == 4
+        and status["failures_by_reason"] == {"empty": 1}
+    )
     assert status["database"].split(":")[0] == database_url.split(":")[0]
     result = runner.invoke(app, ["export"])
     assert result.exit_code == 0 and len(result.stdout.splitlines()) == 4
     out = tmp_path / "dir"
     assert runner.invoke(app, ["export", "--format", "json-dir", "--out", str(out)]).exit_code == 0
-    result = runner.invoke(app, ["import", str(out), "--home", str(tmp_path / "h2"), "--database-url", f"sqlite:///{tmp_path / 'h2.db'}"])
+    result = runner.invoke(
+        app, ["import", str(out), "--home", str(tmp_path / "h2"), "--database-url", f"sqlite:///{tmp_path / 'h2.db'}"]
+    )
     assert result.exit_code == 0 and "imported 4 summaries" in result.stderr, result.output
     assert runner.invoke(app, ["export", "--format", "yaml"]).exit_code == 2
     result = runner.invoke(app, ["summarize", "--retry-failed", "--json"])
@@ -198,7 +212,17 @@ def test_kill_9_midway_then_rerun_finishes_without_duplicates(database_url, home
 
     total = 200  # the kill lands long before the end, even on a loaded machine
     folder = many_judgments(tmp_path / "in", total)
-    command = [sys.executable, "-c", "from aqgr.interfaces.cli import main; main()", "summarize", str(folder), "--home", str(home), "--workers", str(workers)]
+    command = [
+        sys.executable,
+        "-c",
+        "from aqgr.interfaces.cli import main; main()",
+        "summarize",
+        str(folder),
+        "--home",
+        str(home),
+        "--workers",
+        str(workers),
+    ]
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _wait_for_summaries(database_url, 25, proc)
     children = psutil.Process(proc.pid).children(recursive=True)
@@ -230,8 +254,21 @@ def _writer(url: str, worker: int, ids: list[str], barrier) -> None:
     made = []
     for judgment_id in ids:
         text = JUDGMENTS["A1"] + f"\nwritten by worker {worker}"
-        provenance = Provenance(engine="extractive.v1", engine_version="1.0.0", source_sha256=f"{worker:064d}", model=None)
-        made.append((JudgmentRow(id=judgment_id, source_path=f"/w{worker}/{judgment_id}.txt", sha256=f"{worker:064d}", n_chars=len(text), text=text), StructuredSummary.from_slots(judgment_id, summarize_text(text), provenance)))
+        provenance = Provenance(
+            engine="extractive.v1", engine_version="1.0.0", source_sha256=f"{worker:064d}", model=None
+        )
+        made.append(
+            (
+                JudgmentRow(
+                    id=judgment_id,
+                    source_path=f"/w{worker}/{judgment_id}.txt",
+                    sha256=f"{worker:064d}",
+                    n_chars=len(text),
+                    text=text,
+                ),
+                StructuredSummary.from_slots(judgment_id, summarize_text(text), provenance),
+            )
+        )
     barrier.wait()
     for row, summary in made:
         store.save(row, summary)
@@ -243,7 +280,9 @@ def test_concurrent_writer_processes_neither_lose_nor_duplicate(database_url, ho
     ids = [f"C{i}" for i in range(40)]
     context = multiprocessing.get_context("spawn")
     barrier = context.Barrier(4)
-    procs = [context.Process(target=_writer, args=(database_url, w, ids[w * 5 :] + ids[: w * 5], barrier)) for w in range(4)]
+    procs = [
+        context.Process(target=_writer, args=(database_url, w, ids[w * 5 :] + ids[: w * 5], barrier)) for w in range(4)
+    ]
     for p in procs:
         p.start()
     for p in procs:
@@ -281,11 +320,27 @@ def test_ctrl_c_stops_cleanly_and_the_rerun_resumes(home, tmp_path, monkeypatch)
     total = 240  # ~9 s of work at full speed: the Ctrl-C lands long before the end, even on a loaded machine
     folder = many_judgments(tmp_path / "in", total)
     url = f"sqlite:///{home / 'aqgr.db'}"
-    command = [sys.executable, "-c", "from aqgr.interfaces.cli import main; main()", "summarize", str(folder), "--home", str(home), "--workers", "2"]
+    command = [
+        sys.executable,
+        "-c",
+        "from aqgr.interfaces.cli import main; main()",
+        "summarize",
+        str(folder),
+        "--home",
+        str(home),
+        "--workers",
+        "2",
+    ]
     # Ctrl-C as a terminal's foreground job gets it: a suite started in the background (`cmd &`
     # in a script, nohup) hands its children SIGINT ignored, and an ignored Ctrl-C stops nothing
-    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     _wait_for_summaries(url, 10, proc)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)

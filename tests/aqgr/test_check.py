@@ -31,7 +31,9 @@ def _flip_a_byte(home: Path, judgment_id: str) -> None:
     with sqlite3.connect(home / "aqgr.db") as conn:
         (data,) = conn.execute("SELECT data FROM summaries WHERE judgment_id = ?", (judgment_id,)).fetchone()
         at = data.index(":")
-        conn.execute("UPDATE summaries SET data = ? WHERE judgment_id = ?", (data[:at] + ";" + data[at + 1:], judgment_id))
+        conn.execute(
+            "UPDATE summaries SET data = ? WHERE judgment_id = ?", (data[:at] + ";" + data[at + 1 :], judgment_id)
+        )
 
 
 def test_a_flipped_byte_in_a_stored_summary_is_found_and_skipped_not_fatal(archive_home):
@@ -53,7 +55,9 @@ def test_a_flipped_byte_in_a_stored_summary_is_found_and_skipped_not_fatal(archi
     from aqgr.interfaces.server import create_app
     from tests.server.conftest import TestClient
 
-    with TestClient(create_app(archive=Archive(settings=Settings.resolve(archive_home, index=FAST))), raise_server_exceptions=False) as client:
+    with TestClient(
+        create_app(archive=Archive(settings=Settings.resolve(archive_home, index=FAST))), raise_server_exceptions=False
+    ) as client:
         assert client.get("/api/health").json()["status"] == "ok"
         response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS})
         assert response.status_code == 200 and response.json()["hits"], response.text
@@ -83,7 +87,10 @@ def test_index_documents_under_other_ids_are_found_and_rebuilt(archive_home, dam
     damage(archive_home)
     code, report, err = _check(archive_home)
     assert code == 1 and report["index"]["ok"] is False and "aqgr index --rebuild" in err, report["index"]
-    assert runner.invoke(app, ["index", "--rebuild", "--embedder", "hashing.v1", "--home", str(archive_home)]).exit_code == 0
+    assert (
+        runner.invoke(app, ["index", "--rebuild", "--embedder", "hashing.v1", "--home", str(archive_home)]).exit_code
+        == 0
+    )
     code, report, _ = _check(archive_home)
     assert code == 0 and report["index"]["state"] == "ok", report
 
@@ -99,8 +106,11 @@ def test_a_deleted_manifest_is_reported_and_aqgr_index_builds_it_again(archive_h
 
 
 def test_leftovers_of_a_killed_index_run_are_reported_and_removed(archive_home):
-    for leftover in (archive_home / ".index.tmp-0123456789ab", archive_home / ".index.rebuild-ba9876543210",
-                     archive_home / "statutes" / ".index.tmp-feedfeedfeed"):
+    for leftover in (
+        archive_home / ".index.tmp-0123456789ab",
+        archive_home / ".index.rebuild-ba9876543210",
+        archive_home / "statutes" / ".index.tmp-feedfeedfeed",
+    ):
         leftover.mkdir(parents=True)
         (leftover / "docs.sqlite").write_bytes(b"x" * 100)
     code, report, err = _check(archive_home)
@@ -155,10 +165,16 @@ def test_an_index_older_than_the_summaries_is_said_to_be_stale(archive_home, tmp
     home = ["--home", str(archive_home)]
     assert runner.invoke(app, ["summarize", "--force", str(tmp_path / "in" / "A2.txt"), *home]).exit_code == 0
     code, report, err = _check(archive_home)
-    assert code == 0 and report["index"]["state"] == "stale" and report["index"]["stale"]["changed"] == 1, report["index"]
+    assert code == 0 and report["index"]["state"] == "stale" and report["index"]["stale"]["changed"] == 1, report[
+        "index"
+    ]
     assert "aqgr index" in err
     status = json.loads(runner.invoke(app, ["status", *home]).stdout)
     assert status["index_stale"] == {"new": 0, "changed": 1, "removed": 0}
     assert runner.invoke(app, ["index", "--embedder", "hashing.v1", *home]).exit_code == 0
     assert _check(archive_home)[1]["index"]["state"] == "ok"
-    assert json.loads(runner.invoke(app, ["status", *home]).stdout)["index_stale"] == {"new": 0, "changed": 0, "removed": 0}
+    assert json.loads(runner.invoke(app, ["status", *home]).stdout)["index_stale"] == {
+        "new": 0,
+        "changed": 0,
+        "removed": 0,
+    }

@@ -30,7 +30,7 @@ def _flip_in_sql(home: Path, judgment_id: str) -> None:
         (data,) = conn.execute("SELECT data FROM summaries WHERE judgment_id = ?", (judgment_id,)).fetchone()
         facts = json.loads(data)["facts"]
         at = data.index(json.dumps(facts)[1:40]) + 5
-        changed = data[:at] + ("x" if data[at] != "x" else "y") + data[at + 1:]
+        changed = data[:at] + ("x" if data[at] != "x" else "y") + data[at + 1 :]
         conn.execute("UPDATE summaries SET data = ? WHERE judgment_id = ?", (changed, judgment_id))
 
 
@@ -42,7 +42,9 @@ def _flip_in_file(home: Path, judgment_id: str) -> None:
         (data,) = conn.execute("SELECT data FROM summaries WHERE judgment_id = ?", (judgment_id,)).fetchone()
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     start = data.index('"facts"')
-    needle = data[start:start + 60].encode("utf-8")  # the key with the start of its value: the summary's, not the text's
+    needle = data[start : start + 60].encode(
+        "utf-8"
+    )  # the key with the start of its value: the summary's, not the text's
     raw = bytearray(db.read_bytes())
     assert raw.count(needle) == 1, "the summary's facts are stored once in the file"
     at = raw.index(needle) + 30
@@ -59,7 +61,9 @@ def test_a_changed_letter_that_still_parses_is_found_by_check_and_skipped(archiv
     flip(archive_home, "A1")
     code, report, err = _check(archive_home)
     assert code == 1 and report["ok"] is False, report
-    assert report["database"]["damaged_summaries"] == [{"judgment_id": "A1", "engine": "extractive.v1", "problem": CHECKSUM_MISMATCH}]
+    assert report["database"]["damaged_summaries"] == [
+        {"judgment_id": "A1", "engine": "extractive.v1", "problem": CHECKSUM_MISMATCH}
+    ]
     assert "'A1'" in err and "aqgr summarize --force" in err and "aqgr import --replace" in err
     home = ["--home", str(archive_home)]
     found = runner.invoke(app, ["search", DYING_DECLARATION_FACTS, "--json", *home])
@@ -68,13 +72,17 @@ def test_a_changed_letter_that_still_parses_is_found_by_check_and_skipped(archiv
     assert result["hits"] and "A1" not in {h["judgment_id"] for h in result["hits"]}
     assert any("damaged" in note and "A1" in note for note in result["notes"]), result["notes"]
     exported = runner.invoke(app, ["export", *home])
-    assert exported.exit_code == 0 and sorted(json.loads(line)["judgment_id"] for line in exported.stdout.splitlines()) == ["A2", "A3", "A4"]
+    assert exported.exit_code == 0 and sorted(
+        json.loads(line)["judgment_id"] for line in exported.stdout.splitlines()
+    ) == ["A2", "A3", "A4"]
     assert "A1" in exported.stderr and "damaged" in exported.stderr
 
     from aqgr.interfaces.server import create_app
     from tests.server.conftest import TestClient
 
-    with TestClient(create_app(archive=Archive(settings=Settings.resolve(archive_home, index=FAST))), raise_server_exceptions=False) as client:
+    with TestClient(
+        create_app(archive=Archive(settings=Settings.resolve(archive_home, index=FAST))), raise_server_exceptions=False
+    ) as client:
         assert client.get("/api/health").json()["status"] == "ok"
         response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS})
         assert response.status_code == 200 and response.json()["hits"], response.text
@@ -104,12 +112,16 @@ def test_a_database_made_before_checksums_is_read_migrated_and_given_checksums(a
     _drop_checksums(archive_home)
     home = ["--home", str(archive_home)]
     code, report, err = _check(archive_home)  # check writes nothing: the column is still missing after it
-    assert code == 0 and report["database"]["without_checksum"] == 4 and "no checksum yet" in err and "aqgr index" in err, report
+    assert (
+        code == 0 and report["database"]["without_checksum"] == 4 and "no checksum yet" in err and "aqgr index" in err
+    ), report
     with sqlite3.connect(archive_home / "aqgr.db") as conn:
         assert "checksum" not in {row[1] for row in conn.execute("PRAGMA table_info(summaries)")}
     found = runner.invoke(app, ["search", DYING_DECLARATION_FACTS, "--json", *home])
     assert found.exit_code == 0 and json.loads(found.stdout)["hits"], found.output
-    assert runner.invoke(app, ["summarize", "--force", str(tmp_path / "in" / "A2.txt"), *home]).exit_code == 0  # the next write
+    assert (
+        runner.invoke(app, ["summarize", "--force", str(tmp_path / "in" / "A2.txt"), *home]).exit_code == 0
+    )  # the next write
     assert _check(archive_home)[1]["database"]["without_checksum"] == 3
     assert runner.invoke(app, ["index", "--embedder", "hashing.v1", *home]).exit_code == 0  # the repair
     code, report, err = _check(archive_home)
@@ -147,8 +159,11 @@ def test_export_then_import_keeps_every_checksum(archive_home, tmp_path):
 def _flip_through_sql(store: Store, judgment_id: str) -> None:
     from sqlalchemy import text
 
-    changed = "REPLACE(data, 'The facts', 'The facte')" if store.dialect == "sqlite" else \
-        "CAST(REPLACE(CAST(data AS TEXT), 'The facts', 'The facte') AS JSON)"
+    changed = (
+        "REPLACE(data, 'The facts', 'The facte')"
+        if store.dialect == "sqlite"
+        else "CAST(REPLACE(CAST(data AS TEXT), 'The facts', 'The facte') AS JSON)"
+    )
     with store.engine.begin() as conn:
         conn.execute(text(f"UPDATE summaries SET data = {changed} WHERE judgment_id = :j"), {"j": judgment_id})
 
@@ -187,13 +202,20 @@ def test_a_summary_is_stored_in_the_form_its_checksum_is_taken_of_and_an_older_f
         with store.engine.connect() as conn:
             return dict(conn.execute(select(SummaryRow.judgment_id, cast(SummaryRow.data, Text))).all())
 
-    canonical = {j: s.model_dump(mode="json") for j, s in ((s.judgment_id, s) for s in store.summaries("extractive.v1"))}
+    canonical = {
+        j: s.model_dump(mode="json") for j, s in ((s.judgment_id, s) for s in store.summaries("extractive.v1"))
+    }
     assert stored() == {j: canonical_json(d) for j, d in canonical.items()}
-    assert {j: summary_checksum(json.loads(raw)) for j, raw in stored().items()} == \
-        {j: hashlib.sha256(raw.encode()).hexdigest() for j, raw in stored().items()}
+    assert {j: summary_checksum(json.loads(raw)) for j, raw in stored().items()} == {
+        j: hashlib.sha256(raw.encode()).hexdigest() for j, raw in stored().items()
+    }
     first = store.summaries("extractive.v1")
-    documents = list(store.iter_summaries("extractive.v1"))  # what an export writes: the stored document, in the model's order
-    assert documents == list(canonical.values()) and [list(d) for d in documents] == [list(d) for d in canonical.values()]
+    documents = list(
+        store.iter_summaries("extractive.v1")
+    )  # what an export writes: the stored document, in the model's order
+    assert documents == list(canonical.values()) and [list(d) for d in documents] == [
+        list(d) for d in canonical.values()
+    ]
     assert list(store.iter_summary_models("extractive.v1")) == first
     spaced = {j: json.dumps(d, indent=1) for j, d in canonical.items()}  # as a serialiser that spaces it writes it
     with store.engine.begin() as conn:
@@ -206,7 +228,10 @@ def test_a_summary_is_stored_in_the_form_its_checksum_is_taken_of_and_an_older_f
     _flip_through_sql(store, "J3")  # the canonical form
     assert [s.judgment_id for s in store.summaries("extractive.v1")] == ["J1"]
     assert store.damaged == {("J2", "extractive.v1"): CHECKSUM_MISMATCH, ("J3", "extractive.v1"): CHECKSUM_MISMATCH}
-    assert store.check_summaries() == [("J2", "extractive.v1", CHECKSUM_MISMATCH), ("J3", "extractive.v1", CHECKSUM_MISMATCH)]
+    assert store.check_summaries() == [
+        ("J2", "extractive.v1", CHECKSUM_MISMATCH),
+        ("J3", "extractive.v1", CHECKSUM_MISMATCH),
+    ]
     store.close()
 
 
@@ -229,13 +254,14 @@ def test_the_store_migrates_a_database_without_the_column_in_place(database_url,
     assert store.has_checksums and store.without_checksum() == 2
     from sqlalchemy import inspect
 
-    assert {"ix_summaries_unchecked", "ix_summaries_fingerprint"} <= {i["name"] for i in inspect(store.engine).get_indexes("summaries")}
+    assert {"ix_summaries_unchecked", "ix_summaries_fingerprint"} <= {
+        i["name"] for i in inspect(store.engine).get_indexes("summaries")
+    }
     _flip_through_sql(store, "J2")  # changed before it had a checksum: nothing can tell
     assert store.add_checksums() == 2 and store.without_checksum() == 0 and store.add_checksums() == 0
     _flip_through_sql(store, "J1")
     assert [j for j, _, _ in store.check_summaries()] == ["J1"]
     store.close()
-
 
 
 def test_a_column_another_process_added_meanwhile_is_no_failure(tmp_path, monkeypatch):
@@ -272,10 +298,15 @@ def test_an_index_update_reads_the_summaries_columns_it_needs_without_reading_th
     store.save_many([_item("J1", "one"), _item("J2", "two")])
     with sqlite3.connect(tmp_path / "a.db") as conn:
         plans = {
-            "fingerprints": conn.execute("EXPLAIN QUERY PLAN SELECT judgment_id, engine_version, source_sha256, created_at "
-                                         "FROM summaries WHERE engine = ?", ("extractive.v1",)).fetchall(),
-            "unchecked": conn.execute("EXPLAIN QUERY PLAN SELECT judgment_id, engine FROM summaries WHERE checksum IS NULL "
-                                      "ORDER BY judgment_id, engine").fetchall(),
+            "fingerprints": conn.execute(
+                "EXPLAIN QUERY PLAN SELECT judgment_id, engine_version, source_sha256, created_at "
+                "FROM summaries WHERE engine = ?",
+                ("extractive.v1",),
+            ).fetchall(),
+            "unchecked": conn.execute(
+                "EXPLAIN QUERY PLAN SELECT judgment_id, engine FROM summaries WHERE checksum IS NULL "
+                "ORDER BY judgment_id, engine"
+            ).fetchall(),
         }
     assert "COVERING INDEX ix_summaries_fingerprint" in str(plans["fingerprints"]), plans
     assert "ix_summaries_unchecked" in str(plans["unchecked"]), plans

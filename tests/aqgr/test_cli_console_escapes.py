@@ -35,7 +35,10 @@ def test_summarize_search_and_citations_never_print_an_escape(home, tmp_path):
     summarized = _hostile_archive(home, tmp_path)
     assert "\x1b" not in summarized.output and "bad\\x1b[2Jname.txt" in summarized.stderr
 
-    result = runner.invoke(app, ["search", DYING_DECLARATION_FACTS, "--home", str(home), "-q", "Whether a dying declaration \x1b[2J suffices?"])
+    result = runner.invoke(
+        app,
+        ["search", DYING_DECLARATION_FACTS, "--home", str(home), "-q", "Whether a dying declaration \x1b[2J suffices?"],
+    )
     assert result.exit_code == 0, result.output
     assert "\x1b" not in result.output and "\x07" not in result.output
     assert "Kamla Bai\\x1b[2J v. State of Madhya Pradesh" in result.stdout, result.stdout
@@ -68,9 +71,12 @@ def test_no_command_prints_a_data_string_past_the_console():
     offenders = []
     for module in ("cli.py", "serve_cli.py", "invocation.py"):
         for node in ast.walk(ast.parse((root / module).read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in ("echo", "print") \
-                    and not isinstance(node.func, ast.Attribute) or (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                                                                     and node.func.attr == "echo"):
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "attr", getattr(node.func, "id", "")) in ("echo", "print")
+                and not isinstance(node.func, ast.Attribute)
+                or (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "echo")
+            ):
                 argument = ast.unparse(node.args[0]) if node.args else ""
                 if not any(safe in argument for safe in ("json.dumps", "model_dump_json")):
                     offenders.append(f"{module}:{node.lineno}: {argument[:60]}")

@@ -31,11 +31,18 @@ def test_links_fifos_and_tiny_files_in_a_folder_are_reported_and_not_stored(home
     os.mkfifo(folder / "pipe.txt")
     (folder / "tiny.txt").write_bytes(b"x")
     inside = folder / "alias.txt"
-    inside.symlink_to(folder / "A1.txt")  # a link within the folder is read: the file A1 under a second name, one judgment (docs/renames.md)
+    inside.symlink_to(
+        folder / "A1.txt"
+    )  # a link within the folder is read: the file A1 under a second name, one judgment (docs/renames.md)
 
     result, report = _summarize(home, folder)
     reasons = {os.path.basename(f["path"]): f["reason"] for f in report["failed"]}
-    assert reasons == {"leak.txt": "outside_folder", "dangling.txt": "broken_link", "pipe.txt": "not_a_file", "tiny.txt": "too_short"}
+    assert reasons == {
+        "leak.txt": "outside_folder",
+        "dangling.txt": "broken_link",
+        "pipe.txt": "not_a_file",
+        "tiny.txt": "too_short",
+    }
     assert report["summarised"] == ["A1"] and report["unchanged"] == ["A1"] and report["skipped_unsupported"] == []
     flat = " ".join(result.stderr.split())
     assert "outside the folder" in flat and "FIFO" in flat and "too little to be a judgment" in flat

@@ -45,10 +45,25 @@ def test_summarize_report_over_a_path_with_brackets(home, tmp_path):
 def test_search_and_citations_print_party_names_verbatim(home, tmp_path):
     _archive(home, tmp_path)
     assert runner.invoke(app, ["index", "--home", str(home), "--embedder", "hashing.v1"]).exit_code == 0
-    parties = {s["judgment_id"]: s["parties"] for s in json.loads(runner.invoke(app, ["search", DYING_DECLARATION_FACTS, "--home", str(home), "--json"]).stdout)["hits"]}
+    parties = {
+        s["judgment_id"]: s["parties"]
+        for s in json.loads(
+            runner.invoke(app, ["search", DYING_DECLARATION_FACTS, "--home", str(home), "--json"]).stdout
+        )["hits"]
+    }
     assert "Mohan [/x] Lal" in parties["A1"] and "[since deceased]" in parties["A3"]  # what the summary holds
 
-    result = runner.invoke(app, ["search", DYING_DECLARATION_FACTS, "--home", str(home), "-q", "Whether [/x] a dying declaration [b]alone[/b] suffices?"])
+    result = runner.invoke(
+        app,
+        [
+            "search",
+            DYING_DECLARATION_FACTS,
+            "--home",
+            str(home),
+            "-q",
+            "Whether [/x] a dying declaration [b]alone[/b] suffices?",
+        ],
+    )
     assert result.exit_code == 0, result.output
     flat = " ".join(result.stdout.split())
     assert parties["A1"] in flat and parties["A3"] in flat  # no word lost, no crash
@@ -93,13 +108,19 @@ def test_a_file_name_that_is_not_utf8_is_one_failure_and_the_batch_goes_on(home,
     import os
 
     folder = write_judgments(tmp_path / "in", {"A1": JUDGMENTS["A1"]})
-    (Path(os.fsdecode(os.path.join(os.fsencode(folder), b"bad\xff[name.txt")))).write_text(JUDGMENTS["A2"], encoding="utf-8")
+    (Path(os.fsdecode(os.path.join(os.fsencode(folder), b"bad\xff[name.txt")))).write_text(
+        JUDGMENTS["A2"], encoding="utf-8"
+    )
     result = runner.invoke(app, ["summarize", str(folder), "--home", str(home), "--json"])
     assert result.exit_code == 0 and "Traceback" not in result.output, result.output
     report = json.loads(result.stdout)
     assert report["summarised"] == ["A1"]
     [failure] = report["failed"]
-    assert failure["reason"] == "bad_name" and failure["path"].endswith("bad\\xff[name.txt") and "rename" in failure["message"]
+    assert (
+        failure["reason"] == "bad_name"
+        and failure["path"].endswith("bad\\xff[name.txt")
+        and "rename" in failure["message"]
+    )
     assert "bad\\xff[name.txt: bad_name" in " ".join(result.stderr.split())
     status = json.loads(runner.invoke(app, ["status", "--home", str(home)]).stdout)
     assert status["failures_by_reason"] == {"bad_name": 1}

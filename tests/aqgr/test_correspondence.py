@@ -38,7 +38,12 @@ def test_a_bad_line_is_reported_with_its_number_and_the_rest_loaded(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text(TABLE, encoding="utf-8")
     table = load_tables([path])
-    assert [(p.line, p.reason.split(" ")[0]) for p in table.problems] == [(5, "repeats"), (6, "not"), (7, "3"), (9, "old_act")]
+    assert [(p.line, p.reason.split(" ")[0]) for p in table.problems] == [
+        (5, "repeats"),
+        (6, "not"),
+        (7, "3"),
+        (9, "old_act"),
+    ]
     assert "line 6" in str(table.problems[1]) and "'abc'" in str(table.problems[1])
     assert len(table) == 5  # 302, 498A twice, 32, OLD 12
     # a section mapped to two sections keeps both, and both are shown
@@ -56,21 +61,24 @@ def test_a_table_without_the_columns_is_refused(tmp_path):
         load_tables([tmp_path / "absent.csv"])
 
 
-@pytest.mark.parametrize("text, code, sections", [
-    ("convicted under s. 302 IPC and", "IPC", ("302",)),
-    ("Section 302 of the Indian Penal Code, 1860", "IPC", ("302",)),
-    ("charged under Sections 302/34 I.P.C.", "IPC", ("302", "34")),
-    ("Sections 302, 307 and 34 IPC", "IPC", ("302", "307", "34")),
-    ("Section 304-B IPC", "IPC", ("304B",)),
-    ("Section 304 B I.P.C.", "IPC", ("304B",)),
-    ("Sec. 103(1) BNS", "BNS", ("103(1)",)),
-    ("Section 103 of the Bharatiya Nyaya Sanhita, 2023", "BNS", ("103",)),
-    ("bail u/s 438 Cr.P.C.", "CrPC", ("438",)),
-    ("Section 161 of the Code of Criminal Procedure", "CrPC", ("161",)),
-    ("Section 482 BNSS", "BNSS", ("482",)),
-    ("Section 32 of the Evidence Act", "IEA", ("32",)),
-    ("Section 26 of the Bharatiya Sakshya Adhiniyam", "BSA", ("26",)),
-])
+@pytest.mark.parametrize(
+    "text, code, sections",
+    [
+        ("convicted under s. 302 IPC and", "IPC", ("302",)),
+        ("Section 302 of the Indian Penal Code, 1860", "IPC", ("302",)),
+        ("charged under Sections 302/34 I.P.C.", "IPC", ("302", "34")),
+        ("Sections 302, 307 and 34 IPC", "IPC", ("302", "307", "34")),
+        ("Section 304-B IPC", "IPC", ("304B",)),
+        ("Section 304 B I.P.C.", "IPC", ("304B",)),
+        ("Sec. 103(1) BNS", "BNS", ("103(1)",)),
+        ("Section 103 of the Bharatiya Nyaya Sanhita, 2023", "BNS", ("103",)),
+        ("bail u/s 438 Cr.P.C.", "CrPC", ("438",)),
+        ("Section 161 of the Code of Criminal Procedure", "CrPC", ("161",)),
+        ("Section 482 BNSS", "BNSS", ("482",)),
+        ("Section 32 of the Evidence Act", "IEA", ("32",)),
+        ("Section 26 of the Bharatiya Sakshya Adhiniyam", "BSA", ("26",)),
+    ],
+)
 def test_references_in_both_codes_forms_are_recognised(sample, text, code, sections):
     (found,) = sample.find(text)
     assert (found.code, found.sections) == (code, sections)
@@ -84,21 +92,34 @@ def test_what_is_not_a_reference_is_not_one(sample):
 def test_describe_says_both_and_rewrite_keeps_the_form(sample):
     assert sample.describe("Section 302 IPC") == ["Section 302 IPC, now Section 103(1) BNS"]
     assert sample.describe("Section 103 BNS") == ["Section 103 BNS, formerly Section 302 IPC"]
-    assert sample.describe("Section 377 IPC") == ["Section 377 IPC: no counterpart in BNS (the correspondence table has none)"]
+    assert sample.describe("Section 377 IPC") == [
+        "Section 377 IPC: no counterpart in BNS (the correspondence table has none)"
+    ]
     # the facts' sections come first
-    assert sample.describe("Section 34 IPC and Section 302 IPC", facts="Section 103 BNS")[0].startswith("Section 302 IPC")
+    assert sample.describe("Section 34 IPC and Section 302 IPC", facts="Section 103 BNS")[0].startswith(
+        "Section 302 IPC"
+    )
     text, done, left = sample.rewrite("convicted under Section 302 of the Indian Penal Code and Section 377 IPC")
-    assert text == "convicted under Section 103(1) of the Bharatiya Nyaya Sanhita, 2023 and Section 377 IPC" and (done, left) == (1, 1)
+    assert text == "convicted under Section 103(1) of the Bharatiya Nyaya Sanhita, 2023 and Section 377 IPC" and (
+        done,
+        left,
+    ) == (1, 1)
     assert sample.rewrite("Sections 302/34 IPC")[0] == "Sections 103(1) and 3(5) BNS"
     # the codes' names outside a reference move too; a reference left as it was keeps its code
-    assert (sample.rewrite("Section 304 Part II IPC (in short 'IPC'), Section 377 IPC and the Evidence Act")[0]
-            == "Section 105 BNS (in short 'BNS'), Section 377 IPC and the Bharatiya Sakshya Adhiniyam, 2023")
+    assert (
+        sample.rewrite("Section 304 Part II IPC (in short 'IPC'), Section 377 IPC and the Evidence Act")[0]
+        == "Section 105 BNS (in short 'BNS'), Section 377 IPC and the Bharatiya Sakshya Adhiniyam, 2023"
+    )
 
 
 def test_expansion_writes_each_counterpart_as_the_reference_was_written(sample):
     assert sample.expand("charged under Section 103 BNS") == "charged under Section 103 BNS\nSection 302 IPC"
-    assert sample.expand("Section 103 of the Bharatiya Nyaya Sanhita").endswith("\nSection 302 of the Indian Penal Code")
-    assert sample.expand("Section 26 BSA", both_forms=True).endswith("Section 32 IEA; Section 32 of the Indian Evidence Act")
+    assert sample.expand("Section 103 of the Bharatiya Nyaya Sanhita").endswith(
+        "\nSection 302 of the Indian Penal Code"
+    )
+    assert sample.expand("Section 26 BSA", both_forms=True).endswith(
+        "Section 32 IEA; Section 32 of the Indian Evidence Act"
+    )
     assert sample.expand("no section named here") == "no section named here"
 
 
@@ -131,14 +152,28 @@ The Judgment was delivered by : K. Singh, J.
 5. The appeal is dismissed.
 """
 TINY = {
-    "M1": MURDER.format(title="Ram Kumar v State of Punjab", date="12 March 2002", no=12, section="under Section 302 IPC ", extra=""),
-    "M2": MURDER.format(title="Shyam Lal v State of Haryana", date="3 April 2003", no=77, section="under Section 304 IPC ",
-                        extra="The eye witnesses, relatives of the deceased neighbour, saw the axe blow in the dispute over the boundary wall of the fields."),
-    "M3": MURDER.format(title="Gopal Das v State of Bihar", date="9 July 2004", no=31, section="under Section 307 IPC ",
-                        extra="The relatives of the deceased saw the accused strike the neighbour with an axe at the boundary wall of the fields."),
+    "M1": MURDER.format(
+        title="Ram Kumar v State of Punjab", date="12 March 2002", no=12, section="under Section 302 IPC ", extra=""
+    ),
+    "M2": MURDER.format(
+        title="Shyam Lal v State of Haryana",
+        date="3 April 2003",
+        no=77,
+        section="under Section 304 IPC ",
+        extra="The eye witnesses, relatives of the deceased neighbour, saw the axe blow in the dispute over the boundary wall of the fields.",
+    ),
+    "M3": MURDER.format(
+        title="Gopal Das v State of Bihar",
+        date="9 July 2004",
+        no=31,
+        section="under Section 307 IPC ",
+        extra="The relatives of the deceased saw the accused strike the neighbour with an axe at the boundary wall of the fields.",
+    ),
 }
-NEW_FACTS = ("The accused is charged under Section 103 BNS for the murder of a neighbour with an axe in a dispute over a boundary "
-             "wall of the fields; the only eye witnesses are relatives of the deceased.")
+NEW_FACTS = (
+    "The accused is charged under Section 103 BNS for the murder of a neighbour with an axe in a dispute over a boundary "
+    "wall of the fields; the only eye witnesses are relatives of the deceased."
+)
 
 
 @pytest.fixture(scope="module")
@@ -151,7 +186,9 @@ def tiny(tmp_path_factory):
 
 
 def test_facts_in_the_new_code_find_the_judgment_in_the_old_one_only_with_the_table(tiny):
-    options = tiny.settings.search.model_copy(update={"retrievers": ["bm25", "fulltext"], "citation_weight": 0.0, "min_score": 1})
+    options = tiny.settings.search.model_copy(
+        update={"retrievers": ["bm25", "fulltext"], "citation_weight": 0.0, "min_score": 1}
+    )
     searcher = tiny.open_searcher()
     before = searcher.search(NEW_FACTS, k=3, options=options)
     assert before.hits[0].judgment_id != "M1" and not any(h.sections for h in before.hits)
@@ -162,7 +199,9 @@ def test_facts_in_the_new_code_find_the_judgment_in_the_old_one_only_with_the_ta
     assert top.judgment_id == "M1"
     assert top.sections == ["Section 302 IPC, now Section 103(1) BNS"]
     assert {h.judgment_id: h.sections for h in after.hits[1:]} == {
-        "M2": ["Section 304 IPC, now Section 105 BNS"], "M3": ["Section 307 IPC, now Section 109 BNS"]}
+        "M2": ["Section 304 IPC, now Section 105 BNS"],
+        "M3": ["Section 307 IPC, now Section 109 BNS"],
+    }
 
 
 def test_the_cli_loads_a_table_reports_bad_lines_and_shows_both_codes(tiny, tmp_path):
@@ -188,14 +227,24 @@ def test_statute_hits_show_their_sections_in_both_codes(tiny, tmp_path):
 
     folder = tmp_path / "statutes"
     folder.mkdir()
-    (folder / "IPC_302.txt").write_text("Title: Section 302 of the Indian Penal Code: punishment for murder\n"
-                                        "Desc: Whoever commits murder shall be punished with death, or imprisonment for life.", encoding="utf-8")
-    (folder / "IPC_379.txt").write_text("Title: Section 379 IPC: punishment for theft\n"
-                                        "Desc: Whoever commits theft shall be punished with imprisonment.", encoding="utf-8")
+    (folder / "IPC_302.txt").write_text(
+        "Title: Section 302 of the Indian Penal Code: punishment for murder\n"
+        "Desc: Whoever commits murder shall be punished with death, or imprisonment for life.",
+        encoding="utf-8",
+    )
+    (folder / "IPC_379.txt").write_text(
+        "Title: Section 379 IPC: punishment for theft\n"
+        "Desc: Whoever commits theft shall be punished with imprisonment.",
+        encoding="utf-8",
+    )
     collection = StatuteCollection(tiny.settings)
     collection.add([folder])
-    result = collection.search("punishment for murder under Section 103 BNS", [], k=2, correspondence=load_tables([SAMPLE_TABLE]))
+    result = collection.search(
+        "punishment for murder under Section 103 BNS", [], k=2, correspondence=load_tables([SAMPLE_TABLE])
+    )
     shown = {h.statute_id: h.sections for h in result.hits}
-    assert shown == {"IPC_302": ["Section 302 IPC, now Section 103(1) BNS"],
-                     "IPC_379": ["Section 379 IPC: no counterpart in BNS (the correspondence table has none)"]}
+    assert shown == {
+        "IPC_302": ["Section 302 IPC, now Section 103(1) BNS"],
+        "IPC_379": ["Section 379 IPC: no counterpart in BNS (the correspondence table has none)"],
+    }
     assert all(not h.sections for h in collection.search("punishment for murder under Section 103 BNS", [], k=2).hits)

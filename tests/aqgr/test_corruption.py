@@ -161,9 +161,13 @@ def test_a_server_started_before_the_damage_keeps_searching_its_snapshot(archive
         assert client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS}).status_code == 200
         app_.state.service.archive.close()
         overwrite_pages(archive_home / "aqgr.db")
-        searched = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS})  # the index and summaries it holds
+        searched = client.post(
+            "/api/search", json={"facts": DYING_DECLARATION_FACTS}
+        )  # the index and summaries it holds
         assert searched.status_code == 200 and searched.json()["hits"]
-        assert any("not pinned" in note for note in searched.json()["notes"])  # the texts cannot be read: said, not a 503
+        assert any(
+            "not pinned" in note for note in searched.json()["notes"]
+        )  # the texts cannot be read: said, not a 503
         text = client.get("/api/judgments/A1/text")
         assert text.status_code == 503 and text.json()["error"] == "database_damaged"
 
@@ -173,7 +177,9 @@ def test_a_server_started_before_the_damage_keeps_searching_its_snapshot(archive
 def test_damaged_or_empty_manifest(archive_home, content):
     (archive_home / "index" / "manifest.json").write_bytes(content)
     home = ["--home", str(archive_home)]
-    _clean_failure(runner.invoke(app, ["search", DYING_DECLARATION_FACTS, *home]), "aqgr index", str(archive_home / "index"))
+    _clean_failure(
+        runner.invoke(app, ["search", DYING_DECLARATION_FACTS, *home]), "aqgr index", str(archive_home / "index")
+    )
     _clean_failure(runner.invoke(app, ["citations", "A1", *home]), "aqgr index")
     status = runner.invoke(app, ["status", *home])  # the rest of the status is still reported
     assert status.exit_code == 0 and "aqgr index" in json.loads(status.stdout)["index"]["error"]
@@ -214,9 +220,15 @@ def test_the_server_with_a_damaged_manifest_answers_503(archive_home):
     from tests.server.conftest import TestClient
 
     (archive_home / "index" / "manifest.json").write_bytes(b"")
-    with TestClient(create_app(archive=Archive(settings=Settings.resolve(archive_home, index=FAST))), raise_server_exceptions=False) as client:
+    with TestClient(
+        create_app(archive=Archive(settings=Settings.resolve(archive_home, index=FAST))), raise_server_exceptions=False
+    ) as client:
         response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS})
-        assert response.status_code == 503 and response.json()["error"] == "index_mismatch" and "aqgr index" in response.json()["detail"]
+        assert (
+            response.status_code == 503
+            and response.json()["error"] == "index_mismatch"
+            and "aqgr index" in response.json()["detail"]
+        )
         assert client.get("/api/health").json()["status"] == "no_index"
         assert client.get("/api/judgments/A1").status_code == 200  # summaries still served from the database
 
@@ -250,14 +262,22 @@ def test_export_on_a_full_disk_keeps_the_previous_export(archive_home, tmp_path,
     assert runner.invoke(app, ["export", "--out", str(out), "--home", str(archive_home)]).exit_code == 0
     before = out.read_bytes()
     monkeypatch.setattr(tempfile, "NamedTemporaryFile", FullDisk(tempfile.NamedTemporaryFile))
-    _clean_failure(runner.invoke(app, ["export", "--out", str(out), "--home", str(archive_home)]), "disk_full", "free space", str(out))
+    _clean_failure(
+        runner.invoke(app, ["export", "--out", str(out), "--home", str(archive_home)]),
+        "disk_full",
+        "free space",
+        str(out),
+    )
     assert out.read_bytes() == before and sorted(p.name for p in out.parent.iterdir()) == ["all.jsonl"]  # no half file
 
 
 def _tree(path: Path) -> dict[str, bytes]:
     """Every file and its bytes (SQLite's -wal and -shm files, which a reader may create, aside)."""
-    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*"))
-            if p.is_file() and not p.name.endswith(("-wal", "-shm"))}
+    return {
+        str(p.relative_to(path)): p.read_bytes()
+        for p in sorted(path.rglob("*"))
+        if p.is_file() and not p.name.endswith(("-wal", "-shm"))
+    }
 
 
 @pytest.mark.parametrize("how", ["rebuild", "update"])
@@ -281,7 +301,9 @@ def test_index_on_a_full_disk_keeps_the_old_index(archive_home, tmp_path, monkey
     assert not [p for p in archive_home.iterdir() if p.name.startswith(".index")]  # no temporary folder left
     monkeypatch.undo()
     assert runner.invoke(app, ["search", DYING_DECLARATION_FACTS, *home]).exit_code == 0  # the previous generation
-    assert runner.invoke(app, ["index", "--embedder", "hashing.v1", *home]).exit_code == 0  # and the next run completes it
+    assert (
+        runner.invoke(app, ["index", "--embedder", "hashing.v1", *home]).exit_code == 0
+    )  # and the next run completes it
     assert runner.invoke(app, ["status", *home]).exit_code == 0
 
 
@@ -290,7 +312,9 @@ def test_summarize_on_a_full_disk_stops_clearly_and_keeps_what_was_stored(archiv
 
     from aqgr.archive.store import Store
 
-    more = write_judgments(tmp_path / "more", {f"B{i}": text for i, text in enumerate(json.loads(json.dumps(_texts())))})
+    more = write_judgments(
+        tmp_path / "more", {f"B{i}": text for i, text in enumerate(json.loads(json.dumps(_texts())))}
+    )
     real = Store._upsert
     judgments: list[str] = []
 
@@ -306,8 +330,13 @@ def test_summarize_on_a_full_disk_stops_clearly_and_keeps_what_was_stored(archiv
     result = runner.invoke(app, ["summarize", str(more), "--home", str(archive_home)])
     _clean_failure(result, "disk_full", "free space")
     monkeypatch.undo()
-    ids = {d["judgment_id"] for d in map(json.loads, runner.invoke(app, ["export", "--home", str(archive_home)]).stdout.splitlines())}
-    assert {"A1", "A2", "A3", "A4"} <= ids and len(ids) == 5  # the four before, and the one stored before the disk filled
+    ids = {
+        d["judgment_id"]
+        for d in map(json.loads, runner.invoke(app, ["export", "--home", str(archive_home)]).stdout.splitlines())
+    }
+    assert {"A1", "A2", "A3", "A4"} <= ids and len(
+        ids
+    ) == 5  # the four before, and the one stored before the disk filled
 
 
 def _texts() -> list[str]:
@@ -324,7 +353,7 @@ def _read_only(home: Path, monkeypatch) -> None:
 
     def read_only_init(self, url, *, create=True):
         if url.startswith("sqlite:///") and "mode=ro" not in url:
-            url = f"sqlite:///file:{url[len('sqlite:///'):]}?mode=ro&uri=true"
+            url = f"sqlite:///file:{url[len('sqlite:///') :]}?mode=ro&uri=true"
         real_init(self, url, create=create)
 
     monkeypatch.setattr(Store, "__init__", read_only_init)
@@ -352,7 +381,11 @@ def test_read_only_home_reads_work_and_writes_say_so(archive_home, tmp_path, mon
     assert runner.invoke(app, ["export", *home]).stdout == before
     assert runner.invoke(app, ["status", *home]).exit_code == 0
     _clean_failure(runner.invoke(app, ["index", "--embedder", "hashing.v1", *home]), "read_only")
-    _clean_failure(runner.invoke(app, ["summarize", str(write_judgments(tmp_path / "new", {"Z1": _texts()[0]})), *home]), "read")
-    _clean_failure(runner.invoke(app, ["export", "--out", str(archive_home / "out.jsonl"), *home]), "read_only", "writable")
+    _clean_failure(
+        runner.invoke(app, ["summarize", str(write_judgments(tmp_path / "new", {"Z1": _texts()[0]})), *home]), "read"
+    )
+    _clean_failure(
+        runner.invoke(app, ["export", "--out", str(archive_home / "out.jsonl"), *home]), "read_only", "writable"
+    )
     monkeypatch.undo()
     assert runner.invoke(app, ["export", "--home", str(archive_home)]).stdout == before  # nothing lost

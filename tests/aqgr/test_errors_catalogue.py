@@ -8,8 +8,11 @@ import aqgr
 import aqgr.foundation.errors
 
 REPO = Path(__file__).resolve().parents[2]
-CATALOGUE = {name: cls for name, cls in vars(aqgr.foundation.errors).items()
-             if inspect.isclass(cls) and issubclass(cls, BaseException) and cls.__module__ == "aqgr.foundation.errors"}
+CATALOGUE = {
+    name: cls
+    for name, cls in vars(aqgr.foundation.errors).items()
+    if inspect.isclass(cls) and issubclass(cls, BaseException) and cls.__module__ == "aqgr.foundation.errors"
+}
 
 
 def test_every_error_is_exported_from_aqgr_and_documented():

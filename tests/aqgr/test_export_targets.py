@@ -67,7 +67,9 @@ def test_a_fifo_is_refused_and_with_force_its_reader_gets_every_line(source, tmp
 
 
 def test_a_device_a_socket_or_a_folder_is_refused(source, tmp_path):
-    assert kind_of(Path("/dev/null")) == "a character device"  # looked at only: a broken export run as root would replace it
+    assert (
+        kind_of(Path("/dev/null")) == "a character device"
+    )  # looked at only: a broken export run as root would replace it
     sock = socket.socket(socket.AF_UNIX)
     sock.bind(str(tmp_path / "sock"))  # a special file a test may make anywhere
     result = _export(source, tmp_path / "sock")

@@ -9,15 +9,24 @@ from pydantic import ValidationError
 
 from aqgr import Filters, NoFiltersError, SearchOptions
 from aqgr.foundation.errors import InvalidFilterError
-from aqgr.retrieval.facets import (judge_clause, judge_names, judge_terms, normalise_court, parse_decided, disposal_of,
-                                   statute_terms)
+from aqgr.retrieval.facets import (
+    judge_clause,
+    judge_names,
+    judge_terms,
+    normalise_court,
+    parse_decided,
+    disposal_of,
+    statute_terms,
+)
 from aqgr.schemas.filters import make_filters
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS, JUDGMENTS, indexed_archive
 
 EVERY = SearchOptions(min_score=1)  # hits are not cut by the explainer's score: what the filter admits shows
 
 # One more judgment: a Bombay High Court one by a judge named in the long form.
-MORE = {**JUDGMENTS, "B1": """Anil Shinde v State of Maharashtra
+MORE = {
+    **JUDGMENTS,
+    "B1": """Anil Shinde v State of Maharashtra
 High Court of Judicature at Bombay
 
 21 January 2015
@@ -28,7 +37,8 @@ The Judgment was delivered by : Hon'ble Mr. Justice Arjan Kumar Sikri
 3. The question is whether a dying declaration recorded by a police officer can be the sole basis of conviction.
 4. A dying declaration recorded by a police officer is to be scrutinised with care, but may be acted upon if it is true and voluntary.
 5. The appeal is partly allowed and the sentence is reduced.
-"""}
+""",
+}
 
 
 @pytest.fixture(scope="module")
@@ -38,22 +48,33 @@ def archive(tmp_path_factory):
 
 
 def hits(archive, options=EVERY, **filters):
-    return [h.judgment_id for h in archive.search(DYING_DECLARATION_FACTS, k=10, options=options, filters=Filters(**filters)).hits]
+    return [
+        h.judgment_id
+        for h in archive.search(DYING_DECLARATION_FACTS, k=10, options=options, filters=Filters(**filters)).hits
+    ]
 
 
 # --- normalisation ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("written", ["Supreme Court of India", "SC", "Hon'ble Supreme Court", "IN THE SUPREME COURT OF INDIA", "The Supreme Court"])
+
+@pytest.mark.parametrize(
+    "written",
+    ["Supreme Court of India", "SC", "Hon'ble Supreme Court", "IN THE SUPREME COURT OF INDIA", "The Supreme Court"],
+)
 def test_the_supreme_court_is_one_court_however_written(written):
     assert normalise_court(written) == ("Supreme Court of India", "supreme")
 
 
-@pytest.mark.parametrize("written", ["High Court of Judicature at Bombay", "Bombay High Court", "Bombay HC", "high court of bombay"])
+@pytest.mark.parametrize(
+    "written", ["High Court of Judicature at Bombay", "Bombay High Court", "Bombay HC", "high court of bombay"]
+)
 def test_a_high_court_is_one_court_however_written(written):
     assert normalise_court(written) == ("Bombay High Court", "high")
 
 
-@pytest.mark.parametrize("written", ["Justice A.K. Sikri", "A. K. Sikri", "Hon'ble Mr. Justice Arjan Kumar Sikri", "A.K. SIKRI, J."])
+@pytest.mark.parametrize(
+    "written", ["Justice A.K. Sikri", "A. K. Sikri", "Hon'ble Mr. Justice Arjan Kumar Sikri", "A.K. SIKRI, J."]
+)
 def test_a_judge_with_initials_is_one_name(written):
     assert [n.full for n in judge_names(written)] == ["A. K. Sikri"]
 
@@ -76,7 +97,12 @@ def test_statute_references_name_act_and_sections():
 
 
 def test_dates_and_disposal_as_judgments_write_them():
-    assert parse_decided("26th September, 1973") == parse_decided("September 26, 1973") == parse_decided("26.09.1973") == date(1973, 9, 26)
+    assert (
+        parse_decided("26th September, 1973")
+        == parse_decided("September 26, 1973")
+        == parse_decided("26.09.1973")
+        == date(1973, 9, 26)
+    )
     assert parse_decided("some day") is None
     assert disposal_of("For these reasons the appeal fails. Appeal dismissed.") == "dismissed"
     assert disposal_of("The appeal is allowed in part.") == "partly"
@@ -95,6 +121,7 @@ def test_a_reversed_or_unreadable_date_range_is_refused():
 
 # --- filtered search ------------------------------------------------------------------------
 
+
 def test_unfiltered_search_reports_facets_counted_over_its_candidates(archive):
     result = archive.search(DYING_DECLARATION_FACTS, options=EVERY)
     searcher = archive._searcher()
@@ -107,8 +134,11 @@ def test_unfiltered_search_reports_facets_counted_over_its_candidates(archive):
     for s in summaries.values():
         court = normalise_court(s.court)[0]
         expected_courts[court] = expected_courts.get(court, 0) + 1
-    assert {c.value: c.count for c in facets.court} == expected_courts == {"Supreme Court of India": 3, "Delhi High Court": 1,
-                                                                             "Bombay High Court": 1}
+    assert (
+        {c.value: c.count for c in facets.court}
+        == expected_courts
+        == {"Supreme Court of India": 3, "Delhi High Court": 1, "Bombay High Court": 1}
+    )
     years = {}
     for s in summaries.values():
         years[str(parse_decided(s.date).year)] = years.get(str(parse_decided(s.date).year), 0) + 1
@@ -117,22 +147,25 @@ def test_unfiltered_search_reports_facets_counted_over_its_candidates(archive):
     assert result.filters is None
 
 
-@pytest.mark.parametrize("filters, expected", [
-    ({"court": "SC"}, {"A1", "A2", "A3"}),
-    ({"court": "Delhi HC"}, {"A4"}),
-    ({"court_level": "high"}, {"A4", "B1"}),
-    ({"decided_from": "2000", "decided_to": "2005-12-31"}, {"A2", "A3"}),
-    ({"judge": "Sikri, J."}, {"B1"}),
-    ({"judge": "Justice A.K. Sikri"}, {"B1"}),
-    ({"judge": "K. Singh"}, {"A1"}),
-    ({"kind": "writ petition"}, {"A4"}),
-    ({"kind": "appeal"}, {"A1", "A2", "A3", "B1"}),
-    ({"statute": "Section 302 IPC"}, {"A1", "B1"}),
-    ({"statute": "Article 311 of the Constitution"}, {"A2"}),
-    ({"disposal": "dismissed"}, {"A1", "A3"}),
-    ({"disposal": "partly"}, {"B1"}),
-    ({"court": "Supreme Court of India", "disposal": "allowed"}, {"A2"}),
-])
+@pytest.mark.parametrize(
+    "filters, expected",
+    [
+        ({"court": "SC"}, {"A1", "A2", "A3"}),
+        ({"court": "Delhi HC"}, {"A4"}),
+        ({"court_level": "high"}, {"A4", "B1"}),
+        ({"decided_from": "2000", "decided_to": "2005-12-31"}, {"A2", "A3"}),
+        ({"judge": "Sikri, J."}, {"B1"}),
+        ({"judge": "Justice A.K. Sikri"}, {"B1"}),
+        ({"judge": "K. Singh"}, {"A1"}),
+        ({"kind": "writ petition"}, {"A4"}),
+        ({"kind": "appeal"}, {"A1", "A2", "A3", "B1"}),
+        ({"statute": "Section 302 IPC"}, {"A1", "B1"}),
+        ({"statute": "Article 311 of the Constitution"}, {"A2"}),
+        ({"disposal": "dismissed"}, {"A1", "A3"}),
+        ({"disposal": "partly"}, {"B1"}),
+        ({"court": "Supreme Court of India", "disposal": "allowed"}, {"A2"}),
+    ],
+)
 @pytest.mark.parametrize("rescore", [False, True])
 def test_every_hit_satisfies_the_filter_and_every_match_is_returned(archive, filters, expected, rescore):
     """Also with the questions' BM25 runs re-scored from the facts' runs (as above 100,000 judgments)."""
@@ -179,7 +212,9 @@ def test_facets_follow_updates_and_removals(tmp_path):
     archive.remove(["B1"])
     result = archive.search(DYING_DECLARATION_FACTS, options=EVERY, filters=Filters(court="Bombay High Court"))
     assert result.hits == [] and result.notes
-    assert "Bombay High Court" not in {c.value for c in archive.search(DYING_DECLARATION_FACTS, options=EVERY).facets.court}
+    assert "Bombay High Court" not in {
+        c.value for c in archive.search(DYING_DECLARATION_FACTS, options=EVERY).facets.court
+    }
     with sqlite3.connect(archive.settings.index_dir / "docs.sqlite") as db:
         assert db.execute("SELECT COUNT(DISTINCT n) FROM facet_terms").fetchone()[0] == 4  # B1's rows purged with it
         assert db.execute("SELECT COUNT(*) FROM facet_shown").fetchone()[0] == 4
@@ -187,7 +222,9 @@ def test_facets_follow_updates_and_removals(tmp_path):
 
 @pytest.mark.parametrize("row_width", [16, 1])  # 1: most terms held beyond a document's row
 @pytest.mark.parametrize("read_all_up_to", [20_000, 0])  # 0: each document read when first a candidate
-def test_facets_counted_from_memory_equal_those_counted_from_the_terms(archive, tmp_path, monkeypatch, row_width, read_all_up_to):
+def test_facets_counted_from_memory_equal_those_counted_from_the_terms(
+    archive, tmp_path, monkeypatch, row_width, read_all_up_to
+):
     import shutil
 
     from aqgr.retrieval import facet_counts
@@ -199,7 +236,7 @@ def test_facets_counted_from_memory_equal_those_counted_from_the_terms(archive, 
     copy = tmp_path / "index"
     shutil.copytree(archive.settings.index_dir, copy)
     registry = DocRegistry(copy)
-    ns = [n for n, in registry._db.execute("SELECT n FROM docs")]
+    ns = [n for (n,) in registry._db.execute("SELECT n FROM docs")]
     size = max(ns) + 1
     counted = registry.facet_counts(ns, list(FACET_FIELDS))
     assert counted["court"] == {"Supreme Court of India": 3, "Delhi High Court": 1, "Bombay High Court": 1}
@@ -230,7 +267,9 @@ def test_an_index_made_before_filters_asks_for_aqgr_index_which_adds_them(tmp_pa
     assert old.search(DYING_DECLARATION_FACTS).facets is None  # unfiltered search still works
     old.build_index()  # sees the index lacks filter fields: rebuilds it
     fresh = Archive(settings=archive.settings)
-    assert {h.judgment_id for h in fresh.search(DYING_DECLARATION_FACTS, options=EVERY, filters=Filters(court="SC")).hits} == {"A1", "A2", "A3"}
+    assert {
+        h.judgment_id for h in fresh.search(DYING_DECLARATION_FACTS, options=EVERY, filters=Filters(court="SC")).hits
+    } == {"A1", "A2", "A3"}
 
 
 def _narrowing(facet: str, value: str) -> dict:
@@ -248,7 +287,9 @@ def test_every_facet_value_narrows_to_as_many_judgments_as_it_counts(archive):
     checked = 0
     for facet in ("court", "year", "decade", "statute", "section", "judge", "kind", "disposal"):
         for c in getattr(facets, facet):
-            narrowed = archive.search(DYING_DECLARATION_FACTS, options=EVERY, filters=Filters(**_narrowing(facet, c.value)))
+            narrowed = archive.search(
+                DYING_DECLARATION_FACTS, options=EVERY, filters=Filters(**_narrowing(facet, c.value))
+            )
             assert narrowed.facets.candidates == c.count, (facet, c.value)
             checked += 1
     assert checked >= 20

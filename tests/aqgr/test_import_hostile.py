@@ -74,7 +74,9 @@ def test_a_stored_summary_is_kept_unless_replace(home, tmp_path, exported):
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["imported"] == ["A2"] and report["replaced"] == ["A2"]  # A2: identical to the stored one
-    assert [r["where"].rsplit(":", 1)[1] for r in report["refused"]] == ["1", "3"] and "--replace" in report["refused"][0]["problem"]
+    assert [r["where"].rsplit(":", 1)[1] for r in report["refused"]] == ["1", "3"] and "--replace" in report["refused"][
+        0
+    ]["problem"]
     assert "2 refused" in result.stderr
     assert archive.summary("A1").model_dump(mode="json") == before  # kept
     assert json.loads(runner.invoke(app, ["status", "--home", str(home)]).stdout)["summaries"][0]["imported"] == 0
@@ -99,4 +101,9 @@ def test_imported_into_an_empty_archive_are_counted(home, tmp_path, exported):
     path.write_text("".join(_line(d) + "\n" for d in exported.values()), encoding="utf-8")
     report = Archive(home).import_summaries([path])
     assert sorted(report.imported) == ["A1", "A2", "A3", "A4"] and not report.replaced and not report.refused
-    assert Archive(home).status()["summaries"][0] | {"schema_version": None} == {"engine": "extractive.v1", "schema_version": None, "count": 4, "imported": 4}
+    assert Archive(home).status()["summaries"][0] | {"schema_version": None} == {
+        "engine": "extractive.v1",
+        "schema_version": None,
+        "count": 4,
+        "imported": 4,
+    }

@@ -1,12 +1,31 @@
 import subprocess
 import sys
 
-HEAVY = ("torch", "faiss", "sentence_transformers", "llama_index", "llama_cpp", "unstructured", "google.genai", "google.generativeai", "openai", "transformers",
-         "tantivy", "onnxruntime", "onnx", "tokenizers")
+HEAVY = (
+    "torch",
+    "faiss",
+    "sentence_transformers",
+    "llama_index",
+    "llama_cpp",
+    "unstructured",
+    "google.genai",
+    "google.generativeai",
+    "openai",
+    "transformers",
+    "tantivy",
+    "onnxruntime",
+    "onnx",
+    "tokenizers",
+)
 
 
 def _loaded_after(code: str) -> set[str]:
-    out = subprocess.run([sys.executable, "-c", code + "\nimport sys\nprint('\\n'.join(sys.modules))"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code + "\nimport sys\nprint('\\n'.join(sys.modules))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return set(out.stdout.split())
 
 
@@ -16,7 +35,9 @@ def test_import_aqgr_loads_no_heavy_module():
 
 
 def test_cli_help_is_instant_and_light():
-    loaded = _loaded_after("from typer.testing import CliRunner\nfrom aqgr.interfaces.cli import app\nr = CliRunner().invoke(app, ['--help'])\nassert r.exit_code == 0, r.output")
+    loaded = _loaded_after(
+        "from typer.testing import CliRunner\nfrom aqgr.interfaces.cli import app\nr = CliRunner().invoke(app, ['--help'])\nassert r.exit_code == 0, r.output"
+    )
     assert not [m for m in HEAVY if m in loaded]
 
 
@@ -29,12 +50,16 @@ def test_public_api_is_explicit():
 
 
 def test_looking_up_every_provider_imports_no_sdk():
-    loaded = _loaded_after("from aqgr.llm.base import providers\nfor name in providers.names():\n    providers.get(name)")
+    loaded = _loaded_after(
+        "from aqgr.llm.base import providers\nfor name in providers.names():\n    providers.get(name)"
+    )
     assert not [m for m in HEAVY if m in loaded]
 
 
 def test_creating_every_embedder_loads_no_model_library():
-    code = ("from aqgr.retrieval.embedders import embedders\n"
-            "for name in embedders.names():\n    embedders.create(name).fingerprint")
+    code = (
+        "from aqgr.retrieval.embedders import embedders\n"
+        "for name in embedders.names():\n    embedders.create(name).fingerprint"
+    )
     loaded = _loaded_after(code)
     assert not [m for m in HEAVY if m in loaded]

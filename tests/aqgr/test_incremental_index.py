@@ -98,7 +98,10 @@ def test_an_index_of_the_older_default_tokenizer_is_updated_as_built_until_a_reb
     archive = Archive(home, index=SPEC)
     archive.summarize([folder])
     manifest = archive.build_index()
-    assert manifest["update"] == {"mode": "update", "added": 1, "replaced": 0, "removed": 0} and manifest["tokenizer"] == "words.v1"
+    assert (
+        manifest["update"] == {"mode": "update", "added": 1, "replaced": 0, "removed": 0}
+        and manifest["tokenizer"] == "words.v1"
+    )
     assert any(h.judgment_id == JUDGMENTS[5].stem for h in archive.search(archive.text(JUDGMENTS[5].stem)[:1500]).hits)
     rebuilt = archive.build_index(rebuild=True)
     assert rebuilt["update"]["mode"] == "rebuild" and rebuilt["tokenizer"] == "words.v2" and rebuilt["n_docs"] == 6
@@ -123,7 +126,10 @@ def test_the_cli_says_what_changed(archive):
     assert result.exit_code == 0, result.output
     assert "added 1, replaced 0, removed 0" in result.output
     removed = runner.invoke(app, ["remove", JUDGMENTS[10].stem, "nope", "--home", str(archive.home)])
-    assert removed.exit_code == 0 and json.loads(removed.stdout.strip().splitlines()[-1]) == {"removed": [JUDGMENTS[10].stem], "unknown": ["nope"]}
+    assert removed.exit_code == 0 and json.loads(removed.stdout.strip().splitlines()[-1]) == {
+        "removed": [JUDGMENTS[10].stem],
+        "unknown": ["nope"],
+    }
 
 
 def test_removing_a_judgment_takes_its_text_index_entries_and_citation_links(home, tmp_path):

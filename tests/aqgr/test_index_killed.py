@@ -36,8 +36,9 @@ def summarised(tmp_path_factory):
     for copy in range(COPIES):
         for path in sorted((SAMPLE / "judgments").glob("*.txt")):
             text = path.read_text(encoding="utf-8")
-            (folder / f"{path.stem}-{copy}.txt").write_text(f"{text}\n\nCopy {copy} of the judgment, filed separately.\n",
-                                                            encoding="utf-8")
+            (folder / f"{path.stem}-{copy}.txt").write_text(
+                f"{text}\n\nCopy {copy} of the judgment, filed separately.\n", encoding="utf-8"
+            )
     home = base / "home"
     with Archive(home, index=SPEC) as archive:
         report = archive.summarize([folder])
@@ -54,8 +55,13 @@ def home(summarised, tmp_path):
 
 def _kill_when(home: Path, ready, *args: str) -> None:
     """Start `aqgr index` on `home` and kill -9 it as soon as `ready()` holds."""
-    proc = subprocess.Popen(_cli("index", "--home", str(home), "--embedder", "hashing.v1", *args), cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        _cli("index", "--home", str(home), "--embedder", "hashing.v1", *args),
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 300
         while not ready() and proc.poll() is None and time.monotonic() < deadline:
@@ -91,8 +97,13 @@ def _indexed(home: Path) -> list[str]:
 
 def _finish_and_count(home: Path) -> None:
     """The next `aqgr index` completes, leaves nothing behind, and the index holds each summary once."""
-    done = subprocess.run(_cli("index", "--home", str(home), "--embedder", "hashing.v1"), cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        _cli("index", "--home", str(home), "--embedder", "hashing.v1"),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     assert leftovers(home / "index") == []
     assert not list(home.glob(".index.*")) and not list(home.glob("**/.*.tmp-*"))

@@ -44,7 +44,9 @@ def test_docx_and_html_are_read_offline(tmp_path):
     html = tmp_path / "A3.html"
     html.write_text(html_text(JUDGMENTS["A3"]), encoding="utf-8")
     text, _ = read_judgment(html)
-    assert text.startswith("Mohan Lal v State of Rajasthan") or "Mohan Lal v State of Rajasthan" in text.splitlines()[:3]
+    assert (
+        text.startswith("Mohan Lal v State of Rajasthan") or "Mohan Lal v State of Rajasthan" in text.splitlines()[:3]
+    )
     assert "tracking" not in text and "p{margin" not in text  # scripts and styles are not judgment text
     assert "dying declaration recorded by a doctor" in text
 
@@ -66,7 +68,14 @@ def test_unstructured_is_configured_offline(tmp_path):
     )
     (tmp_path / "x.html").write_text("<p>The appeal is dismissed. No order as to costs.</p>", encoding="utf-8")
     env = {k: v for k, v in __import__("os").environ.items() if k not in ("DO_NOT_TRACK", "SCARF_NO_ANALYTICS")}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=Path(__file__).resolve().parents[2], timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert "The appeal is dismissed." in out.stdout
 

@@ -1,4 +1,5 @@
 """aqgr/foundation/parallel.py: a search's independent calls side by side, same results."""
+
 from __future__ import annotations
 
 import contextvars
@@ -17,6 +18,7 @@ def test_results_come_back_in_the_order_of_the_calls_whichever_ends_first():
         def run():
             time.sleep(pause)
             return i
+
         return run
 
     assert parallel.side_by_side([call(0, 0.05), call(1, 0.0), call(2, 0.02), call(3, 0.0)]) == [0, 1, 2, 3]

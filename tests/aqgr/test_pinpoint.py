@@ -4,7 +4,17 @@ import re
 
 from hypothesis import given, settings, strategies as st
 
-from aqgr.pipeline.pinpoint import ParagraphIndex, locate, numbered_lines, pin_hits, pinpoint, summary_pinpoints, where, JudgmentSource, _Normalised
+from aqgr.pipeline.pinpoint import (
+    ParagraphIndex,
+    locate,
+    numbered_lines,
+    pin_hits,
+    pinpoint,
+    summary_pinpoints,
+    where,
+    JudgmentSource,
+    _Normalised,
+)
 from aqgr.schemas.results import Evidence, Hit
 from aqgr.schemas.summary import Provenance, StatuteRef, StructuredSummary
 
@@ -36,7 +46,9 @@ def test_an_exact_quote_gives_its_offsets_and_paragraph():
 def test_a_quote_with_its_whitespace_normalised_is_found_across_line_breaks():
     quote = "The trial court relied on a dying declaration. 2. The High Court affirmed"
     assert locate(quote, JUDGMENT) is not None  # across a paragraph boundary, too
-    quote = "We are of the opinion that a dying declaration recorded by a magistrate can form the sole basis of conviction"
+    quote = (
+        "We are of the opinion that a dying declaration recorded by a magistrate can form the sole basis of conviction"
+    )
     span = locate(quote, JUDGMENT)
     assert span.match == "whitespace" and " ".join(_at(span).split()) == quote and span.paragraph == 3
     assert _at(span).startswith("We are") and _at(span).endswith("conviction")
@@ -57,7 +69,9 @@ def test_a_paraphrase_around_a_verbatim_sentence_points_at_that_sentence():
 
 
 def test_a_statute_principle_after_its_name_is_found_whole():
-    principle = "The appellant was convicted under Section 302 of the Indian Penal Code for the murder of his neighbour."
+    principle = (
+        "The appellant was convicted under Section 302 of the Indian Penal Code for the murder of his neighbour."
+    )
     span = locate(f"Section 302 of the Indian Penal Code: {principle}", JUDGMENT)
     assert span.match == "part" and " ".join(_at(span).split()) == principle and span.paragraph == 1
 
@@ -78,7 +92,9 @@ def test_a_short_sentence_alone_does_not_locate_a_longer_quote():
 
 def test_a_quote_aqgr_shortened_is_found_without_its_ellipsis():
     span = locate("The learned counsel contended that the declaration was not ...", JUDGMENT)
-    assert span is not None and " ".join(_at(span).split()) == "The learned counsel contended that the declaration was not"
+    assert (
+        span is not None and " ".join(_at(span).split()) == "The learned counsel contended that the declaration was not"
+    )
 
 
 def test_paragraph_numbers_in_each_style():
@@ -107,7 +123,11 @@ def test_an_unnumbered_judgment_gives_offsets_without_a_paragraph():
     text = "The appellant was convicted.\n\nThe appeal is dismissed with costs to the respondent State.\n"
     assert not ParagraphIndex(text).numbered
     span = locate("The appeal is dismissed with costs", text)
-    assert span.paragraph is None and where(pinpoint("The appeal is dismissed with costs", JudgmentSource(text))) == f"chars {span.start}-{span.end}"
+    assert (
+        span.paragraph is None
+        and where(pinpoint("The appeal is dismissed with costs", JudgmentSource(text)))
+        == f"chars {span.start}-{span.end}"
+    )
 
 
 def test_numbered_lines_mark_where_each_paragraph_starts():
@@ -117,11 +137,22 @@ def test_numbered_lines_mark_where_each_paragraph_starts():
 
 
 def _hit(**update) -> Hit:
-    fields = dict(rank=1, judgment_id="J1", parties="A v. B", score=7, retrieval_score=1.0,
-                  legal_issue="whether a dying declaration alone can sustain a conviction",
-                  reason="We are of the opinion that a dying declaration recorded by a magistrate can form the sole basis of conviction",
-                  evidence=[Evidence(slot="reasoning", text="We are of the opinion that a dying declaration recorded by a magistrate can form the sole basis of conviction"),
-                            Evidence(slot="issues", text="The trial court relied on a dying declaration.")])
+    fields = dict(
+        rank=1,
+        judgment_id="J1",
+        parties="A v. B",
+        score=7,
+        retrieval_score=1.0,
+        legal_issue="whether a dying declaration alone can sustain a conviction",
+        reason="We are of the opinion that a dying declaration recorded by a magistrate can form the sole basis of conviction",
+        evidence=[
+            Evidence(
+                slot="reasoning",
+                text="We are of the opinion that a dying declaration recorded by a magistrate can form the sole basis of conviction",
+            ),
+            Evidence(slot="issues", text="The trial court relied on a dying declaration."),
+        ],
+    )
     return Hit(**{**fields, **update})
 
 
@@ -196,8 +227,10 @@ def test_no_code_point_above_the_table_is_whitespace():
 
 
 def test_a_quote_across_unusual_whitespace_is_pinned_to_its_raw_span():
-    text = "1. Intro.\u3000\u3000\n2. The  accused\u2028was\xa0\xa0found in possession of the stolen goods\t\tat night.\n"
+    text = (
+        "1. Intro.\u3000\u3000\n2. The  accused\u2028was\xa0\xa0found in possession of the stolen goods\t\tat night.\n"
+    )
     quote = "The accused was found in possession of the stolen goods at night."
     span = locate(quote, text)
     assert span is not None and span.paragraph == 2
-    assert text[span.start:span.end].split() == quote.split()
+    assert text[span.start : span.end].split() == quote.split()

@@ -56,7 +56,9 @@ def test_search_json_gives_the_spans(sample):
     first = json.loads(result.stdout)["hits"][0]
     text = sample.text(first["judgment_id"])
     e = first["evidence"][0]
-    assert e["located"] and " ".join(text[e["start"] : e["end"]].split()) == " ".join(e["text"].removesuffix(" ...").split())
+    assert e["located"] and " ".join(text[e["start"] : e["end"]].split()) == " ".join(
+        e["text"].removesuffix(" ...").split()
+    )
 
 
 def test_show_prints_the_summary_with_each_passage_pinpoint(sample):

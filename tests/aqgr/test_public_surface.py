@@ -10,12 +10,33 @@ import aqgr
 from aqgr.llm.config import ProviderConfig, ProviderOptions
 
 VERBS = {
-    "home", "settings", "close",
-    "summarize", "summaries", "summary", "text", "texts", "status", "check", "damaged_summaries",
-    "export_summaries", "import_summaries",
-    "build_index", "remove", "link_citations", "link_statutes", "add_statutes", "add_correspondence", "correspondence",
-    "citations", "citations_of",
-    "search", "candidate_questions", "search_statutes", "open_searcher", "model_usage",
+    "home",
+    "settings",
+    "close",
+    "summarize",
+    "summaries",
+    "summary",
+    "text",
+    "texts",
+    "status",
+    "check",
+    "damaged_summaries",
+    "export_summaries",
+    "import_summaries",
+    "build_index",
+    "remove",
+    "link_citations",
+    "link_statutes",
+    "add_statutes",
+    "add_correspondence",
+    "correspondence",
+    "citations",
+    "citations_of",
+    "search",
+    "candidate_questions",
+    "search_statutes",
+    "open_searcher",
+    "model_usage",
 }
 
 
@@ -31,7 +52,9 @@ def test_options_are_typed_keywords_not_a_bag():
     assert parameters["provider"].annotation == "Unpack[ProviderOptions]"  # every key typed, listed by help()
     assert set(typing.get_type_hints(ProviderOptions)) == set(ProviderConfig.model_fields)
     search = inspect.signature(aqgr.Archive.search).parameters
-    assert {"restrict", "exclude"} <= set(search) and not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in search.values())
+    assert {"restrict", "exclude"} <= set(search) and not any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in search.values()
+    )
 
 
 def test_an_unknown_option_is_refused(tmp_path):

@@ -20,6 +20,8 @@ def test_coverage_and_overlap_do_not_depend_on_the_hash_seed():
     seen = set()
     for seed in ("1", "2", "3", "4"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        done = subprocess.run([sys.executable, "-c", CODE], env=env, capture_output=True, text=True, timeout=120, check=True)
+        done = subprocess.run(
+            [sys.executable, "-c", CODE], env=env, capture_output=True, text=True, timeout=120, check=True
+        )
         seen.add(done.stdout)
     assert len(seen) == 1, seen

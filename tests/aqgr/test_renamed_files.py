@@ -38,7 +38,9 @@ def test_a_renamed_file_stays_one_judgment_under_its_id(indexed):
     new = folder / f"{old.stem}_final.txt"
     old.rename(new)
     report = archive.summarize([folder])
-    assert [(r.judgment_id, r.stored_path, r.path) for r in report.renamed] == [(old.stem, str(old.resolve()), str(new.resolve()))]
+    assert [(r.judgment_id, r.stored_path, r.path) for r in report.renamed] == [
+        (old.stem, str(old.resolve()), str(new.resolve()))
+    ]
     assert report.summarised == [] and report.failed == [] and report.processed == len(JUDGMENTS)
     assert archive._store.judgment_ids() == {p.stem for p in JUDGMENTS}
     assert archive._store.judgment(old.stem).source_path == str(new.resolve())
@@ -58,7 +60,9 @@ def test_a_copy_under_a_second_name_is_reported_as_a_duplicate(indexed):
     copy = folder / "copy_of_it.txt"
     shutil.copy(original, copy)
     report = archive.summarize([folder])
-    assert [(d.judgment_id, d.path, d.stored_path) for d in report.duplicates] == [(original.stem, str(copy.resolve()), str(original.resolve()))]
+    assert [(d.judgment_id, d.path, d.stored_path) for d in report.duplicates] == [
+        (original.stem, str(copy.resolve()), str(original.resolve()))
+    ]
     assert report.summarised == [] and report.renamed == [] and report.failed == []
     assert archive._store.judgment_ids() == {p.stem for p in JUDGMENTS}
     assert archive.build_index()["n_docs"] == len(JUDGMENTS)
@@ -77,10 +81,14 @@ def test_two_new_copies_in_one_batch_are_stored_once(tmp_path):
 def test_a_changed_file_is_summarised_again_as_before(indexed):
     archive, folder = indexed
     edited = folder / JUDGMENTS[2].name
-    edited.write_text(edited.read_text(encoding="utf-8") + "\nCorrected: the appeal is allowed with costs.\n", encoding="utf-8")
+    edited.write_text(
+        edited.read_text(encoding="utf-8") + "\nCorrected: the appeal is allowed with costs.\n", encoding="utf-8"
+    )
     renamed_and_edited = folder / f"{JUDGMENTS[3].stem}_v2.txt"
     (folder / JUDGMENTS[3].name).rename(renamed_and_edited)
-    renamed_and_edited.write_text(renamed_and_edited.read_text(encoding="utf-8") + "\nA later note.\n", encoding="utf-8")
+    renamed_and_edited.write_text(
+        renamed_and_edited.read_text(encoding="utf-8") + "\nA later note.\n", encoding="utf-8"
+    )
     report = archive.summarize([folder])
     assert sorted(report.summarised) == sorted([edited.stem, renamed_and_edited.stem])
     assert report.renamed == [] and report.duplicates == []
@@ -93,7 +101,9 @@ def test_a_stored_path_holding_other_bytes_is_no_rename(indexed):
     replaced = folder / JUDGMENTS[0].name
     kept = folder / "old.txt"
     shutil.copy(replaced, kept)
-    replaced.write_text(JUDGMENTS[4].read_text(encoding="utf-8") + "\nAnother judgment's text, edited.\n", encoding="utf-8")
+    replaced.write_text(
+        JUDGMENTS[4].read_text(encoding="utf-8") + "\nAnother judgment's text, edited.\n", encoding="utf-8"
+    )
     report = archive.summarize([kept])  # met first, before its former path
     assert report.summarised == ["old"] and report.renamed == []
     report = archive.summarize([folder])
@@ -111,10 +121,17 @@ def test_the_cli_reports_renames_and_duplicates(tmp_path):
     assert runner.invoke(app, ["summarize", str(folder), "--home", str(home)]).exit_code == 0
     (folder / JUDGMENTS[0].name).rename(folder / "moved.txt")
     shutil.copy(folder / JUDGMENTS[1].name, folder / "twin.txt")
-    result = runner.invoke(app, ["summarize", str(folder), "--home", str(home)], env={"COLUMNS": "1000"})  # one line per file
+    result = runner.invoke(
+        app, ["summarize", str(folder), "--home", str(home)], env={"COLUMNS": "1000"}
+    )  # one line per file
     assert result.exit_code == 0, result.output
-    assert f"renamed: {(folder / JUDGMENTS[0].name).resolve()} -> {(folder / 'moved.txt').resolve()}: judgment {JUDGMENTS[0].stem} kept" in result.output
-    assert f"duplicate: {(folder / 'twin.txt').resolve()} has the bytes of judgment {JUDGMENTS[1].stem}" in result.output
+    assert (
+        f"renamed: {(folder / JUDGMENTS[0].name).resolve()} -> {(folder / 'moved.txt').resolve()}: judgment {JUDGMENTS[0].stem} kept"
+        in result.output
+    )
+    assert (
+        f"duplicate: {(folder / 'twin.txt').resolve()} has the bytes of judgment {JUDGMENTS[1].stem}" in result.output
+    )
 
 
 def test_a_copy_stored_meanwhile_by_another_worker_is_a_duplicate(tmp_path, monkeypatch):
@@ -129,7 +146,9 @@ def test_a_copy_stored_meanwhile_by_another_worker_is_a_duplicate(tmp_path, monk
     assert archive.summarize([folder / "a.txt"]).summarised == ["a"]
     monkeypatch.setattr(batch, "stored_as", lambda *args: None)  # b's check ran before a was stored
     report = archive.summarize([folder / "b.txt"])
-    assert report.summarised == [] and [(d.judgment_id, d.stored_path) for d in report.duplicates] == [("a", str((folder / "a.txt").resolve()))]
+    assert report.summarised == [] and [(d.judgment_id, d.stored_path) for d in report.duplicates] == [
+        ("a", str((folder / "a.txt").resolve()))
+    ]
     assert archive._store.judgment_ids() == {"a"}
 
 

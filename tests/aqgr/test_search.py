@@ -50,7 +50,14 @@ def test_questions_are_generated_and_hits_explained(archive):
     assert "dying declaration" in hit.legal_issue.lower()
     summary = archive.summary(hit.judgment_id)
     assert hit.legal_issue.rstrip(" .?") in " ".join(summary.issues)  # quoted, not invented
-    assert {e.slot for e in hit.evidence} <= {"issues", "reasoning", "new_principles", "statutes", "facts", "final_judgment"}
+    assert {e.slot for e in hit.evidence} <= {
+        "issues",
+        "reasoning",
+        "new_principles",
+        "statutes",
+        "facts",
+        "final_judgment",
+    }
     scores = [h.score for h in result.hits]
     assert scores == sorted(scores, reverse=True)
 
@@ -129,7 +136,9 @@ def test_citations_of_a_judgment_summarised_after_indexing_ask_for_a_new_index(c
     from aqgr.foundation.errors import NoCitationGraphError
 
     assert [c.judgment_id for c in citing_archive.citations_of("A1").cited_by] == ["A5"]
-    citing_archive.summarize([write_judgments(tmp_path / "more", {"B1": JUDGMENTS["A4"].replace("Hari Prasad", "Gopal Das")})])
+    citing_archive.summarize(
+        [write_judgments(tmp_path / "more", {"B1": JUDGMENTS["A4"].replace("Hari Prasad", "Gopal Das")})]
+    )
     with pytest.raises(NoCitationGraphError, match="'B1' was summarised after the index was built: run `aqgr index`"):
         citing_archive.citations_of("B1")
 
@@ -155,7 +164,9 @@ def test_an_index_without_citation_graph_still_searches_and_says_so(citing_archi
 
 def test_a_stale_citation_graph_is_not_used(citing_archive, tmp_path):
     """Judgments summarised after `aqgr index`: the saved citations no longer describe the archive."""
-    citing_archive.summarize([write_judgments(tmp_path / "more", {"B1": JUDGMENTS["A4"].replace("Hari Prasad", "Gopal Das")})])
+    citing_archive.summarize(
+        [write_judgments(tmp_path / "more", {"B1": JUDGMENTS["A4"].replace("Hari Prasad", "Gopal Das")})]
+    )
     assert citing_archive.citations() is None
     citing_archive.build_index()
     assert citing_archive.citations() is not None
@@ -179,9 +190,15 @@ def test_renumbering_the_judgments_changes_no_score(citing_archive):
 
     def rank(summ, full_texts):
         index = SummaryIndex.build(summ, FAST, full_texts=full_texts)
-        searcher = Searcher(index, {s.judgment_id: s for s in summ}, question_generators.create("harvest.v1"),
-                            explainers.create("evidence.v1"), SearchOptions(), "extractive.v1",
-                            citations=CitationGraph.from_texts(full_texts.items()))
+        searcher = Searcher(
+            index,
+            {s.judgment_id: s for s in summ},
+            question_generators.create("harvest.v1"),
+            explainers.create("evidence.v1"),
+            SearchOptions(),
+            "extractive.v1",
+            citations=CitationGraph.from_texts(full_texts.items()),
+        )
         return searcher.rank(DYING_DECLARATION_FACTS, depth=50)
 
     result, ranking = rank(summaries, texts)
@@ -189,7 +206,9 @@ def test_renumbering_the_judgments_changes_no_score(citing_archive):
     result2, ranking2 = rank(moved, {renamed[d]: t for d, t in texts.items()})
     assert len(ranking) >= 3 and result.questions and result.questions == result2.questions
     assert any(h.cited_by for h in result.hits)  # the lift took part
-    assert {h.judgment_id: h.cited_by for h in result.hits} == {back[h.judgment_id]: [back[d] for d in h.cited_by] for h in result2.hits}
+    assert {h.judgment_id: h.cited_by for h in result.hits} == {
+        back[h.judgment_id]: [back[d] for d in h.cited_by] for h in result2.hits
+    }
     assert {d.doc_id: d.score for d in ranking} == {back[d.doc_id]: d.score for d in ranking2}
     assert {h.judgment_id: (h.score, h.retrieval_score) for h in result.hits} == {
         back[h.judgment_id]: (h.score, h.retrieval_score) for h in result2.hits

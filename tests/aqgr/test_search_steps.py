@@ -88,7 +88,12 @@ def test_rank_plans_retrieves_and_explains_once(archive, monkeypatch):
     assert (generate.count, explain.count) == (1, 1)
     assert reads.queries == 1 + len(result.questions)
     # the deep ranking is the explained head, then the same fusion's other judgments
-    head = [h.judgment_id for h in searcher.rank(DYING_DECLARATION_FACTS, depth=50, options=searcher.options.model_copy(update={"min_score": 1}))[0].hits]
+    head = [
+        h.judgment_id
+        for h in searcher.rank(
+            DYING_DECLARATION_FACTS, depth=50, options=searcher.options.model_copy(update={"min_score": 1})
+        )[0].hits
+    ]
     assert [d.doc_id for d in ranking][: len(head)] == head
     assert sorted(d.doc_id for d in ranking) == sorted(JUDGMENTS)
 
@@ -108,7 +113,10 @@ def test_the_steps_compose_to_the_search(archive):
 def test_statute_search_generates_the_questions_once(archive, tmp_path, monkeypatch):
     folder = tmp_path / "statutes"
     folder.mkdir()
-    (folder / "S1.txt").write_text("Title: Dying declarations\nDesc: A statement of a person who is dead as to the cause of his death.", encoding="utf-8")
+    (folder / "S1.txt").write_text(
+        "Title: Dying declarations\nDesc: A statement of a person who is dead as to the cause of his death.",
+        encoding="utf-8",
+    )
     collection = StatuteCollection(archive.settings)
     collection.add([folder], judgments=archive.texts())
     searcher = archive._searcher()
@@ -181,7 +189,9 @@ def test_the_command_line_and_the_server_choose_how_often_the_full_text_is_read(
     from aqgr.interfaces.cli import app
 
     searcher = archive._searcher()
-    once = searcher.search(DYING_DECLARATION_FACTS, options=searcher.options.model_copy(update={"fulltext_questions": False}))
+    once = searcher.search(
+        DYING_DECLARATION_FACTS, options=searcher.options.model_copy(update={"fulltext_questions": False})
+    )
     every = searcher.search(DYING_DECLARATION_FACTS)
     assert [h.judgment_id for h in once.hits] != [h.judgment_id for h in every.hits]  # so the flag is seen to act
     args = ["search", DYING_DECLARATION_FACTS, "--home", str(archive.home), "--json"]
@@ -195,9 +205,13 @@ def test_the_command_line_and_the_server_choose_how_often_the_full_text_is_read(
 
     with TestClient(create_app(archive=archive)) as client:
         for value, expected in ((False, once), (True, every)):
-            response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS, "options": {"fulltext_questions": value}})
+            response = client.post(
+                "/api/search", json={"facts": DYING_DECLARATION_FACTS, "options": {"fulltext_questions": value}}
+            )
             assert response.status_code == 200, response.text
-            assert [(h["judgment_id"], h["score"]) for h in response.json()["hits"]] == [(h.judgment_id, h.score) for h in expected.hits]
+            assert [(h["judgment_id"], h["score"]) for h in response.json()["hits"]] == [
+                (h.judgment_id, h.score) for h in expected.hits
+            ]
 
 
 def test_dense_once_makes_one_dense_search_a_search_and_embeds_no_question(archive, monkeypatch):
@@ -211,7 +225,11 @@ def test_dense_once_makes_one_dense_search_a_search_and_embeds_no_question(archi
     real = searcher.index.embed_queries
     monkeypatch.setattr(searcher.index, "embed_queries", lambda texts: (embedded.extend(texts), real(texts))[1])
     retrieval = searcher.retrieve(plan)
-    assert plan.questions and reads.by("dense") == 1 and reads.by("bm25") == reads.by("fulltext") == 1 + len(plan.questions)
+    assert (
+        plan.questions
+        and reads.by("dense") == 1
+        and reads.by("bm25") == reads.by("fulltext") == 1 + len(plan.questions)
+    )
     assert not embedded
     facts_run = dict(plan.facts_runs)["dense"]
     dense_runs = [run for name, run in retrieval.runs if name == "dense"]
@@ -257,8 +275,14 @@ def test_the_command_line_and_the_server_choose_how_often_the_dense_retriever_is
 
     dense: list[int] = []  # the dense reads of every index the command line or the server opens
     real = SummaryIndex.retrieve
-    monkeypatch.setattr(SummaryIndex, "retrieve", lambda index, text, k, *, retrievers, **kwargs: (
-        dense.extend(1 for name in retrievers if name == "dense"), real(index, text, k, retrievers=retrievers, **kwargs))[1])
+    monkeypatch.setattr(
+        SummaryIndex,
+        "retrieve",
+        lambda index, text, k, *, retrievers, **kwargs: (
+            dense.extend(1 for name in retrievers if name == "dense"),
+            real(index, text, k, retrievers=retrievers, **kwargs),
+        )[1],
+    )
     args = ["search", DYING_DECLARATION_FACTS, "--home", str(archive.home), "--json"]
     for flag, once in (("--dense-once", True), ("--dense-questions", False), (None, False)):
         dense.clear()
@@ -268,7 +292,9 @@ def test_the_command_line_and_the_server_choose_how_often_the_dense_retriever_is
     with TestClient(create_app(archive=archive)) as client:
         for value in (False, True):
             dense.clear()
-            response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS, "options": {"dense_questions": value}})
+            response = client.post(
+                "/api/search", json={"facts": DYING_DECLARATION_FACTS, "options": {"dense_questions": value}}
+            )
             assert response.status_code == 200, response.text
             assert (len(dense) == 1) == (not value)
 
@@ -289,13 +315,19 @@ def test_rescored_question_runs_score_as_a_search_over_the_facts_candidates(arch
         assert len(question_runs) == len(plan.questions)
         for question, run in zip(plan.questions, question_runs):
             assert {d.doc_id for d in run} == {d.doc_id for d in facts[name]}
-            searched = dict(searcher.index.retrieve(f"{question}\n{searcher._query(plan.facts, rescore)}", plan.depth, retrievers=[name])[name])
+            searched = dict(
+                searcher.index.retrieve(
+                    f"{question}\n{searcher._query(plan.facts, rescore)}", plan.depth, retrievers=[name]
+                )[name]
+            )
             assert all(d.score == pytest.approx(searched[d.doc_id], rel=1e-5) for d in run if d.doc_id in searched)
             assert [d.score for d in run] == sorted((d.score for d in run), reverse=True)
             assert run != facts[name]  # the question's terms moved some judgment
     # off: every question searches the archive
     reads.pairs.clear()
-    searcher.retrieve(searcher.plan(DYING_DECLARATION_FACTS, options=rescore.model_copy(update={"rescore_questions": False})))
+    searcher.retrieve(
+        searcher.plan(DYING_DECLARATION_FACTS, options=rescore.model_copy(update={"rescore_questions": False}))
+    )
     assert reads.by("bm25") == reads.by("fulltext") == 1 + len(plan.questions)
 
 
@@ -336,7 +368,9 @@ def test_the_command_line_and_the_server_choose_whether_questions_are_rescored(a
     with TestClient(create_app(archive=archive)) as client:
         for value in (True, False):
             before = rescores.count
-            response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS, "options": {"rescore_questions": value}})
+            response = client.post(
+                "/api/search", json={"facts": DYING_DECLARATION_FACTS, "options": {"rescore_questions": value}}
+            )
             assert response.status_code == 200, response.text
             assert (rescores.count > before) == value
 
@@ -411,7 +445,9 @@ def test_a_bm25_run_without_common_terms_is_a_search_for_the_others(archive, mon
     question_runs = [r for n, r in retrieval.runs if n == name][1:]
     assert len(question_runs) == len(plan.questions) > 0
     for question, rescored in zip(plan.questions, question_runs):
-        searched = dict(index.retrieve(f"{question}\n{facts}", plan.depth, retrievers=[name], max_df={name: 0.25})[name])
+        searched = dict(
+            index.retrieve(f"{question}\n{facts}", plan.depth, retrievers=[name], max_df={name: 0.25})[name]
+        )
         assert all(d.score == pytest.approx(searched[d.doc_id], rel=1e-5) for d in rescored if d.doc_id in searched)
 
 
@@ -433,8 +469,10 @@ def test_the_command_line_and_the_server_set_how_common_a_bm25_term_may_be(archi
             assert result.exit_code == 2 and "a share of the judgments" in result.output
     seen.seen = {"fulltext": [], "bm25": []}
     with TestClient(create_app(archive=archive)) as client:
-        response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS,
-                                                    "options": {"fulltext_max_df": 0.25, "summary_max_df": 0.5}})
+        response = client.post(
+            "/api/search",
+            json={"facts": DYING_DECLARATION_FACTS, "options": {"fulltext_max_df": 0.25, "summary_max_df": 0.5}},
+        )
         assert response.status_code == 200, response.text
         assert set(seen.seen["fulltext"]) == {0.25} and set(seen.seen["bm25"]) == {0.5}
         for option in ("fulltext_max_df", "summary_max_df"):
@@ -519,4 +557,4 @@ def test_every_questions_reads_share_one_side_by_side_each_retriever_a_call(arch
     names = searcher._retrievers(plan.options)
     assert batches == [2 * len(names)]
     alone = [run for question in plan.questions for run in searcher._retrieve(plan, question)]
-    assert list(retrieval.runs[len(names):]) == alone
+    assert list(retrieval.runs[len(names) :]) == alone

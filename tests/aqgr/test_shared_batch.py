@@ -83,7 +83,13 @@ def test_shared_batch_in_process_and_status(database_url, home, tmp_path):
     assert sorted(report.summarised) == ["A1", "A2", "A3", "A4"] and [f.reason for f in report.failed] == ["binary"]
     assert report.worker == "solo" and len(claimed) == 5
     rows = _rows(archive._store)
-    assert {k: r.status for k, r in rows.items()} == {"A1": "done", "A2": "done", "A3": "done", "A4": "done", "broken": "failed"}
+    assert {k: r.status for k, r in rows.items()} == {
+        "A1": "done",
+        "A2": "done",
+        "A3": "done",
+        "A4": "done",
+        "broken": "failed",
+    }
     assert all(r.claimed_by == "solo" and r.claim_token is None for r in rows.values())
     again = archive.summarize([folder], ledger=True)
     assert sorted(again.unchanged) == ["A1", "A2", "A3", "A4"] and [f.reason for f in again.failed] == ["binary"]
@@ -137,22 +143,42 @@ def test_workers_killed_mid_run_lose_only_their_leases(database_url, home, tmp_p
     # holding the claim: on a loaded machine a slow victim could otherwise find the survivors done
     # with everything before its third item, and end on its own.
     gate = tmp_path / "go"
-    procs = {name: subprocess.Popen([sys.executable, str(driver), str(home), str(folder), name, str(log), str(lease),
-                                     "victim" if name in killed else "survivor", str(gate)], cwd=ROOT, stderr=subprocess.PIPE, text=True)
-             for name, log in logs.items()}
+    procs = {
+        name: subprocess.Popen(
+            [
+                sys.executable,
+                str(driver),
+                str(home),
+                str(folder),
+                name,
+                str(log),
+                str(lease),
+                "victim" if name in killed else "survivor",
+                str(gate),
+            ],
+            cwd=ROOT,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name, log in logs.items()
+    }
     deadline, kill_times = time.monotonic() + 60, {}
     while len(kill_times) < len(killed):  # kill each victim well into its work, holding a claimed item
         if not gate.exists() and all(sum(e[0] == "result" for e in _events(logs[name])) >= 3 for name in killed):
             gate.touch()
         # ... and only once the survivors are at work too (one starting after a kill would take
         # over the dead worker's claims at once, not after its lease)
-        survivors_working = all(any(e[0] == "claim" for e in _events(logs[name])) for name in logs if name not in killed)
+        survivors_working = all(
+            any(e[0] == "claim" for e in _events(logs[name])) for name in logs if name not in killed
+        )
         for name in set(killed) - set(kill_times) if survivors_working else ():
             events = _events(logs[name])
             if sum(e[0] == "result" for e in events) >= 3 and events[-1][0] == "claim":
                 procs[name].send_signal(signal.SIGKILL)
                 kill_times[name] = time.time()
-        assert all(p.poll() is None for n, p in procs.items() if n not in kill_times), {n: p.stderr.read()[-2000:] for n, p in procs.items() if p.poll() is not None}
+        assert all(p.poll() is None for n, p in procs.items() if n not in kill_times), {
+            n: p.stderr.read()[-2000:] for n, p in procs.items() if p.poll() is not None
+        }
         assert time.monotonic() < deadline
         time.sleep(0.005)
     gate.touch()
@@ -179,9 +205,13 @@ def test_workers_killed_mid_run_lose_only_their_leases(database_url, home, tmp_p
     for stem, entries in twice.items():
         (first_at, first_by), (again_at, again_by) = entries
         assert len(entries) == 2 and first_by in killed and again_by not in killed
-        assert again_at - kill_times[first_by] >= lease * 2 / 3 - 0.2  # the lease was renewed at most lease/3 before the kill
+        assert (
+            again_at - kill_times[first_by] >= lease * 2 / 3 - 0.2
+        )  # the lease was renewed at most lease/3 before the kill
         assert rows[stem].attempts == 2 and rows[stem].claimed_by == again_by
     assert all(r.attempts == 1 for k, r in rows.items() if k not in twice)
     ends = [json.loads(e[3]) for name in logs if name not in killed for e in _events(logs[name]) if e[0] == "end"]
     assert len(ends) == n_workers - len(killed) and all(e["lost"] == 0 and e["aborted"] is None for e in ends)
-    print(f"\n{total} items, {n_workers} workers, {len(killed)} killed: {len(twice)} re-claimed after lease expiry, summaries {total}, done {total}")
+    print(
+        f"\n{total} items, {n_workers} workers, {len(killed)} killed: {len(twice)} re-claimed after lease expiry, summaries {total}, done {total}"
+    )

@@ -61,7 +61,9 @@ def test_processes_share_one_request_quota(database_url, home):
         assert most <= bucket.capacity + bucket.rate_per_s * window + 1, (window, most)
     spread = stamps[-1] - stamps[0]
     assert spread >= (len(stamps) - bucket.capacity) / bucket.rate_per_s * 0.9  # the quota held them back
-    print(f"\n{len(stamps)} calls from {PROCESSES} processes under {RPM}/min: {spread:.2f}s; after the burst of {bucket.capacity:g}, {(len(stamps) - bucket.capacity) / spread * 60:.0f}/min")
+    print(
+        f"\n{len(stamps)} calls from {PROCESSES} processes under {RPM}/min: {spread:.2f}s; after the burst of {bucket.capacity:g}, {(len(stamps) - bucket.capacity) / spread * 60:.0f}/min"
+    )
 
 
 def test_token_quota_charges_the_real_usage(database_url, home):

@@ -13,10 +13,14 @@ from aqgr.retrieval.types import ScoredDoc
 
 from .helpers import DYING_DECLARATION_FACTS, JUDGMENTS, write_judgments
 
-EVIDENCE = ("When the statement is made by a person as to the cause of his death, or as to any of the circumstances of the "
-            "transaction which resulted in his death, in cases in which the cause of that person's death comes into question.")
-SERVICE = ("No person employed in a civil capacity shall be dismissed or removed or reduced in rank except after an inquiry "
-           "in which he has been informed of the charges against him.")
+EVIDENCE = (
+    "When the statement is made by a person as to the cause of his death, or as to any of the circumstances of the "
+    "transaction which resulted in his death, in cases in which the cause of that person's death comes into question."
+)
+SERVICE = (
+    "No person employed in a civil capacity shall be dismissed or removed or reduced in rank except after an inquiry "
+    "in which he has been informed of the charges against him."
+)
 STATUTES = {
     "S_EVID": f"Title: Statements of relevant facts by a person who is dead\nDesc: {EVIDENCE}",
     "S_SERVICE": f"Title: Dismissal of persons employed in civil capacities\nDesc: {SERVICE}",
@@ -64,7 +68,9 @@ def test_links_follow_the_statutes_and_the_index(archive, tmp_path):
     collection = StatuteCollection(archive.settings)
     extra = tmp_path / "more"
     extra.mkdir()
-    (extra / "S_NEW.txt").write_text("Title: Something else\nDesc: Rent of a shop shall be paid monthly.", encoding="utf-8")
+    (extra / "S_NEW.txt").write_text(
+        "Title: Something else\nDesc: Rent of a shop shall be paid monthly.", encoding="utf-8"
+    )
     collection.add([extra])  # statutes changed, judgments not given: the old links no longer count
     assert collection.links() == {}
     assert not any(h.quoted_by for h in ArchiveService(archive).search_statutes(DYING_DECLARATION_FACTS, k=3).hits)
@@ -102,7 +108,12 @@ def test_statutes_command_links_the_archive(tmp_path):
 
     runner = CliRunner()
     home = tmp_path / "home"
-    assert runner.invoke(app, ["summarize", str(write_judgments(tmp_path / "in", _quoting(JUDGMENTS))), "--home", str(home)]).exit_code == 0
+    assert (
+        runner.invoke(
+            app, ["summarize", str(write_judgments(tmp_path / "in", _quoting(JUDGMENTS))), "--home", str(home)]
+        ).exit_code
+        == 0
+    )
     assert runner.invoke(app, ["index", "--home", str(home), "--embedder", "hashing.v1"]).exit_code == 0
     folder = tmp_path / "statutes"
     folder.mkdir()
@@ -121,4 +132,6 @@ def test_the_archive_searches_its_statutes_as_the_server_does(archive, tmp_path)
     from aqgr import NoStatutesError
 
     with pytest.raises(NoStatutesError):
-        Archive(settings=archive.settings.model_copy(update={"home": tmp_path / "other"})).search_statutes(DYING_DECLARATION_FACTS)
+        Archive(settings=archive.settings.model_copy(update={"home": tmp_path / "other"})).search_statutes(
+            DYING_DECLARATION_FACTS
+        )

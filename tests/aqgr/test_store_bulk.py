@@ -14,11 +14,19 @@ from aqgr.archive.store import FailureRow, ImportRow, JudgmentRow, Store, Summar
 
 def _item(doc_id: str, text: str, facts: str = "The facts."):
     sha = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    summary = StructuredSummary.model_validate({
-        "judgment_id": doc_id, "court": "Supreme Court of India", "case_number": f"CA {doc_id}",
-        "parties": {"appellants": ["A"], "respondents": ["B"]}, "facts": facts, "issues": ["Whether?"],
-        "reasoning": "Because.", "final_judgment": "Dismissed.",
-        "provenance": Provenance(engine="extractive.v1", engine_version="1", source_sha256=sha)})
+    summary = StructuredSummary.model_validate(
+        {
+            "judgment_id": doc_id,
+            "court": "Supreme Court of India",
+            "case_number": f"CA {doc_id}",
+            "parties": {"appellants": ["A"], "respondents": ["B"]},
+            "facts": facts,
+            "issues": ["Whether?"],
+            "reasoning": "Because.",
+            "final_judgment": "Dismissed.",
+            "provenance": Provenance(engine="extractive.v1", engine_version="1", source_sha256=sha),
+        }
+    )
     return JudgmentRow(id=doc_id, source_path=f"in/{doc_id}.txt", sha256=sha, n_chars=len(text), text=text), summary
 
 
@@ -42,8 +50,12 @@ def test_save_many_stores_what_save_stores(tmp_path):
 def test_save_many_replaces_and_clears_failures_and_imports(tmp_path):
     store = Store(f"sqlite:///{tmp_path}/a.db")
     store.save_many([_item("J1", "old"), _item("J2", "two")])
-    store.record_failure(source_path="in/J1.txt", engine="extractive.v1", judgment_id="J1", stage="read", reason="empty", message="x")
-    store.record_failure(source_path="in/J9.txt", engine="extractive.v1", judgment_id="J9", stage="read", reason="empty", message="x")
+    store.record_failure(
+        source_path="in/J1.txt", engine="extractive.v1", judgment_id="J1", stage="read", reason="empty", message="x"
+    )
+    store.record_failure(
+        source_path="in/J9.txt", engine="extractive.v1", judgment_id="J9", stage="read", reason="empty", message="x"
+    )
     with store.session() as s:
         s.add(ImportRow(judgment_id="J2", engine="extractive.v1", source="file.jsonl"))
         s.commit()

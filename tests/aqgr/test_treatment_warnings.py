@@ -29,7 +29,7 @@ def test_an_overruled_hit_is_kept_and_warned_about(archive):
     assert warning.judgment_id == "A6" and warning.treatment == "overruled"
     assert warning.date == archive.summary("A6").date and warning.parties.startswith("Gopal Singh")
     assert "does not lay down the correct law" in warning.quote
-    assert OVERRULING_JUDGMENTS["A6"][warning.start:warning.end] == warning.quote
+    assert OVERRULING_JUDGMENTS["A6"][warning.start : warning.end] == warning.quote
     assert all(not h.treatment_warnings for i, h in hits.items() if i != "A1")  # A2 was only distinguished
 
 
@@ -39,9 +39,13 @@ def test_the_cli_prints_the_warning_and_the_json_carries_it(archive):
     assert result.exit_code == 0, result.output
     shown = " ".join(result.stdout.split())  # rich wraps long lines
     assert "WARNING: overruled by Gopal Singh" in shown and "[A6]" in shown
-    payload = json.loads(runner.invoke(app, ["search", DYING_DECLARATION_FACTS, "-q", QUESTION, "--home", home, "--json"]).stdout)
+    payload = json.loads(
+        runner.invoke(app, ["search", DYING_DECLARATION_FACTS, "-q", QUESTION, "--home", home, "--json"]).stdout
+    )
     [hit] = [h for h in payload["hits"] if h["judgment_id"] == "A1"]
-    assert hit["treatment_warnings"][0]["judgment_id"] == "A6" and hit["treatment_warnings"][0]["treatment"] == "overruled"
+    assert (
+        hit["treatment_warnings"][0]["judgment_id"] == "A6" and hit["treatment_warnings"][0]["treatment"] == "overruled"
+    )
 
 
 def test_citations_list_each_citing_judgment_with_its_treatment(archive):
@@ -69,7 +73,8 @@ def test_the_http_api_serialises_the_warning(archive):
 # -- overruled_below: an overruled hit ranks just below its overruling judgment (off by default) --------
 
 # B1, a later judgment on A3's question and facts, overrules A3; without the option A3 ranks first.
-BELOW_JUDGMENTS = {key: JUDGMENTS[key] for key in ("A1", "A2", "A3")} | {"B1": """Suresh Yadav v State of Bihar
+BELOW_JUDGMENTS = {key: JUDGMENTS[key] for key in ("A1", "A2", "A3")} | {
+    "B1": """Suresh Yadav v State of Bihar
 Supreme Court of India
 
 14 February 2016
@@ -79,11 +84,16 @@ The Judgment was delivered by : A. Sen, J.
 2. The question that arises for consideration is whether a dying declaration recorded by a doctor, without a magistrate, can be the sole basis of conviction without corroboration.
 3. We hold that Mohan Lal v. State of Rajasthan does not lay down the correct law, and to that extent it is overruled: a dying declaration not recorded by a magistrate needs corroboration.
 4. The appeal is allowed.
-"""}
-STABBING_FACTS = ("A young man was stabbed in a quarrel outside a cinema. Before he died in hospital he told the attending doctor "
-                  "who stabbed him, and the doctor wrote the statement down. No magistrate was called and there is no other witness; "
-                  "the prosecution relies on this dying declaration alone to convict the accused of murder.")
-DOCTOR_QUESTION = "Whether a dying declaration recorded by a doctor can be the sole basis of conviction without corroboration?"
+"""
+}
+STABBING_FACTS = (
+    "A young man was stabbed in a quarrel outside a cinema. Before he died in hospital he told the attending doctor "
+    "who stabbed him, and the doctor wrote the statement down. No magistrate was called and there is no other witness; "
+    "the prosecution relies on this dying declaration alone to convict the accused of murder."
+)
+DOCTOR_QUESTION = (
+    "Whether a dying declaration recorded by a doctor can be the sole basis of conviction without corroboration?"
+)
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +115,9 @@ def test_overruled_below_is_off_by_default_and_moves_the_hit_just_below_its_over
     assert not below_archive.settings.search.overruled_below
     assert _order(plain.hits)[:2] == ["A3", "B1"]  # score order: the overruled judgment first
     moved = below_archive.search(STABBING_FACTS, [DOCTOR_QUESTION], options=_on(below_archive))
-    assert _order(moved.hits)[:2] == ["B1", "A3"] and sorted(_order(moved.hits)) == sorted(_order(plain.hits))  # none dropped
+    assert _order(moved.hits)[:2] == ["B1", "A3"] and sorted(_order(moved.hits)) == sorted(
+        _order(plain.hits)
+    )  # none dropped
     assert [h.rank for h in moved.hits] == list(range(1, len(moved.hits) + 1))
     [warning] = moved.hits[1].treatment_warnings  # the warning stays
     assert warning.judgment_id == "B1" and warning.treatment == "overruled"
@@ -146,21 +158,35 @@ def test_the_cli_flag_http_option_and_mcp_argument_share_the_name(below_archive)
 def _hit(judgment_id: str, rank: int, overruled_by: tuple[str, ...] = ()):
     from aqgr.schemas.results import Hit, TreatmentWarning
 
-    warnings = [TreatmentWarning(judgment_id=j, parties=j, treatment="overruled", quote="q", start=0, end=1) for j in overruled_by]
-    return Hit(rank=rank, judgment_id=judgment_id, parties=judgment_id, score=8, legal_issue="i", reason="r", retrieval_score=1.0,
-               treatment_warnings=warnings)
+    warnings = [
+        TreatmentWarning(judgment_id=j, parties=j, treatment="overruled", quote="q", start=0, end=1)
+        for j in overruled_by
+    ]
+    return Hit(
+        rank=rank,
+        judgment_id=judgment_id,
+        parties=judgment_id,
+        score=8,
+        legal_issue="i",
+        reason="r",
+        retrieval_score=1.0,
+        treatment_warnings=warnings,
+    )
 
 
-@pytest.mark.parametrize("given, expected", [
-    ([("A", ("B",)), ("B", ()), ("X", ())], ["B", "A", "X"]),
-    ([("X", ()), ("A", ("B",)), ("Y", ()), ("B", ()), ("Z", ())], ["X", "Y", "B", "A", "Z"]),
-    ([("A", ("B",)), ("B", ("C",)), ("C", ())], ["C", "B", "A"]),  # a chain
-    ([("A", ("B", "C")), ("B", ()), ("C", ())], ["B", "C", "A"]),  # below the last of its overrulers
-    ([("A", ("B",)), ("B", ("A",)), ("X", ())], ["A", "B", "X"]),  # a cycle moves nothing
-    ([("A", ("Q",)), ("B", ())], ["A", "B"]),  # the overruler is not among the hits
-    ([("A", ("A",))], ["A"]),
-    ([], []),
-])
+@pytest.mark.parametrize(
+    "given, expected",
+    [
+        ([("A", ("B",)), ("B", ()), ("X", ())], ["B", "A", "X"]),
+        ([("X", ()), ("A", ("B",)), ("Y", ()), ("B", ()), ("Z", ())], ["X", "Y", "B", "A", "Z"]),
+        ([("A", ("B",)), ("B", ("C",)), ("C", ())], ["C", "B", "A"]),  # a chain
+        ([("A", ("B", "C")), ("B", ()), ("C", ())], ["B", "C", "A"]),  # below the last of its overrulers
+        ([("A", ("B",)), ("B", ("A",)), ("X", ())], ["A", "B", "X"]),  # a cycle moves nothing
+        ([("A", ("Q",)), ("B", ())], ["A", "B"]),  # the overruler is not among the hits
+        ([("A", ("A",))], ["A"]),
+        ([], []),
+    ],
+)
 def test_overruled_below_orders_hits(given, expected):
     from aqgr.pipeline.search import overruled_below
 

@@ -40,9 +40,15 @@ def test_one_string_for_questions_restrict_or_exclude_is_a_type_error(archive):
         archive.search(DYING_DECLARATION_FACTS, exclude="A1")
     with pytest.raises(TypeError, match="restrict takes a list.*not int"):
         archive.search(DYING_DECLARATION_FACTS, restrict=1)
-    assert [h.judgment_id for h in archive.search(DYING_DECLARATION_FACTS, restrict={"A1"}).hits] == ["A1"]  # a set is fine
+    assert [h.judgment_id for h in archive.search(DYING_DECLARATION_FACTS, restrict={"A1"}).hits] == [
+        "A1"
+    ]  # a set is fine
 
 
 def test_many_passes_collections_through():
     generator = (p for p in ["a"])
-    assert many(generator, "x", "['a']") is generator and many(None, "x", "[]") is None and many(("a",), "x", "[]") == ("a",)
+    assert (
+        many(generator, "x", "['a']") is generator
+        and many(None, "x", "[]") is None
+        and many(("a",), "x", "[]") == ("a",)
+    )

@@ -24,7 +24,10 @@ AILA_Q2 Q0 C4 0
 """
 STATUTES = {
     "S1": ("Punishment for murder", "Whoever commits murder shall be punished with death or imprisonment for life."),
-    "S2": ("Dowry death", "Where the death of a woman is caused within seven years of marriage and she was subjected to cruelty for dowry."),
+    "S2": (
+        "Dowry death",
+        "Where the death of a woman is caused within seven years of marriage and she was subjected to cruelty for dowry.",
+    ),
     "S3": ("Land acquisition", "Compensation for land acquired shall be the market value on the date of notification."),
 }
 
@@ -45,4 +48,3 @@ def write_dataset(root: Path, *, qrels: str = QRELS, citing: str | None = None, 
     if citing is not None:
         (root / "citing.tsv").write_text(citing, encoding="utf-8")
     return root
-

@@ -23,7 +23,11 @@ def test_the_passage_starts_near_the_first_section_and_is_rewritten_whole():
 
 def test_a_passage_with_a_section_the_table_lacks_is_not_taken():
     assert passage_of(["He was convicted under Section 377 IPC and Section 302 IPC."], TABLE) is None
-    texts = {"J1": "Title\nconvicted under Section 377 IPC.", "J2": "Title\nconvicted under Section 302 IPC.", "J3": "Title\nno sections"}
+    texts = {
+        "J1": "Title\nconvicted under Section 377 IPC.",
+        "J2": "Title\nconvicted under Section 302 IPC.",
+        "J3": "Title\nno sections",
+    }
     assert set(build_passages(texts, TABLE, 5)) == {"J2"}
 
 
@@ -36,14 +40,18 @@ def test_every_naming_paragraph_gives_a_passage_when_it_maps():
         "The High Court relied on Section 32 of the Evidence Act.",
     ]
     found = passages_of(paragraphs, TABLE)
-    assert [p for p, _ in found] == ["The appellant was tried under Section 302 IPC.",
-                                     "The High Court relied on Section 32 of the Evidence Act."]
+    assert [p for p, _ in found] == [
+        "The appellant was tried under Section 302 IPC.",
+        "The High Court relied on Section 32 of the Evidence Act.",
+    ]
     assert len(passages_of(paragraphs, TABLE, 2)) == 1  # the first two naming paragraphs, one of them maps
     assert passage_of(paragraphs, TABLE) is None  # the first setting: the first naming paragraph or none
 
 
 def test_passages_are_counted_across_judgments_and_the_last_judgment_is_cut():
-    texts = {f"J{i}": "Title\nconvicted under Section 302 IPC.\nand under Section 32 of the Evidence Act." for i in range(4)}
+    texts = {
+        f"J{i}": "Title\nconvicted under Section 302 IPC.\nand under Section 32 of the Evidence Act." for i in range(4)
+    }
     all_of = build_passages(texts, TABLE, 0, 0)
     assert len(all_of) == 4 and all(len(v) == 2 for v in all_of.values())
     five = build_passages(texts, TABLE, 5, 0)

@@ -10,7 +10,10 @@ import pytest
 from aqgr.eval import bench_lexical
 from aqgr.retrieval.text import with_pairs
 
-POOL = [[["bail", "anticip", "arrest"], ["dowri", "death"]], [["murder", "304b", "dowri"], ["surety", "bond", "bail"], ["appeal"]]]
+POOL = [
+    [["bail", "anticip", "arrest"], ["dowri", "death"]],
+    [["murder", "304b", "dowri"], ["surety", "bond", "bail"], ["appeal"]],
+]
 QUERIES = {"Q1": ["bail", "dowri", "bail", "bail_anticip"], "Q2": ["murder", "appeal", "unknown"]}
 
 

@@ -41,13 +41,25 @@ def write_corpus(root: Path, n: int = 12) -> Path:
             f"We are of the opinion that the finding on {point} cannot be sustained on the material placed before us.",
             f"For these reasons the appeal is allowed and {outcome}. There shall be no order as to costs.",
         ]
-        text = "\n".join([f"{a} v {r}", "Supreme Court of India", "", f"{1 + k} March {1960 + k}",
-                          f"Civil Appeal No. {k + 1} of {1960 + k}", "The Judgment was delivered by: A. Judge, J."]
-                         + [f"{i}. {p}" for i, p in enumerate(paragraphs, 1)])
+        text = "\n".join(
+            [
+                f"{a} v {r}",
+                "Supreme Court of India",
+                "",
+                f"{1 + k} March {1960 + k}",
+                f"Civil Appeal No. {k + 1} of {1960 + k}",
+                "The Judgment was delivered by: A. Judge, J.",
+            ]
+            + [f"{i}. {p}" for i, p in enumerate(paragraphs, 1)]
+        )
         (docs / f"C{k + 1}.txt").write_text(text + "\n", encoding="utf-8")
-    queries = [f"The appellant complains about {s}; the courts below did not consider {p} and he asks whether {o} rightly."
-               for s, p, o in TOPICS[:3]]
-    (root / "Query_doc.txt").write_text("".join(f"AILA_Q{i}||{q}\n" for i, q in enumerate(queries, 1)), encoding="utf-8")
+    queries = [
+        f"The appellant complains about {s}; the courts below did not consider {p} and he asks whether {o} rightly."
+        for s, p, o in TOPICS[:3]
+    ]
+    (root / "Query_doc.txt").write_text(
+        "".join(f"AILA_Q{i}||{q}\n" for i, q in enumerate(queries, 1)), encoding="utf-8"
+    )
     return root
 
 
@@ -68,8 +80,22 @@ def test_synthetic_judgments_are_unique_dated_and_cite_earlier_ones(tmp_path):
 def test_pipeline_benchmark_end_to_end(tmp_path):
     corpus = write_corpus(tmp_path / "corpus")
     out = tmp_path / "out"
-    argv = ["--sizes", "24", "--out", str(out), "--corpus", str(corpus), "--add", "6", "--rate-embedder", "hashing.v1",
-            "--rate-sample", "10", "--batch", "7"]
+    argv = [
+        "--sizes",
+        "24",
+        "--out",
+        str(out),
+        "--corpus",
+        str(corpus),
+        "--add",
+        "6",
+        "--rate-embedder",
+        "hashing.v1",
+        "--rate-sample",
+        "10",
+        "--batch",
+        "7",
+    ]
     assert bench_pipeline.main(argv) == 0
     results = json.loads((out / "results.json").read_text())
     row = results["sizes"]["24"]
@@ -80,8 +106,15 @@ def test_pipeline_benchmark_end_to_end(tmp_path):
     assert 0 < row["search"]["p50_ms"] <= row["search"]["p95_ms"] and row["search"]["queries"] == 3
     assert 0 < row["search"]["first_search_s"] < 60
     assert row["search"]["peak_rss_mb"] > 50 and row["index"]["peak_rss_mb"] > 50
-    anon, mapped = row["search"]["end_rss_anon_mb"], row["search"]["end_rss_file_mb"]  # the two kinds of resident memory
-    assert anon > 20 and mapped > 1 and anon + mapped == pytest.approx(row["search"]["rss_end_mb"], abs=max(25, 0.1 * (anon + mapped)))
+    anon, mapped = (
+        row["search"]["end_rss_anon_mb"],
+        row["search"]["end_rss_file_mb"],
+    )  # the two kinds of resident memory
+    assert (
+        anon > 20
+        and mapped > 1
+        and anon + mapped == pytest.approx(row["search"]["rss_end_mb"], abs=max(25, 0.1 * (anon + mapped)))
+    )
     phase_peaks = row["index"]["phase_peak_rss_mb"]  # sampled per build phase, each under the process's peak
     assert phase_peaks and all(50 < mb <= row["index"]["peak_rss_mb"] + 1 for mb in phase_peaks.values()), phase_peaks
     assert row["disk"]["database_mb"] > 0 and row["disk"]["index_mb"] > 0
@@ -123,11 +156,15 @@ def test_slopes_and_the_extrapolation_to_a_million():
     rows = {1000: {"search": {"p50_ms": 10.0}}, 10000: {"search": {"p50_ms": 40.0}}}
     p50 = next(m for m in bench_pipeline.measures(rows) if m["measure"] == "p50 ms")
     assert p50["slopes"] == {"1000->10000": 0.6}
-    assert p50["at_1e6"] == round(40.0 * 100 ** 0.6, 1)
+    assert p50["at_1e6"] == round(40.0 * 100**0.6, 1)
     assert p50["target"].startswith("<= 300")
     rows = {1000: {"add": {"index": {"seconds": 30.0}}}, 9000: {"add": {"index": {"seconds": 100.0}}}}
-    add = next(m for m in bench_pipeline.measures(rows, add=1000) if m["measure"] == "build_index s" and m["stage"] == "add")
-    assert add["slopes"] == {"1000->9000": round(math.log(100 / 30) / math.log(10000 / 2000), 2)}  # measured at N + 1000
+    add = next(
+        m for m in bench_pipeline.measures(rows, add=1000) if m["measure"] == "build_index s" and m["stage"] == "add"
+    )
+    assert add["slopes"] == {
+        "1000->9000": round(math.log(100 / 30) / math.log(10000 / 2000), 2)
+    }  # measured at N + 1000
 
 
 def test_the_citation_graph_alone_is_timed_by_phase(tmp_path, capsys):
@@ -137,4 +174,7 @@ def test_the_citation_graph_alone_is_timed_by_phase(tmp_path, capsys):
     assert bench_pipeline.main([*common, "--stage", "citations"]) == 0
     _, linked = (json.loads(line) for line in capsys.readouterr().out.splitlines())
     assert linked["citation_links"] > 10 and linked["citations_mb"] > 0  # ~1.2 citations a judgment
-    assert set(linked["phases_s"]) == {"read", "titles", "citations"} and linked["seconds"] >= sum(linked["phases_s"].values()) - 0.1
+    assert (
+        set(linked["phases_s"]) == {"read", "titles", "citations"}
+        and linked["seconds"] >= sum(linked["phases_s"].values()) - 0.1
+    )

@@ -10,8 +10,13 @@ from aqgr.eval.datasets import load_dataset
 from aqgr.eval.harness import evaluate, evaluate_path
 from aqgr.eval.systems import BM25FullText, systems
 
-BM25S_SYSTEMS = ["bm25s-fulltext", "bm25s-fulltext-robertson", "bm25s-fulltext-atire", "bm25s-fulltext-bm25l",
-                 "bm25s-fulltext-bm25plus"]
+BM25S_SYSTEMS = [
+    "bm25s-fulltext",
+    "bm25s-fulltext-robertson",
+    "bm25s-fulltext-atire",
+    "bm25s-fulltext-bm25l",
+    "bm25s-fulltext-bm25plus",
+]
 
 
 def test_bm25s_systems_are_registered():
@@ -27,8 +32,15 @@ def test_default_system_config_is_unchanged():
 def test_bm25s_fulltext_end_to_end(tiny, tmp_path):
     pytest.importorskip("bm25s")
     out = tmp_path / "report"
-    report = evaluate_path(tiny, ["bm25-fulltext", *BM25S_SYSTEMS], "aila-cases", queries="all", out_dir=out,
-                           cache_dir=tmp_path / "cache", measures=["AP", "RR"])
+    report = evaluate_path(
+        tiny,
+        ["bm25-fulltext", *BM25S_SYSTEMS],
+        "aila-cases",
+        queries="all",
+        out_dir=out,
+        cache_dir=tmp_path / "cache",
+        measures=["AP", "RR"],
+    )
     runs = {s.name: s.run for s in report.systems}
     # Lucene / ATIRE / Robertson weights rank the tiny corpus as rank-bm25 does (C2 then C3 for Q1).
     for name in ("bm25s-fulltext", "bm25s-fulltext-atire", "bm25s-fulltext-robertson"):
@@ -52,8 +64,23 @@ def test_bench_bm25_on_a_tiny_dataset(tiny, capsys):
     pytest.importorskip("bm25s")
     from aqgr.eval.bench_bm25 import main
 
-    assert main(["--data", str(tiny), "--impl", "rank-bm25.v1", "--impl", "bm25s.v1:method=atire",
-                 "--rounds", "1", "--builds", "1"]) == 0
+    assert (
+        main(
+            [
+                "--data",
+                str(tiny),
+                "--impl",
+                "rank-bm25.v1",
+                "--impl",
+                "bm25s.v1:method=atire",
+                "--rounds",
+                "1",
+                "--builds",
+                "1",
+            ]
+        )
+        == 0
+    )
     result = json.loads(capsys.readouterr().out)
     assert result["documents"] == 5 and result["queries"] == 3
     rows = result["implementations"]

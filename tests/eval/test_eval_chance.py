@@ -53,6 +53,13 @@ def test_chance_counts_pool_and_exclusions_per_query():
     qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}, "unjudged-here": {}}
     docs = ["a", "b", "c", "d", "e"]
     # q1: pool {a, b, c}, a excluded -> no relevant candidate: 0; q2: c among 3 -> H_3 / 3
-    level = chance(["AP", "Bpref"], qrels, ["q1", "q2", "q9"], docs, depth=1000,
-                   restrict=frozenset({"a", "b", "c"}), exclude={"q1": frozenset({"a"})})
+    level = chance(
+        ["AP", "Bpref"],
+        qrels,
+        ["q1", "q2", "q9"],
+        docs,
+        depth=1000,
+        restrict=frozenset({"a", "b", "c"}),
+        exclude={"q1": frozenset({"a"})},
+    )
     assert level == {"AP": pytest.approx((0 + (1 + 1 / 2 + 1 / 3) / 3) / 2)}  # no Bpref entry

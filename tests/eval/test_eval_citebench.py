@@ -11,16 +11,30 @@ from aqgr.eval.citebench.mask import mask
 from aqgr.retrieval.citations.normalize import citations, party_key
 from aqgr.eval.datasets import load_dataset
 
-FILLER = ("The appellant was employed in the district office and the dispute concerned the payment of his "
-          "salary for the years in question, which the department had withheld after an inquiry was held. "
-          "The trial court decreed the suit and the first appellate court affirmed the decree on the evidence "
-          "led by both sides, after which the second appeal was dismissed by the High Court in limine.")
+FILLER = (
+    "The appellant was employed in the district office and the dispute concerned the payment of his "
+    "salary for the years in question, which the department had withheld after an inquiry was held. "
+    "The trial court decreed the suit and the first appellate court affirmed the decree on the evidence "
+    "led by both sides, after which the second appeal was dismissed by the High Court in limine."
+)
 
 
 def judgment(title: str, date: str, *paragraphs: str) -> str:
     numbered = [f"{i}. {p}" for i, p in enumerate(paragraphs, start=1)]
-    return "\n".join([title, "Supreme Court of India", "", date, "Civil Appeal No. 1 of 2000",
-                      "The Judgment was delivered by : A. Judge, J.", *numbered]) + "\n"
+    return (
+        "\n".join(
+            [
+                title,
+                "Supreme Court of India",
+                "",
+                date,
+                "Civil Appeal No. 1 of 2000",
+                "The Judgment was delivered by : A. Judge, J.",
+                *numbered,
+            ]
+        )
+        + "\n"
+    )
 
 
 ARCHIVE = {
@@ -28,7 +42,8 @@ ARCHIVE = {
     "C2": judgment("Union of India v Sita Devi and Others", "5 March 1995", FILLER, FILLER),
     "C3": judgment("Hari Singh v State of Punjab", "7 July 2005", FILLER, FILLER),
     "C4": judgment(
-        "Mohan Lal v State of Bihar", "1 June 2000",
+        "Mohan Lal v State of Bihar",
+        "1 June 2000",
         "The appellant Mohan Lal was convicted under Sections 302 and 34 of the Indian Penal Code by the "
         "Sessions Judge for the murder of one Gopal Das (PW-2) in the village. " + FILLER,
         "A similar question arose in Kishan v. Jagdish where it was decided otherwise. " + FILLER,
@@ -36,9 +51,12 @@ ARCHIVE = {
         "the evidence must be weighed. Reliance was also placed on Hari Singh v. State of Punjab.",
         "The same view was taken in AIR 1995 SC 500.",
     ),
-    "C5": judgment("Gita Rani v State of Kerala", "2 February 2001", FILLER,
-                   "As held in Union of India v. Sita Devi and Ors., AIR 1995 SC 500 1995 Indlaw SC 22, the "
-                   "rule applies."),
+    "C5": judgment(
+        "Gita Rani v State of Kerala",
+        "2 February 2001",
+        FILLER,
+        "As held in Union of India v. Sita Devi and Ors., AIR 1995 SC 500 1995 Indlaw SC 22, the rule applies.",
+    ),
 }
 
 
@@ -64,14 +82,14 @@ def pairs(bench) -> set[tuple[str, str]]:
 def test_title_match_and_reporter_citation_match(tmp_path):
     _, _, bench = build(tmp_path)
     how = {(l.citing, l.cited, l.how) for l in bench.links}
-    assert ("C4", "C1", "title") in how            # "State of Uttar Pradesh" matches "State of U.P."
-    assert ("C5", "C2", "title") in how            # "and Ors." folded
-    assert ("C4", "C2", "citation") in how         # bare "AIR 1995 SC 500", learned from C5's title match
+    assert ("C4", "C1", "title") in how  # "State of Uttar Pradesh" matches "State of U.P."
+    assert ("C5", "C2", "title") in how  # "and Ors." folded
+    assert ("C4", "C2", "citation") in how  # bare "AIR 1995 SC 500", learned from C5's title match
 
 
 def test_citation_of_a_newer_judgment_is_rejected(tmp_path):
     _, _, bench = build(tmp_path)
-    assert ("C4", "C3") not in pairs(bench)        # Hari Singh (2005) cannot be cited in 2000
+    assert ("C4", "C3") not in pairs(bench)  # Hari Singh (2005) cannot be cited in 2000
 
 
 def test_reporter_citations_are_normalised():
@@ -83,9 +101,13 @@ def test_reporter_citations_are_normalised():
 
 def test_popularity_cap(tmp_path):
     docs = dict(ARCHIVE)
-    for n in (6, 7):   # two more judgments cite Ram Kumar: three citers in all
-        docs[f"C{n}"] = judgment(f"Citer{n} v State of Goa", f"{n} May 2003", FILLER,
-                                 "In Ram Kumar v. State of U.P. (1990) 2 SCC 100 the rule was stated.")
+    for n in (6, 7):  # two more judgments cite Ram Kumar: three citers in all
+        docs[f"C{n}"] = judgment(
+            f"Citer{n} v State of Goa",
+            f"{n} May 2003",
+            FILLER,
+            "In Ram Kumar v. State of U.P. (1990) 2 SCC 100 the rule was stated.",
+        )
     _, _, capped = build(tmp_path, docs, "capped")
     _, _, loose = build(tmp_path, docs, "loose", popularity_cap=3)
     assert capped.stats["links_before_cap"] == loose.stats["links_before_cap"]
@@ -94,8 +116,10 @@ def test_popularity_cap(tmp_path):
 
 
 def test_masking():
-    text = ("The appellant Mohan Lal was convicted u/s. 302 read with 34 I.P.C. and under Section 3(1) of "
-            "the Arms Act, 1959; his brother Suresh (PW-2) and Smt. Kamla Devi deposed.")
+    text = (
+        "The appellant Mohan Lal was convicted u/s. 302 read with 34 I.P.C. and under Section 3(1) of "
+        "the Arms Act, 1959; his brother Suresh (PW-2) and Smt. Kamla Devi deposed."
+    )
     masked = mask(text, ("Mohan Lal", "State of Bihar"))
     for hidden in ("Mohan", "302", "I.P.C.", "Arms Act", "Suresh", "Kamla"):
         assert hidden not in masked
@@ -105,8 +129,8 @@ def test_masking():
 def test_query_is_masked_facts_without_citation_sentences(tmp_path):
     _, out, bench = build(tmp_path)
     query = bench.queries["PQ_C4"]
-    assert "Kishan" not in query and "Jagdish" not in query   # a sentence naming a case is removed
-    assert "this Court held" not in query                      # the paragraph of the first citation is not facts
+    assert "Kishan" not in query and "Jagdish" not in query  # a sentence naming a case is removed
+    assert "this Court held" not in query  # the paragraph of the first citation is not facts
     assert "Mohan" not in query and "Section S" in query and "P1" in query
     assert bench.citing["PQ_C4"] == "C4"
 
@@ -120,8 +144,9 @@ def test_output_loads_with_the_eval_loader(tmp_path):
     assert not data.warnings
 
 
-QUOTED = ("Whoever commits murder shall be punished with death or imprisonment for life and shall also be liable "
-          "to fine.")
+QUOTED = (
+    "Whoever commits murder shall be punished with death or imprisonment for life and shall also be liable to fine."
+)
 
 
 def test_statute_qrels_are_the_statutes_the_citing_judgment_quotes(tmp_path):
@@ -129,14 +154,19 @@ def test_statute_qrels_are_the_statutes_the_citing_judgment_quotes(tmp_path):
     word for word; a facts sentence quoting one is dropped from the query (it would give
     the answer), and the statute protocol reads the qrels and the citing-judgment exclusion."""
     docs = dict(ARCHIVE)
-    docs["C4"] = docs["C4"].replace("for the murder of one Gopal Das (PW-2) in the village. ",
-                                    f"for the murder of one Gopal Das (PW-2) in the village. The section says: {QUOTED} ")
+    docs["C4"] = docs["C4"].replace(
+        "for the murder of one Gopal Das (PW-2) in the village. ",
+        f"for the murder of one Gopal Das (PW-2) in the village. The section says: {QUOTED} ",
+    )
     archive = write_archive(tmp_path / "archive", docs)
     statutes = archive / "Object_statutes"
     statutes.mkdir()
     (statutes / "S1.txt").write_text(f"Title: Punishment for murder\nDesc: {QUOTED}\n", encoding="utf-8")
-    (statutes / "S2.txt").write_text("Title: Theft\nDesc: Whoever intending to take dishonestly any movable property "
-                                     "out of the possession of any person without consent commits theft.\n", encoding="utf-8")
+    (statutes / "S2.txt").write_text(
+        "Title: Theft\nDesc: Whoever intending to take dishonestly any movable property "
+        "out of the possession of any person without consent commits theft.\n",
+        encoding="utf-8",
+    )
     out = tmp_path / "bench"
     bench = build_citation_benchmark(archive, out, CitebenchSettings(), statutes=archive)
     assert bench.statute_qrels == {"PQ_C4": ["S1"]}
@@ -147,7 +177,10 @@ def test_statute_qrels_are_the_statutes_the_citing_judgment_quotes(tmp_path):
     assert data.qrels == {"PQ_C4": {"S1": 1}} and data.exclude["PQ_C4"] == frozenset({"C4"})
     assert not data.warnings  # the exclusions name judgments, not statutes: expected here
     # without statutes nothing about them is written
-    assert build(tmp_path, name="plain")[2].statute_qrels is None and not (tmp_path / "plain" / "qrels_statutes.txt").exists()
+    assert (
+        build(tmp_path, name="plain")[2].statute_qrels is None
+        and not (tmp_path / "plain" / "qrels_statutes.txt").exists()
+    )
 
 
 def test_min_words_drops_short_facts(tmp_path):
@@ -166,8 +199,9 @@ def test_renumbering_documents_changes_no_link(tmp_path):
     rename = {"C1": "C50", "C2": "C9", "C3": "C31", "C4": "C2", "C5": "C7"}
     _, _, bench = build(tmp_path, name="orig")
     _, _, renamed = build(tmp_path, {rename[k]: v for k, v in ARCHIVE.items()}, "renamed")
-    assert {(rename[a], rename[b], l.how) for a, b, l in ((l.citing, l.cited, l) for l in bench.links)} \
-        == {(l.citing, l.cited, l.how) for l in renamed.links}
+    assert {(rename[a], rename[b], l.how) for a, b, l in ((l.citing, l.cited, l) for l in bench.links)} == {
+        (l.citing, l.cited, l.how) for l in renamed.links
+    }
 
 
 def test_rejects_a_folder_without_judgments(tmp_path):
@@ -188,7 +222,7 @@ def test_refuses_to_overwrite_a_folder_that_is_not_a_benchmark(tmp_path):
         build_citation_benchmark(archive, tmp_path / "mine")
     assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"
     build_citation_benchmark(archive, tmp_path / "bench")
-    build_citation_benchmark(archive, tmp_path / "bench")   # an earlier benchmark is replaced
+    build_citation_benchmark(archive, tmp_path / "bench")  # an earlier benchmark is replaced
 
 
 def test_aqgr_eval_build_citation_benchmark_command(tmp_path):
@@ -198,7 +232,9 @@ def test_aqgr_eval_build_citation_benchmark_command(tmp_path):
 
     archive = write_archive(tmp_path / "archive", ARCHIVE)
     out = tmp_path / "cli-bench"
-    result = CliRunner().invoke(app, ["eval", "build-citation-benchmark", str(archive), "--out", str(out), "--min-words", "0"])
+    result = CliRunner().invoke(
+        app, ["eval", "build-citation-benchmark", str(archive), "--out", str(out), "--min-words", "0"]
+    )
     assert result.exit_code == 0, result.output
     assert (out / "queries.txt").exists() and (out / "qrels.txt").exists() and (out / "citing.tsv").exists()
     _, api_out, _ = build(tmp_path, min_words=0)

@@ -37,8 +37,17 @@ def test_judgments_handed_to_the_wrong_queries(tmp_path):
 
 def test_command_prints_json_and_fails_cleanly(tmp_path):
     root = write_dataset(tmp_path / "aila", qrels=MATCHED)
-    cmd = [sys.executable, "-m", "aqgr.eval.findability", "--data", str(root), "--cache-dir", str(tmp_path / "cache"),
-           "--queries", "Q1-Q2"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "aqgr.eval.findability",
+        "--data",
+        str(root),
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--queries",
+        "Q1-Q2",
+    ]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["judged_queries"] == 2

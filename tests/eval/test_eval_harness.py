@@ -21,15 +21,26 @@ from aqgr.eval.systems import systems
 # Q2 "compensation for land acquisition": C1 only, relevant -> every measure 1.
 # Q3 has no judgments: run, not scored.
 EXPECTED_MEAN = {
-    "AP": 0.75, "P@10": 0.1, "Bpref": 0.5, "RR": 0.75, "R@100": 1.0,
+    "AP": 0.75,
+    "P@10": 0.1,
+    "Bpref": 0.5,
+    "RR": 0.75,
+    "R@100": 1.0,
     "nDCG@10": (1 / math.log2(3) + 1) / 2,
-    "SetP": 0.75, "SetR": 1.0, "SetP@5": 0.75, "SetR@5": 1.0, "SetP@10": 0.75, "SetR@10": 1.0,
+    "SetP": 0.75,
+    "SetR": 1.0,
+    "SetP@5": 0.75,
+    "SetR@5": 1.0,
+    "SetP@10": 0.75,
+    "SetR@10": 1.0,
 }
 
 
 def test_end_to_end_bm25_fulltext(tiny, tmp_path):
     out = tmp_path / "report"
-    report = evaluate_path(tiny, ["bm25-fulltext"], "aila-cases", queries="all", out_dir=out, cache_dir=tmp_path / "cache")
+    report = evaluate_path(
+        tiny, ["bm25-fulltext"], "aila-cases", queries="all", out_dir=out, cache_dir=tmp_path / "cache"
+    )
     assert report.queries == ["AILA_Q1", "AILA_Q2", "AILA_Q3"]
     assert report.scored == ["AILA_Q1", "AILA_Q2"]
     result = report.systems[0]
@@ -67,7 +78,9 @@ def test_exclusion_list_is_honoured(tmp_path):
     from aila_tiny import write_dataset
 
     root = write_dataset(tmp_path / "aila", citing="query_id\tciting_judgment\nAILA_Q2\tC1\n")
-    report = evaluate_path(root, ["bm25-fulltext"], "aila-cases", out_dir=tmp_path / "out", cache_dir=tmp_path / "cache")
+    report = evaluate_path(
+        root, ["bm25-fulltext"], "aila-cases", out_dir=tmp_path / "out", cache_dir=tmp_path / "cache"
+    )
     result = report.systems[0]
     assert "C1" not in [d for d, _ in result.run["AILA_Q2"]]
     assert result.results.per_query["AP"]["AILA_Q2"] == 0.0
@@ -95,7 +108,9 @@ def test_harness_enforces_pool_and_exclusions(tmp_path):
 
     root = write_dataset(tmp_path / "aila", citing="AILA_Q1\tC3\n")
     ds = load_dataset(root)
-    pool = EvalProtocol("pool", "cases", "test pool", queries=("AILA_Q1", "AILA_Q2"), pool=frozenset({"C1", "C3", "C2"}))
+    pool = EvalProtocol(
+        "pool", "cases", "test pool", queries=("AILA_Q1", "AILA_Q2"), pool=frozenset({"C1", "C3", "C2"})
+    )
     report = evaluate(ds, [_Cheater()], pool)
     result = report.systems[0]
     assert [d for d, _ in result.run["AILA_Q1"]] == ["C1", "C2"]  # C3 excluded, C4/C5 outside the pool

@@ -50,7 +50,9 @@ def _systems(names=NAMES):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_each_pipeline_system_runs_end_to_end(tiny, tmp_path, name):
-    report = evaluate_path(tiny, _systems([name]), "aila-cases", queries="all", out_dir=tmp_path / "out", cache_dir=tmp_path / "cache")
+    report = evaluate_path(
+        tiny, _systems([name]), "aila-cases", queries="all", out_dir=tmp_path / "out", cache_dir=tmp_path / "cache"
+    )
     result = report.systems[0]
     assert result.name == name and result.dropped == 0
     assert set(result.run) == {"AILA_Q1", "AILA_Q2", "AILA_Q3"}
@@ -140,18 +142,25 @@ def test_statutes_with_every_pipeline_system(tiny, tmp_path):
 def test_statutes_through_the_precedents_that_quote_them(tiny, tmp_path):
     """A statute whose words the facts do not share is found through the judgment that
     quotes it (the product's ranking, aqgr/pipeline/statutes.py); the text-only ranking misses it."""
-    quote = ("No member of a service of the Union shall be removed except after he has been given a reasonable "
-             "opportunity of showing cause against the action proposed.")
-    (tiny / "Object_statutes" / "S4.txt").write_text(f"Title: Reasonable opportunity\nDesc: {quote}\n", encoding="utf-8")
+    quote = (
+        "No member of a service of the Union shall be removed except after he has been given a reasonable "
+        "opportunity of showing cause against the action proposed."
+    )
+    (tiny / "Object_statutes" / "S4.txt").write_text(
+        f"Title: Reasonable opportunity\nDesc: {quote}\n", encoding="utf-8"
+    )
     (tiny / "Object_statutes" / "S5.txt").write_text(  # shares the query's words, quoted by nobody
         "Title: Bank officers dismissed after an inquiry\nDesc: A bank officer dismissed after a departmental inquiry "
-        "into misconduct may appeal to the board.\n", encoding="utf-8")
+        "into misconduct may appeal to the board.\n",
+        encoding="utf-8",
+    )
     case = tiny / "Object_casedocs" / "C5.txt"
     case.write_text(f"{case.read_text()}\nThe rule reads: {quote}\n", encoding="utf-8")
     qrels = tiny / "relevance_judgments_statutes.dev.txt"
     qrels.write_text(qrels.read_text() + "AILA_Q3 Q0 S4 1\n", encoding="utf-8")
-    report = evaluate_path(tiny, _systems(["aqgr-statutes-text-only", "aqgr"]), "aila-statutes",
-                           cache_dir=tmp_path / "cache")
+    report = evaluate_path(
+        tiny, _systems(["aqgr-statutes-text-only", "aqgr"]), "aila-statutes", cache_dir=tmp_path / "cache"
+    )
     text_only, via = report.systems
     assert [d for d, _ in via.run["AILA_Q3"]][0] == "S4"
     assert [d for d, _ in text_only.run["AILA_Q3"]][0] == "S5"
@@ -169,16 +178,34 @@ def test_aqgr_eval_cli_writes_the_report(tiny, tmp_path):
     from aqgr.interfaces.cli import app
 
     out = tmp_path / "report"
-    result = CliRunner().invoke(app, [
-        "eval", "--data", str(tiny), "--systems", "bm25-fulltext,aqgr", "--system", "bm25-summary",
-        "--embedder", "hashing.v1", "--out", str(out), "--cache-dir", str(tmp_path / "cache"), "--json",
-    ])
+    result = CliRunner().invoke(
+        app,
+        [
+            "eval",
+            "--data",
+            str(tiny),
+            "--systems",
+            "bm25-fulltext,aqgr",
+            "--system",
+            "bm25-summary",
+            "--embedder",
+            "hashing.v1",
+            "--out",
+            str(out),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--json",
+        ],
+    )
     assert result.exit_code == 0, result.output
-    means = json.loads(result.stdout[result.stdout.index("{"):])["mean"]
+    means = json.loads(result.stdout[result.stdout.index("{") :])["mean"]
     assert list(means) == ["bm25-summary", "bm25-fulltext", "aqgr"]
     assert {p.name for p in out.iterdir()} >= {"report.md", "results.json", "config.json", "runs"}
     assert sorted(p.name for p in (out / "runs").iterdir()) == [
-        "aqgr.aila-cases.run", "bm25-fulltext.aila-cases.run", "bm25-summary.aila-cases.run"]
+        "aqgr.aila-cases.run",
+        "bm25-fulltext.aila-cases.run",
+        "bm25-summary.aila-cases.run",
+    ]
     config = json.loads((out / "config.json").read_text())
     assert config["command"].startswith(("aqgr eval", "eval")) or "eval" in config["command"]
     assert config["systems"]["aqgr"]["index_spec"]["embedder"] == "hashing.v1"

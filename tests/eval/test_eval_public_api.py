@@ -22,7 +22,11 @@ def test_no_eval_module_reaches_into_private_names():
                 found += [f"{where} {node.module}.{a.name}" for a in node.names if _private(a.name)]
                 found += [f"{where} {node.module}" for part in node.module.split(".") if _private(part)]
             elif isinstance(node, ast.Import):
-                found += [f"{where} {a.name}" for a in node.names if a.name.startswith("aqgr") and any(map(_private, a.name.split(".")))]
+                found += [
+                    f"{where} {a.name}"
+                    for a in node.names
+                    if a.name.startswith("aqgr") and any(map(_private, a.name.split(".")))
+                ]
             elif isinstance(node, ast.Attribute) and _private(node.attr):
                 if not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
                     found.append(f"{where} {ast.unparse(node)}")

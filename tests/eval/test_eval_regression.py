@@ -36,8 +36,13 @@ def test_expected_scores(case, tmp_path):
     data = SHARED / case["dataset"]
     if not data.is_dir():
         pytest.skip(f"{data} not present")
-    report = evaluate_path(data, [case["system"]], case["protocol"], out_dir=tmp_path / "out",
-                           cache_dir=_cache_dir(case["system"], tmp_path))
+    report = evaluate_path(
+        data,
+        [case["system"]],
+        case["protocol"],
+        out_dir=tmp_path / "out",
+        cache_dir=_cache_dir(case["system"], tmp_path),
+    )
     assert len(report.scored) == case["n_scored"]
     mean = report.systems[0].results.mean
     for name, value in case["mean"].items():

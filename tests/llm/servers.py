@@ -13,16 +13,29 @@ from typing import Any, Callable
 class Step:
     """One scripted HTTP answer."""
 
-    def __init__(self, body: Any, status: int = 200, delay: float = 0.0, headers: dict | None = None, drip: float = 0.0):
+    def __init__(
+        self, body: Any, status: int = 200, delay: float = 0.0, headers: dict | None = None, drip: float = 0.0
+    ):
         """`drip`: the whole answer, status line and headers included, is sent one byte every `drip`
         seconds (a server that is slow but never silent for long: each socket read gets a byte)."""
         self.body, self.status, self.delay, self.headers, self.drip = body, status, delay, headers or {}, drip
 
 
-def gemini_text(text: str, *, finish: str | int = "STOP", prompt_tokens: int = 100, output_tokens: int = 20, thoughts_tokens: int = 0) -> dict:
+def gemini_text(
+    text: str,
+    *,
+    finish: str | int = "STOP",
+    prompt_tokens: int = 100,
+    output_tokens: int = 20,
+    thoughts_tokens: int = 0,
+) -> dict:
     """A generateContent reply; `finish` as the API spells it (a name, or a number as the legacy SDK's
     `enum-encoding=int` requests get); `thoughts_tokens`: a thinking model's thoughtsTokenCount (in the total)."""
-    usage = {"promptTokenCount": prompt_tokens, "candidatesTokenCount": output_tokens, "totalTokenCount": prompt_tokens + output_tokens + thoughts_tokens}
+    usage = {
+        "promptTokenCount": prompt_tokens,
+        "candidatesTokenCount": output_tokens,
+        "totalTokenCount": prompt_tokens + output_tokens + thoughts_tokens,
+    }
     if thoughts_tokens:
         usage["thoughtsTokenCount"] = thoughts_tokens
     return {
@@ -37,21 +50,37 @@ def gemini_error(code: int, status: str, message: str, *, retry_delay: str | Non
     error = {"code": code, "message": message, "status": status}
     if retry_delay is not None:
         error["details"] = [
-            {"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [{"quotaMetric": "generate_content_free_tier_requests"}]},
+            {
+                "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+                "violations": [{"quotaMetric": "generate_content_free_tier_requests"}],
+            },
             {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": retry_delay},
         ]
     return {"error": error}
 
 
-def openai_text(text: str, *, finish: str = "stop", prompt_tokens: int | None = None, output_tokens: int = 20, refusal: str | None = None) -> dict:
+def openai_text(
+    text: str,
+    *,
+    finish: str = "stop",
+    prompt_tokens: int | None = None,
+    output_tokens: int = 20,
+    refusal: str | None = None,
+) -> dict:
     """A chat completion; `prompt_tokens=None`: the server counts the request's messages (4 characters a token),
     as a real server reports what it read."""
     return {
         "id": "chatcmpl-1",
         "object": "chat.completion",
         "model": "local-model",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text, "refusal": refusal}, "finish_reason": finish}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": output_tokens, "total_tokens": (prompt_tokens or 0) + output_tokens},
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": text, "refusal": refusal}, "finish_reason": finish}
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": output_tokens,
+            "total_tokens": (prompt_tokens or 0) + output_tokens,
+        },
     }
 
 
@@ -85,11 +114,13 @@ class FakeModelServer:
                     time.sleep(step.delay)
                 payload = json.dumps(step.body).encode()
                 if step.drip:
-                    head = (f"HTTP/1.1 {step.status} OK\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
-                            "Connection: close\r\n\r\n").encode()
+                    head = (
+                        f"HTTP/1.1 {step.status} OK\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
+                        "Connection: close\r\n\r\n"
+                    ).encode()
                     try:
                         for i in range(len(head + payload)):
-                            self.wfile.write((head + payload)[i:i + 1])
+                            self.wfile.write((head + payload)[i : i + 1])
                             self.wfile.flush()
                             time.sleep(step.drip)
                     except (BrokenPipeError, ConnectionResetError, OSError):
@@ -108,17 +139,39 @@ class FakeModelServer:
                     pass
 
             def do_GET(self):
-                server.requests.append({"method": "GET", "path": self.path, "headers": dict(self.headers), "body": None})
+                server.requests.append(
+                    {"method": "GET", "path": self.path, "headers": dict(self.headers), "body": None}
+                )
                 name = self.path.split("?")[0].rsplit("/", 1)[-1]
-                self._send(Step({"name": f"models/{name}", "displayName": name, "inputTokenLimit": 30720, "outputTokenLimit": 2048, "supportedGenerationMethods": ["generateContent"]}))
+                self._send(
+                    Step(
+                        {
+                            "name": f"models/{name}",
+                            "displayName": name,
+                            "inputTokenLimit": 30720,
+                            "outputTokenLimit": 2048,
+                            "supportedGenerationMethods": ["generateContent"],
+                        }
+                    )
+                )
 
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"null")
-                server.requests.append({"method": "POST", "path": self.path, "headers": dict(self.headers), "body": body})
-                step = server.script.popleft() if server.script else server.respond(body) if server.respond else server.default
+                server.requests.append(
+                    {"method": "POST", "path": self.path, "headers": dict(self.headers), "body": body}
+                )
+                step = (
+                    server.script.popleft()
+                    if server.script
+                    else server.respond(body)
+                    if server.respond
+                    else server.default
+                )
                 if step is None:
-                    step = Step({"error": {"code": 500, "message": "script exhausted", "status": "INTERNAL"}}, status=500)
+                    step = Step(
+                        {"error": {"code": 500, "message": "script exhausted", "status": "INTERNAL"}}, status=500
+                    )
                 self._send(Step(_counted(step.body, body), step.status, step.delay, step.headers, step.drip))
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -15,7 +15,9 @@ from aqgr.schemas.summary import Parties, PrecedentRef, Provenance, StructuredSu
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS
 
 
-def _summary(judgment_id: str, appellants, respondents, *, precedents=(), reasoning="", case_number=None) -> StructuredSummary:
+def _summary(
+    judgment_id: str, appellants, respondents, *, precedents=(), reasoning="", case_number=None
+) -> StructuredSummary:
     slots = SummarySlots(
         case_number=case_number,
         parties=Parties(appellants=list(appellants), respondents=list(respondents)),
@@ -23,13 +25,23 @@ def _summary(judgment_id: str, appellants, respondents, *, precedents=(), reason
         reasoning=reasoning,
         precedents=[PrecedentRef(name=name) for name in precedents],
     )
-    return StructuredSummary.from_slots(judgment_id, slots, Provenance(engine="test.v1", engine_version="1", source_sha256="0" * 64))
+    return StructuredSummary.from_slots(
+        judgment_id, slots, Provenance(engine="test.v1", engine_version="1", source_sha256="0" * 64)
+    )
 
 
 CANDIDATES = [
     _summary(
-        "C1", ["Ram Kumar"], ["State of U.P."], case_number="Criminal Appeal No. 12 of 1997",
-        precedents=["Maneka Gandhi v. Union of India (1978) 1 SCC 248", "In re Arundhati Roy", "Vishaka", "AIR 1980 SC 898"],
+        "C1",
+        ["Ram Kumar"],
+        ["State of U.P."],
+        case_number="Criminal Appeal No. 12 of 1997",
+        precedents=[
+            "Maneka Gandhi v. Union of India (1978) 1 SCC 248",
+            "In re Arundhati Roy",
+            "Vishaka",
+            "AIR 1980 SC 898",
+        ],
         reasoning="As held in 1995 Supp (2) SCR 10, (2004) 5 SCALE 123 and JT 2003 (2) SC 45, and in 1999 Cri LJ 3456, "
         "2004 Indlaw SC 123, 2021 SCC OnLine SC 5 and 2023 INSC 45, a dying declaration needs no corroboration. "
         "So do ILR 1990 Kar 123, (1990) 2 MLJ 123, [1932] AC 562 and [1990] 1 All ER 123.",
@@ -70,8 +82,16 @@ FORMS = [
     ("X (supra)", "Maneka Gandhi (supra)", "Phantom Trust (supra)"),
     ("X, supra", "Vishaka, supra", "Phantom Trust, supra"),
     ("as held in X", "the rule as held in Maneka Gandhi", "the rule as held in Phantom Trust"),
-    ("as ... observed in X", "the rule, as this Court observed in Vishaka", "the rule, as this Court observed in Phantom Trust"),
-    ("held in X that", "what was held in Vishaka that bail is the rule", "what was held in Phantom Trust that bail is the rule"),
+    (
+        "as ... observed in X",
+        "the rule, as this Court observed in Vishaka",
+        "the rule, as this Court observed in Phantom Trust",
+    ),
+    (
+        "held in X that",
+        "what was held in Vishaka that bail is the rule",
+        "what was held in Phantom Trust that bail is the rule",
+    ),
     ("ILR", "ILR 1990 Kar 123", "ILR 2031 Kar 999"),
     ("ILR, year in brackets", "I.L.R. (1990) Kar 123", "I.L.R. (2031) 9 Mad 999"),
     ("MLJ", "(1990) 2 MLJ 123", "(2031) 9 MLJ 999"),
@@ -93,32 +113,50 @@ def test_each_form_is_read_kept_when_known_and_dropped_when_not(guard, form, kno
     assert guard.clean(f"It follows {unknown}. It needs no corroboration.") == ("It needs no corroboration.", 1)
 
 
-@pytest.mark.parametrize("known, unknown", [
-    ("ram kumar v. state of up", "gurmeet singh v. state of haryana"),
-    ("ram v. state of up", "ram v. state of haryana"),
-    ("RAM KUMAR V. STATE OF U.P.", "GURMEET SINGH V. STATE OF HARYANA"),
-    ("in re arundhati roy", "in re special courts bill"),
-    ("the maneka gandhi case", "the kesavananda bharati case"),
-    ("air 1980 sc 898", "air 2020 sc 999"),
-    ("(1978) 1 scc 248", "(2020) 1 scc 1"),
-    ("1999 cri lj 3456", "2000 cri. l.j. 1"),
-])
+@pytest.mark.parametrize(
+    "known, unknown",
+    [
+        ("ram kumar v. state of up", "gurmeet singh v. state of haryana"),
+        ("ram v. state of up", "ram v. state of haryana"),
+        ("RAM KUMAR V. STATE OF U.P.", "GURMEET SINGH V. STATE OF HARYANA"),
+        ("in re arundhati roy", "in re special courts bill"),
+        ("the maneka gandhi case", "the kesavananda bharati case"),
+        ("air 1980 sc 898", "air 2020 sc 999"),
+        ("(1978) 1 scc 248", "(2020) 1 scc 1"),
+        ("1999 cri lj 3456", "2000 cri. l.j. 1"),
+    ],
+)
 def test_lower_and_upper_case(guard, known, unknown):
     assert guard.clean(f"the court relied on {known} here.")[1] == 0
     assert guard.clean(f"the court relied on {unknown} here.")[1] == 1
 
 
-@pytest.mark.parametrize("known, unknown", [
-    ("Ｒａｍ Ｋｕｍａｒ ｖ． Ｓｔａｔｅ ｏｆ Ｕ．Ｐ．", "Ｇｕｒｍｅｅｔ Ｓｉｎｇｈ ｖ． Ｓｔａｔｅ ｏｆ Ｈａｒｙａｎａ"),  # full width
-    ("Ram Kumar \u0475. State of U.P.", "Gurmeet Singh \u0475. State of Haryana"),  # Cyrillic izhitsa for v
-    ("R\u0430m Kum\u0430r v. St\u0430te of U.P.", "Gurm\u0435\u0435t Singh v. St\u0430te of H\u0430ry\u0430n\u0430"),  # Cyrillic a, e
-    ("Ram\u00a0Kumar v.\u00a0State of U.P.", "Gurmeet\u00a0Singh v.\u00a0State of Haryana"),  # non-breaking spaces
-    ("Ram Kumar v\u200b. State of U.P.", "Gurmeet Singh v\u200b. State of Haryana"),  # zero-width space
-    ("R\u0101m Kum\u0101r v. State of U.P.", "Gurm\u012bt Singh v. State of Hary\u0101na"),  # accents
-    ("Vishaka\u2019s case", "Bachan Singh\u2019s case"),  # curly apostrophe
-    ("\uff081978\uff09 \uff11 \uff33\uff23\uff23 \uff12\uff14\uff18", "\uff082020\uff09 \uff11 \uff33\uff23\uff23 \uff11"),  # full-width citation
-    ("\U0001d411am Kumar v. State of U.P.", "\U0001d406urmeet Singh v. State of Haryana"),  # mathematical bold capitals
-])
+@pytest.mark.parametrize(
+    "known, unknown",
+    [
+        (
+            "Ｒａｍ Ｋｕｍａｒ ｖ． Ｓｔａｔｅ ｏｆ Ｕ．Ｐ．",
+            "Ｇｕｒｍｅｅｔ Ｓｉｎｇｈ ｖ． Ｓｔａｔｅ ｏｆ Ｈａｒｙａｎａ",
+        ),  # full width
+        ("Ram Kumar \u0475. State of U.P.", "Gurmeet Singh \u0475. State of Haryana"),  # Cyrillic izhitsa for v
+        (
+            "R\u0430m Kum\u0430r v. St\u0430te of U.P.",
+            "Gurm\u0435\u0435t Singh v. St\u0430te of H\u0430ry\u0430n\u0430",
+        ),  # Cyrillic a, e
+        ("Ram\u00a0Kumar v.\u00a0State of U.P.", "Gurmeet\u00a0Singh v.\u00a0State of Haryana"),  # non-breaking spaces
+        ("Ram Kumar v\u200b. State of U.P.", "Gurmeet Singh v\u200b. State of Haryana"),  # zero-width space
+        ("R\u0101m Kum\u0101r v. State of U.P.", "Gurm\u012bt Singh v. State of Hary\u0101na"),  # accents
+        ("Vishaka\u2019s case", "Bachan Singh\u2019s case"),  # curly apostrophe
+        (
+            "\uff081978\uff09 \uff11 \uff33\uff23\uff23 \uff12\uff14\uff18",
+            "\uff082020\uff09 \uff11 \uff33\uff23\uff23 \uff11",
+        ),  # full-width citation
+        (
+            "\U0001d411am Kumar v. State of U.P.",
+            "\U0001d406urmeet Singh v. State of Haryana",
+        ),  # mathematical bold capitals
+    ],
+)
 def test_unicode_look_alikes(guard, known, unknown):
     assert guard.clean(f"It follows {known}.")[1] == 0
     assert guard.clean(f"It follows {unknown}.")[1] == 1
@@ -172,10 +210,15 @@ def test_ordinary_legal_words_are_not_citations(guard, sentence):
 
 
 def test_each_sentence_citing_an_unknown_case_is_removed_and_counted_once(guard):
-    text = ("Ram Kumar v. State of U.P. applies. It follows Gurmeet Singh v. State of Haryana, AIR 2020 SC 999. "
-            "The Kesavananda Bharati case agrees. A dying declaration needs no corroboration.")
+    text = (
+        "Ram Kumar v. State of U.P. applies. It follows Gurmeet Singh v. State of Haryana, AIR 2020 SC 999. "
+        "The Kesavananda Bharati case agrees. A dying declaration needs no corroboration."
+    )
     assert guard.clean(text) == ("Ram Kumar v. State of U.P. applies. A dying declaration needs no corroboration.", 2)
-    assert [m.form for m in guard.unknown("It follows Gurmeet Singh v. State of Haryana, AIR 2020 SC 999.")] == ["report", "name"]
+    assert [m.form for m in guard.unknown("It follows Gurmeet Singh v. State of Haryana, AIR 2020 SC 999.")] == [
+        "report",
+        "name",
+    ]
 
 
 def test_a_known_name_with_an_invented_citation_is_dropped(guard):
@@ -187,21 +230,49 @@ def test_a_known_name_with_an_invented_citation_is_dropped(guard):
 
 
 def test_dropped_citations_reach_the_search_result(archive_dir):
-    questions = {"questions": [{"question": "Whether a dying declaration needs corroboration?", "relevance": 9, "source": None}]}
-    reason = ("It holds that a dying declaration needs no corroboration. It follows Ram Kumar v. State of Punjab. "
-              "It relies on (2020) 1 SCC 1. So does in re special courts bill. The Kesavananda Bharati case is cited. "
-              "It applies ram v. state of haryana. It follows Ｇｕｒｍｅｅｔ Ｓｉｎｇｈ ｖ． Ｓｔａｔｅ.")
-    explanation = {"judgments": [
-        {"id": "A3", "parties": "x", "score": 9, "legal_issue": "Sole basis of conviction; see AIR 2020 SC 999.", "reason": reason},
-        {"id": "A1", "parties": "x", "score": 8, "legal_issue": "Dying declaration to a magistrate.", "reason": "It relies on Mohan Lal v. State of Rajasthan."},
-    ]}
+    questions = {
+        "questions": [{"question": "Whether a dying declaration needs corroboration?", "relevance": 9, "source": None}]
+    }
+    reason = (
+        "It holds that a dying declaration needs no corroboration. It follows Ram Kumar v. State of Punjab. "
+        "It relies on (2020) 1 SCC 1. So does in re special courts bill. The Kesavananda Bharati case is cited. "
+        "It applies ram v. state of haryana. It follows Ｇｕｒｍｅｅｔ Ｓｉｎｇｈ ｖ． Ｓｔａｔｅ."
+    )
+    explanation = {
+        "judgments": [
+            {
+                "id": "A3",
+                "parties": "x",
+                "score": 9,
+                "legal_issue": "Sole basis of conviction; see AIR 2020 SC 999.",
+                "reason": reason,
+            },
+            {
+                "id": "A1",
+                "parties": "x",
+                "score": 8,
+                "legal_issue": "Dying declaration to a magistrate.",
+                "reason": "It relies on Mohan Lal v. State of Rajasthan.",
+            },
+        ]
+    }
     provider = FakeProvider([questions, explanation])
     client = LLMClient(provider, config=ProviderConfig(provider="fake.v1", model="scripted"), sleep=lambda s: None)
-    archive = Archive(archive_dir, llm=client, summarizer="extractive.v1", question_generator="llm.v1", explainer="llm.v1", index=IndexSpec(embedder="hashing.v1"))
+    archive = Archive(
+        archive_dir,
+        llm=client,
+        summarizer="extractive.v1",
+        question_generator="llm.v1",
+        explainer="llm.v1",
+        index=IndexSpec(embedder="hashing.v1"),
+    )
     result = archive.search(DYING_DECLARATION_FACTS)
     assert [h.judgment_id for h in result.hits] == ["A3", "A1"]
     a3, a1 = result.hits
-    assert a3.reason == "It holds that a dying declaration needs no corroboration. It follows Ram Kumar v. State of Punjab."
+    assert (
+        a3.reason
+        == "It holds that a dying declaration needs no corroboration. It follows Ram Kumar v. State of Punjab."
+    )
     assert a3.legal_issue.startswith("(removed")
     assert a1.reason == "It relies on Mohan Lal v. State of Rajasthan."  # another candidate of the closed list
     assert result.dropped_citations == 6  # five sentences of A3's reason, its legal issue

@@ -19,7 +19,14 @@ PHANTOM = "Phantom Trust v. Imaginary Union (2031) 9 SCC 999"
 
 
 def _model_archive(home, server, **engines) -> Archive:
-    return Archive(home, provider="openai.v1", model="local-model", base_url=server.url + "/v1", index=IndexSpec(embedder="hashing.v1"), **engines)
+    return Archive(
+        home,
+        provider="openai.v1",
+        model="local-model",
+        base_url=server.url + "/v1",
+        index=IndexSpec(embedder="hashing.v1"),
+        **engines,
+    )
 
 
 def _summary_reply(judgment_id: str, *, invent: bool) -> dict:
@@ -29,16 +36,26 @@ def _summary_reply(judgment_id: str, *, invent: bool) -> dict:
     appellant, respondent = lines[0].split(" v ")
     reasoning = next(line for line in lines if line.startswith("4. "))[3:]
     slots = {
-        "court": "High Court of Atlantis" if invent else lines[1], "case_number": lines[4], "judgment_kind": "appeal",
+        "court": "High Court of Atlantis" if invent else lines[1],
+        "case_number": lines[4],
+        "judgment_kind": "appeal",
         "parties": {"appellants": [appellant], "respondents": [respondent]},
-        "date": "1 January 2031" if invent else lines[3], "bench": ["Justice Q. Phantasm"] if invent else [],
-        "facts": lines[6][3:], "arguments": {"appellants": [], "respondents": []},
+        "date": "1 January 2031" if invent else lines[3],
+        "bench": ["Justice Q. Phantasm"] if invent else [],
+        "facts": lines[6][3:],
+        "arguments": {"appellants": [], "respondents": []},
         "issues": [next(line for line in lines if line.startswith("3. "))[3:]],
         "reasoning": reasoning + (f" The court followed {PHANTOM}." if invent else ""),
-        "disposed_in_favour_of": None, "final_judgment": lines[-1][3:],
-        "statutes": [{"name": "Section 999 of the Phantom Act, 2031", "principle": "", "application": ""}] if invent else [],
-        "precedents": [{"name": PHANTOM, "principle": "A dying declaration needs corroboration.", "application": ""}] if invent else [],
-        "new_principles": [], "subjects": ["dying declaration"],
+        "disposed_in_favour_of": None,
+        "final_judgment": lines[-1][3:],
+        "statutes": [{"name": "Section 999 of the Phantom Act, 2031", "principle": "", "application": ""}]
+        if invent
+        else [],
+        "precedents": [{"name": PHANTOM, "principle": "A dying declaration needs corroboration.", "application": ""}]
+        if invent
+        else [],
+        "new_principles": [],
+        "subjects": ["dying declaration"],
     }
     return slots
 
@@ -58,16 +75,42 @@ def _summaries_by_id(invent: bool):
 
 
 def test_model_questions_citing_a_case_outside_the_archive_are_dropped_and_counted(archive_dir):
-    questions = {"questions": [
-        {"question": f"Whether {PHANTOM} makes corroboration of a dying declaration necessary?", "relevance": 10, "source": None},
-        {"question": "Whether In re Ghostly Estate governs a statement made to a doctor?", "relevance": 9, "source": None},
-        {"question": "Whether a dying declaration to a doctor can be the sole basis of conviction, as in Mohan Lal v. State of Rajasthan?", "relevance": 8, "source": "A3"},
-        {"question": "Whether a dying declaration needs corroboration?", "relevance": 7, "source": None},
-    ]}
-    explanation = {"judgments": [{"id": "A3", "parties": "x", "score": 9, "legal_issue": "Dying declaration to a doctor.", "reason": "It needs no corroboration."}]}
+    questions = {
+        "questions": [
+            {
+                "question": f"Whether {PHANTOM} makes corroboration of a dying declaration necessary?",
+                "relevance": 10,
+                "source": None,
+            },
+            {
+                "question": "Whether In re Ghostly Estate governs a statement made to a doctor?",
+                "relevance": 9,
+                "source": None,
+            },
+            {
+                "question": "Whether a dying declaration to a doctor can be the sole basis of conviction, as in Mohan Lal v. State of Rajasthan?",
+                "relevance": 8,
+                "source": "A3",
+            },
+            {"question": "Whether a dying declaration needs corroboration?", "relevance": 7, "source": None},
+        ]
+    }
+    explanation = {
+        "judgments": [
+            {
+                "id": "A3",
+                "parties": "x",
+                "score": 9,
+                "legal_issue": "Dying declaration to a doctor.",
+                "reason": "It needs no corroboration.",
+            }
+        ]
+    }
     with FakeModelServer() as server:
         server.add(Step(openai_text(json.dumps(questions))), Step(openai_text(json.dumps(explanation))))
-        result = _model_archive(archive_dir, server, summarizer="extractive.v1", question_generator="llm.v1", explainer="llm.v1").search(DYING_DECLARATION_FACTS)
+        result = _model_archive(
+            archive_dir, server, summarizer="extractive.v1", question_generator="llm.v1", explainer="llm.v1"
+        ).search(DYING_DECLARATION_FACTS)
     asked = [q.text for q in result.candidate_questions] + result.questions
     assert not any("Phantom" in q or "Ghostly" in q for q in asked)
     assert result.questions[0].endswith("as in Mohan Lal v. State of Rajasthan?")  # a candidate's own parties: kept
@@ -99,7 +142,10 @@ def test_a_model_summary_keeps_only_what_its_judgment_shows_and_records_the_rest
 
 
 def test_a_summary_whose_parties_are_all_invented_is_not_stored(tmp_path):
-    reply = {**_summary_reply("A3", invent=True), "parties": {"appellants": ["Phantom Trust"], "respondents": ["Imaginary Union"]}}
+    reply = {
+        **_summary_reply("A3", invent=True),
+        "parties": {"appellants": ["Phantom Trust"], "respondents": ["Imaginary Union"]},
+    }
     home = tmp_path / "home"
     with FakeModelServer(respond=lambda body: Step(openai_text(json.dumps(reply)))) as server:
         archive = _model_archive(home, server, summarizer="llm.v1")
@@ -118,10 +164,16 @@ def test_an_invented_precedent_in_a_model_summary_is_no_licence_for_an_explanati
         assert archive.summarize([write_judgments(tmp_path / "in")]).summarised == sorted(JUDGMENTS)
         archive.build_index()
     reason = f"It needs no corroboration. It follows {PHANTOM}."
-    explanation = {"judgments": [{"id": "A3", "parties": "x", "score": 9, "legal_issue": "Dying declaration to a doctor.", "reason": reason}]}
+    explanation = {
+        "judgments": [
+            {"id": "A3", "parties": "x", "score": 9, "legal_issue": "Dying declaration to a doctor.", "reason": reason}
+        ]
+    }
     with FakeModelServer() as server:
         server.add(Step(openai_text(json.dumps(explanation))))
-        result = _model_archive(home, server, summarizer="llm.v1", explainer="llm.v1").search(DYING_DECLARATION_FACTS, ["Whether a dying declaration needs corroboration?"])
+        result = _model_archive(home, server, summarizer="llm.v1", explainer="llm.v1").search(
+            DYING_DECLARATION_FACTS, ["Whether a dying declaration needs corroboration?"]
+        )
     assert [h.judgment_id for h in result.hits] == ["A3"]
     assert result.hits[0].reason == "It needs no corroboration." and result.dropped_citations == 1
 
@@ -146,37 +198,71 @@ Maneka Gandhi vs. Union of India, (1978) 1 SCC 248. The Raj. High Court held oth
 """
 
 
-@pytest.mark.parametrize("value", ["Ram Kumar", "RAM KUMAR & ORS.", "State of Uttar Pradesh", "Supreme Court of India", "The Supreme Court",
-                                   "Hon'ble Mr. Justice K. Singh", "Singh, J.", "Rajasthan High Court"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "Ram Kumar",
+        "RAM KUMAR & ORS.",
+        "State of Uttar Pradesh",
+        "Supreme Court of India",
+        "The Supreme Court",
+        "Hon'ble Mr. Justice K. Singh",
+        "Singh, J.",
+        "Rajasthan High Court",
+    ],
+)
 def test_a_name_written_differently_is_located(value):
     assert Locator(TEXT).name(value)
 
 
-@pytest.mark.parametrize("value", ["Ram Singh Kumar Yadav", "State of Bihar", "High Court of Delhi", "Justice A. Phantasm"])
+@pytest.mark.parametrize(
+    "value", ["Ram Singh Kumar Yadav", "State of Bihar", "High Court of Delhi", "Justice A. Phantasm"]
+)
 def test_a_name_the_text_does_not_hold_is_not(value):
     assert not Locator(TEXT).name(value)
 
 
-@pytest.mark.parametrize("value, located", [
-    ("12 March 1998", True), ("March 12, 1998", True), ("12.03.1998", True), ("1998-03-12", True), ("12th March, 1998", True),
-    ("13 March 1998", False), ("12 March 1999", False), ("1 January 2031", False),
-])
+@pytest.mark.parametrize(
+    "value, located",
+    [
+        ("12 March 1998", True),
+        ("March 12, 1998", True),
+        ("12.03.1998", True),
+        ("1998-03-12", True),
+        ("12th March, 1998", True),
+        ("13 March 1998", False),
+        ("12 March 1999", False),
+        ("1 January 2031", False),
+    ],
+)
 def test_a_date_is_the_same_day_in_any_writing(value, located):
     assert Locator(TEXT).date(value) is located
 
 
-@pytest.mark.parametrize("value, located", [
-    ("Section 302 of the Indian Penal Code", True), ("Section 34 IPC", True), ("s. 302 of the Penal Code", True),
-    ("Section 304B of the Indian Penal Code", False), ("Section 302 of the Code of Criminal Procedure", False),
-])
+@pytest.mark.parametrize(
+    "value, located",
+    [
+        ("Section 302 of the Indian Penal Code", True),
+        ("Section 34 IPC", True),
+        ("s. 302 of the Penal Code", True),
+        ("Section 304B of the Indian Penal Code", False),
+        ("Section 302 of the Code of Criminal Procedure", False),
+    ],
+)
 def test_a_statute_is_its_numbers_and_its_act(value, located):
     assert Locator(TEXT).statute(value) is located
 
 
-@pytest.mark.parametrize("value, located", [
-    ("Maneka Gandhi v. Union of India (1978) 1 SCC 248", True), ("Maneka Gandhi v. UOI, 1978 (1) SCC 248", True), ("Maneka Gandhi", True),
-    ("Maneka Gandhi v. Union of India (1979) 2 SCC 999", False), ("Indira Gandhi v. Raj Narain", False),
-])
+@pytest.mark.parametrize(
+    "value, located",
+    [
+        ("Maneka Gandhi v. Union of India (1978) 1 SCC 248", True),
+        ("Maneka Gandhi v. UOI, 1978 (1) SCC 248", True),
+        ("Maneka Gandhi", True),
+        ("Maneka Gandhi v. Union of India (1979) 2 SCC 999", False),
+        ("Indira Gandhi v. Raj Narain", False),
+    ],
+)
 def test_a_precedent_is_its_title_and_its_citation(value, located):
     assert Locator(TEXT).precedent(value) is located
 
@@ -184,8 +270,10 @@ def test_a_precedent_is_its_title_and_its_citation(value, located):
 def test_ground_summary_drops_a_party_but_keeps_the_located_ones():
     slots = SummarySlots(
         parties=Parties(appellants=["Ram Kumar", "Phantom Trust"], respondents=["State of U.P."]),
-        facts="The appellant was convicted. As held in Ghostly Estate, the sentence stands.", final_judgment="Dismissed.",
-        statutes=[StatuteRef(name="Section 302 IPC")], precedents=[PrecedentRef(name="Maneka Gandhi v. Union of India")],
+        facts="The appellant was convicted. As held in Ghostly Estate, the sentence stands.",
+        final_judgment="Dismissed.",
+        statutes=[StatuteRef(name="Section 302 IPC")],
+        precedents=[PrecedentRef(name="Maneka Gandhi v. Union of India")],
     )
     grounded, notes = ground_summary("X1", slots, TEXT)
     assert grounded.parties.appellants == ["Ram Kumar"] and grounded.facts == "The appellant was convicted."

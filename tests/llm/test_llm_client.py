@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from aqgr.foundation.errors import ConfigError, InvalidModelOutputError, MissingDependencyError, ProviderError, UnknownNameError
+from aqgr.foundation.errors import (
+    ConfigError,
+    InvalidModelOutputError,
+    MissingDependencyError,
+    ProviderError,
+    UnknownNameError,
+)
 from aqgr.llm.base import LLMRequest, providers, redact
 from aqgr.llm.config import ProviderConfig
 from aqgr.llm.fake import FakeReply, install_script, minimal_instance
@@ -18,7 +24,9 @@ def _request(prompt="hello", stage="summaries"):
 def test_retry_on_429_then_success_with_bounded_backoff(make_client):
     sleeps: list[float] = []
     rate = ProviderError("fake.v1", "rate_limited", "slow down", status=429, retryable=True)
-    client, provider = make_client([rate, rate, FakeReply("ok", 7, 3)], sleeps=sleeps, backoff_initial_s=1, backoff_max_s=1.5)
+    client, provider = make_client(
+        [rate, rate, FakeReply("ok", 7, 3)], sleeps=sleeps, backoff_initial_s=1, backoff_max_s=1.5
+    )
     reply = client.complete(_request())
     assert reply.text == "ok" and provider.calls == 3
     assert sleeps == [1, 1.5]  # 1 * 2**0, then 1 * 2**1 capped at 1.5
@@ -60,7 +68,9 @@ def test_cache_hit_avoids_a_second_call(make_client, memory_cache):
 
 
 def test_ledger_counts_tokens_per_stage_and_cost(make_client):
-    client, _ = make_client([FakeReply("a", 100, 10), FakeReply("b", 50, 5)], input_price_per_mtok=1.0, output_price_per_mtok=2.0)
+    client, _ = make_client(
+        [FakeReply("a", 100, 10), FakeReply("b", 50, 5)], input_price_per_mtok=1.0, output_price_per_mtok=2.0
+    )
     client.complete(_request(stage="questions"))
     client.complete(_request(stage="explanations"))
     snap = client.ledger.snapshot()
@@ -69,7 +79,12 @@ def test_ledger_counts_tokens_per_stage_and_cost(make_client):
 
 
 def test_ask_json_repairs_then_reasks_with_the_problems(make_client):
-    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"], "additionalProperties": False}
+    schema = {
+        "type": "object",
+        "properties": {"n": {"type": "integer"}},
+        "required": ["n"],
+        "additionalProperties": False,
+    }
     check = lambda v: (v, schema_problems(schema, v))  # noqa: E731
     client, provider = make_client(['```json\n{"n": 1,}\n```'])
     answer = ask_json(client, _request(), check)
@@ -77,7 +92,10 @@ def test_ask_json_repairs_then_reasks_with_the_problems(make_client):
     client, provider = make_client(["not json at all", '{"n": "one"}', '{"n": 2}'])
     answer = ask_json(client, _request(), check)
     assert answer.value == {"n": 2} and answer.reasked == 2
-    assert "not valid JSON" in provider.requests[1].prompt and "'one' is not of type 'integer'" in provider.requests[2].prompt
+    assert (
+        "not valid JSON" in provider.requests[1].prompt
+        and "'one' is not of type 'integer'" in provider.requests[2].prompt
+    )
     client, provider = make_client(['{"n": "x"}'] * 5)
     with pytest.raises(InvalidModelOutputError):
         ask_json(client, _request(), check, max_attempts=2)
@@ -88,7 +106,10 @@ def test_parse_json_finds_json_in_prose():
     assert parse_json('Here you go: {"a": [1, 2,]} hope it helps') == ({"a": [1, 2]}, True)
     with pytest.raises(ValueError):
         parse_json("no braces here")
-    assert parse_json('{"facts": "line one\nline two\tend"}') == ({"facts": "line one\nline two\tend"}, True)  # raw control characters: a repair
+    assert parse_json('{"facts": "line one\nline two\tend"}') == (
+        {"facts": "line one\nline two\tend"},
+        True,
+    )  # raw control characters: a repair
 
 
 def test_unknown_provider_lists_the_known_ones():

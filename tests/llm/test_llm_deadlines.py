@@ -18,7 +18,9 @@ _WIRE = {"openai.v1": openai_text, "gemini.v1": gemini_text, "gemini-legacy.v1":
 def test_a_server_sending_a_byte_at_a_time_is_cut_at_the_call_deadline(provider):
     """Every read gets a byte within 0.2 s, so a per-read timeout never trips; the whole answer would take
     about a minute. The call ends at its 1 s deadline (the margin is for a loaded machine), for every HTTP provider."""
-    pytest.importorskip({"openai.v1": "httpx", "gemini.v1": "google.genai", "gemini-legacy.v1": "google.generativeai"}[provider])
+    pytest.importorskip(
+        {"openai.v1": "httpx", "gemini.v1": "google.genai", "gemini-legacy.v1": "google.generativeai"}[provider]
+    )
     with FakeModelServer(default=Step(_WIRE[provider]('{"n": 1}' + " " * 100), drip=0.2)) as server:
         client = _client(provider, server.url, timeout_s=1.0, max_retries=0)
         started = time.monotonic()
@@ -43,8 +45,15 @@ def test_a_judgment_deadline_bounds_every_retry_of_every_call():
     from aqgr.llm.deadline import task
 
     with FakeModelServer(default=Step({"error": {"message": "overloaded"}}, status=503, delay=0.3)) as server:
-        client = _client("openai.v1", server.url, timeout_s=1.0, max_retries=20, backoff_initial_s=0.05, backoff_max_s=0.1,
-                         judgment_timeout_s=2.0)
+        client = _client(
+            "openai.v1",
+            server.url,
+            timeout_s=1.0,
+            max_retries=20,
+            backoff_initial_s=0.05,
+            backoff_max_s=0.1,
+            judgment_timeout_s=2.0,
+        )
         started = time.monotonic()
         with task("judgment"), pytest.raises(ProviderError) as caught:
             client.complete(_request())
@@ -117,10 +126,23 @@ def test_a_search_deadline_bounds_every_model_call_of_the_search(archive_dir):
     from tests.aqgr.helpers import DYING_DECLARATION_FACTS
 
     with FakeModelServer(default=Step(openai_text("{}" + " " * 100), drip=0.2)) as server:
-        client = _client("openai.v1", server.url, timeout_s=1.0, max_retries=20, backoff_initial_s=0.05, backoff_max_s=0.1,
-                         search_timeout_s=3.0)
-        archive = Archive(archive_dir, llm=client, summarizer="extractive.v1", question_generator="llm.v1", explainer="llm.v1",
-                          index=IndexSpec(embedder="hashing.v1"))
+        client = _client(
+            "openai.v1",
+            server.url,
+            timeout_s=1.0,
+            max_retries=20,
+            backoff_initial_s=0.05,
+            backoff_max_s=0.1,
+            search_timeout_s=3.0,
+        )
+        archive = Archive(
+            archive_dir,
+            llm=client,
+            summarizer="extractive.v1",
+            question_generator="llm.v1",
+            explainer="llm.v1",
+            index=IndexSpec(embedder="hashing.v1"),
+        )
         started = time.monotonic()
         try:
             result = archive.search(DYING_DECLARATION_FACTS)

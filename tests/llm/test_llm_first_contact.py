@@ -29,13 +29,24 @@ SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required"
 
 
 def _request(max_output_tokens=100, **kw):
-    return LLMRequest(**{"prompt": "Say n.", "stage": "summaries", "prompt_version": "t.v1@0", "json_schema": SCHEMA, "max_output_tokens": max_output_tokens, **kw})
+    return LLMRequest(
+        **{
+            "prompt": "Say n.",
+            "stage": "summaries",
+            "prompt_version": "t.v1@0",
+            "json_schema": SCHEMA,
+            "max_output_tokens": max_output_tokens,
+            **kw,
+        }
+    )
 
 
 def _client(script, sleeps=None, **config):
     provider = FakeProvider(script)
     settings = ProviderConfig(provider="fake.v1", model="scripted", **config)
-    return LLMClient(provider, config=settings, sleep=(sleeps.append if sleeps is not None else lambda s: None), jitter=lambda: 1.0), provider
+    return LLMClient(
+        provider, config=settings, sleep=(sleeps.append if sleeps is not None else lambda s: None), jitter=lambda: 1.0
+    ), provider
 
 
 # -- truncation ---------------------------------------------------------------------------
@@ -121,13 +132,25 @@ def test_explanations_are_split_over_calls_that_fit_the_budget(archive_dir):
         return _explanation([(i, 8) for i in ids])
 
     provider = FakeProvider(responder=responder)
-    client = LLMClient(provider, config=ProviderConfig(provider="fake.v1", model="scripted", context_window=4096, max_output_tokens=600))
-    archive = Archive(archive_dir, llm=client, summarizer="extractive.v1", question_generator="llm.v1", explainer="llm.v1", index=IndexSpec(embedder="hashing.v1"))
+    client = LLMClient(
+        provider,
+        config=ProviderConfig(provider="fake.v1", model="scripted", context_window=4096, max_output_tokens=600),
+    )
+    archive = Archive(
+        archive_dir,
+        llm=client,
+        summarizer="extractive.v1",
+        question_generator="llm.v1",
+        explainer="llm.v1",
+        index=IndexSpec(embedder="hashing.v1"),
+    )
     result = archive.search(DYING_DECLARATION_FACTS, options=SearchOptions(explain_top=6, min_score=1))
     budget = client.budget("explanations")
     calls = [r for r in provider.requests if r.stage == "explanations"]
     assert len(calls) >= 2 and all(len(ids) <= 600 // 200 for ids in explained)
-    assert sorted(i for ids in explained for i in ids) == sorted({i for ids in explained for i in ids})  # each candidate once
+    assert sorted(i for ids in explained for i in ids) == sorted(
+        {i for ids in explained for i in ids}
+    )  # each candidate once
     assert all(client.prompt_tokens(r) <= budget.input_tokens for r in calls)
     assert not result.notes and {h.judgment_id for h in result.hits} <= {i for ids in explained for i in ids}
 
@@ -137,7 +160,9 @@ def test_a_summary_missing_a_required_slot_is_reasked_never_stored():
     empty_facts = dict(SLOTS, facts="", final_judgment="")
     provider = FakeProvider([json.dumps(empty_facts), json.dumps(SLOTS)])
     client = LLMClient(provider, config=ProviderConfig(provider="fake.v1", model="scripted"))
-    slots = LLMSummarizer(client, LLMSummaryParams(embedder="hashing.v1")).summarize(JudgmentText("A1", JUDGMENTS["A1"], "/tmp/A1.txt", "0" * 64))
+    slots = LLMSummarizer(client, LLMSummaryParams(embedder="hashing.v1")).summarize(
+        JudgmentText("A1", JUDGMENTS["A1"], "/tmp/A1.txt", "0" * 64)
+    )
     assert slots.facts == SLOTS["facts"] and provider.calls == 2
     assert "facts: must not be empty" in provider.requests[1].prompt
 
@@ -146,8 +171,13 @@ def test_a_summary_missing_a_required_slot_is_reasked_never_stored():
 def test_openai_429_retry_after_is_waited_in_full_and_other_4xx_are_not_retried():
     sleeps = []
     with FakeModelServer() as server:
-        server.add(Step({"error": {"message": "slow down"}}, status=429, headers={"retry-after": "7"}), Step(openai_text('{"n": 1}')))
-        client = LLMClient.from_config(ProviderConfig(provider="openai.v1", model="m", base_url=server.url + "/v1", backoff_initial_s=0.01))
+        server.add(
+            Step({"error": {"message": "slow down"}}, status=429, headers={"retry-after": "7"}),
+            Step(openai_text('{"n": 1}')),
+        )
+        client = LLMClient.from_config(
+            ProviderConfig(provider="openai.v1", model="m", base_url=server.url + "/v1", backoff_initial_s=0.01)
+        )
         client._sleep = sleeps.append
         assert client.complete(_request()).text == '{"n": 1}'
         server.add(Step({"error": {"message": "no such model"}}, status=404))
@@ -161,7 +191,12 @@ def test_backoff_is_jittered_below_its_bound():
     rate = ProviderError("fake.v1", "rate_limited", "slow", status=429, retryable=True)
     sleeps = []
     provider = FakeProvider([rate, rate, FakeReply("ok")])
-    client = LLMClient(provider, config=ProviderConfig(provider="fake.v1", model="s", backoff_initial_s=1, backoff_max_s=60), sleep=sleeps.append, jitter=lambda: 0.0)
+    client = LLMClient(
+        provider,
+        config=ProviderConfig(provider="fake.v1", model="s", backoff_initial_s=1, backoff_max_s=60),
+        sleep=sleeps.append,
+        jitter=lambda: 0.0,
+    )
     client.complete(_request())
     assert sleeps == [0.5, 1.0]  # half the bound at the lowest jitter
 
@@ -175,14 +210,23 @@ def test_a_server_refusing_json_schema_gets_json_object_with_the_schema_once_and
         assert client.complete(_request()).text == '{"n": 1}'
         assert client.complete(_request(prompt_version="second")).text == '{"n": 2}'
     formats = [p["body"].get("response_format", {}).get("type") for p in server.posts()]
-    assert formats == ["json_schema", "json_object", "json_object"] and server.posts()[1]["body"]["response_format"]["schema"]["required"] == ["n"]
-    assert client.provider.structured_form == "json_object_schema" and client.ledger.snapshot()["summaries"]["retries"] == 0
+    assert formats == ["json_schema", "json_object", "json_object"] and server.posts()[1]["body"]["response_format"][
+        "schema"
+    ]["required"] == ["n"]
+    assert (
+        client.provider.structured_form == "json_object_schema"
+        and client.ledger.snapshot()["summaries"]["retries"] == 0
+    )
 
 
 def test_a_fixed_structured_output_form_is_never_changed():
     with FakeModelServer() as server:
         server.add(Step({"error": {"message": "response_format json_schema unsupported"}}, status=400))
-        client = LLMClient.from_config(ProviderConfig(provider="openai.v1", model="m", base_url=server.url + "/v1", structured_output="json_schema"))
+        client = LLMClient.from_config(
+            ProviderConfig(
+                provider="openai.v1", model="m", base_url=server.url + "/v1", structured_output="json_schema"
+            )
+        )
         with pytest.raises(ProviderError) as info:
             client.complete(_request())
     assert info.value.kind == "bad_request" and len(server.posts()) == 1
@@ -191,9 +235,18 @@ def test_a_fixed_structured_output_form_is_never_changed():
 def test_a_server_that_cuts_the_prompt_is_caught_as_input_truncated():
     with FakeModelServer() as server:
         server.add(Step(openai_text('{"n": 1}', prompt_tokens=512)))
-        client = LLMClient.from_config(ProviderConfig(provider="openai.v1", model="m", base_url=server.url + "/v1", context_window=32768))
+        client = LLMClient.from_config(
+            ProviderConfig(provider="openai.v1", model="m", base_url=server.url + "/v1", context_window=32768)
+        )
         with pytest.raises(ProviderError) as info:
-            client.complete(LLMRequest(prompt="the appellant contended " * 800, stage="summaries", prompt_version="t", max_output_tokens=100))
+            client.complete(
+                LLMRequest(
+                    prompt="the appellant contended " * 800,
+                    stage="summaries",
+                    prompt_version="t",
+                    max_output_tokens=100,
+                )
+            )
     assert info.value.kind == "input_truncated" and "--context-window" in str(info.value)
 
 
@@ -221,7 +274,16 @@ def test_a_server_closing_mid_reply_is_recorded_per_judgment_and_the_batch_goes_
     try:
         folder = write_judgments(tmp_path / "in", {k: JUDGMENTS[k] for k in ("A1", "A2")})
         url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-        archive = Archive(tmp_path / "home", provider="openai.v1", model="m", base_url=url, max_retries=1, backoff_initial_s=0.01, summarizer="llm.v1", index=IndexSpec(embedder="hashing.v1"))
+        archive = Archive(
+            tmp_path / "home",
+            provider="openai.v1",
+            model="m",
+            base_url=url,
+            max_retries=1,
+            backoff_initial_s=0.01,
+            summarizer="llm.v1",
+            index=IndexSpec(embedder="hashing.v1"),
+        )
         report = archive.summarize([folder])
     finally:
         httpd.shutdown()
@@ -238,7 +300,16 @@ def test_an_unreachable_server_stops_the_batch_once_and_records_nothing(tmp_path
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # closed again: nothing listens there
     folder = write_judgments(tmp_path / "in", {k: JUDGMENTS[k] for k in ("A1", "A2", "A3")})
-    archive = Archive(tmp_path / "home", provider="openai.v1", model="m", base_url=f"http://127.0.0.1:{port}/v1", max_retries=1, backoff_initial_s=0.01, summarizer="llm.v1", index=IndexSpec(embedder="hashing.v1"))
+    archive = Archive(
+        tmp_path / "home",
+        provider="openai.v1",
+        model="m",
+        base_url=f"http://127.0.0.1:{port}/v1",
+        max_retries=1,
+        backoff_initial_s=0.01,
+        summarizer="llm.v1",
+        index=IndexSpec(embedder="hashing.v1"),
+    )
     report = archive.summarize([folder])
     assert report.aborted and "cannot be reached" in report.aborted and "--base-url" in report.aborted
     assert report.failed == [] and archive.status()["failures_by_reason"] == {}

@@ -25,12 +25,21 @@ def provider_name(request):
 
 
 def _request(**kw):
-    fields = {"prompt": "Say n.", "stage": "summaries", "prompt_version": "t.v1@0", "system": "JSON only.", "json_schema": SCHEMA, **kw}
+    fields = {
+        "prompt": "Say n.",
+        "stage": "summaries",
+        "prompt_version": "t.v1@0",
+        "system": "JSON only.",
+        "json_schema": SCHEMA,
+        **kw,
+    }
     return LLMRequest(**fields)
 
 
 def _settings(provider, url, *, model="gemini-fake", **config):
-    return ProviderConfig(provider=provider, model=model, api_key=KEY, base_url=url, **{"backoff_initial_s": 0.01, **config})
+    return ProviderConfig(
+        provider=provider, model=model, api_key=KEY, base_url=url, **{"backoff_initial_s": 0.01, **config}
+    )
 
 
 def _client(provider, url, *, sleeps=None, **config):
@@ -81,8 +90,17 @@ def test_max_tokens_at_the_ceiling_fails_as_truncated(provider_name):
 # -- 2. thinking -----------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "model, thinks",
-    [("gemini-2.5-flash", True), ("gemini-2.5-pro", True), ("models/gemini-2.5-flash-lite", True), ("gemini-3-pro-preview", True),
-     ("gemini-3.1-flash", True), ("gemini-2.0-flash", False), ("gemini-1.5-pro", False), ("gemini-fake", False), ("gemma-3-27b-it", False)],
+    [
+        ("gemini-2.5-flash", True),
+        ("gemini-2.5-pro", True),
+        ("models/gemini-2.5-flash-lite", True),
+        ("gemini-3-pro-preview", True),
+        ("gemini-3.1-flash", True),
+        ("gemini-2.0-flash", False),
+        ("gemini-1.5-pro", False),
+        ("gemini-fake", False),
+        ("gemma-3-27b-it", False),
+    ],
 )
 def test_thinking_models_by_name(model, thinks):
     from aqgr.llm.gemini import thinking_model
@@ -105,8 +123,12 @@ def test_thinking_budget_is_sent_on_top_of_the_output_budget_and_thoughts_are_co
 
 def test_thinking_budget_from_the_settings_zero_turns_it_off():
     with FakeModelServer(default=Step(gemini_text('{"n": 1}'))) as server:
-        _client("gemini.v1", server.url, model="gemini-2.5-flash", thinking_budget=2048).complete(_request(max_output_tokens=1000))
-        _client("gemini.v1", server.url, model="gemini-2.5-flash", thinking_budget=0).complete(_request(max_output_tokens=900))
+        _client("gemini.v1", server.url, model="gemini-2.5-flash", thinking_budget=2048).complete(
+            _request(max_output_tokens=1000)
+        )
+        _client("gemini.v1", server.url, model="gemini-2.5-flash", thinking_budget=0).complete(
+            _request(max_output_tokens=900)
+        )
     bigger, off = (_generation(p) for p in server.posts())
     assert _thinking_budget(bigger) == 2048 and bigger["maxOutputTokens"] == 3048
     assert _thinking_budget(off) == 0 and off["maxOutputTokens"] == 900
@@ -115,7 +137,9 @@ def test_thinking_budget_from_the_settings_zero_turns_it_off():
 def test_flash_lite_thinks_only_when_a_budget_is_set():
     with FakeModelServer(default=Step(gemini_text('{"n": 1}'))) as server:
         _client("gemini.v1", server.url, model="gemini-2.5-flash-lite").complete(_request(max_output_tokens=1000))
-        _client("gemini.v1", server.url, model="gemini-2.5-flash-lite", thinking_budget=1024).complete(_request(max_output_tokens=1000))
+        _client("gemini.v1", server.url, model="gemini-2.5-flash-lite", thinking_budget=1024).complete(
+            _request(max_output_tokens=1000)
+        )
     default, asked = (_generation(p) for p in server.posts())
     assert _thinking_budget(default) is None and default["maxOutputTokens"] == 1000
     assert _thinking_budget(asked) == 1024 and asked["maxOutputTokens"] == 2024
@@ -142,7 +166,10 @@ def test_legacy_sdk_counts_thoughts_from_the_total():
 def test_429_retry_delay_from_the_error_body_is_waited(provider_name):
     waits: list[float] = []
     with FakeModelServer() as server:
-        server.add(Step(gemini_error(429, "RESOURCE_EXHAUSTED", "quota exceeded", retry_delay="7s"), status=429), Step(gemini_text('{"n": 1}')))
+        server.add(
+            Step(gemini_error(429, "RESOURCE_EXHAUSTED", "quota exceeded", retry_delay="7s"), status=429),
+            Step(gemini_text('{"n": 1}')),
+        )
         reply = _client(provider_name, server.url, sleeps=waits).complete(_request())
     assert reply.text == '{"n": 1}' and len(server.posts()) == 2
     assert waits and waits[0] >= 7
@@ -151,13 +178,18 @@ def test_429_retry_delay_from_the_error_body_is_waited(provider_name):
 def test_429_retry_after_header_is_waited(provider_name):
     waits: list[float] = []
     with FakeModelServer() as server:
-        server.add(Step(gemini_error(429, "RESOURCE_EXHAUSTED", "quota"), status=429, headers={"Retry-After": "9"}), Step(gemini_text('{"n": 1}')))
+        server.add(
+            Step(gemini_error(429, "RESOURCE_EXHAUSTED", "quota"), status=429, headers={"Retry-After": "9"}),
+            Step(gemini_text('{"n": 1}')),
+        )
         _client(provider_name, server.url, sleeps=waits).complete(_request())
     assert waits and waits[0] >= 9
 
 
 def test_a_retry_delay_longer_than_the_client_waits_fails_at_once(provider_name):
-    with FakeModelServer(default=Step(gemini_error(429, "RESOURCE_EXHAUSTED", "daily quota", retry_delay="86400s"), status=429)) as server:
+    with FakeModelServer(
+        default=Step(gemini_error(429, "RESOURCE_EXHAUSTED", "daily quota", retry_delay="86400s"), status=429)
+    ) as server:
         with pytest.raises(ProviderError) as info:
             _client(provider_name, server.url).complete(_request())
     assert info.value.kind == "rate_limited" and info.value.retry_after == 86400 and len(server.posts()) == 1
@@ -173,9 +205,24 @@ def test_schema_keeps_only_the_documented_keywords_at_every_level():
         "additionalProperties": False,
         "x-order": 1,
         "properties": {
-            "default": {"type": "string", "maxLength": 80, "minLength": 1, "default": "", "pattern": "^a"},  # a slot named like a keyword
-            "court": {"anyOf": [{"type": "string", "maxLength": 116}, {"type": "null"}], "default": None, "description": "Court."},
-            "bench": {"type": "array", "items": {"type": "string", "maxLength": 40}, "maxItems": 9, "uniqueItems": True},
+            "default": {
+                "type": "string",
+                "maxLength": 80,
+                "minLength": 1,
+                "default": "",
+                "pattern": "^a",
+            },  # a slot named like a keyword
+            "court": {
+                "anyOf": [{"type": "string", "maxLength": 116}, {"type": "null"}],
+                "default": None,
+                "description": "Court.",
+            },
+            "bench": {
+                "type": "array",
+                "items": {"type": "string", "maxLength": 40},
+                "maxItems": 9,
+                "uniqueItems": True,
+            },
             "score": {"type": "integer", "minimum": 1, "maximum": 10, "multipleOf": 1},
             "kind": {"$ref": "#/$defs/kind", "description": "dropped: a $ref sub-schema keeps only $ keywords"},
         },
@@ -218,10 +265,22 @@ def test_the_summary_schema_is_sent_trimmed():
 def test_a_refused_schema_falls_back_once_to_json_mode_then_to_the_prompt_alone_and_is_remembered():
     with FakeModelServer() as server:
         server.add(
-            Step(gemini_error(400, "INVALID_ARGUMENT", "Invalid JSON payload received. Unknown name \"responseJsonSchema\" at 'generation_config': Cannot find field."), status=400),
+            Step(
+                gemini_error(
+                    400,
+                    "INVALID_ARGUMENT",
+                    "Invalid JSON payload received. Unknown name \"responseJsonSchema\" at 'generation_config': Cannot find field.",
+                ),
+                status=400,
+            ),
             Step(gemini_text('{"n": 1}')),
             Step(gemini_text('{"n": 2}')),
-            Step(gemini_error(400, "INVALID_ARGUMENT", "response_mime_type: application/json is not supported for this model"), status=400),
+            Step(
+                gemini_error(
+                    400, "INVALID_ARGUMENT", "response_mime_type: application/json is not supported for this model"
+                ),
+                status=400,
+            ),
             Step(gemini_text('{"n": 3}')),
             Step(gemini_text('{"n": 4}')),
         )
@@ -230,12 +289,20 @@ def test_a_refused_schema_falls_back_once_to_json_mode_then_to_the_prompt_alone_
     assert texts == ['{"n": 1}', '{"n": 2}', '{"n": 3}', '{"n": 4}']
     forms = [_generation(p) for p in server.posts()]
     assert "responseJsonSchema" in forms[0]
-    assert [("responseJsonSchema" in f, "responseMimeType" in f) for f in forms[1:]] == [(False, True), (False, True), (False, True), (False, False), (False, False)]
+    assert [("responseJsonSchema" in f, "responseMimeType" in f) for f in forms[1:]] == [
+        (False, True),
+        (False, True),
+        (False, True),
+        (False, False),
+        (False, False),
+    ]
     assert client.provider.structured_form == "off" and client.ledger.snapshot()["summaries"]["retries"] == 0
 
 
 def test_a_fixed_structured_output_setting_is_never_changed():
-    refusal = Step(gemini_error(400, "INVALID_ARGUMENT", "Unknown name \"responseJsonSchema\": Cannot find field."), status=400)
+    refusal = Step(
+        gemini_error(400, "INVALID_ARGUMENT", 'Unknown name "responseJsonSchema": Cannot find field.'), status=400
+    )
     with FakeModelServer(default=refusal) as server:
         client = _client("gemini.v1", server.url, structured_output="json_schema")
         with pytest.raises(ProviderError) as info:
@@ -250,7 +317,9 @@ def test_a_fixed_structured_output_setting_is_never_changed():
 
 
 def test_an_error_that_does_not_name_the_schema_is_not_a_fallback():
-    with FakeModelServer(default=Step(gemini_error(400, "INVALID_ARGUMENT", "Request contains an invalid argument."), status=400)) as server:
+    with FakeModelServer(
+        default=Step(gemini_error(400, "INVALID_ARGUMENT", "Request contains an invalid argument."), status=400)
+    ) as server:
         client = _client("gemini.v1", server.url)
         with pytest.raises(ProviderError, match="bad_request"):
             client.complete(_request())
@@ -261,7 +330,9 @@ def test_legacy_sdk_sends_json_mode_and_falls_back_to_the_prompt_alone():
     pytest.importorskip("google.generativeai")
     with FakeModelServer() as server:
         server.add(
-            Step(gemini_error(400, "INVALID_ARGUMENT", "response_mime_type is not supported by this model"), status=400),
+            Step(
+                gemini_error(400, "INVALID_ARGUMENT", "response_mime_type is not supported by this model"), status=400
+            ),
             Step(gemini_text('{"n": 1}')),
             Step(gemini_text('{"n": 2}')),
         )
@@ -283,7 +354,9 @@ def test_a_missing_key_for_google_is_a_configuration_error_before_any_call(provi
 
 def test_no_key_is_needed_for_another_host(provider_name):
     with FakeModelServer(default=Step(gemini_text('{"n": 1}'))) as server:
-        reply = LLMClient.from_config(ProviderConfig(provider=provider_name, model="gemini-fake", base_url=server.url)).complete(_request())
+        reply = LLMClient.from_config(
+            ProviderConfig(provider=provider_name, model="gemini-fake", base_url=server.url)
+        ).complete(_request())
     assert reply.text == '{"n": 1}'
 
 
@@ -321,8 +394,14 @@ def test_client_errors_are_not_retried(provider_name, status, code, message, kin
 # -- 6. context window --------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "model, window",
-    [("gemini-2.5-flash", 1_048_576), ("gemini-2.5-pro", 1_048_576), ("models/gemini-2.5-flash-lite", 1_048_576), ("gemini-2.0-flash", 1_048_576),
-     ("gemini-fake", None), ("gemini-2.5-flash-image", None)],
+    [
+        ("gemini-2.5-flash", 1_048_576),
+        ("gemini-2.5-pro", 1_048_576),
+        ("models/gemini-2.5-flash-lite", 1_048_576),
+        ("gemini-2.0-flash", 1_048_576),
+        ("gemini-fake", None),
+        ("gemini-2.5-flash-image", None),
+    ],
 )
 def test_documented_context_window(provider_name, model, window):
     provider = providers.create(provider_name, config=_settings(provider_name, None, model=model))

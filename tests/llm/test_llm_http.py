@@ -23,11 +23,19 @@ SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required"
 
 
 def _request(**kw):
-    return LLMRequest(prompt="Say n.", stage="summaries", prompt_version="t.v1@0", system="JSON only.", json_schema=SCHEMA, **kw)
+    return LLMRequest(
+        prompt="Say n.", stage="summaries", prompt_version="t.v1@0", system="JSON only.", json_schema=SCHEMA, **kw
+    )
 
 
 def _client(provider, url, **config):
-    settings = ProviderConfig(provider=provider, model="gemini-fake" if provider.startswith("gemini") else "local-model", api_key=KEY, base_url=url, **{"backoff_initial_s": 0.01, **config})
+    settings = ProviderConfig(
+        provider=provider,
+        model="gemini-fake" if provider.startswith("gemini") else "local-model",
+        api_key=KEY,
+        base_url=url,
+        **{"backoff_initial_s": 0.01, **config},
+    )
     return LLMClient.from_config(settings)
 
 
@@ -88,7 +96,13 @@ def test_gemini_summaries_end_to_end_and_the_key_is_never_stored_or_logged(tmp_p
     with FakeModelServer() as server:
         server.add(Step(gemini_text(json.dumps(SLOTS), prompt_tokens=700, output_tokens=250)))
         server.add(Step({"candidates": [{"finishReason": "SAFETY", "index": 0}]}))
-        archive = Archive(tmp_path / "home", provider="gemini.v1", model="gemini-fake", base_url=server.url, index=IndexSpec(embedder="hashing.v1"))
+        archive = Archive(
+            tmp_path / "home",
+            provider="gemini.v1",
+            model="gemini-fake",
+            base_url=server.url,
+            index=IndexSpec(embedder="hashing.v1"),
+        )
         assert archive.settings.summarizer == "llm.v1"
         report = archive.summarize([folder])
     assert report.summarised == ["A1"] and report.failed[0].reason == "safety_block"
@@ -98,7 +112,11 @@ def test_gemini_summaries_end_to_end_and_the_key_is_never_stored_or_logged(tmp_p
     assert "safety_block" in dump and "gemini.v1:gemini-fake" in dump and KEY not in dump
     cache = "\n".join(sqlite3.connect(archive.settings.llm_cache_path).iterdump())
     assert "Ram Kumar" in cache and KEY not in cache
-    assert KEY not in report.model_dump_json() and KEY not in repr(archive.settings) and KEY not in archive.settings.model_dump_json()
+    assert (
+        KEY not in report.model_dump_json()
+        and KEY not in repr(archive.settings)
+        and KEY not in archive.settings.model_dump_json()
+    )
     assert KEY not in caplog.text
 
 
@@ -154,13 +172,32 @@ def test_openai_search_via_cli_options(tmp_path, monkeypatch):
     archive.summarize([write_judgments(tmp_path / "in")])
     archive.build_index(spec=IndexSpec(embedder="hashing.v1"))
     with FakeModelServer() as server:
-        server.add(Step(openai_text(json.dumps(QUESTIONS))), Step(openai_text(json.dumps(_explanation([("A3", 9), ("Z1", 8)])))))
+        server.add(
+            Step(openai_text(json.dumps(QUESTIONS))),
+            Step(openai_text(json.dumps(_explanation([("A3", 9), ("Z1", 8)])))),
+        )
         result = CliRunner().invoke(
             app,
-            ["--provider", "openai.v1", "--model", "llama3", "--base-url", server.url + "/v1", "--summarizer", "extractive.v1", "search", DYING_DECLARATION_FACTS, "--home", str(home), "--json"],
+            [
+                "--provider",
+                "openai.v1",
+                "--model",
+                "llama3",
+                "--base-url",
+                server.url + "/v1",
+                "--summarizer",
+                "extractive.v1",
+                "search",
+                DYING_DECLARATION_FACTS,
+                "--home",
+                str(home),
+                "--json",
+            ],
         )
     assert result.exit_code == 0, result.output
     found = json.loads(result.stdout)
     assert [h["judgment_id"] for h in found["hits"]] == ["A3"] and found["dropped_not_in_archive"] == 1
-    assert len(server.posts()) == 2 and "Authorization" not in server.posts()[0]["headers"]  # a local server needs no key
+    assert (
+        len(server.posts()) == 2 and "Authorization" not in server.posts()[0]["headers"]
+    )  # a local server needs no key
     assert "model usage (questions): 1 call(s)" in result.stderr

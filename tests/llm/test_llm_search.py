@@ -13,24 +13,47 @@ from aqgr.llm.fake import FakeProvider
 from aqgr.retrieval.index import IndexSpec
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS
 
-QUESTIONS = {"questions": [
-    {"question": "Whether a dying declaration made to a doctor can be the sole basis of conviction?", "relevance": 9, "source": "A3"},
-    {"question": "Whether a dying declaration needs corroboration?", "relevance": 10, "source": "NOT-AN-EXAMPLE"},
-    {"question": "Whether the boundary dispute is relevant to motive?", "relevance": 3, "source": None},
-]}
+QUESTIONS = {
+    "questions": [
+        {
+            "question": "Whether a dying declaration made to a doctor can be the sole basis of conviction?",
+            "relevance": 9,
+            "source": "A3",
+        },
+        {"question": "Whether a dying declaration needs corroboration?", "relevance": 10, "source": "NOT-AN-EXAMPLE"},
+        {"question": "Whether the boundary dispute is relevant to motive?", "relevance": 3, "source": None},
+    ]
+}
 
 
 def _explanation(ids_scores, extra_reason=""):
-    return {"judgments": [
-        {"id": jid, "parties": "x", "score": score, "legal_issue": "Sole basis of conviction on a dying declaration.", "reason": "It holds that a dying declaration needs no corroboration." + extra_reason}
-        for jid, score in ids_scores
-    ]}
+    return {
+        "judgments": [
+            {
+                "id": jid,
+                "parties": "x",
+                "score": score,
+                "legal_issue": "Sole basis of conviction on a dying declaration.",
+                "reason": "It holds that a dying declaration needs no corroboration." + extra_reason,
+            }
+            for jid, score in ids_scores
+        ]
+    }
 
 
 def _archive(home, script, **config):
     provider = FakeProvider(script)
-    client = LLMClient(provider, config=ProviderConfig(provider="fake.v1", model="scripted", **config), sleep=lambda s: None)
-    archive = Archive(home, llm=client, summarizer="extractive.v1", question_generator="llm.v1", explainer="llm.v1", index=IndexSpec(embedder="hashing.v1"))
+    client = LLMClient(
+        provider, config=ProviderConfig(provider="fake.v1", model="scripted", **config), sleep=lambda s: None
+    )
+    archive = Archive(
+        home,
+        llm=client,
+        summarizer="extractive.v1",
+        question_generator="llm.v1",
+        explainer="llm.v1",
+        index=IndexSpec(embedder="hashing.v1"),
+    )
     return archive, provider
 
 
@@ -61,7 +84,10 @@ def test_questions_chosen_by_the_user_cost_no_question_call(archive_dir):
 
 
 def test_a_reason_citing_an_unknown_case_is_cut_and_counted(archive_dir):
-    archive, _ = _archive(archive_dir, [QUESTIONS, _explanation([("A3", 9)], " It follows Imaginary Person v. Fictional State of Nowhere.")])
+    archive, _ = _archive(
+        archive_dir,
+        [QUESTIONS, _explanation([("A3", 9)], " It follows Imaginary Person v. Fictional State of Nowhere.")],
+    )
     result = archive.search(DYING_DECLARATION_FACTS)
     assert "Imaginary" not in result.hits[0].reason and result.dropped_citations == 1
 
@@ -89,7 +115,14 @@ def test_cache_hit_on_rerun_pays_nothing(archive_dir, tmp_path):
     cache = ResponseCache(tmp_path / "replies.sqlite")
     provider = FakeProvider([QUESTIONS, _explanation([("A3", 9)])])
     client = LLMClient(provider, config=ProviderConfig(provider="fake.v1", model="scripted"), cache=cache)
-    archive = Archive(archive_dir, llm=client, summarizer="extractive.v1", question_generator="llm.v1", explainer="llm.v1", index=IndexSpec(embedder="hashing.v1"))
+    archive = Archive(
+        archive_dir,
+        llm=client,
+        summarizer="extractive.v1",
+        question_generator="llm.v1",
+        explainer="llm.v1",
+        index=IndexSpec(embedder="hashing.v1"),
+    )
     first = archive.search(DYING_DECLARATION_FACTS)
     second = archive.search(DYING_DECLARATION_FACTS)
     assert provider.calls == 2
@@ -106,7 +139,11 @@ def test_provider_configured_by_settings_selects_the_model_engines(archive_dir, 
     monkeypatch.setenv("AQGR_SUMMARIZER", "extractive.v1")
     install_script("search-script", [QUESTIONS, _explanation([("A1", 7)])])
     settings = Settings.resolve(archive_dir, index=IndexSpec(embedder="hashing.v1"))
-    assert (settings.summarizer, settings.question_generator, settings.explainer) == ("extractive.v1", "llm.v1", "llm.v1")
+    assert (settings.summarizer, settings.question_generator, settings.explainer) == (
+        "extractive.v1",
+        "llm.v1",
+        "llm.v1",
+    )
     result = Archive(settings=settings).search(DYING_DECLARATION_FACTS)
     assert [h.judgment_id for h in result.hits] == ["A1"]
     assert (archive_dir / "cache" / "llm-replies.sqlite").exists()

@@ -44,7 +44,9 @@ def _judgment(jid="A1", text=None):
 
 def _engine(script, params=None, **config):
     provider = FakeProvider(script)
-    client = LLMClient(provider, config=ProviderConfig(provider="fake.v1", model="scripted", **config), sleep=lambda s: None)
+    client = LLMClient(
+        provider, config=ProviderConfig(provider="fake.v1", model="scripted", **config), sleep=lambda s: None
+    )
     return LLMSummarizer(client, params or LLMSummaryParams(embedder="hashing.v1")), provider
 
 
@@ -54,7 +56,9 @@ def test_short_judgment_is_one_zero_shot_json_request():
     assert slots.parties.appellants == ["Ram Kumar"] and slots.bench == ["K. Singh"]
     assert provider.calls == 1
     request = provider.requests[0]
-    schema = request.json_schema  # structured output: every slot, required, lists and strings bounded to the reply budget
+    schema = (
+        request.json_schema
+    )  # structured output: every slot, required, lists and strings bounded to the reply budget
     assert schema["required"] == list(SLOTS) and 3 <= schema["properties"]["bench"]["maxItems"] <= 9
     assert schema["properties"]["facts"]["minLength"] == 1 and schema["properties"]["facts"]["maxLength"] > 500
     assert (request.temperature, request.top_p, request.top_k, request.max_output_tokens) == (0.9, 1.0, 1, 2048)
@@ -78,7 +82,11 @@ def test_mechanical_repairs_keep_the_content():
     loose = dict(SLOTS, bench="K. Singh", issues=None, unknown_key="x", precedents=["Kushal Rao v. State of Bombay"])
     engine, provider = _engine([json.dumps(loose)])
     slots = engine.summarize(_judgment())
-    assert slots.bench == ["K. Singh"] and slots.issues == [] and slots.precedents[0].name == "Kushal Rao v. State of Bombay"
+    assert (
+        slots.bench == ["K. Singh"]
+        and slots.issues == []
+        and slots.precedents[0].name == "Kushal Rao v. State of Bombay"
+    )
 
 
 def test_output_still_invalid_after_the_reasks_is_an_error_never_a_summary():
@@ -101,7 +109,9 @@ def test_safety_block_and_timeout_are_per_judgment_errors():
 
 
 def _long_text(n_paragraphs=130):
-    words = "the appellant contended that the dying declaration was recorded by the magistrate and the court held".split()
+    words = (
+        "the appellant contended that the dying declaration was recorded by the magistrate and the court held".split()
+    )
     paras = [f"{i}. " + " ".join(words[(i + j) % len(words)] for j in range(160)) for i in range(1, n_paragraphs + 1)]
     paras[0] = "IN THE SUPREME COURT OF INDIA\nCriminal Appeal No. 9 of 2001\nRam Kumar v State of Punjab"
     paras[-1] = "Judgment delivered on 12 March 1998 by K. Singh, J. and A. Rao, J."
@@ -157,7 +167,11 @@ def test_batch_records_a_safety_block_and_goes_on(tmp_path):
         if "Sunita Devi" in request.prompt:
             return SafetyBlockError("fake.v1", "prompt blocked: SAFETY")
         if "Mohan Lal" in request.prompt:  # each judgment's own parties: a summary naming none of them is not stored
-            return FakeReply(json.dumps({**SLOTS, "parties": {"appellants": ["Mohan Lal"], "respondents": ["State of Rajasthan"]}}), 1000, 200)
+            return FakeReply(
+                json.dumps({**SLOTS, "parties": {"appellants": ["Mohan Lal"], "respondents": ["State of Rajasthan"]}}),
+                1000,
+                200,
+            )
         return FakeReply(json.dumps(SLOTS), 1000, 200)
 
     provider = FakeProvider(responder=responder)

@@ -74,7 +74,9 @@ def _cached_replies_were_whole(home) -> None:
 
 
 def test_in_process_summaries_are_valid_with_every_required_slot_inside_the_budget(gguf, tmp_path):
-    archive = Archive(tmp_path / "home", provider="llamacpp.v1", model=MODEL, summarizer="llm.v1", index=SPEC, **TEST_SETTINGS)
+    archive = Archive(
+        tmp_path / "home", provider="llamacpp.v1", model=MODEL, summarizer="llm.v1", index=SPEC, **TEST_SETTINGS
+    )
     report = archive.summarize([SAMPLE / "SC001.txt", SAMPLE / "SC004.txt"])
     _stored_summaries_hold(archive, report)
     assert report.summarised, [f.message for f in report.failed]  # the grammar makes a valid reply reachable
@@ -92,7 +94,9 @@ def test_a_long_judgment_goes_through_chunks_and_chain_of_thought_inside_the_win
     folder = tmp_path / "in"
     folder.mkdir()
     (folder / "LONG1.txt").write_text(text, encoding="utf-8")
-    archive = Archive(tmp_path / "home", provider="llamacpp.v1", model=MODEL, summarizer="llm.v1", index=SPEC, **TEST_SETTINGS)
+    archive = Archive(
+        tmp_path / "home", provider="llamacpp.v1", model=MODEL, summarizer="llm.v1", index=SPEC, **TEST_SETTINGS
+    )
     engine = archive._summarizer()
     budget = engine.budget()
     assert not engine.fits(text, budget)
@@ -115,16 +119,32 @@ def test_a_reply_cut_at_its_budget_is_an_error_never_cached_nor_resent(gguf):
     client = LLMClient.from_config(config)
     client.cache = cache
     schema = {"type": "object", "properties": {"facts": {"type": "string"}}, "required": ["facts"]}
-    request = LLMRequest(prompt="Summarise the facts of a murder appeal in detail.", stage="summaries", prompt_version="t", json_schema=schema, max_output_tokens=16)
+    request = LLMRequest(
+        prompt="Summarise the facts of a murder appeal in detail.",
+        stage="summaries",
+        prompt_version="t",
+        json_schema=schema,
+        max_output_tokens=16,
+    )
     with pytest.raises(ProviderError) as info:
         client.complete(request)
     assert info.value.kind == "truncated" and "--max-output-tokens" in str(info.value)
     usage = client.ledger.snapshot()["summaries"]
-    assert usage["truncated"] == 1 and usage["calls"] == 1 and len(cache) == 0  # the ceiling (16) allows no larger retry
+    assert (
+        usage["truncated"] == 1 and usage["calls"] == 1 and len(cache) == 0
+    )  # the ceiling (16) allows no larger retry
 
 
 def _model_search(home, **provider) -> tuple:
-    archive = Archive(home, question_generator="llm.v1", explainer="llm.v1", summarizer="extractive.v1", index=SPEC, **provider, **{**TEST_SETTINGS, "max_output_tokens": 512})
+    archive = Archive(
+        home,
+        question_generator="llm.v1",
+        explainer="llm.v1",
+        summarizer="extractive.v1",
+        index=SPEC,
+        **provider,
+        **{**TEST_SETTINGS, "max_output_tokens": 512},
+    )
     options = SearchOptions(explain_top=4, k=4, question_min_ratio=0.0, min_score=1)
     return archive, archive.search(DYING_DECLARATION_FACTS, options=options)
 
@@ -137,7 +157,9 @@ def _search_holds(archive: Archive, result) -> None:
         assert archive.summary(hit.judgment_id).judgment_id == hit.judgment_id  # grounded: in the archive
         assert 1 <= hit.score <= 10 and hit.legal_issue and hit.reason
     usage = archive.model_usage()
-    assert usage["questions"]["calls"] >= 1 and usage["explanations"]["calls"] >= 2  # 4 candidates, 2 per 512-token reply
+    assert (
+        usage["questions"]["calls"] >= 1 and usage["explanations"]["calls"] >= 2
+    )  # 4 candidates, 2 per 512-token reply
     assert result.dropped_citations >= 0 and result.dropped_not_in_archive >= 0
 
 

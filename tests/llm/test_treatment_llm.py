@@ -22,15 +22,21 @@ from aqgr.retrieval.index import IndexSpec
 from tests.aqgr.helpers import OVERRULING_JUDGMENTS, write_judgments
 from tests.llm.servers import FakeModelServer, Step, openai_text
 
-OVERRULING = ("We hold that Ram Kumar v. State of Punjab does not lay down the correct law on the dying declaration "
-              "as the sole basis of conviction, and to that extent it is overruled.")
+OVERRULING = (
+    "We hold that Ram Kumar v. State of Punjab does not lay down the correct law on the dying declaration "
+    "as the sole basis of conviction, and to that extent it is overruled."
+)
 PLAIN = "In Ram Kumar v. State of Punjab this Court held that a dying declaration needs no corroboration."
 MARK = " v. "
 
 
 def _client(url: str, **config) -> LLMClient:
-    settings = ProviderConfig(provider="openai.v1", model="local-model", base_url=url,
-                              **{"max_retries": 0, "backoff_initial_s": 0.01, "structured_output": "json_object", **config})
+    settings = ProviderConfig(
+        provider="openai.v1",
+        model="local-model",
+        base_url=url,
+        **{"max_retries": 0, "backoff_initial_s": 0.01, "structured_output": "json_object", **config},
+    )
     return LLMClient.from_config(settings)
 
 
@@ -58,14 +64,17 @@ def test_a_valid_answer_gives_the_models_label_and_the_sentences_own_words():
     assert PLAIN in prompt and "The case: Ram Kumar v. State of Punjab" in prompt
 
 
-@pytest.mark.parametrize("step, why", [
-    (_answer("reversed", "does not lay down the correct law"), "an unknown label"),
-    (Step(openai_text("overruled, I think")), "not JSON"),
-    (Step(openai_text(json.dumps({"label": "overruled"}))), "no quote"),
-    (_answer("doubted", "Shyam v. Gopal (1990) 1 SCC 5 doubted it"), "a quote naming a case the sentence does not"),
-    (_answer("overruled", ""), "an empty quote"),
-    (Step({"error": {"message": "boom"}}, status=500), "a provider error"),
-])
+@pytest.mark.parametrize(
+    "step, why",
+    [
+        (_answer("reversed", "does not lay down the correct law"), "an unknown label"),
+        (Step(openai_text("overruled, I think")), "not JSON"),
+        (Step(openai_text(json.dumps({"label": "overruled"}))), "no quote"),
+        (_answer("doubted", "Shyam v. Gopal (1990) 1 SCC 5 doubted it"), "a quote naming a case the sentence does not"),
+        (_answer("overruled", ""), "an empty quote"),
+        (Step({"error": {"message": "boom"}}, status=500), "a provider error"),
+    ],
+)
 def test_an_invalid_answer_or_a_failed_call_gives_the_phrases_treatment(step, why):
     phrases = _classify(PhraseTreatments(), OVERRULING)
     assert phrases.label == "overruled"
@@ -77,7 +86,9 @@ def test_an_invalid_answer_or_a_failed_call_gives_the_phrases_treatment(step, wh
 
 
 def test_a_call_past_its_deadline_gives_the_phrases_treatment():
-    with FakeModelServer(default=Step(openai_text(json.dumps({"label": "followed", "quote": "held"})), delay=3)) as server:
+    with FakeModelServer(
+        default=Step(openai_text(json.dumps({"label": "followed", "quote": "held"})), delay=3)
+    ) as server:
         started = time.monotonic()
         found = _classify(LLMTreatments(_client(server.url, timeout_s=0.5)), PLAIN)
         took = time.monotonic() - started
@@ -124,7 +135,12 @@ def _responder(body: dict) -> Step:
 
 
 def _archive(home, url: str | None, folder) -> Archive:
-    engines = dict(summarizer="extractive.v1", question_generator="harvest.v1", explainer="evidence.v2", index=IndexSpec(embedder="hashing.v1"))
+    engines = dict(
+        summarizer="extractive.v1",
+        question_generator="harvest.v1",
+        explainer="evidence.v2",
+        index=IndexSpec(embedder="hashing.v1"),
+    )
     if url is None:
         return Archive(home, treatment="phrases.v1", **engines)
     return Archive(home, llm=_client(url), treatment="llm.v1", **engines)
@@ -166,8 +182,15 @@ def test_a_judgment_whose_model_calls_run_out_of_time_keeps_the_phrases_treatmen
     slow = Step(openai_text(json.dumps({"label": "followed", "quote": "The decision in"})), delay=5)
     with FakeModelServer(default=slow) as server:
         client = _client(server.url, timeout_s=30, judgment_timeout_s=1.0)
-        archive = Archive(tmp_path / "home", llm=client, summarizer="extractive.v1", question_generator="harvest.v1",
-                          explainer="evidence.v2", treatment="llm.v1", index=IndexSpec(embedder="hashing.v1"))
+        archive = Archive(
+            tmp_path / "home",
+            llm=client,
+            summarizer="extractive.v1",
+            question_generator="harvest.v1",
+            explainer="evidence.v2",
+            treatment="llm.v1",
+            index=IndexSpec(embedder="hashing.v1"),
+        )
         archive.summarize([folder])
         started = time.monotonic()
         archive.build_index()

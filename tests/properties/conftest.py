@@ -38,7 +38,15 @@ def snapshot(home: Path) -> str:
         digest = hashlib.sha256()
         for doc in store.iter_summaries():
             digest.update(repr(sorted(doc.items())).encode("utf-8", "backslashreplace"))
-        digest.update(repr((store.count_judgments(), sorted(store.count_failures().items()), sorted(store.count_imported().items()))).encode())
+        digest.update(
+            repr(
+                (
+                    store.count_judgments(),
+                    sorted(store.count_failures().items()),
+                    sorted(store.count_imported().items()),
+                )
+            ).encode()
+        )
         return digest.hexdigest()
     finally:
         store.close()

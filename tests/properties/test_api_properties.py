@@ -50,9 +50,20 @@ search_bodies = st.fixed_dictionaries(
         "questions": st.one_of(st.lists(any_text, max_size=4), json_values),
         "k": st.one_of(numbers, json_values),
         "n": numbers,
-        "options": st.one_of(json_values, st.fixed_dictionaries({}, optional={
-            "retrievers": st.lists(st.sampled_from(["bm25", "dense", "milvus", "\ud800"]), max_size=3),
-            "fuser": any_text, "n_questions": numbers, "per_retriever_k": numbers, "min_score": numbers, "include_facts_query": json_values})),
+        "options": st.one_of(
+            json_values,
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "retrievers": st.lists(st.sampled_from(["bm25", "dense", "milvus", "\ud800"]), max_size=3),
+                    "fuser": any_text,
+                    "n_questions": numbers,
+                    "per_retriever_k": numbers,
+                    "min_score": numbers,
+                    "include_facts_query": json_values,
+                },
+            ),
+        ),
     },
 )
 
@@ -62,13 +73,22 @@ def test_properties_search_routes_any_json_body(client, route, body):
     _post_json(client, route, body)
 
 
-@given(route=st.sampled_from(ROUTES), body=st.one_of(json_values, st.dictionaries(st.sampled_from(FIELDS) | any_text, json_values, max_size=5)))
+@given(
+    route=st.sampled_from(ROUTES),
+    body=st.one_of(json_values, st.dictionaries(st.sampled_from(FIELDS) | any_text, json_values, max_size=5)),
+)
 def test_properties_search_routes_any_json_value(client, route, body):
     _post_json(client, route, body)
 
 
-@given(route=st.sampled_from(ROUTES), raw=st.one_of(st.binary(max_size=300), nested_json.map(str.encode),
-                                                     st.builds(lambda n: b'{"facts": "x", "k": ' + b"9" * n + b"}", st.integers(1, 6000))))
+@given(
+    route=st.sampled_from(ROUTES),
+    raw=st.one_of(
+        st.binary(max_size=300),
+        nested_json.map(str.encode),
+        st.builds(lambda n: b'{"facts": "x", "k": ' + b"9" * n + b"}", st.integers(1, 6000)),
+    ),
+)
 def test_properties_search_routes_any_bytes(client, route, raw):
     _check(client.post(route, content=raw, headers={"Content-Type": "application/json"}))
 

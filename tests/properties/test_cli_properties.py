@@ -21,7 +21,11 @@ runner = CliRunner()
 
 def _run(args: list[str]):
     result = runner.invoke(app, args)
-    assert result.exception is None or isinstance(result.exception, SystemExit), (args, repr(result.exception), result.output[-2000:])
+    assert result.exception is None or isinstance(result.exception, SystemExit), (
+        args,
+        repr(result.exception),
+        result.output[-2000:],
+    )
     assert result.exit_code in (0, 1, 2), (args, result.exit_code, result.output[-2000:])
     assert "Traceback" not in result.output
     event(f"{args[0]}: exit {result.exit_code}")
@@ -39,7 +43,12 @@ def home(built_home):
     assert snapshot(built_home) == before
 
 
-@given(facts=facts, questions=st.lists(any_text, max_size=3), k=st.one_of(st.integers(1, 20), st.integers(1, 20), st.integers(1, 20), numbers, any_text), flags=st.sets(st.sampled_from(["--json", "--candidates"])))
+@given(
+    facts=facts,
+    questions=st.lists(any_text, max_size=3),
+    k=st.one_of(st.integers(1, 20), st.integers(1, 20), st.integers(1, 20), numbers, any_text),
+    flags=st.sets(st.sampled_from(["--json", "--candidates"])),
+)
 def test_properties_search(home, facts, questions, k, flags):
     args = ["search", facts, "--home", str(home), "-k", _text(k), *sorted(flags)]
     for question in questions:
@@ -52,10 +61,22 @@ def test_properties_citations(home, judgment_id, as_json):
     _run(["citations", "--home", str(home), *(["--json"] if as_json else []), "--", judgment_id])
 
 
-@given(fmt=st.one_of(st.sampled_from(["jsonl", "json-dir"]), any_text), engine=st.one_of(st.none(), any_text, st.just("extractive.v1")), to_file=st.booleans())
+@given(
+    fmt=st.one_of(st.sampled_from(["jsonl", "json-dir"]), any_text),
+    engine=st.one_of(st.none(), any_text, st.just("extractive.v1")),
+    to_file=st.booleans(),
+)
 def test_properties_export_status_check(home, tmp_path_factory, fmt, engine, to_file):
     out = tmp_path_factory.mktemp("export") / "out"
-    args = ["export", "--home", str(home), "--format", fmt, *(["--engine", engine] if engine is not None else []), *(["--out", str(out)] if to_file else [])]
+    args = [
+        "export",
+        "--home",
+        str(home),
+        "--format",
+        fmt,
+        *(["--engine", engine] if engine is not None else []),
+        *(["--out", str(out)] if to_file else []),
+    ]
     _run(args)
     _run(["status", "--home", str(home)])
 
@@ -63,8 +84,14 @@ def test_properties_export_status_check(home, tmp_path_factory, fmt, engine, to_
 lines = st.one_of(json_values.map(lambda v: json.dumps(v, allow_nan=True)), any_text, nested_json)
 
 
-@given(content=st.one_of(st.lists(lines, max_size=5).map("\n".join).map(lambda t: t.encode("utf-8", "surrogatepass")), st.binary(max_size=300)),
-       suffix=st.sampled_from([".jsonl", ".json", ".ndjson"]), replace=st.booleans())
+@given(
+    content=st.one_of(
+        st.lists(lines, max_size=5).map("\n".join).map(lambda t: t.encode("utf-8", "surrogatepass")),
+        st.binary(max_size=300),
+    ),
+    suffix=st.sampled_from([".jsonl", ".json", ".ndjson"]),
+    replace=st.booleans(),
+)
 def test_properties_import(home_copy, tmp_path_factory, content, suffix, replace):
     path = tmp_path_factory.mktemp("import") / f"in{suffix}"
     path.write_bytes(content)
@@ -78,8 +105,14 @@ def test_properties_import(home_copy, tmp_path_factory, content, suffix, replace
 name_chars = st.characters(codec=None, exclude_categories=(), exclude_characters="/\x00")
 
 
-@given(name=st.text(name_chars, min_size=1, max_size=30), content=st.one_of(st.binary(max_size=400), facts.map(lambda t: t.encode("utf-8", "surrogatepass"))),
-       suffix=st.sampled_from([".txt", ".pdf", ".html", ".docx", ".TXT", ""]), id_from=st.one_of(st.just("stem"), st.just("stem"), st.sampled_from(["stem", "relpath", "regex:(\\d+)", "regex:("]), any_text))
+@given(
+    name=st.text(name_chars, min_size=1, max_size=30),
+    content=st.one_of(st.binary(max_size=400), facts.map(lambda t: t.encode("utf-8", "surrogatepass"))),
+    suffix=st.sampled_from([".txt", ".pdf", ".html", ".docx", ".TXT", ""]),
+    id_from=st.one_of(
+        st.just("stem"), st.just("stem"), st.sampled_from(["stem", "relpath", "regex:(\\d+)", "regex:("]), any_text
+    ),
+)
 def test_properties_summarize(home_copy, tmp_path_factory, name, content, suffix, id_from):
     folder = tmp_path_factory.mktemp("judgments")
     try:

@@ -16,12 +16,26 @@ from tests.server.conftest import FAST
 pytest.importorskip("mcp")
 
 TOOLS = {
-    "search_precedents": st.fixed_dictionaries({"facts": facts}, optional={"questions": st.one_of(st.lists(any_text, max_size=3), json_values), "k": st.one_of(numbers, json_values)}),
+    "search_precedents": st.fixed_dictionaries(
+        {"facts": facts},
+        optional={
+            "questions": st.one_of(st.lists(any_text, max_size=3), json_values),
+            "k": st.one_of(numbers, json_values),
+        },
+    ),
     "candidate_questions": st.fixed_dictionaries({"facts": facts}, optional={"n": st.one_of(numbers, json_values)}),
-    "get_judgment_summary": st.fixed_dictionaries({"judgment_id": st.one_of(any_text, json_values, st.sampled_from(["SC001", "SC007"]))}),
-    "get_judgment_text": st.fixed_dictionaries({"judgment_id": st.one_of(any_text, st.just("SC001"))}, optional={"max_chars": numbers}),
-    "get_judgment_citations": st.fixed_dictionaries({"judgment_id": st.one_of(any_text, st.just("SC001"), json_values)}),
-    "search_statutes": st.fixed_dictionaries({"facts": facts}, optional={"questions": st.lists(any_text, max_size=3), "k": numbers}),
+    "get_judgment_summary": st.fixed_dictionaries(
+        {"judgment_id": st.one_of(any_text, json_values, st.sampled_from(["SC001", "SC007"]))}
+    ),
+    "get_judgment_text": st.fixed_dictionaries(
+        {"judgment_id": st.one_of(any_text, st.just("SC001"))}, optional={"max_chars": numbers}
+    ),
+    "get_judgment_citations": st.fixed_dictionaries(
+        {"judgment_id": st.one_of(any_text, st.just("SC001"), json_values)}
+    ),
+    "search_statutes": st.fixed_dictionaries(
+        {"facts": facts}, optional={"questions": st.lists(any_text, max_size=3), "k": numbers}
+    ),
 }
 
 
@@ -44,7 +58,11 @@ def test_properties_mcp_tools_any_arguments(server, tool, data):
     with a message; never an unexpected exception (the SDK's generic 'Error executing tool')."""
     from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 
-    arguments = data.draw(TOOLS[tool]) if data.draw(st.booleans()) else data.draw(st.dictionaries(any_text, json_values, max_size=4))
+    arguments = (
+        data.draw(TOOLS[tool])
+        if data.draw(st.booleans())
+        else data.draw(st.dictionaries(any_text, json_values, max_size=4))
+    )
     try:
         result = anyio.run(server.call_tool, tool, arguments)
     except UnexpectedToolError as exc:
@@ -65,8 +83,11 @@ def test_mcp_tool_errors_carry_aqgrs_message(server):
         assert "lone surrogate U+D800" in str(caught.value) or "at most 20,000" in str(caught.value), str(caught.value)
 
 
-@given(tool=st.sampled_from(sorted(TOOLS)), arguments=st.dictionaries(any_text, json_values, min_size=1, max_size=4),
-       request_id=st.one_of(st.integers(min_value=-(2**53), max_value=2**53), any_text))
+@given(
+    tool=st.sampled_from(sorted(TOOLS)),
+    arguments=st.dictionaries(any_text, json_values, min_size=1, max_size=4),
+    request_id=st.one_of(st.integers(min_value=-(2**53), max_value=2**53), any_text),
+)
 def test_properties_mcp_transport_answers_every_request_the_sdk_cannot_parse(tool, arguments, request_id):
     """A tools/call line as a client's JSON encoder writes it (lone surrogates as \\uXXXX escapes): either the
     SDK's parser reads it, or aqgr's transport answers it with a JSON-RPC error for that id that encodes;
@@ -77,7 +98,9 @@ def test_properties_mcp_transport_answers_every_request_the_sdk_cannot_parse(too
 
     from aqgr.interfaces.mcp_stdio import INVALID_PARAMS, refusal
 
-    line = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
+    line = json.dumps(
+        {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+    )
     try:
         types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except Exception:  # noqa: BLE001 - what the SDK drops

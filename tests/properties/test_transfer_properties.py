@@ -22,9 +22,19 @@ from tests.properties.strategies import NASTY
 storable_char = st.characters(codec="utf-8", exclude_categories=())
 storable_text = st.one_of(
     st.text(storable_char, max_size=80),
-    st.lists(st.sampled_from([n for n in NASTY if "\ud800" not in n and "\udcff" not in n] + ["\u2028", "\u2029", "\x85", "\x1b[2J", "~", "%"]), max_size=8).map("".join),
+    st.lists(
+        st.sampled_from(
+            [n for n in NASTY if "\ud800" not in n and "\udcff" not in n]
+            + ["\u2028", "\u2029", "\x85", "\x1b[2J", "~", "%"]
+        ),
+        max_size=8,
+    ).map("".join),
 )
-ids = st.one_of(storable_text, st.text(storable_char, min_size=100, max_size=300), st.sampled_from(["C1", "c1", ".x", "a/b", "~x", "%41"])).filter(lambda i: id_problem(i) is None)  # the ids every door accepts
+ids = st.one_of(
+    storable_text,
+    st.text(storable_char, min_size=100, max_size=300),
+    st.sampled_from(["C1", "c1", ".x", "a/b", "~x", "%41"]),
+).filter(lambda i: id_problem(i) is None)  # the ids every door accepts
 
 
 @pytest.fixture(scope="module")
@@ -38,11 +48,17 @@ def template(built_home) -> dict:
 
 def _summary(template: dict, judgment_id: str, facts: str, party: str, issue: str) -> dict:
     document = json.loads(json.dumps(template))
-    document.update(judgment_id=judgment_id, facts=facts, issues=[issue], parties={"appellants": [party], "respondents": []})
+    document.update(
+        judgment_id=judgment_id, facts=facts, issues=[issue], parties={"appellants": [party], "respondents": []}
+    )
     return document
 
 
-@given(cases=st.lists(st.tuples(ids, storable_text, storable_text, storable_text), min_size=1, max_size=4, unique_by=lambda c: c[0]))
+@given(
+    cases=st.lists(
+        st.tuples(ids, storable_text, storable_text, storable_text), min_size=1, max_size=4, unique_by=lambda c: c[0]
+    )
+)
 def test_properties_export_import_round_trip(template, tmp_path_factory, cases):
     where = tmp_path_factory.mktemp("round-trip")
     source = Store(f"sqlite:///{where / 'source.db'}")
@@ -62,9 +78,15 @@ def test_properties_export_import_round_trip(template, tmp_path_factory, cases):
                 assert report.invalid == [] and report.refused == [], (fmt, report)
                 assert {d["judgment_id"]: d for d in fresh.iter_summaries()} == stored, fmt
                 assert fresh.check_summaries() == [] and fresh.without_checksum() == 0, fmt
-                for judgment_id, document in stored.items():  # the checksum is recomputed, the same: it names the content
+                for (
+                    judgment_id,
+                    document,
+                ) in stored.items():  # the checksum is recomputed, the same: it names the content
                     engine = document["provenance"]["engine"]
-                    assert fresh.summary_row(judgment_id, engine).checksum == source.summary_row(judgment_id, engine).checksum, fmt
+                    assert (
+                        fresh.summary_row(judgment_id, engine).checksum
+                        == source.summary_row(judgment_id, engine).checksum
+                    ), fmt
             finally:
                 fresh.close()
         assert all(len(p.name.encode()) <= 255 for p in Path(where / "all").iterdir())

@@ -87,11 +87,25 @@ def main() -> None:
                 began = time.perf_counter()
                 store.add([(doc_id, text_of(doc_id))], text_of=counted)
                 seconds.append(time.perf_counter() - began)
-            increment = {"add_one_median_s": round(statistics.median(seconds), 3),
-                         "add_one_rereads_mean": round((sum(reads.values()) - 2 * len(held)) / len(held), 2)}
-        print(json.dumps({"impl": args.impl, "judgments": len(files), "pairs": len(graph), "build_s": round(built, 2),
-                          "cpu_s": round(cpu, 2), "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-                          "graph_kb": round(size / 1024), "store_kb": round(disk / 1024) if disk else None, **increment}))
+            increment = {
+                "add_one_median_s": round(statistics.median(seconds), 3),
+                "add_one_rereads_mean": round((sum(reads.values()) - 2 * len(held)) / len(held), 2),
+            }
+        print(
+            json.dumps(
+                {
+                    "impl": args.impl,
+                    "judgments": len(files),
+                    "pairs": len(graph),
+                    "build_s": round(built, 2),
+                    "cpu_s": round(cpu, 2),
+                    "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+                    "graph_kb": round(size / 1024),
+                    "store_kb": round(disk / 1024) if disk else None,
+                    **increment,
+                }
+            )
+        )
 
 
 def _cpu_s() -> float:

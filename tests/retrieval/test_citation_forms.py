@@ -1,6 +1,7 @@
 """Reporter citations are found where a plain scan of each pattern finds them: the year-led
 patterns are tried only where a year begins (normalize._year_led_matches), and that must be
 an optimisation, never a change in what is found."""
+
 from __future__ import annotations
 
 import re
@@ -10,9 +11,32 @@ from hypothesis import strategies as st
 
 from aqgr.retrieval.citations import links as L, normalize as N
 
-PIECES = ["(1994) 3 SCC 112", "[1994]", "19941995", "1994 Indlaw SC 10131991", "AIR 1990 SC 12", "A.I.R.(1990) SC 1",
-          "192019 SCR 5", "(2001) Supp SCC 4", "2001 Cri LJ 5", "(1999) Crl.L.J. 88", "JT 1999 (3) SC 44", "((1994",
-          "([2019] 2 SCR 7", "x1994 SCC 1", "(20201) 2 SCC 3", "1887", "2099 S.C.R. 1", " ", "(", "[", ")", "v.", "SC", "2020"]
+PIECES = [
+    "(1994) 3 SCC 112",
+    "[1994]",
+    "19941995",
+    "1994 Indlaw SC 10131991",
+    "AIR 1990 SC 12",
+    "A.I.R.(1990) SC 1",
+    "192019 SCR 5",
+    "(2001) Supp SCC 4",
+    "2001 Cri LJ 5",
+    "(1999) Crl.L.J. 88",
+    "JT 1999 (3) SC 44",
+    "((1994",
+    "([2019] 2 SCR 7",
+    "x1994 SCC 1",
+    "(20201) 2 SCC 3",
+    "1887",
+    "2099 S.C.R. 1",
+    " ",
+    "(",
+    "[",
+    ")",
+    "v.",
+    "SC",
+    "2020",
+]
 
 
 def scanned(text: str) -> list[tuple[str, int, int]]:
@@ -42,10 +66,16 @@ def test_citations_are_what_a_plain_scan_finds(text):
 def test_overlapping_years_and_brackets():
     text = "see (20201) 2 SCC 3 and 192019 SCR 5, [1994] 3 SCC 112 ((1994) 1 SCR 9 and 1994 Indlaw SC 10131991 AIR"
     assert found(text) == resolved(scanned(text))
-    assert {c.key for c in N.citations(text)} >= {"scr:1920:19:5", "scc:1994:3:112", "scr:1994:1:9", "indlaw:1994:sc:1013"}
+    assert {c.key for c in N.citations(text)} >= {
+        "scr:1920:19:5",
+        "scc:1994:3:112",
+        "scr:1994:1:9",
+        "indlaw:1994:sc:1013",
+    }
 
 
 # -- phrase expansion: one scan for the six states, the others only where they can match -----
+
 
 def expanded_by_plain_scans(text: str) -> str:
     """`normalize.expand` as plain sequential substitutions, every pattern over every text."""
@@ -56,9 +86,42 @@ def expanded_by_plain_scans(text: str) -> str:
     return text
 
 
-PHRASE_PIECES = ["U.P.", "UP", "M. P", "A.P", "H.P.", "T.N.", "TN", "W.B.", "W B", "U.N.", "UB", "xU.P", "U.PM.P.", "J&K", "j & k",
-                 "UOI", "U.o.I.", "uoı", "UOİ", "N.C.T.", "nct", "M/s.", "m/s", "&", "'s", "Ram's", "(IV)", "( ii )", "(V)",
-                 " ", ".", "v", "State", "Uttar"]
+PHRASE_PIECES = [
+    "U.P.",
+    "UP",
+    "M. P",
+    "A.P",
+    "H.P.",
+    "T.N.",
+    "TN",
+    "W.B.",
+    "W B",
+    "U.N.",
+    "UB",
+    "xU.P",
+    "U.PM.P.",
+    "J&K",
+    "j & k",
+    "UOI",
+    "U.o.I.",
+    "uoı",
+    "UOİ",
+    "N.C.T.",
+    "nct",
+    "M/s.",
+    "m/s",
+    "&",
+    "'s",
+    "Ram's",
+    "(IV)",
+    "( ii )",
+    "(V)",
+    " ",
+    ".",
+    "v",
+    "State",
+    "Uttar",
+]
 
 
 @settings(max_examples=600, deadline=None)
@@ -92,8 +155,13 @@ def plain_candidates(entries, left, right) -> dict[str, tuple[int, int]]:
     """TitleForms.candidates as it once was: every form under the key compared with the marker's words."""
     hits: dict[str, tuple[int, int]] = {}
     for doc_id, a, r in entries:
-        if (a[-1], r[0]) == (left[-1].word, right[0].word) and len(a) <= len(left) and len(r) <= len(right) \
-                and tuple(t.word for t in left[-len(a):]) == a and tuple(t.word for t in right[:len(r)]) == r:
+        if (
+            (a[-1], r[0]) == (left[-1].word, right[0].word)
+            and len(a) <= len(left)
+            and len(r) <= len(right)
+            and tuple(t.word for t in left[-len(a) :]) == a
+            and tuple(t.word for t in right[: len(r)]) == r
+        ):
             hits[doc_id] = max(hits.get(doc_id, (0, 0)), (len(a), len(r)), key=lambda n: (sum(n), n[1]))
     return hits
 
@@ -101,8 +169,11 @@ def plain_candidates(entries, left, right) -> dict[str, tuple[int, int]]:
 _party = st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(tuple)
 
 
-@given(st.lists(st.tuples(st.sampled_from(["D1", "D2", "D3", "D4"]), _party, _party), max_size=30),
-       st.lists(st.sampled_from(WORDS), min_size=1, max_size=6), st.lists(st.sampled_from(WORDS), min_size=1, max_size=6))
+@given(
+    st.lists(st.tuples(st.sampled_from(["D1", "D2", "D3", "D4"]), _party, _party), max_size=30),
+    st.lists(st.sampled_from(WORDS), min_size=1, max_size=6),
+    st.lists(st.sampled_from(WORDS), min_size=1, max_size=6),
+)
 @settings(max_examples=400, deadline=None)
 def test_title_candidates_are_what_comparing_every_form_finds(entries, before, after):
     left = [N.Token(w, True, 0, 0) for w in before]

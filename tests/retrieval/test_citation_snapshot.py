@@ -24,7 +24,9 @@ def _same(graph: CitationGraph, ids: set[str], texts: dict[str, str]) -> None:
     for pair, mention in full.mentions.items():
         assert graph.mentions.get(pair) == mention
     ranking = list(texts)
-    assert graph.referred(ranking, depth=3, exclude=frozenset(), norm="mean") == full.referred(ranking, depth=3, exclude=frozenset(), norm="mean")
+    assert graph.referred(ranking, depth=3, exclude=frozenset(), norm="mean") == full.referred(
+        ranking, depth=3, exclude=frozenset(), norm="mean"
+    )
 
 
 @pytest.fixture

@@ -19,19 +19,33 @@ def _judgment(title: str, date: str, body: str, header: str = "") -> str:
 
 
 TEXTS = {
-    "OLD": _judgment("Ram Kumar v State of Punjab", "12 March 1998", "A dying declaration may found a conviction.",
-                     header="1998 Indlaw SC 101"),
-    "MID": _judgment("Sunita Devi v Union of India", "3 April 2001",
-                     "The appellant relied on Ram Kumar v. State of Punjab on dying declarations."),
-    "NEW": _judgment("Mohan Lal v State of Rajasthan", "9 July 2004",
-                     "As held in 1998 Indlaw SC 101 and followed in Sunita Devi v. Union of India, the rule stands."),
-    "LATER": _judgment("Hari Prasad v Commissioner of Excise", "5 May 2010",
-                       "The High Court followed Mohan Lal v. State of Rajasthan in this matter."),
+    "OLD": _judgment(
+        "Ram Kumar v State of Punjab",
+        "12 March 1998",
+        "A dying declaration may found a conviction.",
+        header="1998 Indlaw SC 101",
+    ),
+    "MID": _judgment(
+        "Sunita Devi v Union of India",
+        "3 April 2001",
+        "The appellant relied on Ram Kumar v. State of Punjab on dying declarations.",
+    ),
+    "NEW": _judgment(
+        "Mohan Lal v State of Rajasthan",
+        "9 July 2004",
+        "As held in 1998 Indlaw SC 101 and followed in Sunita Devi v. Union of India, the rule stands.",
+    ),
+    "LATER": _judgment(
+        "Hari Prasad v Commissioner of Excise",
+        "5 May 2010",
+        "The High Court followed Mohan Lal v. State of Rajasthan in this matter.",
+    ),
     # a second judgment under OLD's title: MID's bare mention of it now fits two judgments
     "TWIN": _judgment("Ram Kumar v State of Punjab", "2 February 1999", "Bail was refused."),
     # a header carrying OLD's citation (a misprint): the reporter table drops that citation
-    "CLASH": _judgment("Gopal Singh v State of Haryana", "20 August 1998", "The appeal is dismissed.",
-                       header="1998 Indlaw SC 101"),
+    "CLASH": _judgment(
+        "Gopal Singh v State of Haryana", "20 August 1998", "The appeal is dismissed.", header="1998 Indlaw SC 101"
+    ),
     "QUIET": _judgment("Kamla Bai v State of Kerala", "1 June 2005", "Nothing is cited here."),
 }
 
@@ -73,8 +87,10 @@ def test_batches_find_what_one_build_finds_as_ambiguities_come_and_go(tmp_path):
     assert store.graph().mentions[("NEW", "OLD")].how == "citation"
     # TWIN makes MID's title ambiguous, CLASH the citation NEW relied on: both links go
     _add(store, ["TWIN", "CLASH"])
-    assert _same_as_full(store, {k: TEXTS[k] for k in ("OLD", "MID", "LATER", "NEW", "TWIN", "CLASH")}).pairs() \
-        == [("LATER", "NEW"), ("NEW", "MID")]
+    assert _same_as_full(store, {k: TEXTS[k] for k in ("OLD", "MID", "LATER", "NEW", "TWIN", "CLASH")}).pairs() == [
+        ("LATER", "NEW"),
+        ("NEW", "MID"),
+    ]
     # and come back when those judgments leave
     store.remove(["TWIN", "CLASH", "ABSENT"], text_of=Reader(TEXTS))
     assert _same_as_full(store, {k: TEXTS[k] for k in ("OLD", "MID", "LATER", "NEW")}).pairs() == before
@@ -104,8 +120,12 @@ def test_a_judgment_added_again_replaces_its_old_facts(tmp_path):
 
 
 def test_a_redated_judgment_loses_the_citations_of_judgments_now_older_than_it(tmp_path):
-    texts = {"OLD": TEXTS["OLD"],
-             "SOON": _judgment("Kamla Bai v State of Kerala", "1 July 1998", "Following 1998 Indlaw SC 101, the appeal fails.")}
+    texts = {
+        "OLD": TEXTS["OLD"],
+        "SOON": _judgment(
+            "Kamla Bai v State of Kerala", "1 July 1998", "Following 1998 Indlaw SC 101, the appeal fails."
+        ),
+    }
     store = CitationStore(tmp_path / "citations.sqlite")
     _add(store, texts, texts)
     assert store.graph().pairs() == [("SOON", "OLD")]
@@ -146,12 +166,15 @@ def test_the_stored_graph_answers_as_the_graph_from_texts(tmp_path):
     assert dict(graph.cites) == dict(full.cites) and len(graph.cited_by) == len(full.cited_by) == 3
     assert graph.mentions.get(("NEW", "MID")) == full.mentions[("NEW", "MID")]
     assert graph.mentions.get(("MID", "NEW")) is None
-    for ranking, exclude in [(["NEW", "LATER", "MID", "X"], frozenset()), (["LATER", "NEW", "MID"], {"NEW"}),
-                             (["MID", "NEW"], {"OLD"})]:
+    for ranking, exclude in [
+        (["NEW", "LATER", "MID", "X"], frozenset()),
+        (["LATER", "NEW", "MID"], {"NEW"}),
+        (["MID", "NEW"], {"OLD"}),
+    ]:
         for norm in ("mean", "cosine", "sum"):
-            assert graph.referred(ranking, depth=2, exclude=exclude, norm=norm) \
-                == full.referred(ranking, depth=2, exclude=exclude, norm=norm)
-
+            assert graph.referred(ranking, depth=2, exclude=exclude, norm=norm) == full.referred(
+                ranking, depth=2, exclude=exclude, norm=norm
+            )
 
 
 def test_the_graph_and_the_ids_read_together_are_those_read_apart(tmp_path):
@@ -212,7 +235,7 @@ def test_aila_in_one_build_and_in_batches_with_removals_gives_todays_links(tmp_p
     ids = sorted(texts)
     random.Random(2019).shuffle(ids)
     third = len(ids) // 3
-    batches, dropped = [ids[:third], ids[third:2 * third], ids[2 * third:]], ids[:40] + ids[-40:]
+    batches, dropped = [ids[:third], ids[third : 2 * third], ids[2 * third :]], ids[:40] + ids[-40:]
     store = CitationStore(tmp_path / "batches.sqlite")
     store.add(((i, texts[i]) for i in batches[0]), text_of=texts.__getitem__)
     store.add(((i, texts[i]) for i in batches[1] + batches[2]), text_of=texts.__getitem__)
@@ -246,8 +269,15 @@ def large(monkeypatch):
     monkeypatch.setenv("AQGR_CITATION_WORKERS", "2")
 
 
-_DOC_COLUMNS = {"links": (0, 1), "observed": (0, 2), "headers": (1,), "titles": (2,), "reporter": (1,),
-                "markers": (1,), "occurs": (1,)}
+_DOC_COLUMNS = {
+    "links": (0, 1),
+    "observed": (0, 2),
+    "headers": (1,),
+    "titles": (2,),
+    "reporter": (1,),
+    "markers": (1,),
+    "occurs": (1,),
+}
 
 
 def _rows(path) -> dict[str, list[tuple]]:
@@ -255,9 +285,13 @@ def _rows(path) -> dict[str, list[tuple]]:
     (two stores may number their judgments differently); "left": the work tables not empty."""
     with sqlite3.connect(path) as db:
         names = dict(db.execute("SELECT id, name FROM judgments"))
-        out = {table: sorted(tuple(names[v] if i in columns else v for i, v in enumerate(row))
-                             for row in db.execute(f"SELECT * FROM {table}"))
-               for table, columns in _DOC_COLUMNS.items()}
+        out = {
+            table: sorted(
+                tuple(names[v] if i in columns else v for i, v in enumerate(row))
+                for row in db.execute(f"SELECT * FROM {table}")
+            )
+            for table, columns in _DOC_COLUMNS.items()
+        }
         out["judgments"] = sorted(db.execute("SELECT name, date FROM judgments"))
         out["left"] = [t for t in ("work_todo", "work_fresh") if db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]]
     return out

@@ -19,7 +19,9 @@ KILL_AT_CALL = 4  # three batches (192 windows) done when the process dies
 
 
 def _texts(n: int) -> dict[str, dict[str, str]]:
-    return {f"D{i}": {"facts": f"judgment {i} on the matter of case {i * 7919 % 1000} and rule {i % 13}"} for i in range(n)}
+    return {
+        f"D{i}": {"facts": f"judgment {i} on the matter of case {i * 7919 % 1000} and rule {i % 13}"} for i in range(n)
+    }
 
 
 BUILD = textwrap.dedent(f"""
@@ -56,7 +58,9 @@ def test_killed_build_resumes_from_committed_batches(tmp_path):
     with EmbeddingCache(path) as cache:
         assert len(cache) == (KILL_AT_CALL - 1) * 64
         counting = Counting(embedders.create("hashing.v1"))
-        index = SummaryIndex.from_texts(list(texts), texts, IndexSpec(embedder="hashing.v1"), cache=cache, embedder=counting)
+        index = SummaryIndex.from_texts(
+            list(texts), texts, IndexSpec(embedder="hashing.v1"), cache=cache, embedder=counting
+        )
         assert sum(map(len, counting.calls)) == N_DOCS - (KILL_AT_CALL - 1) * 64
         assert len(cache) == N_DOCS
     fresh = SummaryIndex.from_texts(list(texts), texts, IndexSpec(embedder="hashing.v1"))

@@ -38,8 +38,12 @@ def full_text(s) -> str:
 
 
 FULL_TEXTS = {s.judgment_id: full_text(s) for s in CORPUS}
-QUERIES = ("dowry death of the wife by burns", "market value compensation for acquired land",
-           "section 304B IPC cruelty soon before death", "zzzz qqqq")
+QUERIES = (
+    "dowry death of the wife by burns",
+    "market value compensation for acquired land",
+    "section 304B IPC cruelty soon before death",
+    "zzzz qqqq",
+)
 
 # (backend name, build with the judgments' full texts)
 BACKENDS = {
@@ -57,8 +61,13 @@ def _needs(backend: str) -> None:
 
 def _build(backend: str, full: bool, where, summaries=CORPUS, spec=SPEC):
     cls = backend_class(backend)
-    return build_index(summaries, spec, backend=backend, uri=str(where / "milvus.db") if cls.needs_uri else None,
-                       full_texts=FULL_TEXTS.get if full else None)
+    return build_index(
+        summaries,
+        spec,
+        backend=backend,
+        uri=str(where / "milvus.db") if cls.needs_uri else None,
+        full_texts=FULL_TEXTS.get if full else None,
+    )
 
 
 @pytest.fixture(scope="module", params=list(BACKENDS))
@@ -145,8 +154,12 @@ def test_retriever_choice_and_the_dense_query_vector(built):
     # `vector` replaces the query's own for the dense retriever only
     vector = index.embed_query(QUERIES[1])
     assert vector is not None and np.isclose(np.linalg.norm(vector), 1.0, atol=1e-5)
-    assert index.retrieve(QUERIES[0], 5, retrievers=["dense"], vector=vector) == index.retrieve(QUERIES[1], 5, retrievers=["dense"])
-    assert index.retrieve(QUERIES[0], 5, retrievers=["bm25"], vector=vector) == index.retrieve(QUERIES[0], 5, retrievers=["bm25"])
+    assert index.retrieve(QUERIES[0], 5, retrievers=["dense"], vector=vector) == index.retrieve(
+        QUERIES[1], 5, retrievers=["dense"]
+    )
+    assert index.retrieve(QUERIES[0], 5, retrievers=["bm25"], vector=vector) == index.retrieve(
+        QUERIES[0], 5, retrievers=["bm25"]
+    )
     many = index.embed_queries([QUERIES[0], QUERIES[1]])
     assert np.allclose(many[1], vector) and np.allclose(many[0], index.embed_query(QUERIES[0]))
     base, extra = many
@@ -185,6 +198,7 @@ def test_no_index_and_mismatch_refused(built, tmp_path):
 def test_build_index_checks_where_before_reading_full_texts(tmp_path):
     """A backend keeping its index in the directory refuses a URI, a server backend needs one;
     the full texts are read only for a backend that takes them, after those checks."""
+
     def unread():
         raise AssertionError("full texts read")
 
@@ -199,22 +213,37 @@ def test_build_index_checks_where_before_reading_full_texts(tmp_path):
 
 # --- updates ----------------------------------------------------------------------------
 
-LATER = Provenance(engine="test.v1", engine_version="1", source_sha256="1" * 64,
-                   created_at=datetime(2026, 1, 2, 9, 30, tzinfo=timezone.utc))
+LATER = Provenance(
+    engine="test.v1",
+    engine_version="1",
+    source_sha256="1" * 64,
+    created_at=datetime(2026, 1, 2, 9, 30, tzinfo=timezone.utc),
+)
 # Two new judgments, on words no judgment of CORPUS uses, and a new summary of C2 (another
 # source, another time): the old one was on land acquisition, the new one is on arbitration.
-TENANCY = summary("C6", facts="The landlord sought eviction of the tenant for arrears of rent.",
-                  issues=["Whether the tenant can be evicted for default in paying rent under the Rent Control Act."],
-                  reasoning="Wilful default in paying rent justifies the eviction of the tenant.")
-DETENTION = summary("C7", facts="The detenu was held in preventive detention without being told the grounds.",
-                    issues=["Whether a writ of habeas corpus lies when the grounds of detention were not supplied."],
-                    reasoning="Grounds not supplied in time vitiate the detention; habeas corpus granted.")
-ARBITRATION = summary("C2", facts="An arbitral award was challenged as patently illegal.",
-                      issues=["Whether the arbitral award can be set aside under Section 34 of the Arbitration Act."],
-                      reasoning="The arbitral award was set aside for patent illegality.").model_copy(update={"provenance": LATER})
-NEW_QUERIES = {"C6": "eviction of the tenant by the landlord for arrears of rent",
-               "C7": "habeas corpus for preventive detention without grounds",
-               "C2": "arbitral award set aside for patent illegality"}
+TENANCY = summary(
+    "C6",
+    facts="The landlord sought eviction of the tenant for arrears of rent.",
+    issues=["Whether the tenant can be evicted for default in paying rent under the Rent Control Act."],
+    reasoning="Wilful default in paying rent justifies the eviction of the tenant.",
+)
+DETENTION = summary(
+    "C7",
+    facts="The detenu was held in preventive detention without being told the grounds.",
+    issues=["Whether a writ of habeas corpus lies when the grounds of detention were not supplied."],
+    reasoning="Grounds not supplied in time vitiate the detention; habeas corpus granted.",
+)
+ARBITRATION = summary(
+    "C2",
+    facts="An arbitral award was challenged as patently illegal.",
+    issues=["Whether the arbitral award can be set aside under Section 34 of the Arbitration Act."],
+    reasoning="The arbitral award was set aside for patent illegality.",
+).model_copy(update={"provenance": LATER})
+NEW_QUERIES = {
+    "C6": "eviction of the tenant by the landlord for arrears of rent",
+    "C7": "habeas corpus for preventive detention without grounds",
+    "C2": "arbitral award set aside for patent illegality",
+}
 OLD_C2_QUERY = QUERIES[1]  # market value compensation for acquired land
 for s in (TENANCY, DETENTION, ARBITRATION):
     FULL_TEXTS.setdefault(s.judgment_id, full_text(s))
@@ -279,13 +308,19 @@ def test_update_adds_new_judgments(fresh):
     assert _update(index, full, [TENANCY, DETENTION]) == {"added": 2, "replaced": 0, "removed": 0}
     assert len(index) == len(IDS) + 2 and index.manifest["n_docs"] == len(IDS) + 2
     assert set(index.doc_ids) == {*IDS, "C6", "C7"} and len(set(index.doc_ids)) == len(index.doc_ids)
-    assert "C6" in index and "C7" in index and list(index.doc_ids) == sorted(index.doc_ids, key=list(index.doc_ids).index)
+    assert (
+        "C6" in index and "C7" in index and list(index.doc_ids) == sorted(index.doc_ids, key=list(index.doc_ids).index)
+    )
     assert index.texts("C6") == slot_texts(TENANCY, SPEC.slots)
     for doc_id in ("C6", "C7"):
         runs = _ids(index.retrieve(NEW_QUERIES[doc_id], 3))
         assert all(run[:1] == [doc_id] for run in runs.values()), (doc_id, runs)  # every retriever finds it first
-        assert all(set(run) <= {doc_id} for run in _ids(index.retrieve(NEW_QUERIES[doc_id], 5, restrict={doc_id})).values())
-        assert all(doc_id not in run for run in _ids(index.retrieve(NEW_QUERIES[doc_id], 10, exclude={doc_id})).values())
+        assert all(
+            set(run) <= {doc_id} for run in _ids(index.retrieve(NEW_QUERIES[doc_id], 5, restrict={doc_id})).values()
+        )
+        assert all(
+            doc_id not in run for run in _ids(index.retrieve(NEW_QUERIES[doc_id], 10, exclude={doc_id})).values()
+        )
     after = _idf(index)
     assert _term(index, "eviction") in after and _term(index, "eviction") not in before
     assert after[_term(index, "dowry")] != before[_term(index, "dowry")]  # N changed
@@ -380,6 +415,13 @@ def test_update_may_empty_the_index_and_search_then_refuses_it(fresh):
     loaded = load_index(directory, expect=SPEC)
     assert len(loaded) == 0 and loaded.retrieve(QUERIES[0], 5) == {name: [] for name in loaded.retrievers}
     with pytest.raises(EmptyArchiveError):
-        Searcher(loaded, {}, question_generators.create("harvest.v1"), explainers.create("evidence.v1"), SearchOptions(), "test.v1")
+        Searcher(
+            loaded,
+            {},
+            question_generators.create("harvest.v1"),
+            explainers.create("evidence.v1"),
+            SearchOptions(),
+            "test.v1",
+        )
     assert _update(index, full, [TENANCY]) == {"added": 1, "replaced": 0, "removed": 0}
     assert _ids(index.retrieve(NEW_QUERIES["C6"], 3)) == {name: ["C6"] for name in index.retrievers}

@@ -41,8 +41,11 @@ def built(tmp_path, hashing_spec):
 def test_add_replace_remove_in_place(built, hashing_spec, tmp_path):
     index, full = built
     generation = index.manifest["generation"]
-    new = summary("C9", parties=Parties(appellants=["Quagga Mills"], respondents=["State"]),
-                  facts="A zebra crossing accident; the quagga mills truck was negligent.")
+    new = summary(
+        "C9",
+        parties=Parties(appellants=["Quagga Mills"], respondents=["State"]),
+        facts="A zebra crossing accident; the quagga mills truck was negligent.",
+    )
     full["C9"] = "zebra crossing quagga negligence"
     counts = index.update([new], full_texts=full)
     assert counts == {"added": 1, "replaced": 0, "removed": 0}
@@ -76,7 +79,9 @@ def test_unchanged_summaries_cost_nothing(built):
     assert index.manifest["generation"] == generation
 
 
-def test_an_updates_window_vectors_wait_on_disk_and_a_killed_updates_spool_is_removed(built, hashing_spec, tmp_path, monkeypatch):
+def test_an_updates_window_vectors_wait_on_disk_and_a_killed_updates_spool_is_removed(
+    built, hashing_spec, tmp_path, monkeypatch
+):
     """The dense part spools an update's vectors to a file until its commit (a million judgments'
     windows would not fit in memory); the file goes with the commit, and one a killed update left
     goes with the next update's clean-up."""
@@ -121,10 +126,14 @@ def test_a_part_that_fails_to_commit_lets_the_others_writers_go(built, hashing_s
     monkeypatch.undo()
     again = SummaryIndex.load(tmp_path / "index", expect=hashing_spec)  # `index` is still alive
     assert again.update([new], full_texts={**full, "C9": "zebra quagga"}) == {"added": 1, "replaced": 0, "removed": 0}
-    assert _ids(again, "zebra quagga", "fulltext") == ["C9"] and _ids(again, "zebra crossing quagga mills truck", "dense", k=1) == ["C9"]
+    assert _ids(again, "zebra quagga", "fulltext") == ["C9"] and _ids(
+        again, "zebra crossing quagga mills truck", "dense", k=1
+    ) == ["C9"]
 
 
-def test_an_update_that_stops_before_its_manifest_leaves_the_previous_generation(built, hashing_spec, tmp_path, monkeypatch):
+def test_an_update_that_stops_before_its_manifest_leaves_the_previous_generation(
+    built, hashing_spec, tmp_path, monkeypatch
+):
     import aqgr.retrieval.index as index_module
 
     index, full = built
@@ -135,18 +144,24 @@ def test_an_update_that_stops_before_its_manifest_leaves_the_previous_generation
 
     monkeypatch.setattr(index_module, "_write_json_atomic", killed)
     with pytest.raises(KeyboardInterrupt):
-        index.update([summary("C9", facts="Dowry death cruelty dowry dowry."), _made_again(CORPUS[1], facts="Nothing.")], ["C3"],
-                     full_texts=full)
+        index.update(
+            [summary("C9", facts="Dowry death cruelty dowry dowry."), _made_again(CORPUS[1], facts="Nothing.")],
+            ["C3"],
+            full_texts=full,
+        )
     monkeypatch.undo()
     reader = SummaryIndex.load(tmp_path / "index", expect=hashing_spec)
     assert sorted(reader.doc_ids) == sorted(s.judgment_id for s in CORPUS)
     # the old generation's documents (the lexical engines' statistics may count the unfinished
     # documents until the next update rolls them back: scores can move a little, documents not)
-    assert {q: {r: {d.doc_id for d in run} for r, run in reader.retrieve(q, 5).items()} for q in before} == \
-        {q: {r: {d.doc_id for d in run} for r, run in runs.items()} for q, runs in before.items()}
+    assert {q: {r: {d.doc_id for d in run} for r, run in reader.retrieve(q, 5).items()} for q in before} == {
+        q: {r: {d.doc_id for d in run} for r, run in runs.items()} for q, runs in before.items()
+    }
     # the next update rolls the unfinished one back and does it again
     writer = SummaryIndex.load(tmp_path / "index", expect=hashing_spec)
-    assert writer.update([summary("C9", facts="Dowry death cruelty dowry dowry.")], ["C3"], full_texts=full)["added"] == 1
+    assert (
+        writer.update([summary("C9", facts="Dowry death cruelty dowry dowry.")], ["C3"], full_texts=full)["added"] == 1
+    )
     assert sorted(writer.doc_ids) == ["C1", "C2", "C4", "C5", "C9"]
     _assert_each_judgment_once(tmp_path / "index", writer)
 
@@ -163,7 +178,6 @@ def _assert_each_judgment_once(directory: Path, index) -> None:
         if name in index.retrievers:
             assert index._parts[name].n_docs() == len(index), name
     registry.close()
-
 
 
 def _steps_to_stage(registry: DocRegistry, generation: int, rows: list[tuple]) -> int:
@@ -196,11 +210,17 @@ def test_staging_looks_documents_up_by_id_not_by_scanning_the_live_ones(tmp_path
 
 
 def _live_plan(registry: DocRegistry) -> str:
-    return " ".join(row[-1] for row in registry._db.execute(
-        "EXPLAIN QUERY PLAN SELECT n, judgment_id FROM docs WHERE gen <= 1 AND (dead IS NULL OR dead > 1)"))
+    return " ".join(
+        row[-1]
+        for row in registry._db.execute(
+            "EXPLAIN QUERY PLAN SELECT n, judgment_id FROM docs WHERE gen <= 1 AND (dead IS NULL OR dead > 1)"
+        )
+    )
 
 
-def test_the_live_documents_are_read_from_an_index_not_the_rows_and_an_update_adds_it_to_an_older_index(built, hashing_spec):
+def test_the_live_documents_are_read_from_an_index_not_the_rows_and_an_update_adds_it_to_an_older_index(
+    built, hashing_spec
+):
     """Every load reads which judgment each n stands for; the rows' pages hold the slot texts, so at
     a million documents reading them costs seconds. An index made before `docs_live` gets it from
     its next update (a reader never writes it), and reads the same documents before and after."""
@@ -223,8 +243,12 @@ def test_the_live_documents_are_read_from_an_index_not_the_rows_and_an_update_ad
 
 
 def _indexes(registry: DocRegistry) -> set[str]:
-    return {row[0] for row in registry._db.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'docs' AND name NOT LIKE 'sqlite_%'")}
+    return {
+        row[0]
+        for row in registry._db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'docs' AND name NOT LIKE 'sqlite_%'"
+        )
+    }
 
 
 def test_a_new_index_has_no_redundant_generation_index(built):
@@ -291,14 +315,17 @@ def test_killed_at_any_point_the_next_run_completes_it(point, tmp_path, hashing_
     script.write_text(_KILLER)
     tests = str(Path(__file__).parent)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), tests])}
-    done = subprocess.run([sys.executable, str(script), point, str(directory), tests], env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, str(script), point, str(directory), tests], env=env, capture_output=True, text=True
+    )
     assert done.returncode == -signal.SIGKILL, done.stderr
     if (directory / "manifest.json").exists():
         readable = SummaryIndex.load(directory, expect=hashing_spec)  # the committed generation
         assert len(readable) == len(set(readable.doc_ids))
         readable.close()
-    finished = subprocess.run([sys.executable, str(script), "none:0", str(directory), tests],
-                              env=env, capture_output=True, text=True)
+    finished = subprocess.run(
+        [sys.executable, str(script), "none:0", str(directory), tests], env=env, capture_output=True, text=True
+    )
     assert finished.returncode == 0, finished.stderr
     index = SummaryIndex.load(directory, expect=hashing_spec)
     assert sorted(index.doc_ids) == sorted(f"K{i}" for i in range(11))

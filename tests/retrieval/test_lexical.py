@@ -29,7 +29,9 @@ def random_corpus(seed: int, n_docs: int, max_len: int) -> dict[int, list[str]]:
     vocab = [f"w{i}" for i in range(300)] + ["anticipatori_bail", "304b", "s\u00fcd", "x'y"]
     weights = [1 / (i + 1) for i in range(len(vocab))]
     ns = rng.sample(range(10**12), n_docs)
-    return {n: ([] if i % 37 == 0 else rng.choices(vocab, weights, k=rng.randint(1, max_len))) for i, n in enumerate(ns)}
+    return {
+        n: ([] if i % 37 == 0 else rng.choices(vocab, weights, k=rng.randint(1, max_len))) for i, n in enumerate(ns)
+    }
 
 
 def random_queries(seed: int, corpus: dict[int, list[str]], count: int) -> list[list[str]]:
@@ -93,13 +95,25 @@ def test_engines_rank_alike_on_long_documents(tmp_path, query_tf):
     assert np.mean(overlaps) >= 0.9
 
 
-@pytest.mark.parametrize("params", [{}, {"query_tf": "log"}, {"k1": 2.0, "b": 0.5, "idf": "okapi"},
-                                    {"k1": 0.9, "b": 0.4, "idf": "lucene", "query_tf": "log"}])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"query_tf": "log"},
+        {"k1": 2.0, "b": 0.5, "idf": "okapi"},
+        {"k1": 0.9, "b": 0.4, "idf": "lucene", "query_tf": "log"},
+    ],
+)
 def test_matrix_scores_equal_bm25matrix_exactly(tmp_path, params):
     corpus = random_corpus(5, 200, 120)
     index = build("matrix.v1", tmp_path / "m", corpus, **params)
-    reference = BM25Matrix.build(list(corpus.values()), k1=params.get("k1", 1.2), b=params.get("b", 0.75),
-                                 idf_kind=params.get("idf", "lucene"), query_tf=params.get("query_tf", "raw"))
+    reference = BM25Matrix.build(
+        list(corpus.values()),
+        k1=params.get("k1", 1.2),
+        b=params.get("b", 0.75),
+        idf_kind=params.get("idf", "lucene"),
+        query_tf=params.get("query_tf", "raw"),
+    )
     position = {n: i for i, n in enumerate(corpus)}
     for query in random_queries(6, corpus, 15):
         expected = reference.scores(query)
@@ -116,7 +130,9 @@ def test_add_delete_commit_and_reopen(tmp_path, engine):
     index.add(30, [])
     assert index.search(["bail"], 5) == [] and len(index) == 0  # buffered until commit
     index.commit()
-    assert len(index) == 3 and index.doc_freq("bail") == 1 and index.doc_freq("304b") == 1 and index.doc_freq("nope") == 0
+    assert (
+        len(index) == 3 and index.doc_freq("bail") == 1 and index.doc_freq("304b") == 1 and index.doc_freq("nope") == 0
+    )
     assert [n for n, _ in index.search(["bail", "304b"], 5)] == [10, 20]
     index.add(10, ["dowri"])  # replaces document 10
     index.delete([20, 999])
@@ -175,7 +191,9 @@ def test_score_gives_the_named_documents_their_scores_for_any_weights(tmp_path, 
     assert set(more) <= set(named[:-2]) and set(more) == {n for n in named if set(corpus.get(n, ())) & set(extra)}
     for n in named[:-2]:
         assert held[n] + more.get(n, 0.0) == pytest.approx(full[n], rel=1e-5)
-    assert index.score({"w1": 0.5}, named) == pytest.approx({n: s / 2 for n, s in index.score({"w1": 1.0}, named).items()}, rel=1e-6)
+    assert index.score({"w1": 0.5}, named) == pytest.approx(
+        {n: s / 2 for n, s in index.score({"w1": 1.0}, named).items()}, rel=1e-6
+    )
     assert index.score({}, named) == {} and index.score(extra, []) == {}
 
 
@@ -210,7 +228,15 @@ def test_ties_are_broken_by_a_hash_of_n_not_by_n_or_insertion_order(tmp_path, en
 
 def test_terms_with_whitespace_are_refused(tmp_path, engine):
     index = create_lexical(tmp_path / "ix", engine)
-    for bad in (["two words"], ["tab\there"], [""], ["ok", ""], ["\u3000leading"], ["trailing\x1f"], ["ok", "nbsp\xa0x"]):
+    for bad in (
+        ["two words"],
+        ["tab\there"],
+        [""],
+        ["ok", ""],
+        ["\u3000leading"],
+        ["trailing\x1f"],
+        ["ok", "nbsp\xa0x"],
+    ):
         with pytest.raises(ValueError, match="whitespace"):
             index.add(1, bad)
     with pytest.raises(ValueError, match="document number"):
@@ -256,9 +282,17 @@ def test_open_says_what_is_wrong(tmp_path):
 
 def test_a_tantivy_reader_sees_another_processs_commit_without_reopening(tmp_path):
     index = build("tantivy.v1", tmp_path / "ix", {1: ["bail"]})
-    subprocess.run([sys.executable, "-c", "from aqgr.retrieval.lexical import open_lexical\n"
-                    f"ix = open_lexical({str(tmp_path / 'ix')!r}); ix.add(2, ['bail']); ix.commit(); ix.close()"],
-                   env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"}, check=True, timeout=120)
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from aqgr.retrieval.lexical import open_lexical\n"
+            f"ix = open_lexical({str(tmp_path / 'ix')!r}); ix.add(2, ['bail']); ix.commit(); ix.close()",
+        ],
+        env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"},
+        check=True,
+        timeout=120,
+    )
     deadline = time.monotonic() + 20
     while len(index) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -279,13 +313,22 @@ def test_a_second_writer_in_this_process_is_refused(tmp_path, engine):
     first.close()
     second.close()
     again = open_lexical(tmp_path / "ix")
-    assert again.search(["bail"], 5)[0][0] == 2 and len(again) == 2 and [n for n, _ in again.search(["surety"], 5)] == [1]
+    assert (
+        again.search(["bail"], 5)[0][0] == 2 and len(again) == 2 and [n for n, _ in again.search(["surety"], 5)] == [1]
+    )
 
 
 def _python(code: str, **kwargs) -> subprocess.Popen:
     env = {"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"}
-    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], env=env, text=True,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs)
+    return subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        env=env,
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        **kwargs,
+    )
 
 
 def test_another_process_writes_then_this_one_reads_and_writes(tmp_path, engine):
@@ -379,7 +422,7 @@ def test_best_is_the_first_k_by_score_then_tie_key_whatever_the_ties():
         pool = [rng.random(), 0.5, 1.0, 0.0, -0.0, 2.25, round(rng.random(), 1)]
         hits = [(rng.randint(0, 300), rng.choice(pool)) for _ in range(rng.randint(0, 150))]
         k = rng.randint(-1, len(hits) + 2)
-        expected = sorted(hits, key=lambda hit: (-hit[1], tie_key(hit[0])))[:max(k, 0)]
+        expected = sorted(hits, key=lambda hit: (-hit[1], tie_key(hit[0])))[: max(k, 0)]
         assert best(hits, k) == expected
         ns = np.asarray([n for n, _ in hits], dtype=np.int64)
         assert best_of(ns, np.asarray([s for _, s in hits], dtype=np.float64), k) == expected

@@ -13,8 +13,10 @@ from retrieval_samples import summary
 
 from aqgr.retrieval.index import IndexSpec, SummaryIndex
 
-WORDS = ("dowry cruelty husband wife death burns harassment compensation land acquisition market value notification "
-         "bail custody arrest murder intention evidence witness confession tenancy eviction rent contract breach").split()
+WORDS = (
+    "dowry cruelty husband wife death burns harassment compensation land acquisition market value notification "
+    "bail custody arrest murder intention evidence witness confession tenancy eviction rent contract breach"
+).split()
 QUERY = "dowry death cruelty by the husband soon before her death, harassment for dowry, burns"
 
 
@@ -23,9 +25,17 @@ COURTS = ("Supreme Court of India", "High Court of Bombay", "High Court of Delhi
 
 def _corpus(n: int) -> list:
     rng = random.Random(7)
-    return [summary(f"J{i:04d}", facts=" ".join(rng.choices(WORDS, k=30)), issues=[" ".join(rng.choices(WORDS, k=12))],
-                    reasoning=" ".join(rng.choices(WORDS, k=20)), court=rng.choice(COURTS),
-                    date=f"{rng.randint(1, 28)}.{rng.randint(1, 12):02d}.{rng.randint(1950, 2020)}") for i in range(n)]
+    return [
+        summary(
+            f"J{i:04d}",
+            facts=" ".join(rng.choices(WORDS, k=30)),
+            issues=[" ".join(rng.choices(WORDS, k=12))],
+            reasoning=" ".join(rng.choices(WORDS, k=20)),
+            court=rng.choice(COURTS),
+            date=f"{rng.randint(1, 28)}.{rng.randint(1, 12):02d}.{rng.randint(1950, 2020)}",
+        )
+        for i in range(n)
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -76,8 +86,15 @@ def test_a_broad_restriction_is_applied_after_the_search_a_narrow_one_inside(ind
     assert dict(seen) == {"bm25": "named", "dense": "named"}  # 8 of 400: named to every engine
 
 
-@pytest.mark.parametrize("asked", [{"court": "Bombay High Court"}, {"decided_from": "1960", "decided_to": "1989"},
-                                   {"court": "SC", "decided_from": "2000"}, {"court": "Delhi High Court", "decided_to": "1960-06-30"}])
+@pytest.mark.parametrize(
+    "asked",
+    [
+        {"court": "Bombay High Court"},
+        {"decided_from": "1960", "decided_to": "1989"},
+        {"court": "SC", "decided_from": "2000"},
+        {"court": "Delhi High Court", "decided_to": "1960-06-30"},
+    ],
+)
 def test_a_filter_is_applied_inside_the_lexical_engine_as_its_fields(index, asked, monkeypatch):
     from aqgr.schemas.filters import Filters
 

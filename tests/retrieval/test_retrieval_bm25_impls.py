@@ -36,7 +36,10 @@ def test_registry_names_and_default():
 
 
 def test_unknown_name_lists_the_known_ones():
-    with pytest.raises(UnknownNameError, match=r"unknown BM25 implementation 'bm25\.v9'; known BM25 implementations: .*bm25s\.v1.*rank-bm25\.v1"):
+    with pytest.raises(
+        UnknownNameError,
+        match=r"unknown BM25 implementation 'bm25\.v9'; known BM25 implementations: .*bm25s\.v1.*rank-bm25\.v1",
+    ):
         bm25_implementations.create("bm25.v9")
 
 
@@ -47,7 +50,9 @@ def test_rank_bm25_path_is_unchanged():
     assert isinstance(scorer, BM25Matrix) and isinstance(scorer, BM25Scorer)
     for query in QUERIES:
         np.testing.assert_array_equal(scorer.scores(query), BM25Matrix.build(CORPUS).scores(query))
-        np.testing.assert_allclose(scorer.scores(query), BM25Okapi(CORPUS, k1=BM25_K1, b=BM25_B).get_scores(query), atol=1e-6)
+        np.testing.assert_allclose(
+            scorer.scores(query), BM25Okapi(CORPUS, k1=BM25_K1, b=BM25_B).get_scores(query), atol=1e-6
+        )
 
 
 # ------------------------------------------------------------------------------ bm25s.v1
@@ -84,7 +89,9 @@ def test_bm25s_robertson_is_rank_bm25_without_the_idf_floor(bm25s_impl):
     robertson = bm25_implementations.create("bm25s.v1", method="robertson").build(corpus)
     rank_bm25 = bm25_implementations.create("rank-bm25.v1", epsilon=0.0).build(corpus)
     for query in (["common", "rare"], ["a", "common", "common"]):
-        np.testing.assert_allclose(robertson.scores(query) * (BM25_K1 + 1), rank_bm25.scores(query), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            robertson.scores(query) * (BM25_K1 + 1), rank_bm25.scores(query), rtol=1e-5, atol=1e-6
+        )
 
 
 def test_bm25s_empty_and_unknown_queries_score_zero(bm25s_impl):

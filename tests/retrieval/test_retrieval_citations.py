@@ -15,11 +15,17 @@ def _judgment(title: str, date: str, body: str) -> str:
 
 TEXTS = {
     "OLD": _judgment("Ram Kumar v State of Punjab", "12 March 1998", "A dying declaration may found a conviction."),
-    "MID": _judgment("Sunita Devi v Union of India", "3 April 2001",
-                     "The appellant relied on Ram Kumar v. State of Punjab, 1998 Indlaw SC 101, on dying declarations."),
-    "NEW": _judgment("Mohan Lal v State of Rajasthan", "9 July 2004",
-                     "In Ram Kumar v. State of Punjab, 1998 Indlaw SC 101 and in Sunita Devi v. Union of India "
-                     "this Court held so. A later case, Hari Prasad v. Commissioner of Excise, is not before us."),
+    "MID": _judgment(
+        "Sunita Devi v Union of India",
+        "3 April 2001",
+        "The appellant relied on Ram Kumar v. State of Punjab, 1998 Indlaw SC 101, on dying declarations.",
+    ),
+    "NEW": _judgment(
+        "Mohan Lal v State of Rajasthan",
+        "9 July 2004",
+        "In Ram Kumar v. State of Punjab, 1998 Indlaw SC 101 and in Sunita Devi v. Union of India "
+        "this Court held so. A later case, Hari Prasad v. Commissioner of Excise, is not before us.",
+    ),
     "LATER": _judgment("Hari Prasad v Commissioner of Excise", "5 May 2010", "Nothing cited here."),
 }
 
@@ -47,9 +53,11 @@ def test_cosine_and_sum_keep_more_of_a_much_cited_judgments_votes():
     ranking = ["A", "X", "B", "P", "Q"]
     # P: 1 + 1/3 from A and B; three judgments cite it. Q: 1 from A, its only citing judgment.
     cosine = graph.referred(ranking, depth=10, norm="cosine")
-    assert cosine["P"].votes == pytest.approx((1 + 1 / 3) / 3 ** 0.5) and cosine["Q"].votes == pytest.approx(1.0)
+    assert cosine["P"].votes == pytest.approx((1 + 1 / 3) / 3**0.5) and cosine["Q"].votes == pytest.approx(1.0)
     summed = graph.referred(ranking, depth=10, norm="sum")
-    assert summed["P"].votes == pytest.approx(1 + 1 / 3) and summed["P"].votes > summed["Q"].votes  # the much-cited one leads
+    assert (
+        summed["P"].votes == pytest.approx(1 + 1 / 3) and summed["P"].votes > summed["Q"].votes
+    )  # the much-cited one leads
     assert graph.referred(ranking, depth=10)["P"].votes < graph.referred(ranking, depth=10)["Q"].votes
     with pytest.raises(ValueError, match="mean, cosine, sum"):
         graph.referred(ranking, depth=10, norm="median")
@@ -86,10 +94,15 @@ def test_saved_graph_is_read_back_only_for_the_same_judgments(tmp_path):
 
 
 def test_each_link_keeps_its_first_mention_in_whole_words_across_a_save(tmp_path):
-    texts = {**TEXTS, "LONG": _judgment(
-        "Kamla Bai v State of Kerala", "1 June 2005",
-        "The learned counsel for the appellants, appearing with great diligence and at some length, submitted "
-        "that the principle in Ram Kumar v. State of Punjab, 1998 Indlaw SC 101, governs the matter before us.")}
+    texts = {
+        **TEXTS,
+        "LONG": _judgment(
+            "Kamla Bai v State of Kerala",
+            "1 June 2005",
+            "The learned counsel for the appellants, appearing with great diligence and at some length, submitted "
+            "that the principle in Ram Kumar v. State of Punjab, 1998 Indlaw SC 101, governs the matter before us.",
+        ),
+    }
     graph = CitationGraph.from_texts(texts.items())
     mention = graph.mentions[("NEW", "OLD")]
     assert mention.how in ("title", "citation") and "Ram Kumar v. State of Punjab" in mention.text
@@ -126,7 +139,7 @@ def _referred_by_loop(pairs, ranking, depth, exclude, norm):
     out = {}
     for cited, v in votes.items():
         n = len(cited_by[cited] - exclude)
-        out[cited] = (v / (n if norm == "mean" else n ** 0.5 if norm == "cosine" else 1), tuple(by[cited]))
+        out[cited] = (v / (n if norm == "mean" else n**0.5 if norm == "cosine" else 1), tuple(by[cited]))
     return out
 
 
@@ -143,5 +156,8 @@ def test_referred_is_the_plain_loop_over_the_ranking(seed):
     graph = CitationGraph(pairs)
     for norm in ("mean", "cosine", "sum"):
         for depth in (0, 1, 3, 1000):
-            found = {k: (r.votes, r.cited_by) for k, r in graph.referred(ranking, depth=depth, exclude=exclude, norm=norm).items()}
+            found = {
+                k: (r.votes, r.cited_by)
+                for k, r in graph.referred(ranking, depth=depth, exclude=exclude, norm=norm).items()
+            }
             assert found == _referred_by_loop(pairs, ranking, depth, exclude, norm)

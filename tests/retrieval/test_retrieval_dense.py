@@ -203,7 +203,9 @@ def test_many_looks_the_known_texts_up_together_and_embeds_the_others_in_one_cal
             self.asked.append(("get_many", sorted(keys)))
             return {k: self[k] for k in keys if k in self}
 
-    known = Known({"a known issue": np.ones(3, dtype=np.float32), "another known issue": np.full(3, 2.0, dtype=np.float32)})
+    known = Known(
+        {"a known issue": np.ones(3, dtype=np.float32), "another known issue": np.full(3, 2.0, dtype=np.float32)}
+    )
     counting = Counting(embedders.create("hashing.v1"))
     vectors = QueryVectors(counting, window_chars=300, known=known)
     got = vectors.many(["a known  issue", "a new question", "another known issue", "a known  issue"])

@@ -130,7 +130,7 @@ def _loop_fusion(runs, weights, fuser):
     fused: dict[str, float] = {}
     for run, weight in zip(runs, weights):
         scores: dict[str, float] = {}
-        for doc_id, score in (run.items() if isinstance(run, dict) else run):
+        for doc_id, score in run.items() if isinstance(run, dict) else run:
             scores[doc_id] = max(score, scores.get(doc_id, score))
         if not scores:
             continue
@@ -191,10 +191,19 @@ def test_a_ranked_run_is_a_list_whose_arrays_fusion_reads_until_it_is_changed():
     assert run.arrays[0] == [d.doc_id for d in plain] and run.arrays[1].tolist() == [d.score for d in plain]
     with pytest.raises(ValueError):  # read-only: what fusion reads cannot change behind the list
         run.arrays[1][0] = 0.0
-    changes = [lambda r: r.append(ScoredDoc("C9", 9.0)), lambda r: r.__setitem__(0, ScoredDoc("C9", 0.5)),
-               lambda r: r.pop(), lambda r: r.sort(key=lambda d: d.doc_id), lambda r: r.extend([ScoredDoc("C8", 1.5)]),
-               lambda r: r.insert(1, ScoredDoc("C7", 7.0)), lambda r: r.__delitem__(slice(0, 2)), lambda r: r.reverse(),
-               lambda r: r.remove(r[0]), lambda r: r.__iadd__([ScoredDoc("C6", 6.0)]), lambda r: r.clear()]
+    changes = [
+        lambda r: r.append(ScoredDoc("C9", 9.0)),
+        lambda r: r.__setitem__(0, ScoredDoc("C9", 0.5)),
+        lambda r: r.pop(),
+        lambda r: r.sort(key=lambda d: d.doc_id),
+        lambda r: r.extend([ScoredDoc("C8", 1.5)]),
+        lambda r: r.insert(1, ScoredDoc("C7", 7.0)),
+        lambda r: r.__delitem__(slice(0, 2)),
+        lambda r: r.reverse(),
+        lambda r: r.remove(r[0]),
+        lambda r: r.__iadd__([ScoredDoc("C6", 6.0)]),
+        lambda r: r.clear(),
+    ]
     for change in changes:
         changed = ranked(scores)
         change(changed)

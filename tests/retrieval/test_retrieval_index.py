@@ -29,7 +29,11 @@ def test_spec_defaults_and_validation():
     spec = IndexSpec()
     assert spec.slots == ("parties", "case_number", "facts", "issues", "reasoning", "new_principles")
     assert (spec.embedder, spec.tokenizer, spec.bm25_k1, spec.bm25_b, spec.window_chars) == (
-        "minilm-l6-int8.v1", "words.v2", 1.2, 0.75, 1000
+        "minilm-l6-int8.v1",
+        "words.v2",
+        1.2,
+        0.75,
+        1000,
     )
     with pytest.raises(UnknownNameError, match="facts"):
         IndexSpec(slots=("facts", "headnote"))
@@ -86,7 +90,10 @@ def test_save_load_round_trip(index, tmp_path, hashing_spec):
     for query in (QUERY, "market value", "Section 304 Part II sudden quarrel"):
         assert loaded.retrieve(query, 5) == index.retrieve(query, 5)
     assert loaded.texts("C2") == index.texts("C2")
-    assert all(loaded.idf().get(t) == index.idf().get(t) for t in ("dowri", "market", "zzzz")) and loaded.idf()["dowri"] > 0
+    assert (
+        all(loaded.idf().get(t) == index.idf().get(t) for t in ("dowri", "market", "zzzz"))
+        and loaded.idf()["dowri"] > 0
+    )
     assert loaded.tokenizer("Dowry deaths") == ["dowri", "death"]
     # saving again over an existing index replaces it
     index.save(path)
@@ -210,14 +217,17 @@ def test_rebuild_with_cache_does_not_reembed(corpus, hashing_spec, tmp_path):
         n_first = sum(map(len, counting.calls))
         made = first.manifest
         assert made["n_windows"] > 0 and made["last_update"]["embedded_windows"] == made["n_windows"]
-        assert n_first == made["n_windows"] + made["last_update"]["embedded_sentences"]  # windows, then the issue sentences
+        assert (
+            n_first == made["n_windows"] + made["last_update"]["embedded_sentences"]
+        )  # windows, then the issue sentences
         second = SummaryIndex.build(
             corpus, hashing_spec, cache=cache, embedder=counting, progress=lambda *e: events.append(e)
         )
         assert sum(map(len, counting.calls)) == n_first and second.manifest["last_update"]["embedded_windows"] == 0
         assert second.manifest["last_update"].get("embedded_sentences", 0) == 0
-        third = SummaryIndex.build([*corpus, summary("C6", facts="A new judgment.")], hashing_spec,
-                                   cache=cache, embedder=counting)
+        third = SummaryIndex.build(
+            [*corpus, summary("C6", facts="A new judgment.")], hashing_spec, cache=cache, embedder=counting
+        )
         assert sum(map(len, counting.calls)) == n_first + 1 and third.manifest["last_update"]["embedded_windows"] == 1
     assert second.retrieve(QUERY, 5) == first.retrieve(QUERY, 5)
     assert ("index", len(corpus), len(corpus)) in events
@@ -239,8 +249,13 @@ def test_import_is_light():
         "heavy = [m for m in ('torch', 'faiss', 'sentence_transformers', 'llama_index', 'transformers')"
         " if m in sys.modules]; print(heavy); sys.exit(1 if heavy else 0)"
     )
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
-                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -253,7 +268,9 @@ def test_ngrams_validated_and_recorded(hashing_spec):
     with pytest.raises(ValueError, match="ngrams"):
         IndexSpec(fulltext_ngrams=3)
     assert IndexSpec().describe()["ngrams"] == {"bm25": 1, "fulltext": 2}
-    assert IndexSpec.from_manifest(IndexSpec(bm25_ngrams=2).describe() | {"embedder": {"name": DEFAULT_EMBEDDER}}) == IndexSpec(bm25_ngrams=2)
+    assert IndexSpec.from_manifest(
+        IndexSpec(bm25_ngrams=2).describe() | {"embedder": {"name": DEFAULT_EMBEDDER}}
+    ) == IndexSpec(bm25_ngrams=2)
 
 
 def test_fulltext_bm25_parameters_recorded_and_old_manifests_read_as_built():
@@ -263,7 +280,9 @@ def test_fulltext_bm25_parameters_recorded_and_old_manifests_read_as_built():
     assert IndexSpec.from_manifest(manifest) == spec
     # An index saved before the full-text BM25 had parameters of its own was built with the
     # shared k1 and raw query counts: it is read as such, and differs from today's defaults.
-    old = {k: v for k, v in IndexSpec().describe().items() if k != "fulltext_bm25"} | {"embedder": {"name": DEFAULT_EMBEDDER}}
+    old = {k: v for k, v in IndexSpec().describe().items() if k != "fulltext_bm25"} | {
+        "embedder": {"name": DEFAULT_EMBEDDER}
+    }
     read = IndexSpec.from_manifest(old)
     assert (read.fulltext_k1, read.fulltext_query_tf) == (IndexSpec().bm25_k1, "raw")
     assert read != IndexSpec()
@@ -310,10 +329,17 @@ def test_dense_can_embed_the_legal_slots_only(hashing_spec, tmp_path):
     facts finds, by dense, the judgment whose issue it is. The default (None) embeds every
     indexed slot; a judgment with no legal slot text is embedded whole, so it stays findable."""
     docs = [
-        summary("P1", facts="The tenant of a shop resisted eviction for bona fide need.", issues=["Whether limitation applied."]),
-        summary("P2", facts="A suit over farm land was filed late after the owner died and the heirs disputed the partition "
-                "of the ancestral property and the mortgage.",
-                issues=["Whether eviction of a tenant of a shop for bona fide need was lawful."]),
+        summary(
+            "P1",
+            facts="The tenant of a shop resisted eviction for bona fide need.",
+            issues=["Whether limitation applied."],
+        ),
+        summary(
+            "P2",
+            facts="A suit over farm land was filed late after the owner died and the heirs disputed the partition "
+            "of the ancestral property and the mortgage.",
+            issues=["Whether eviction of a tenant of a shop for bona fide need was lawful."],
+        ),
         summary("P3", facts="Eviction of a tenant of a shop for bona fide need."),
     ]
     query = "eviction of the tenant of a shop for bona fide need"

@@ -23,7 +23,9 @@ SENTENCES = [
     "A tenant refused to vacate the shop after the lease expired.",
     "Whether the High Court was right in acquitting the accused of murder under Section 302.",
     "Compensation for land acquired under the Land Acquisition Act at the market value on the date of notification.",
-    " ".join(["The assessing officer examined the books of account and recorded the returns filed by the assessee."] * 10),
+    " ".join(
+        ["The assessing officer examined the books of account and recorded the returns filed by the assessee."] * 10
+    ),
 ]
 
 

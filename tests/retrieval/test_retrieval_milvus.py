@@ -104,7 +104,10 @@ def test_issue_sentences_are_embedded_once_and_kept_beside_the_manifest(tmp_path
         assert loaded.manifest["sentences"] == ["sentences.npz"]
         calls = len(counting.calls)
         assert loaded.embed_query(issue) is not None and len(counting.calls) == calls
-        assert loaded.embed_query("A question nobody harvested about land.") is not None and len(counting.calls) == calls + 1
+        assert (
+            loaded.embed_query("A question nobody harvested about land.") is not None
+            and len(counting.calls) == calls + 1
+        )
     finally:
         built.drop()
 
@@ -120,7 +123,9 @@ def test_hybrid_search_with_milvus_rankers(milvus):
         hits = milvus.hybrid(query, 3, ranker=ranker)
         assert hits and len({d.doc_id for d in hits}) == len(hits)
         assert hits[0].doc_id == "C1"
-    assert milvus.hybrid(query, 3, restrict={"C2"}) and {d.doc_id for d in milvus.hybrid(query, 3, restrict={"C2"})} == {"C2"}
+    assert milvus.hybrid(query, 3, restrict={"C2"}) and {
+        d.doc_id for d in milvus.hybrid(query, 3, restrict={"C2"})
+    } == {"C2"}
 
 
 @pytest.fixture(scope="module")
@@ -162,6 +167,7 @@ def test_sample_archive_agreement_and_searcher_unchanged(sample_archive, tmp_pat
 
 # --- updates (the contract itself: tests/retrieval/test_index_contract.py) -----------------
 
+
 def _new_summaries():
     from datetime import datetime, timezone
 
@@ -169,13 +175,24 @@ def _new_summaries():
 
     from aqgr.schemas.summary import Provenance
 
-    tenancy = summary("C6", facts="The landlord sought eviction of the tenant for arrears of rent.",
-                      issues=["Whether the tenant can be evicted for default in paying rent under the Rent Control Act."],
-                      reasoning="Wilful default in paying rent justifies the eviction of the tenant.")
-    later = Provenance(engine="other.v1", engine_version="2", source_sha256="2" * 64, created_at=datetime(2026, 2, 1, tzinfo=timezone.utc))
-    arbitration = summary("C2", facts="An arbitral award was challenged as patently illegal.",
-                          issues=["Whether the arbitral award can be set aside under Section 34 of the Arbitration Act."],
-                          reasoning="The arbitral award was set aside for patent illegality.").model_copy(update={"provenance": later})
+    tenancy = summary(
+        "C6",
+        facts="The landlord sought eviction of the tenant for arrears of rent.",
+        issues=["Whether the tenant can be evicted for default in paying rent under the Rent Control Act."],
+        reasoning="Wilful default in paying rent justifies the eviction of the tenant.",
+    )
+    later = Provenance(
+        engine="other.v1",
+        engine_version="2",
+        source_sha256="2" * 64,
+        created_at=datetime(2026, 2, 1, tzinfo=timezone.utc),
+    )
+    arbitration = summary(
+        "C2",
+        facts="An arbitral award was challenged as patently illegal.",
+        issues=["Whether the arbitral award can be set aside under Section 34 of the Arbitration Act."],
+        reasoning="The arbitral award was set aside for patent illegality.",
+    ).model_copy(update={"provenance": later})
     return tenancy, arbitration
 
 
@@ -196,10 +213,17 @@ def test_update_keeps_the_rebuilt_index_statistics_and_embeds_only_the_change(tm
     try:
         counting.calls.clear()
         assert index.update([arbitration, tenancy], removed=["C3"]) == {"added": 1, "replaced": 1, "removed": 1}
-        windows = [w for s in (arbitration, tenancy)
-                   for w in document_windows(dense_texts(slot_texts(s, hashing_spec.slots), hashing_spec.dense_slots), hashing_spec.window_chars)]
+        windows = [
+            w
+            for s in (arbitration, tenancy)
+            for w in document_windows(
+                dense_texts(slot_texts(s, hashing_spec.slots), hashing_spec.dense_slots), hashing_spec.window_chars
+            )
+        ]
         embedded = [t for call in counting.calls for t in call]
-        assert sorted(embedded) == sorted(set(windows) | {t for s in (arbitration, tenancy) for t in query_sentences(s.issues)})
+        assert sorted(embedded) == sorted(
+            set(windows) | {t for s in (arbitration, tenancy) for t in query_sentences(s.issues)}
+        )
         assert index.doc_ids == ("C1", "C2", "C4", "C5", "C6")
         assert index.idf() == rebuilt.idf() and index.manifest["n_terms"] == rebuilt.manifest["n_terms"]
         assert index.manifest["n_windows"] == rebuilt.manifest["n_windows"]

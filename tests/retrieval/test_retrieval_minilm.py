@@ -26,7 +26,9 @@ def minilm():
 
 def test_paraphrase_and_late_text_are_found(minilm, tmp_path):
     docs = [
-        summary("D1", facts="The husband and his parents tortured the young bride for dowry until she took her own life."),
+        summary(
+            "D1", facts="The husband and his parents tortured the young bride for dowry until she took her own life."
+        ),
         summary("D2", facts="The company evaded excise duty on goods cleared from its factory."),
         summary("D3", facts="A tenant refused to vacate the shop after the lease expired."),
         summary("LONG-A", facts=f"{FILLER} {COLLISION}"),
@@ -51,5 +53,7 @@ def test_paraphrase_and_late_text_are_found(minilm, tmp_path):
 
     loaded = SummaryIndex.load(index.save(tmp_path / "idx"), expect=IndexSpec(embedder="minilm-l6.v1"))
     np.testing.assert_allclose(
-        [d.score for d in loaded.retrieve(query, 5)["dense"]], [d.score for d in index.retrieve(query, 5)["dense"]], atol=1e-6
+        [d.score for d in loaded.retrieve(query, 5)["dense"]],
+        [d.score for d in index.retrieve(query, 5)["dense"]],
+        atol=1e-6,
     )

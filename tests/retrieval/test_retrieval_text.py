@@ -11,7 +11,7 @@ def test_with_pairs_adds_adjacent_pairs_that_never_collide_with_terms():
     terms = tokenizers.create("words.v1")("Anticipatory bail was refused")
     assert with_pairs(terms, 1) == terms
     paired = with_pairs(terms)
-    assert paired[: len(terms)] == terms and paired[len(terms):] == ["anticipatori_bail", "bail_refus"]
+    assert paired[: len(terms)] == terms and paired[len(terms) :] == ["anticipatori_bail", "bail_refus"]
     assert not any("_" in t for t in tokenizers.create("words.v1")("snake_case under_score"))
     assert with_pairs([], 2) == [] and with_pairs(["one"], 2) == ["one"]
     with pytest.raises(ValueError, match="ngrams"):
@@ -23,8 +23,24 @@ SAMPLE = (
     "O'Brien\u2019s witness in 2019-20; \u216b \ufb01nal caf\u00e9 orders of the Court, the courts and a court."
 )
 EXPECTED = [
-    "accus", "cross", "examin", "section", "304b", "304b", "shake", "obrien", "wit", "2019",
-    "20", "xii", "final", "caf\u00e9", "order", "court", "court", "court",
+    "accus",
+    "cross",
+    "examin",
+    "section",
+    "304b",
+    "304b",
+    "shake",
+    "obrien",
+    "wit",
+    "2019",
+    "20",
+    "xii",
+    "final",
+    "caf\u00e9",
+    "order",
+    "court",
+    "court",
+    "court",
 ]
 
 
@@ -51,8 +67,13 @@ def test_the_memo_is_bounded_and_its_clearing_changes_nothing(monkeypatch):
 # Where the stemmers part (docs/experiments/2026-12-06-stemmer.md): words.v1's nltk Porter2 keeps an
 # -ize/-ate that Snowball 2.2 removes; Snowball 3 (PyStemmer 3), which words.v2 must not pick up,
 # stems the last three otherwise ("add", "evening", "internal").
-STEMS = {"realization": ("realize", "realiz"), "irrationality": ("irrate", "irrat"),
-         "adding": ("ad", "ad"), "evening": ("even", "even"), "internal": ("intern", "intern")}
+STEMS = {
+    "realization": ("realize", "realiz"),
+    "irrationality": ("irrate", "irrat"),
+    "adding": ("ad", "ad"),
+    "evening": ("even", "even"),
+    "internal": ("intern", "intern"),
+}
 
 
 @pytest.mark.parametrize("word", sorted(STEMS))
@@ -65,16 +86,24 @@ def test_words_v2_does_not_import_nltk():
     import subprocess
     import sys
 
-    code = ("import sys; from aqgr.retrieval.text import tokenizers; "
-            "assert tokenizers.create('words.v2')('Murdered husbands') == ['murder', 'husband']; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'nltk'))")
+    code = (
+        "import sys; from aqgr.retrieval.text import tokenizers; "
+        "assert tokenizers.create('words.v2')('Murdered husbands') == ['murder', 'husband']; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'nltk'))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
 
 
-@given(st.text(alphabet=st.sampled_from(list("aZq9-' _.,;()\n") + ["\u2019", "\u00e9", "\uff21", "\u00df", "\u0130", "\ufb01"]),
-               max_size=80))
+@given(
+    st.text(
+        alphabet=st.sampled_from(
+            list("aZq9-' _.,;()\n") + ["\u2019", "\u00e9", "\uff21", "\u00df", "\u0130", "\ufb01"]
+        ),
+        max_size=80,
+    )
+)
 @settings(max_examples=500, deadline=None)
 def test_ascii_text_takes_a_faster_path_to_the_same_raw_words(text):
     """ASCII text is matched by an ASCII pattern without NFKC (a build's full texts are mostly ASCII):

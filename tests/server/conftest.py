@@ -23,13 +23,17 @@ def TestClient(app, **kwargs):
 
     kwargs.setdefault("base_url", "http://127.0.0.1")
     return _TestClient(app, **kwargs)
+
+
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "datasets" / "sample"
 # Facts that bring up the sample's overruled judgment: SC012 (quota-rota seniority), overruled by SC017.
-SENIORITY_FACTS = ("Junior engineers of a state irrigation department were promoted as Assistant Engineers on an ad hoc basis "
-                   "because the state held no direct recruitment for several years; they were regularised later, and the direct "
-                   "recruits appointed afterwards were placed above them in the seniority list. The promotees say the quota rule "
-                   "broke down and their officiating service must count for seniority.")
+SENIORITY_FACTS = (
+    "Junior engineers of a state irrigation department were promoted as Assistant Engineers on an ad hoc basis "
+    "because the state held no direct recruitment for several years; they were regularised later, and the direct "
+    "recruits appointed afterwards were placed above them in the seniority list. The promotees say the quota rule "
+    "broke down and their officiating service must count for seniority."
+)
 
 STATUTES = {
     "S1": "Title: Section 32 of the Indian Evidence Act, 1872\nDesc: Statements, written or verbal, of relevant facts made by a person who is dead, when the statement is made by a person as to the cause of his death, or as to any of the circumstances of the transaction which resulted in his death (dying declaration).",
@@ -78,7 +82,9 @@ class LiveServer:
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        self.server = uvicorn.Server(uvicorn.Config(app, log_level="critical", lifespan="on", timeout_graceful_shutdown=2, **options))
+        self.server = uvicorn.Server(
+            uvicorn.Config(app, log_level="critical", lifespan="on", timeout_graceful_shutdown=2, **options)
+        )
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
 
     def __enter__(self) -> "LiveServer":

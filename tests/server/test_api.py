@@ -27,7 +27,13 @@ def test_health_version_and_openapi(client):
     version = client.get("/api/version").json()
     assert version["schema_version"] and version["engines"]["explainer"] == "evidence.v2"
     spec = client.get("/openapi.json").json()
-    assert {"/api/search", "/api/questions", "/api/judgments/{judgment_id}", "/api/judgments/{judgment_id}/text", "/api/statutes/search"} <= set(spec["paths"])
+    assert {
+        "/api/search",
+        "/api/questions",
+        "/api/judgments/{judgment_id}",
+        "/api/judgments/{judgment_id}/text",
+        "/api/statutes/search",
+    } <= set(spec["paths"])
     assert {"SearchResult", "Hit", "CandidateQuestion", "StructuredSummary"} <= set(spec["components"]["schemas"])
     assert client.get("/docs").status_code == 404  # the docs pages load a CDN: off
 
@@ -41,7 +47,9 @@ def test_candidate_questions_with_top_three_preselected(client, scenarios):
 
 def test_search_with_chosen_questions_is_grounded(client, sample_archive, scenarios):
     facts = scenarios[0]["facts"]
-    chosen = ["Whether a dying declaration recorded by a police officer without a doctor's certificate can alone support a conviction?"]
+    chosen = [
+        "Whether a dying declaration recorded by a police officer without a doctor's certificate can alone support a conviction?"
+    ]
     result = client.post("/api/search", json={"facts": facts, "questions": chosen, "k": 5}).json()
     assert result["questions"] == chosen and result["questions_chosen_by_user"] is True
     assert 1 <= len(result["hits"]) <= 5
@@ -58,7 +66,9 @@ def test_search_options_are_applied_and_checked(client, scenarios):
     bad = client.post("/api/search", json={"facts": facts, "options": {"fuser": "nope.v1"}})
     assert bad.status_code == 422 and "rrf.v1" in bad.json()["detail"]
     assert client.post("/api/search", json={"facts": facts, "options": {"retrievers": ["milvus"]}}).status_code == 422
-    mismatched = client.post("/api/search", json={"facts": facts, "options": {"retrievers": ["bm25"], "weights": {"bm52": 2.0}}})
+    mismatched = client.post(
+        "/api/search", json={"facts": facts, "options": {"retrievers": ["bm25"], "weights": {"bm52": 2.0}}}
+    )
     assert mismatched.status_code == 422 and mismatched.json()["error"].startswith("invalid_")
 
 
@@ -73,7 +83,11 @@ def test_citations_of_a_judgment_both_ways(client, sample_archive):
     cited = client.get("/api/judgments/SC001/citations").json()
     assert cited["judgment"]["judgment_id"] == "SC001" and cited["cites"] == []
     [citing] = cited["cited_by"]
-    assert citing["judgment_id"] == "SC007" and citing["how"] == "title" and "Harbans Lal v. State of Punjab" in citing["mention"]
+    assert (
+        citing["judgment_id"] == "SC007"
+        and citing["how"] == "title"
+        and "Harbans Lal v. State of Punjab" in citing["mention"]
+    )
     citing_side = client.get("/api/judgments/SC007/citations").json()
     assert [c["judgment_id"] for c in citing_side["cites"]] == ["SC001"] and citing_side["cited_by"] == []
     assert citing_side["cites"][0]["mention"] == citing["mention"]
@@ -86,14 +100,26 @@ def test_a_hit_overruled_within_the_sample_carries_the_warning(client):
     assert found.status_code == 200, found.text
     hits = {h["judgment_id"]: h for h in found.json()["hits"]}
     [warning] = hits["SC012"]["treatment_warnings"]
-    assert warning["judgment_id"] == "SC017" and warning["treatment"] == "overruled" and warning["date"] == "22 August 2019"
-    assert warning["parties"].startswith("Anil Kumar Srivastava") and "does not lay down the correct law" in warning["quote"]
+    assert (
+        warning["judgment_id"] == "SC017"
+        and warning["treatment"] == "overruled"
+        and warning["date"] == "22 August 2019"
+    )
+    assert (
+        warning["parties"].startswith("Anil Kumar Srivastava")
+        and "does not lay down the correct law" in warning["quote"]
+    )
     assert not any(h["treatment_warnings"] for i, h in hits.items() if i != "SC012")
     text = client.get("/api/judgments/SC017/text").json()["text"]
-    assert text[warning["start"]:warning["end"]] == warning["quote"]
+    assert text[warning["start"] : warning["end"]] == warning["quote"]
     order = [h["judgment_id"] for h in found.json()["hits"]]
     assert order.index("SC012") < order.index("SC017")  # score order by default
-    below = [h["judgment_id"] for h in client.post("/api/search", json={"facts": SENIORITY_FACTS, "options": {"overruled_below": True}}).json()["hits"]]
+    below = [
+        h["judgment_id"]
+        for h in client.post(
+            "/api/search", json={"facts": SENIORITY_FACTS, "options": {"overruled_below": True}}
+        ).json()["hits"]
+    ]
     assert below.index("SC012") == below.index("SC017") + 1 and sorted(below) == sorted(order)
 
 
@@ -103,7 +129,9 @@ def test_unknown_judgment_is_404(client, path):
     assert response.status_code == 404 and response.json()["error"] == "not_found"
 
 
-@pytest.mark.parametrize("raw", ["/api/judgments/..%2F..%2Fetc%2Fpasswd", "/api/judgments/%2Fetc%2Fpasswd/text", "/api/judgments/a%5C..%5Cb"])
+@pytest.mark.parametrize(
+    "raw", ["/api/judgments/..%2F..%2Fetc%2Fpasswd", "/api/judgments/%2Fetc%2Fpasswd/text", "/api/judgments/a%5C..%5Cb"]
+)
 def test_path_like_ids_are_refused(client, raw):
     response = client.get(raw)
     assert response.status_code == 422 and response.json()["error"] == "invalid_id"
@@ -114,7 +142,9 @@ def test_clear_4xx_errors_without_stack_traces(client, scenarios):
     assert short.status_code == 422 and "content word" in short.json()["detail"]
     long = client.post("/api/search", json={"facts": "word " * 5000})
     assert long.status_code == 413 and long.json()["error"] == "facts_too_long" and "20,000" in long.json()["detail"]
-    huge = client.post("/api/questions", content=b'{"facts": "' + b"a" * 200_000 + b'"}', headers={"content-type": "application/json"})
+    huge = client.post(
+        "/api/questions", content=b'{"facts": "' + b"a" * 200_000 + b'"}', headers={"content-type": "application/json"}
+    )
     assert huge.status_code == 413 and huge.json()["error"] == "body_too_large"
     many = client.post("/api/search", json={"facts": scenarios[0]["facts"], "k": 51})
     assert many.status_code == 422 and "at most 50" in many.json()["detail"]
@@ -151,7 +181,10 @@ def test_no_index_is_503_with_the_fix(home, tmp_path):
         response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS})
         assert response.status_code == 503 and "aqgr index" in response.json()["detail"]
         assert client.get("/api/health").json()["status"] == "no_index"
-        assert client.post("/api/statutes/search", json={"facts": DYING_DECLARATION_FACTS}).json()["error"] == "no_statutes"
+        assert (
+            client.post("/api/statutes/search", json={"facts": DYING_DECLARATION_FACTS}).json()["error"]
+            == "no_statutes"
+        )
         archive.build_index()  # built while serving: picked up without a restart
         assert client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS}).status_code == 200
 
@@ -179,8 +212,13 @@ def test_cors_closed_by_default_and_opt_in(sample_archive):
     preflight = {"Origin": "http://evil.example", "Access-Control-Request-Method": "POST"}
     with TestClient(create_app(archive=sample_archive)) as client:
         assert "access-control-allow-origin" not in client.options("/api/search", headers=preflight).headers
-        assert "access-control-allow-origin" not in client.get("/api/health", headers={"Origin": "http://evil.example"}).headers
-    with TestClient(create_app(archive=sample_archive, config=ServeConfig(cors_origins=("http://firm.example",)))) as client:
+        assert (
+            "access-control-allow-origin"
+            not in client.get("/api/health", headers={"Origin": "http://evil.example"}).headers
+        )
+    with TestClient(
+        create_app(archive=sample_archive, config=ServeConfig(cors_origins=("http://firm.example",)))
+    ) as client:
         allowed = client.options("/api/search", headers={**preflight, "Origin": "http://firm.example"})
         assert allowed.headers["access-control-allow-origin"] == "http://firm.example"
 
@@ -199,7 +237,9 @@ def test_rebuild_while_serving_swaps_the_index(sample_archive, scenarios):
     app = create_app(archive=archive, config=ServeConfig(reload_check_seconds=0))
     with TestClient(app) as client:
         before = client.post("/api/search", json={"facts": scenarios[1]["facts"]}).json()
-        Archive(settings=sample_archive.settings).build_index(rebuild=True)  # another Archive, as `aqgr index --rebuild` would
+        Archive(settings=sample_archive.settings).build_index(
+            rebuild=True
+        )  # another Archive, as `aqgr index --rebuild` would
         after = client.post("/api/search", json={"facts": scenarios[1]["facts"]}).json()
         assert app.state.service.reloads == 1
         assert [h["judgment_id"] for h in after["hits"]] == [h["judgment_id"] for h in before["hits"]]
@@ -250,7 +290,9 @@ def test_an_incremental_update_while_serving_is_picked_up_without_a_failed_reque
     archive = Archive(home, index=IndexSpec(embedder="hashing.v1"))
     archive.summarize([folder])
     archive.build_index()
-    app = create_app(archive=Archive(home, index=IndexSpec(embedder="hashing.v1")), config=ServeConfig(reload_check_seconds=0))
+    app = create_app(
+        archive=Archive(home, index=IndexSpec(embedder="hashing.v1")), config=ServeConfig(reload_check_seconds=0)
+    )
     with TestClient(app) as client:
         assert client.post("/api/search", json={"facts": scenarios[0]["facts"]}).status_code == 200
         for path in judgments[10:]:
@@ -264,7 +306,10 @@ def test_an_incremental_update_while_serving_is_picked_up_without_a_failed_reque
         while update.is_alive() or len(statuses) < 3:
             statuses.append(client.post("/api/search", json={"facts": scenarios[0]["facts"], "k": 3}).status_code)
         update.join()
-        assert done["manifest"]["update"]["mode"] == "update" and done["manifest"]["update"]["added"] == len(judgments) - 10
+        assert (
+            done["manifest"]["update"]["mode"] == "update"
+            and done["manifest"]["update"]["added"] == len(judgments) - 10
+        )
         assert set(statuses) == {200}, statuses
         newest = judgments[-1].stem
         assert client.get(f"/api/judgments/{newest}").status_code == 200

@@ -19,8 +19,10 @@ from aqgr.interfaces.cli import app
 from tests.aqgr.helpers import JUDGMENTS
 from tests.server.conftest import FAST, REPO, TestClient
 
-FACTS = ("The deceased was set on fire in the kitchen by her husband and, before she died in hospital, "
-         "made a dying declaration to the magistrate naming him as the one who poured kerosene on her")
+FACTS = (
+    "The deceased was set on fire in the kitchen by her husband and, before she died in hospital, "
+    "made a dying declaration to the magistrate naming him as the one who poured kerosene on her"
+)
 
 
 def _read_line(process, seconds: float) -> str | None:
@@ -34,20 +36,47 @@ def _read_line(process, seconds: float) -> str | None:
 def test_mcp_answers_a_tool_call_whose_argument_holds_a_lone_surrogate(sample_archive):
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR", "VIRTUAL_ENV")}
     env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONPATH=str(REPO))
-    process = subprocess.Popen([sys.executable, "-m", "aqgr.interfaces.cli", "mcp", "--home", str(sample_archive.home)], cwd=str(REPO), env=env,
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "aqgr.interfaces.cli", "mcp", "--home", str(sample_archive.home)],
+        cwd=str(REPO),
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     try:
+
         def send(line: str) -> None:
             process.stdin.write(line.encode("utf-8") + b"\n")
             process.stdin.flush()
 
-        send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}))
+        send(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {},
+                        "clientInfo": {"name": "t", "version": "1"},
+                    },
+                }
+            )
+        )
         assert json.loads(_read_line(process, 120))["id"] == 1
         send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-        for number, (tool, arguments) in enumerate((("get_judgment_summary", '{"judgment_id": "SC\\ud800"}'),
-                                                    ("search_precedents", '{"facts": "dying declaration \\udcff ' + FACTS + '"}')), 2):
-            send('{"jsonrpc": "2.0", "id": %d, "method": "tools/call", "params": {"name": "%s", "arguments": %s}}' % (number, tool, arguments))
+        for number, (tool, arguments) in enumerate(
+            (
+                ("get_judgment_summary", '{"judgment_id": "SC\\ud800"}'),
+                ("search_precedents", '{"facts": "dying declaration \\udcff ' + FACTS + '"}'),
+            ),
+            2,
+        ):
+            send(
+                '{"jsonrpc": "2.0", "id": %d, "method": "tools/call", "params": {"name": "%s", "arguments": %s}}'
+                % (number, tool, arguments)
+            )
             line = _read_line(process, 60)
             assert line is not None, f"no answer to {tool}"
             answer = json.loads(line)
@@ -67,14 +96,19 @@ def test_mcp_caps_are_the_http_caps(sample_archive):
 
     server = build_server(archive=sample_archive)
     with TestClient(create_app(archive=sample_archive)) as client:
-        for arguments in ({"facts": FACTS, "questions": [f"question {i} about a dying declaration" for i in range(11)]},
-                          {"facts": FACTS, "questions": ["is a dying declaration enough " + "x" * 1_000]},
-                          {"facts": FACTS + " x" * 10_000}):
+        for arguments in (
+            {"facts": FACTS, "questions": [f"question {i} about a dying declaration" for i in range(11)]},
+            {"facts": FACTS, "questions": ["is a dying declaration enough " + "x" * 1_000]},
+            {"facts": FACTS + " x" * 10_000},
+        ):
             http = client.post("/api/search", json=arguments)
             assert http.status_code in (413, 422), http.text
             with pytest.raises(ToolError) as caught:
                 anyio.run(server.call_tool, "search_precedents", arguments)
-            assert str(caught.value).endswith(": " + http.json()["detail"]), (str(caught.value), http.json())  # the SDK names the tool first
+            assert str(caught.value).endswith(": " + http.json()["detail"]), (
+                str(caught.value),
+                http.json(),
+            )  # the SDK names the tool first
         ten = {"facts": FACTS, "questions": [f"question {i} about a dying declaration" for i in range(10)], "k": 3}
         assert client.post("/api/search", json=ten).status_code == 200
         anyio.run(server.call_tool, "search_precedents", ten)  # within the caps on both doors

@@ -42,13 +42,18 @@ def test_http_search_narrows_by_filters_and_reports_facets(client, scenarios, sa
     assert {h["judgment_id"] for h in high["hits"]} == HIGH_COURTS  # both, though neither is about the facts
     assert high["filters"]["court_level"] == "high"
 
-    dated = _search(client, facts, filters={"court": "Hon'ble Supreme Court", "decided_from": "2000", "decided_to": "2006-12-31"}).json()
+    dated = _search(
+        client, facts, filters={"court": "Hon'ble Supreme Court", "decided_from": "2000", "decided_to": "2006-12-31"}
+    ).json()
     assert dated["hits"]
     for hit in dated["hits"]:
         assert normalise_court(hit["court"])[0] == "Supreme Court of India"
         assert 2000 <= parse_decided(hit["date"]).year <= 2006
-    in_range = {s.judgment_id for s in sample_archive.summaries()
-                if s.court == "Supreme Court of India" and 2000 <= parse_decided(s.date).year <= 2006}
+    in_range = {
+        s.judgment_id
+        for s in sample_archive.summaries()
+        if s.court == "Supreme Court of India" and 2000 <= parse_decided(s.date).year <= 2006
+    }
     assert {h["judgment_id"] for h in dated["hits"]} <= in_range
 
 
@@ -82,9 +87,15 @@ def test_cli_takes_the_filters_and_exits_2_on_a_bad_range(sample_archive, scenar
     assert found.exit_code == 0, found.output
     payload = json.loads(found.stdout)
     assert {h["judgment_id"] for h in payload["hits"]} <= {"SC009"} and payload["filters"]["court"] == "Delhi HC"
-    assert payload["facets"]["candidates"] == 1 and payload["facets"]["court"] == [{"value": "Delhi High Court", "count": 1}]
+    assert payload["facets"]["candidates"] == 1 and payload["facets"]["court"] == [
+        {"value": "Delhi High Court", "count": 1}
+    ]
     shown = runner.invoke(cli, ["search", scenarios[0]["facts"], "--home", home, "--from", "2005"])
-    assert shown.exit_code == 0 and "filters: decided_from=2005-01-01" in shown.stdout and "court: Supreme Court of India" in shown.stdout
+    assert (
+        shown.exit_code == 0
+        and "filters: decided_from=2005-01-01" in shown.stdout
+        and "court: Supreme Court of India" in shown.stdout
+    )
     bad = runner.invoke(cli, [*args, "--from", "2010", "--to", "2001"])
     assert bad.exit_code == 2 and "before it starts" in bad.stderr
     bad = runner.invoke(cli, [*args, "--disposal", "won"])
@@ -96,19 +107,30 @@ def test_mcp_search_precedents_takes_the_filters(sample_archive, scenarios):
 
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR", "VIRTUAL_ENV")}
     env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", DO_NOT_TRACK="1", PYTHONPATH=str(REPO))
-    server = StdioServerParameters(command=sys.executable, args=["-m", "aqgr.interfaces.cli", "mcp", "--home", str(sample_archive.home)], env=env, cwd=str(REPO))
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "aqgr.interfaces.cli", "mcp", "--home", str(sample_archive.home)],
+        env=env,
+        cwd=str(REPO),
+    )
 
     async def session() -> None:
         async with Client(server, read_timeout_seconds=60) as client:
-            found = await client.call_tool("search_precedents", {"facts": scenarios[0]["facts"], "k": 10,
-                                                                 "filters": {"court_level": "high"}})
+            found = await client.call_tool(
+                "search_precedents", {"facts": scenarios[0]["facts"], "k": 10, "filters": {"court_level": "high"}}
+            )
             assert not found.is_error
             result = found.structured_content
             assert {h["judgment_id"] for h in result["hits"]} <= HIGH_COURTS and result["facets"]["candidates"] <= 2
-            questions = await client.call_tool("candidate_questions", {"facts": scenarios[0]["facts"], "filters": {"court": "Delhi HC"}})
+            questions = await client.call_tool(
+                "candidate_questions", {"facts": scenarios[0]["facts"], "filters": {"court": "Delhi HC"}}
+            )
             assert not questions.is_error
             assert {c["source_judgment_id"] for c in questions.structured_content["result"]} <= {"SC009"}
-            bad = await client.call_tool("search_precedents", {"facts": scenarios[0]["facts"], "filters": {"decided_from": "2010", "decided_to": "2001"}})
+            bad = await client.call_tool(
+                "search_precedents",
+                {"facts": scenarios[0]["facts"], "filters": {"decided_from": "2010", "decided_to": "2001"}},
+            )
             assert bad.is_error
 
     anyio.run(session)

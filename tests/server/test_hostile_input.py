@@ -22,7 +22,9 @@ def client(sample_archive):
 
 
 def _post(client, path: str, raw: bytes | str):
-    return client.post(path, content=raw.encode("utf-8") if isinstance(raw, str) else raw, headers={"Content-Type": "application/json"})
+    return client.post(
+        path, content=raw.encode("utf-8") if isinstance(raw, str) else raw, headers={"Content-Type": "application/json"}
+    )
 
 
 def _assert_error(response, status: int, kind: str) -> dict:
@@ -75,7 +77,9 @@ def test_unknown_routes_and_methods_answer_in_the_error_shape(client):
     _assert_error(client.get("/api/search"), 405, "method_not_allowed")
 
 
-@pytest.mark.parametrize("path", ["/api/judgments/%ED%A0%80", "/api/judgments/%ED%A0%80/text", "/api/judgments/%FF/citations"])
+@pytest.mark.parametrize(
+    "path", ["/api/judgments/%ED%A0%80", "/api/judgments/%ED%A0%80/text", "/api/judgments/%FF/citations"]
+)
 def test_ids_that_are_not_utf8_are_clean_4xx(client, path):
     response = client.get(path)
     assert 400 <= response.status_code < 500 and set(response.json()) == {"error", "detail"}

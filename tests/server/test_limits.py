@@ -23,8 +23,14 @@ FACTS = (
 
 # -- allowed hosts ---------------------------------------------------------------------------------
 def test_host_names_are_parsed_like_a_browser_sends_them():
-    assert host_name("127.0.0.1:8765") == "127.0.0.1" and host_name("[::1]:8765") == "::1" and host_name("[::1]") == "::1"
-    assert host_name("LocalHost.") == "localhost" and host_name("evil.example:80") == "evil.example" and host_name("") == ""
+    assert (
+        host_name("127.0.0.1:8765") == "127.0.0.1" and host_name("[::1]:8765") == "::1" and host_name("[::1]") == "::1"
+    )
+    assert (
+        host_name("LocalHost.") == "localhost"
+        and host_name("evil.example:80") == "evil.example"
+        and host_name("") == ""
+    )
     assert allowed_hosts(ServeConfig()) == {"127.0.0.1", "localhost", "::1"}
     assert "10.0.0.5" in allowed_hosts(ServeConfig(host="10.0.0.5", api_key="k"))
     assert socket.gethostname().lower() in allowed_hosts(ServeConfig(host="0.0.0.0", api_key="k"))
@@ -53,7 +59,14 @@ def test_a_foreign_host_header_is_refused(sample_archive):
 # -- body size, read timeout, concurrent searches on a live server ------------------------------------
 @pytest.fixture(scope="module")
 def limited(sample_archive):
-    config = ServeConfig(read_timeout_seconds=0.5, max_searches=1, max_waiting_searches=1, search_wait_seconds=0.5, max_body_bytes=2_000, reload_check_seconds=0)
+    config = ServeConfig(
+        read_timeout_seconds=0.5,
+        max_searches=1,
+        max_waiting_searches=1,
+        search_wait_seconds=0.5,
+        max_body_bytes=2_000,
+        reload_check_seconds=0,
+    )
     options = {k: v for k, v in uvicorn_options(config).items() if k != "server_header"}
     with LiveServer(create_app(archive=sample_archive, config=config), **options) as server:
         yield server
@@ -62,7 +75,12 @@ def limited(sample_archive):
 def _request(server, method: str, path: str, body: dict | None = None, timeout: float = 30) -> tuple[int, dict, dict]:
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=timeout)
     try:
-        conn.request(method, path, body=json.dumps(body) if body is not None else None, headers={"Content-Type": "application/json"})
+        conn.request(
+            method,
+            path,
+            body=json.dumps(body) if body is not None else None,
+            headers={"Content-Type": "application/json"},
+        )
         response = conn.getresponse()
         return response.status, {k.lower(): v for k, v in response.getheaders()}, json.loads(response.read() or b"null")
     finally:
@@ -82,10 +100,13 @@ def _read_all(sock: socket.socket) -> bytes:
     return b"".join(chunks)
 
 
-@pytest.mark.parametrize("partial", [
-    b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ",  # headers trickling
-    b"POST /api/search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"facts\": \"",  # body trickling
-])
+@pytest.mark.parametrize(
+    "partial",
+    [
+        b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ",  # headers trickling
+        b'POST /api/search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"facts": "',  # body trickling
+    ],
+)
 def test_slow_clients_get_408_and_are_disconnected(limited, partial):
     slow = []
     for _ in range(30):  # a crowd of slow clients
@@ -106,7 +127,9 @@ def test_slow_clients_get_408_and_are_disconnected(limited, partial):
 
 def test_a_body_over_the_limit_is_413_even_when_streamed(limited):
     with socket.create_connection(("127.0.0.1", limited.port), timeout=5) as sock:
-        sock.sendall(b"POST /api/search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+        sock.sendall(
+            b"POST /api/search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        )
         chunk = b'{"facts": "' + b"a" * 3000 + b'"}'
         sock.sendall(b"%x\r\n%s\r\n0\r\n\r\n" % (len(chunk), chunk))
         answer = _read_all(sock)
@@ -125,7 +148,12 @@ def test_searches_beyond_the_slots_and_queue_get_503_with_retry_after(limited, s
     service.searcher = held
     results: list = []
     try:
-        threads = [threading.Thread(target=lambda: results.append(_request(limited, "POST", "/api/search", {"facts": FACTS, "k": 2}))) for _ in range(4)]
+        threads = [
+            threading.Thread(
+                target=lambda: results.append(_request(limited, "POST", "/api/search", {"facts": FACTS, "k": 2}))
+            )
+            for _ in range(4)
+        ]
         for t in threads:
             t.start()
             time.sleep(0.05)

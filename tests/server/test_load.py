@@ -28,7 +28,11 @@ def test_concurrent_searches_have_no_errors(live_server):
 
 def test_searches_during_an_index_rebuild_keep_working(live_server, sample_archive):
     results: dict = {}
-    rebuild = threading.Thread(target=lambda: results.setdefault("manifest", Archive(settings=sample_archive.settings).build_index(rebuild=True)))
+    rebuild = threading.Thread(
+        target=lambda: results.setdefault(
+            "manifest", Archive(settings=sample_archive.settings).build_index(rebuild=True)
+        )
+    )
     reloads = live_server.app.state.service.reloads
     rebuild.start()
     reports = [bench.run(live_server.url, clients=4, requests=2, k=3)]
@@ -44,8 +48,11 @@ def test_searches_during_an_index_rebuild_keep_working(live_server, sample_archi
 def test_server_survives_clients_that_disconnect_mid_request(live_server, scenarios):
     body = json.dumps({"facts": scenarios[0]["facts"]}).encode()
     for payload in (
-        b"POST /api/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body,  # gone before the answer
-        b"POST /api/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n" + body[:100],  # body cut short
+        b"POST /api/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+        % len(body)
+        + body,  # gone before the answer
+        b"POST /api/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n"
+        + body[:100],  # body cut short
         b"POST /api/sea",  # request line cut short
     ):
         with socket.create_connection(("127.0.0.1", live_server.port), timeout=5) as sock:

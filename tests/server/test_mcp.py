@@ -10,13 +10,23 @@ from mcp import Client, StdioServerParameters
 
 from tests.server.conftest import REPO
 
-EXPECTED_TOOLS = {"search_precedents", "candidate_questions", "get_judgment_summary", "get_judgment_text", "get_judgment_citations", "get_judgment_pinpoints", "search_statutes"}
+EXPECTED_TOOLS = {
+    "search_precedents",
+    "candidate_questions",
+    "get_judgment_summary",
+    "get_judgment_text",
+    "get_judgment_citations",
+    "get_judgment_pinpoints",
+    "search_statutes",
+}
 
 
 def _server(home) -> StdioServerParameters:
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR", "VIRTUAL_ENV")}
     env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", DO_NOT_TRACK="1", PYTHONPATH=str(REPO))
-    return StdioServerParameters(command=sys.executable, args=["-m", "aqgr.interfaces.cli", "mcp", "--home", str(home)], env=env, cwd=str(REPO))
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "aqgr.interfaces.cli", "mcp", "--home", str(home)], env=env, cwd=str(REPO)
+    )
 
 
 def test_mcp_tools_over_stdio(sample_archive, scenarios):
@@ -53,7 +63,10 @@ def test_mcp_tools_over_stdio(sample_archive, scenarios):
 
             text = await client.call_tool("get_judgment_text", {"judgment_id": "SC001", "max_chars": 200})
             assert not text.is_error
-            assert text.structured_content["text"].startswith("Harbans Lal") and text.structured_content["truncated"] is True
+            assert (
+                text.structured_content["text"].startswith("Harbans Lal")
+                and text.structured_content["truncated"] is True
+            )
 
             pinned = await client.call_tool("get_judgment_pinpoints", {"judgment_id": "SC001"})
             assert not pinned.is_error and pinned.structured_content["paragraphs_numbered"] is True
@@ -68,7 +81,10 @@ def test_mcp_tools_over_stdio(sample_archive, scenarios):
             assert unknown.is_error and "no judgment 'C99999' in the archive" in unknown.content[0].text
 
             statutes = await client.call_tool("search_statutes", {"facts": facts, "k": 2})
-            assert not statutes.is_error and {h["statute_id"] for h in statutes.structured_content["hits"]} == {"S1", "S3"}
+            assert not statutes.is_error and {h["statute_id"] for h in statutes.structured_content["hits"]} == {
+                "S1",
+                "S3",
+            }
 
             missing = await client.call_tool("get_judgment_summary", {"judgment_id": "C99999"})
             assert missing.is_error and "no judgment 'C99999' in the archive" in missing.content[0].text

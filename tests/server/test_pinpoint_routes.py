@@ -23,7 +23,12 @@ def test_search_hits_carry_spans_into_the_text_route(client, scenarios):
         text = client.get(f"/api/judgments/{hit['judgment_id']}/text").json()["text"]
         for e in hit["evidence"]:
             assert e["located"] and isinstance(e["paragraph"], int)
-            assert " ".join(e["text"].removesuffix(" ...").split()).lower().find(" ".join(text[e["start"]:e["end"]].split()).lower()) >= 0
+            assert (
+                " ".join(e["text"].removesuffix(" ...").split())
+                .lower()
+                .find(" ".join(text[e["start"] : e["end"]].split()).lower())
+                >= 0
+            )
         assert hit["reason_at"]["located"] and hit["legal_issue_at"]["located"]
 
 
@@ -31,7 +36,7 @@ def test_text_route_gives_where_each_numbered_paragraph_starts(client):
     body = client.get("/api/judgments/SC001/text").json()
     marks = body["paragraphs"]
     assert [m["number"] for m in marks] == list(range(1, len(marks) + 1)) and len(marks) >= 5
-    assert all(body["text"][m["start"]:].lstrip().startswith(f"{m['number']}.") for m in marks)
+    assert all(body["text"][m["start"] :].lstrip().startswith(f"{m['number']}.") for m in marks)
 
 
 def test_pinpoints_route_gives_the_summary_and_each_passage_place(client, sample_archive):

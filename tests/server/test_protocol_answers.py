@@ -56,7 +56,9 @@ def test_the_connection_cap_answers_503_as_json(capped):
 
 
 def test_idle_sockets_of_one_client_do_not_lock_others_out(capped):
-    idle = [socket.create_connection(("127.0.0.1", capped.port), timeout=10) for _ in range(CAP * 2)]  # opened, nothing sent
+    idle = [
+        socket.create_connection(("127.0.0.1", capped.port), timeout=10) for _ in range(CAP * 2)
+    ]  # opened, nothing sent
     try:
         time.sleep(0.2)
         started = time.monotonic()

@@ -41,9 +41,19 @@ def browser(tmp_path_factory):
     os.environ.setdefault("SE_OFFLINE", "true")  # selenium must never fetch a driver or a browser
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions", "--window-size=1366,900",
-                 f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-extensions",
+        "--window-size=1366,900",
+        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
+    ):
         options.add_argument(flag)
     driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
     driver.set_page_load_timeout(30)
@@ -95,7 +105,10 @@ def test_issue_first_search_in_a_browser(browser, live_server, scenarios, artifa
     own = "Whether a statement recorded by the police without a magistrate is admissible as a dying declaration?"
     d.find_element(By.ID, "new-question").send_keys(own, Keys.ENTER)
     boxes = d.find_elements(By.CSS_SELECTOR, "#questions input[type=checkbox]")
-    assert boxes[-1].is_selected() and d.find_elements(By.CSS_SELECTOR, "#questions textarea")[-1].get_attribute("value") == own
+    assert (
+        boxes[-1].is_selected()
+        and d.find_elements(By.CSS_SELECTOR, "#questions textarea")[-1].get_attribute("value") == own
+    )
     _full_height_screenshot(d, artifacts / "1-questions-laptop.png", 1366)
 
     # 3. search: results grouped per chosen question
@@ -103,7 +116,11 @@ def test_issue_first_search_in_a_browser(browser, live_server, scenarios, artifa
     _wait(d).until(lambda drv: drv.find_elements(By.CSS_SELECTOR, "#results .hit"))
     groups = d.find_elements(By.CSS_SELECTOR, "#results .group h3")
     assert len(groups) >= 3
-    assert groups[0].text.startswith("Q1.") and groups[1].text.endswith("(murder conviction)") and groups[2].text.endswith(own)
+    assert (
+        groups[0].text.startswith("Q1.")
+        and groups[1].text.endswith("(murder conviction)")
+        and groups[2].text.endswith(own)
+    )
     hits = d.find_elements(By.CSS_SELECTOR, "#results .hit")
     assert 1 <= len(hits) <= 10  # each judgment in full once; under the other questions, a reference to it
     sections = d.find_elements(By.CSS_SELECTOR, "#results .group")
@@ -125,7 +142,11 @@ def test_issue_first_search_in_a_browser(browser, live_server, scenarios, artifa
     # 4. open the summary and the judgment text, the evidence highlighted
     first.find_element(By.CSS_SELECTOR, "button.open").click()
     dialog = d.find_element(By.ID, "judgment")
-    _wait(d).until(lambda drv: dialog.get_attribute("open") is not None and "Issues" in drv.find_element(By.ID, "panel-summary").text)
+    _wait(d).until(
+        lambda drv: (
+            dialog.get_attribute("open") is not None and "Issues" in drv.find_element(By.ID, "panel-summary").text
+        )
+    )
     assert d.find_element(By.ID, "judgment-title").text == first.find_element(By.CSS_SELECTOR, ".parties").text
     summary_text = d.find_element(By.ID, "panel-summary").text
     assert re.search(r"Cite[sd][^\n]*in this archive", summary_text)  # SC007 cites SC001, with the words that name it
@@ -147,7 +168,11 @@ def test_issue_first_search_in_a_browser(browser, live_server, scenarios, artifa
     _full_height_screenshot(d, artifacts / "5-results-phone.png", 390)
     d.set_window_size(390, 844)
     d.find_elements(By.CSS_SELECTOR, "#results .hit button.open")[0].click()
-    _wait(d).until(lambda drv: dialog.get_attribute("open") is not None and "Issues" in drv.find_element(By.ID, "panel-summary").text)
+    _wait(d).until(
+        lambda drv: (
+            dialog.get_attribute("open") is not None and "Issues" in drv.find_element(By.ID, "panel-summary").text
+        )
+    )
     d.find_element(By.ID, "tab-text").click()
     _wait(d).until(lambda drv: drv.find_elements(By.CSS_SELECTOR, "#judgment-text mark"))
     d.save_screenshot(str(artifacts / "6-text-phone.png"))
@@ -196,7 +221,11 @@ def test_a_hit_overruled_in_the_archive_is_flagged_visibly(browser, home, tmp_pa
     with LiveServer(create_app(archive=archive, config=ServeConfig(reload_check_seconds=0))) as server:
         d = browser
         flag = _searched_flag(d, server.url, "indexed", DYING_DECLARATION_FACTS, "A1")
-        assert "overruled by Gopal Singh" in flag.text and "[A6]" in flag.text and "does not lay down the correct law" in flag.text
+        assert (
+            "overruled by Gopal Singh" in flag.text
+            and "[A6]" in flag.text
+            and "does not lay down the correct law" in flag.text
+        )
         assert not d.find_elements(By.CSS_SELECTOR, "#hit-A2 .treatment-warning")  # distinguished only: no flag
         d.save_screenshot(str(artifacts / "7-overruled-warning.png"))
 
@@ -208,13 +237,19 @@ def test_the_sample_archive_flags_its_overruled_judgment(browser, live_server, a
 
     d = browser
     flag = _searched_flag(d, live_server.url, "17 judgments indexed", SENIORITY_FACTS, "SC012")
-    assert "overruled by Anil Kumar Srivastava" in flag.text and "[SC017]" in flag.text and "does not lay down the correct law" in flag.text
+    assert (
+        "overruled by Anil Kumar Srivastava" in flag.text
+        and "[SC017]" in flag.text
+        and "does not lay down the correct law" in flag.text
+    )
     assert d.find_elements(By.ID, "hit-SC017") and not d.find_elements(By.CSS_SELECTOR, "#hit-SC017 .treatment-warning")
     assert _no_horizontal_scroll(d)
     d.save_screenshot(str(artifacts / "9-sample-overruled-warning.png"))
 
 
-def test_facets_narrow_the_search_from_the_keyboard_and_hostile_filters_stay_text(browser, live_server, scenarios, artifacts):
+def test_facets_narrow_the_search_from_the_keyboard_and_hostile_filters_stay_text(
+    browser, live_server, scenarios, artifacts
+):
     d = browser
     d.set_window_size(1366, 900)
     d.get(live_server.url + "/")
@@ -227,7 +262,10 @@ def test_facets_narrow_the_search_from_the_keyboard_and_hostile_filters_stay_tex
     # facets over the ranked candidates, each value a button
     _wait(d).until(EC.visibility_of_element_located((By.ID, "facets")))
     assert d.find_element(By.ID, "active-filters").get_attribute("hidden") is not None  # no filter yet
-    courts = {b.find_element(By.CSS_SELECTOR, ".facet-label").text: b for b in d.find_elements(By.CSS_SELECTOR, "#facets button[data-facet=court]")}
+    courts = {
+        b.find_element(By.CSS_SELECTOR, ".facet-label").text: b
+        for b in d.find_elements(By.CSS_SELECTOR, "#facets button[data-facet=court]")
+    }
     assert {"Supreme Court of India", "Delhi High Court"} <= set(courts)
     assert courts["Delhi High Court"].find_element(By.CSS_SELECTOR, ".facet-count").text == "1"
     _full_height_screenshot(d, artifacts / "7-facets-laptop.png", 1366)
@@ -238,7 +276,9 @@ def test_facets_narrow_the_search_from_the_keyboard_and_hostile_filters_stay_tex
     _wait(d).until(EC.text_to_be_present_in_element((By.ID, "active-filters"), "Court: Delhi High Court"))
     assert d.find_element(By.ID, "filter-court").get_attribute("value") == "Delhi High Court"
     assert "Among the 1 judgments ranked" in d.find_element(By.ID, "facets").text
-    assert [b.text for b in d.find_elements(By.CSS_SELECTOR, "#facets button[data-facet=court] .facet-label")] == ["Delhi High Court"]
+    assert [b.text for b in d.find_elements(By.CSS_SELECTOR, "#facets button[data-facet=court] .facet-label")] == [
+        "Delhi High Court"
+    ]
     for hit in d.find_elements(By.CSS_SELECTOR, "#results .hit"):
         assert "High Court of Delhi" in hit.find_element(By.CSS_SELECTOR, ".meta").text
     _full_height_screenshot(d, artifacts / "8-narrowed-laptop.png", 1366)
@@ -257,5 +297,7 @@ def test_facets_narrow_the_search_from_the_keyboard_and_hostile_filters_stay_tex
     d.find_element(By.ID, "search").click()
     _wait(d).until(EC.text_to_be_present_in_element((By.ID, "active-filters"), hostile))
     assert d.execute_script("return window.__pwned === undefined && !document.querySelector('#results-section img')")
-    assert "closest known" in d.find_element(By.ID, "guard").text and not d.find_elements(By.CSS_SELECTOR, "#results .hit")
+    assert "closest known" in d.find_element(By.ID, "guard").text and not d.find_elements(
+        By.CSS_SELECTOR, "#results .hit"
+    )
     d.find_element(By.ID, "filter-court").clear()

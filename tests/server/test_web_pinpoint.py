@@ -14,7 +14,9 @@ def _plain(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
-def test_para_link_opens_the_text_at_the_passage_highlighted(browser, live_server, scenarios, sample_archive, artifacts):
+def test_para_link_opens_the_text_at_the_passage_highlighted(
+    browser, live_server, scenarios, sample_archive, artifacts
+):
     d = browser
     d.set_window_size(1366, 900)
     d.get(live_server.url + "/")
@@ -42,7 +44,11 @@ def test_para_link_opens_the_text_at_the_passage_highlighted(browser, live_serve
     end = start + len("The question that arises for consideration")
     d.get(f"{live_server.url}/#judgment=SC001&at={start}-{end}")
     selector = f'#judgment-text mark.current[data-start="{start}"]'
-    _wait(d).until(lambda drv: drv.find_elements(By.CSS_SELECTOR, selector) and drv.find_element(By.CSS_SELECTOR, selector).is_displayed())
+    _wait(d).until(
+        lambda drv: (
+            drv.find_elements(By.CSS_SELECTOR, selector) and drv.find_element(By.CSS_SELECTOR, selector).is_displayed()
+        )
+    )
     assert d.find_element(By.CSS_SELECTOR, selector).text == text[start:end]
     assert d.find_element(By.ID, "judgment-title").text.startswith("Harbans Lal")
 

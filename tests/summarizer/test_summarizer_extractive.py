@@ -139,7 +139,11 @@ def test_text_without_header_still_summarised():
     assert s.court is None and s.case_number is None and s.date is None
     assert s.parties.appellants == [] and s.bench == []
     assert s.facts and s.issues and s.final_judgment
-    validate_summary(StructuredSummary.from_slots("J2", s, Provenance(engine="extractive.v1", engine_version="x", source_sha256="0" * 64)))
+    validate_summary(
+        StructuredSummary.from_slots(
+            "J2", s, Provenance(engine="extractive.v1", engine_version="x", source_sha256="0" * 64)
+        )
+    )
 
 
 @pytest.mark.parametrize("text", ["", "   \n\t\n  ", "\n\n...\n--"])
@@ -174,7 +178,9 @@ def test_600k_character_judgment_is_fast():
     s = _summarize(text)
     elapsed = time.perf_counter() - started
     assert s.parties.appellants == ["Ram Kumar and Others"]
-    assert elapsed < 20.0, f"{elapsed:.2f}s for 600,000 characters (about 1 s expected; far more means a regex backtracks)"
+    assert elapsed < 20.0, (
+        f"{elapsed:.2f}s for 600,000 characters (about 1 s expected; far more means a regex backtracks)"
+    )
 
 
 def test_pathological_input_is_fast():

@@ -67,7 +67,10 @@ log = logging.getLogger("aqgr.server")  # the log channel people configure, not 
 
 # Starlette's own refusals, in the API's error shape
 _HTTP_KINDS = {
-    400: ("invalid_json", "the request body is not valid JSON (or nests too deeply, or holds a number too long to read): send a JSON object such as {\"facts\": \"...\"}"),
+    400: (
+        "invalid_json",
+        'the request body is not valid JSON (or nests too deeply, or holds a number too long to read): send a JSON object such as {"facts": "..."}',
+    ),
     404: ("not_found", "no such page: the API lives under /api/ (see /openapi.json)"),
     405: ("method_not_allowed", "this route does not take that method (see /openapi.json)"),
 }
@@ -134,7 +137,9 @@ class BodyLimit:
                 if seen > self.limit:  # streamed past the limit: answer 413 now; the app sees a client gone
                     refused = True
                     if not started:
-                        await _error(413, "body_too_large", self._message(), headers={"Connection": "close"})(scope, receive, send)
+                        await _error(413, "body_too_large", self._message(), headers={"Connection": "close"})(
+                            scope, receive, send
+                        )
                     return {"type": "http.disconnect"}
             return message
 
@@ -158,7 +163,9 @@ def _static_dir() -> Path:
     return Path(str(resources.files("aqgr.interfaces.server") / "static"))
 
 
-def create_app(home: str | Path | None = None, config: ServeConfig | None = None, *, archive: Archive | None = None) -> FastAPI:
+def create_app(
+    home: str | Path | None = None, config: ServeConfig | None = None, *, archive: Archive | None = None
+) -> FastAPI:
     """The app over the archive at `home` (or an `Archive` already built)."""
     config = config or ServeConfig()
     service = ArchiveService(archive or Archive(home), reload_check_seconds=config.reload_check_seconds)
@@ -232,7 +239,12 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
     if config.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
 
-        app.add_middleware(CORSMiddleware, allow_origins=list(config.cors_origins), allow_methods=["GET", "POST"], allow_headers=["Content-Type", "X-API-Key", "Authorization"])
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(config.cors_origins),
+            allow_methods=["GET", "POST"],
+            allow_headers=["Content-Type", "X-API-Key", "Authorization"],
+        )
 
     # ---------------------------------------------------------------- checks
     def authorised(request: Request) -> None:
@@ -243,12 +255,18 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
         if bearer.lower().startswith("bearer "):
             given = given or bearer[7:].strip()
         if not hmac.compare_digest(given.encode(), config.api_key.encode()):
-            raise RequestRefused(401, "unauthorised", "this server needs an API key: send it as the X-API-Key header (or 'Authorization: Bearer KEY')")
+            raise RequestRefused(
+                401,
+                "unauthorised",
+                "this server needs an API key: send it as the X-API-Key header (or 'Authorization: Bearer KEY')",
+            )
 
     caps = Caps(config.max_facts_chars, config.max_questions, config.max_question_chars, config.max_k)
 
     def check_caps(facts: str | None = None, questions: list[str] | None = None, k: int | None = None) -> None:
-        problem = request_problem(facts, questions, k, caps)  # the same check as the MCP tools (aqgr/foundation/caps.py)
+        problem = request_problem(
+            facts, questions, k, caps
+        )  # the same check as the MCP tools (aqgr/foundation/caps.py)
         if problem is not None:
             raise RequestRefused(CAP_STATUS[problem[0]], *problem)
 
@@ -277,10 +295,19 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
         try:
             searcher = service.searcher()
         except StoreError as exc:
-            return Health(status="database_error", version=aqgr.__version__, statutes=service.statutes.exists(), detail=str(exc))
+            return Health(
+                status="database_error", version=aqgr.__version__, statutes=service.statutes.exists(), detail=str(exc)
+            )
         except AqgrError as exc:
-            return Health(status="no_index", version=aqgr.__version__, statutes=service.statutes.exists(), detail=str(exc))
-        return Health(status="ok", version=aqgr.__version__, judgments_indexed=len(searcher.index), statutes=service.statutes.exists())
+            return Health(
+                status="no_index", version=aqgr.__version__, statutes=service.statutes.exists(), detail=str(exc)
+            )
+        return Health(
+            status="ok",
+            version=aqgr.__version__,
+            judgments_indexed=len(searcher.index),
+            statutes=service.statutes.exists(),
+        )
 
     @app.get("/api/version", response_model=Version, tags=["meta"])
     def version() -> Version:
@@ -301,7 +328,12 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
             searcher = service.searcher()
             found = searcher.candidate_questions(body.facts, n=body.n, filters=body.filters)
             keep = min(searcher.options.n_questions, len(found))
-            return QuestionsResponse(facts=" ".join(body.facts.split()), candidates=found, preselected=list(range(keep)), engine=searcher.questions.name)
+            return QuestionsResponse(
+                facts=" ".join(body.facts.split()),
+                candidates=found,
+                preselected=list(range(keep)),
+                engine=searcher.questions.name,
+            )
 
         return await gate.run(run)
 
@@ -323,14 +355,18 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
             patch = body.options.model_dump(exclude_none=True)
             if "retrievers" in patch:
                 patch["retrievers"] = tuple(patch["retrievers"])
-                patch.setdefault("weights", None)  # the archive's weights belong to its retrievers: equal weights unless given
+                patch.setdefault(
+                    "weights", None
+                )  # the archive's weights belong to its retrievers: equal weights unless given
             try:
                 options = SearchOptions(**{**searcher.options.model_dump(), **patch})
             except ValueError as exc:  # pydantic's ValidationError: an inconsistent combination of options
                 raise RequestRefused(422, "invalid_options", str(exc)) from None
         return searcher.search(body.facts, body.questions or None, k=body.k, options=options, filters=body.filters)
 
-    @app.post("/api/statutes/search", response_model=StatuteResult, responses=ERRORS, dependencies=api, tags=["statutes"])
+    @app.post(
+        "/api/statutes/search", response_model=StatuteResult, responses=ERRORS, dependencies=api, tags=["statutes"]
+    )
     async def statutes(body: StatuteSearchRequest) -> StatuteResult:
         """Statutes for the facts and questions (404 with how to add statutes when the archive has none)."""
         check_facts(body.facts)
@@ -338,9 +374,17 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
         check_k(body.k)
         if not service.statutes.exists():
             raise NoStatutesError(service.statutes.root)
-        return await gate.run(lambda: service.search_statutes(body.facts, body.questions or None, k=body.k, filters=body.filters))
+        return await gate.run(
+            lambda: service.search_statutes(body.facts, body.questions or None, k=body.k, filters=body.filters)
+        )
 
-    @app.get("/api/judgments/{judgment_id:path}/text", response_model=JudgmentText, responses=ERRORS, dependencies=api, tags=["judgments"])
+    @app.get(
+        "/api/judgments/{judgment_id:path}/text",
+        response_model=JudgmentText,
+        responses=ERRORS,
+        dependencies=api,
+        tags=["judgments"],
+    )
     def judgment_text(judgment_id: str) -> JudgmentText:
         """The judgment's source text (as read when it was summarised)."""
         check_id(judgment_id)
@@ -348,28 +392,50 @@ def create_app(home: str | Path | None = None, config: ServeConfig | None = None
         if text is None:
             raise RequestRefused(404, "not_found", f"no judgment {judgment_id!r} in the archive")
         marks = ParagraphIndex(text).marks
-        return JudgmentText(judgment_id=judgment_id, text=text, paragraphs=[ParagraphMark(number=n, start=at) for n, at in marks])
+        return JudgmentText(
+            judgment_id=judgment_id, text=text, paragraphs=[ParagraphMark(number=n, start=at) for n, at in marks]
+        )
 
-    @app.get("/api/judgments/{judgment_id:path}/pinpoints", response_model=SummaryPinpoints, responses=ERRORS, dependencies=api, tags=["judgments"])
+    @app.get(
+        "/api/judgments/{judgment_id:path}/pinpoints",
+        response_model=SummaryPinpoints,
+        responses=ERRORS,
+        dependencies=api,
+        tags=["judgments"],
+    )
     def judgment_pinpoints(judgment_id: str) -> SummaryPinpoints:
         """The judgment's structured summary with each passage's pinpoint in its text (offsets, paragraph; `aqgr show`)."""
         check_id(judgment_id)
         return pinpoints_of(judgment_id, service.summary, service.text)
 
-    @app.get("/api/judgments/{judgment_id:path}/citations", response_model=JudgmentCitations, responses=ERRORS, dependencies=api, tags=["judgments"])
+    @app.get(
+        "/api/judgments/{judgment_id:path}/citations",
+        response_model=JudgmentCitations,
+        responses=ERRORS,
+        dependencies=api,
+        tags=["judgments"],
+    )
     def judgment_citations(judgment_id: str) -> JudgmentCitations:
         """The judgments of the archive this one cites and those citing it, each with the words that name it
         (404 for an unknown id; 503 when the index has no citation graph: run `aqgr index`)."""
         check_id(judgment_id)
         return service.citations_of(judgment_id)
 
-    @app.get("/api/judgments/{judgment_id:path}", response_model=StructuredSummary, responses=ERRORS, dependencies=api, tags=["judgments"])
+    @app.get(
+        "/api/judgments/{judgment_id:path}",
+        response_model=StructuredSummary,
+        responses=ERRORS,
+        dependencies=api,
+        tags=["judgments"],
+    )
     def judgment(judgment_id: str) -> StructuredSummary:
         """The judgment's structured summary."""
         check_id(judgment_id)
         found = service.summary(judgment_id)
         if found is None:
-            raise RequestRefused(404, "not_found", f"no summary of {judgment_id!r} in the archive (ids are as in search hits)")
+            raise RequestRefused(
+                404, "not_found", f"no summary of {judgment_id!r} in the archive (ids are as in search hits)"
+            )
         return found
 
     # ---------------------------------------------------------------- the page

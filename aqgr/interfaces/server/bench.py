@@ -41,7 +41,16 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
-def run(url: str, *, clients: int = 8, requests: int = 50, facts: list[str] | None = None, k: int = 10, api_key: str | None = None, timeout: float = 60.0) -> dict:
+def run(
+    url: str,
+    *,
+    clients: int = 8,
+    requests: int = 50,
+    facts: list[str] | None = None,
+    k: int = 10,
+    api_key: str | None = None,
+    timeout: float = 60.0,
+) -> dict:
     """Fire `clients` x `requests` searches at the server at `url`; returns the report."""
     facts = facts or sample_facts()
     parts = urlsplit(url)
@@ -111,7 +120,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--api-key")
     parser.add_argument("--facts-file", type=Path, help="one fact scenario per line (default: the sample scenarios)")
     args = parser.parse_args(argv)
-    facts = [line.strip() for line in args.facts_file.read_text(encoding="utf-8").splitlines() if line.strip()] if args.facts_file else None
+    facts = (
+        [line.strip() for line in args.facts_file.read_text(encoding="utf-8").splitlines() if line.strip()]
+        if args.facts_file
+        else None
+    )
     report = run(args.url, clients=args.clients, requests=args.requests, facts=facts, k=args.k, api_key=args.api_key)
     print(json.dumps(report, indent=2))
     return 1 if report["errors"] else 0

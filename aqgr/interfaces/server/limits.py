@@ -58,8 +58,17 @@ def _json_response(status: int, error: str, detail: str, headers: dict[str, str]
     async def respond(scope, receive, send) -> None:
         body = json.dumps({"error": error, "detail": detail}).encode()
         extra = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *extra]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    *extra,
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})
 
     return respond
@@ -78,8 +87,10 @@ class HostCheck:
         if host_name(given) in self.hosts:
             return await self.app(scope, receive, send)
         shown = ", ".join(sorted(self.hosts))
-        detail = (f"this server answers only for the hosts it was started for ({shown}); the request was for "
-                  f"{given[:100]!r}. Use one of those, or restart it with --allowed-host NAME (AQGR_SERVE_ALLOWED_HOSTS)")
+        detail = (
+            f"this server answers only for the hosts it was started for ({shown}); the request was for "
+            f"{given[:100]!r}. Use one of those, or restart it with --allowed-host NAME (AQGR_SERVE_ALLOWED_HOSTS)"
+        )
         await _json_response(400, "host_not_allowed", detail)(scope, receive, send)
 
 
@@ -116,12 +127,18 @@ class SearchGate:
         slots = self._semaphore()
         if slots.locked():
             if self.queued >= self.waiting:
-                raise Busy(self._retry_after(), f"the server is busy: {self.running} searches running and {self.queued} waiting; retry in a few seconds")
+                raise Busy(
+                    self._retry_after(),
+                    f"the server is busy: {self.running} searches running and {self.queued} waiting; retry in a few seconds",
+                )
             self.queued += 1
             try:
                 await asyncio.wait_for(slots.acquire(), timeout=self.wait_seconds)
             except asyncio.TimeoutError:
-                raise Busy(self._retry_after(), f"the server is busy: no search slot freed up within {self.wait_seconds:g} s; retry in a few seconds") from None
+                raise Busy(
+                    self._retry_after(),
+                    f"the server is busy: no search slot freed up within {self.wait_seconds:g} s; retry in a few seconds",
+                ) from None
             finally:
                 self.queued -= 1
         else:
@@ -135,21 +152,40 @@ class SearchGate:
 def _raw_answer(status: int, reason: str, error: str, detail: str) -> bytes:
     """A whole HTTP/1.1 answer in the API's error shape that closes the connection (written to the socket as is)."""
     body = json.dumps({"error": error, "detail": detail}).encode()
-    return (b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: %d\r\n\r\n%s"
-            % (status, reason.encode(), len(body), body))
+    return b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: %d\r\n\r\n%s" % (
+        status,
+        reason.encode(),
+        len(body),
+        body,
+    )
 
 
 def read_timeout_protocol(seconds: float) -> type:
     """uvicorn's h11 protocol, closing a connection whose request is not read within `seconds` (408)."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    answer = _raw_answer(408, "Request Timeout", "request_timeout", f"the request did not arrive within {seconds:g} s: send it in one go")
-    evicted = _raw_answer(408, "Request Timeout", "idle_connection_closed", "the connection sent nothing while the server was at its "
-                          "connection limit, and was closed to make room: send the request when the connection is opened")
-    invalid = _raw_answer(400, "Bad Request", "invalid_http", "the request is not valid HTTP/1.1 (request line, headers or framing): "
-                          "send a well-formed request")
-    full = _json_response(503, "too_many_connections", "the server has as many open connections as it accepts: retry in a few seconds",
-                          headers={"Retry-After": "2", "Connection": "close"})
+    answer = _raw_answer(
+        408, "Request Timeout", "request_timeout", f"the request did not arrive within {seconds:g} s: send it in one go"
+    )
+    evicted = _raw_answer(
+        408,
+        "Request Timeout",
+        "idle_connection_closed",
+        "the connection sent nothing while the server was at its "
+        "connection limit, and was closed to make room: send the request when the connection is opened",
+    )
+    invalid = _raw_answer(
+        400,
+        "Bad Request",
+        "invalid_http",
+        "the request is not valid HTTP/1.1 (request line, headers or framing): send a well-formed request",
+    )
+    full = _json_response(
+        503,
+        "too_many_connections",
+        "the server has as many open connections as it accepts: retry in a few seconds",
+        headers={"Retry-After": "2", "Connection": "close"},
+    )
 
     class ReadTimeoutH11Protocol(H11Protocol):
         _deadline: asyncio.TimerHandle | None = None

@@ -100,7 +100,9 @@ class ArchiveService:
         searcher = self.searcher()
         return judgment_citations(judgment_id, searcher.citations, searcher.summaries.get)
 
-    def search_statutes(self, facts: str, questions: Sequence[str] | None = None, *, k: int = 10, filters=None) -> StatuteResult:
+    def search_statutes(
+        self, facts: str, questions: Sequence[str] | None = None, *, k: int = 10, filters=None
+    ) -> StatuteResult:
         """Statutes for the facts: the given questions, or the archive's top generated ones;
         also through the statutes that the archive's precedents for the facts quote."""
         return statutes_for(self.searcher(), self.statutes, facts, questions, k=k, filters=filters)
