@@ -9,9 +9,9 @@ import json
 import shlex
 import sys
 from pathlib import Path
-from typing import List, Optional
 
 import typer
+
 from aqgr.foundation.paths import shared_datasets
 
 app = typer.Typer(add_completion=False, help="FIRE-style evaluation of aqgr systems on AILA-format data.")
@@ -22,40 +22,40 @@ DEFAULT_DATA = shared_datasets() / "aila2019"
 @app.callback(invoke_without_command=True)
 def main(
     ctx: typer.Context,
-    system: Optional[List[str]] = typer.Option(
+    system: list[str] | None = typer.Option(
         None,
         "--system",
         "-s",
         help="System name (repeat for several); default bm25-fulltext. "
         "A summary-based system on another index backend: NAME@milvus.",
     ),
-    systems_csv: Optional[str] = typer.Option(
+    systems_csv: str | None = typer.Option(
         None,
         "--systems",
         help="Comma-separated system names ('all': every registered system), e.g. aqgr-no-fulltext,aqgr-no-fulltext@milvus.",
     ),
     protocol: str = typer.Option("aila-cases", help="aila-cases | aila-statutes | study-subset"),
     data: Path = typer.Option(DEFAULT_DATA, help="AILA-format dataset folder."),
-    qrels: Optional[Path] = typer.Option(None, help="Qrels file (default: the dataset's own)."),
-    docs: Optional[Path] = typer.Option(None, help="Documents folder when the dataset has none."),
-    queries: Optional[str] = typer.Option(None, help="Subset: 'Q1-Q10', 'Q1..Q10,Q31', 'all'."),
-    out: Optional[Path] = typer.Option(None, help="Report directory (default ./reports/<UTC timestamp>)."),
-    measure: Optional[List[str]] = typer.Option(None, "--measure", "-m", help="Measure (repeat); default: all."),
+    qrels: Path | None = typer.Option(None, help="Qrels file (default: the dataset's own)."),
+    docs: Path | None = typer.Option(None, help="Documents folder when the dataset has none."),
+    queries: str | None = typer.Option(None, help="Subset: 'Q1-Q10', 'Q1..Q10,Q31', 'all'."),
+    out: Path | None = typer.Option(None, help="Report directory (default ./reports/<UTC timestamp>)."),
+    measure: list[str] | None = typer.Option(None, "--measure", "-m", help="Measure (repeat); default: all."),
     depth: int = typer.Option(1000, help="Documents per query in the run."),
-    cache_dir: Optional[Path] = typer.Option(
+    cache_dir: Path | None = typer.Option(
         None, help="Eval cache: summaries, indexes, embeddings (default $AQGR_HOME/cache/eval)."
     ),
-    summarizer: Optional[str] = typer.Option(
+    summarizer: str | None = typer.Option(
         None, help="Summariser of the summary-based systems (default extractive.v1)."
     ),
-    embedder: Optional[str] = typer.Option(
+    embedder: str | None = typer.Option(
         None, help="Embedding model of the summary-based systems (default minilm-l6-int8.v1)."
     ),
-    bm25_idf: Optional[str] = typer.Option(
+    bm25_idf: str | None = typer.Option(
         None,
         help="BM25 idf of the summary-based systems: lucene (the default; what Milvus computes) or okapi (rank-bm25's, floored; embedded backend only).",
     ),
-    milvus_uri: Optional[str] = typer.Option(
+    milvus_uri: str | None = typer.Option(
         None,
         help="Where the NAME@milvus systems keep their index: a Milvus server URL, or a milvus-lite path (default: milvus.db in the cached archive home).",
     ),
@@ -66,10 +66,10 @@ def main(
         return
     from rich.console import Console
 
-    from aqgr.foundation.console import styled
-    from aqgr.foundation.errors import AqgrError
     from aqgr.eval.harness import evaluate_path
     from aqgr.eval.report import render_table
+    from aqgr.foundation.console import styled
+    from aqgr.foundation.errors import AqgrError
 
     err = Console(stderr=True)
     out = out or default_out_dir()
@@ -126,7 +126,7 @@ def default_out_dir() -> Path:
     return Path("reports") / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
 
 
-def system_list(names: Optional[List[str]], csv: Optional[str], **pipeline_options) -> list:
+def system_list(names: list[str] | None, csv: str | None, **pipeline_options) -> list:
     """The systems to run: --system (repeatable) then --systems a,b,c ('all' = every one),
     each made now, so that an unknown name or a configuration its backend cannot serve
     fails before anything runs.

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from aqgr.foundation.errors import ConfigError, IndexMismatchError, MissingDependencyError, NoIndexError
 

@@ -46,6 +46,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+
 from aqgr.foundation.paths import SAMPLE, shared_datasets
 
 SAMPLE = SAMPLE

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 
 def print_result(run: Callable[[], dict], errors: tuple[type[Exception], ...] = ()) -> int:

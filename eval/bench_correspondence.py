@@ -202,8 +202,8 @@ def rankings(index, queries: dict[str, str], own: dict[str, str], cited: set[str
 def run(
     work: Path, tables: Path, n: int = PASSAGES, per_judgment: int = PER_JUDGMENT, datasets: Path | None = None
 ) -> dict:
-    from aqgr.pipeline.correspondence import load_tables
     from aqgr.eval.measures import compute
+    from aqgr.pipeline.correspondence import load_tables
 
     root = (datasets or shared_datasets()) / "aila2019" / "Object_casedocs"
     work.mkdir(parents=True, exist_ok=True)

@@ -28,7 +28,6 @@ import json
 import math
 import os
 import random
-import resource
 import shutil
 import statistics
 import subprocess

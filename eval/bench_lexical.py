@@ -52,8 +52,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 
@@ -248,7 +248,7 @@ class FTS5:
             rows = self.db.execute(
                 "SELECT rowid FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT ?", (match, k)
             ).fetchall()
-        except sqlite3.OperationalError as exc:
+        except sqlite3.OperationalError:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"over {limit_s:.0f} s") from None
             raise

@@ -24,6 +24,7 @@ import tempfile
 import time
 from contextlib import ExitStack
 from pathlib import Path
+
 from aqgr.foundation.paths import SAMPLE
 
 SAMPLE = SAMPLE / "judgments"
@@ -162,8 +163,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="write the JSON here too")
     args = parser.parse_args(argv)
 
-    from aqgr.llm.llamacpp import model_path
     from aqgr.eval.llama_server import LlamaServer
+    from aqgr.llm.llamacpp import model_path
 
     if args.aila:
         from aqgr.eval.protocols import data_file

@@ -165,8 +165,8 @@ def stage_base(args) -> dict:
 
 def stage_load(args) -> dict:
     """Extend the archive to args.to judgments."""
-    from aqgr.eval.synthetic_archive import Corpus, Generator, extend
     from aqgr.archive.store import Store
+    from aqgr.eval.synthetic_archive import Corpus, Generator, extend
 
     corpus = Corpus.load(docs_dir(args.corpus), args.out / "cache", limit=args.base_limit)
     made = {"seed": args.seed, "corpus": corpus.fingerprint, "engine_version": corpus.engine_version}
@@ -302,9 +302,9 @@ def stage_rate(args) -> dict:
     and issue sentences, no cache), and the embedding time of 1e6 extrapolated from it."""
     import random
 
+    from aqgr.archive.store import Store
     from aqgr.retrieval.embedders import embedders
     from aqgr.retrieval.index import IndexSpec, SummaryIndex
-    from aqgr.archive.store import Store
 
     archive = _archive(args.home, args.embedder)
     store = Store(archive.settings.db_url)

@@ -41,6 +41,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
+
 from aqgr.foundation.paths import shared_datasets
 
 AILA = shared_datasets() / "aila2019" / "Object_casedocs"

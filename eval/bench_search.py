@@ -133,10 +133,10 @@ def bench(data: Path, cache_dir: Path, summarizer: str, embedder: str | None, co
 
 def _bench_statutes(data: Path, archive, searcher, spec, queries) -> dict | None:
     """Statute collection build and warm statute search latency; None without statutes."""
-    from aqgr.pipeline.config import Settings
-    from aqgr.foundation.errors import DatasetError
-    from aqgr.pipeline.statutes import StatuteCollection, statutes_for
     from aqgr.eval.datasets import find_documents
+    from aqgr.foundation.errors import DatasetError
+    from aqgr.pipeline.config import Settings
+    from aqgr.pipeline.statutes import StatuteCollection, statutes_for
 
     try:
         folder = find_documents(data, "statutes")

@@ -22,7 +22,7 @@ import random
 import shutil
 import statistics
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from aqgr.foundation.paths import shared_datasets
@@ -134,7 +134,7 @@ def run(backend: str, base: int, added: int, out: Path, repeat: int) -> dict:
         "top10_overlap_updated_vs_rebuilt": _overlap(updated, rebuilt, queries),
     }
     report["speedup"] = round(report["rebuild_s"] / report["update_s"], 1)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     renewed = [s.model_copy(update={"provenance": s.provenance.model_copy(update={"created_at": now})}) for s in later]
     report["replace_s"] = round(
         _timed(lambda: (updated.update(renewed), updated.save(work / f"update-{repeat - 1}")))[0], 3

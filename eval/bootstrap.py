@@ -15,7 +15,7 @@ out (`ratio_interval` says how many were kept).
 
 from __future__ import annotations
 
-from typing import Hashable, Mapping
+from collections.abc import Hashable, Mapping
 
 REPLICATES = 10_000  # draws; the interval's ends move by about 0.001 between seeds at this count
 SEED = 20_250_701  # any fixed number: the interval is reproducible

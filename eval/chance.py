@@ -22,7 +22,7 @@ Other measures (Bpref, SetR of a set whose size the system chooses) have no entr
 from __future__ import annotations
 
 import math
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from aqgr.eval.measures import SetMeasure, parse_measure
 

@@ -18,9 +18,10 @@ anything unreadable raises `DatasetError` naming the file and line.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Literal
+from typing import Literal
 
 from aqgr.foundation.errors import DatasetError
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -99,10 +98,10 @@ def main(
     data: Path = typer.Option(Path("../shared/datasets/aila2019"), "--data", help="AILA-format dataset folder."),
     protocol: str = typer.Option("aila-cases", "--protocol", help="aila-cases | aila-statutes | study-subset"),
     system: str = typer.Option("bm25-fulltext", "--system", help="The system whose rankings are used."),
-    qrels: Optional[Path] = typer.Option(None, "--qrels", help="Qrels file (default: the dataset's own)."),
-    docs: Optional[Path] = typer.Option(None, "--docs", help="Documents folder when the dataset has none."),
-    queries: Optional[str] = typer.Option(None, "--queries", help="Judged queries to score: 'Q1-Q10', 'all'."),
-    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help="Eval cache (indexes)."),
+    qrels: Path | None = typer.Option(None, "--qrels", help="Qrels file (default: the dataset's own)."),
+    docs: Path | None = typer.Option(None, "--docs", help="Documents folder when the dataset has none."),
+    queries: str | None = typer.Option(None, "--queries", help="Judged queries to score: 'Q1-Q10', 'all'."),
+    cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Eval cache (indexes)."),
 ) -> None:
     """Whether each judged query's relevant documents can be reached from its own text."""
     sys.exit(

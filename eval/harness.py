@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
-from aqgr.foundation.errors import ConfigError
 from aqgr.eval.chance import chance
 from aqgr.eval.datasets import Dataset, Kind, load_dataset
 from aqgr.eval.measures import DEFAULT_RETURNED, MeasureResults, compute, parse_measure
 from aqgr.eval.protocols import EvalProtocol, get_protocol
 from aqgr.eval.runs import MAX_DEPTH, write_run
 from aqgr.eval.systems import Progress, System, get_system
+from aqgr.foundation.errors import ConfigError
 
 
 @dataclass

@@ -26,13 +26,14 @@ Relevance is `rel >= 1`.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence, Union
+from typing import Union
 
 import ir_measures
 
-from aqgr.foundation.errors import ConfigError
 from aqgr.eval.runs import strict_ranking
+from aqgr.foundation.errors import ConfigError
 
 RANKED_MEASURES: tuple[str, ...] = ("AP", "P@10", "Bpref", "RR", "R@100", "nDCG@10")
 SET_MEASURES: tuple[str, ...] = ("SetP", "SetR", "SetP@5", "SetR@5", "SetP@10", "SetR@10")

@@ -60,10 +60,10 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from aqgr.foundation.errors import ConfigError, DatasetError, NoIndexError, IndexMismatchError
 from aqgr.eval import backends
 from aqgr.eval.datasets import Dataset, find_documents, list_documents
 from aqgr.eval.systems import Progress, default_cache_dir, systems
+from aqgr.foundation.errors import ConfigError, DatasetError, IndexMismatchError, NoIndexError
 from aqgr.pipeline.config import FULLTEXT_MAX_DF, SUMMARY_MAX_DF
 from aqgr.retrieval.text import strip_masks
 

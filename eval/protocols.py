@@ -16,21 +16,21 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from aqgr.foundation.errors import DatasetError
-from aqgr.foundation.registry import Registry
 from aqgr.eval.datasets import Dataset, select_queries
 from aqgr.eval.measures import DEFAULT_MEASURES
+from aqgr.foundation.errors import DatasetError
+from aqgr.foundation.registry import Registry
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
 protocols: Registry["EvalProtocol"] = Registry("protocol", modules=("aqgr.eval.protocols",))
 
 
-@lru_cache(maxsize=None)
+@cache
 def data_file(name: str) -> dict:
     """A JSON file shipped in eval/data/."""
     return json.loads((DATA_DIR / name).read_text(encoding="utf-8"))

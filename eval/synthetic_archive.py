@@ -36,9 +36,9 @@ import random
 import re
 import statistics
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 SEED = 0
 FIRST_DAY = dt.date(1950, 1, 1)
@@ -237,8 +237,8 @@ class Generator:
 
     def judgment(self, i: int):
         """(JudgmentRow, StructuredSummary) of synthetic judgment i (not yet stored)."""
-        from aqgr.schemas.summary import Provenance, StructuredSummary
         from aqgr.archive.store import JudgmentRow
+        from aqgr.schemas.summary import Provenance, StructuredSummary
 
         rng = random.Random(_hash(self.seed, "judgment", i))
         appellant, respondent = self.title(i)

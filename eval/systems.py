@@ -22,12 +22,13 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Protocol, Sequence, runtime_checkable
+from typing import Protocol, runtime_checkable
 
+from aqgr.eval.datasets import Dataset
 from aqgr.foundation.errors import ConfigError
 from aqgr.foundation.registry import Registry
-from aqgr.eval.datasets import Dataset
 
 # Where the summary-based systems register (they need the Archive API of aqgr/).
 PIPELINE_SYSTEMS_MODULE = "aqgr.eval.pipeline_systems"

@@ -19,8 +19,8 @@ before backends existed) and opens the index with the backend that wrote it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable
 
 from aqgr.foundation.errors import IndexMismatchError, NoIndexError
 from aqgr.foundation.registry import Registry

@@ -22,9 +22,10 @@ A query counts each token once per occurrence, as rank-bm25 does. Saved as a fol
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Sequence
+from typing import ClassVar
 
 import numpy as np
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
 import numpy as np
 

@@ -37,8 +37,8 @@ import json
 import os
 import re
 import threading
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
-from typing import Callable, Collection, Iterable, Sequence
 
 import numpy as np
 

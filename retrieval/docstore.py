@@ -34,8 +34,8 @@ import hashlib
 import json
 import sqlite3
 import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 

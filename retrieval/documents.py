@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from datetime import timezone
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC
+from typing import TYPE_CHECKING
 
 from aqgr.foundation.errors import UnknownNameError
 from aqgr.schemas.summary import SummarySlots
@@ -120,7 +121,7 @@ def document_text(summary: SummarySlots, slots: Iterable[str] = DEFAULT_SLOTS) -
 def fingerprint_of(engine: str, engine_version: str, source_sha256: str, created_at) -> str:
     """What identifies a stored summary (see `summary_fingerprint`), from its parts: the store
     computes it from its columns without parsing the summaries."""
-    created = created_at.astimezone(timezone.utc).replace(tzinfo=None) if created_at.tzinfo else created_at
+    created = created_at.astimezone(UTC).replace(tzinfo=None) if created_at.tzinfo else created_at
     key = f"{engine}|{engine_version}|{source_sha256}|{created.isoformat(timespec='microseconds')}"
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:20]
 

@@ -23,8 +23,9 @@ import functools
 import hashlib
 import re
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -63,7 +64,7 @@ def _normalise(vectors: np.ndarray) -> np.ndarray:
     return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _file_sha256(path: str) -> str:
     return file_sha256(path)  # memoised: the packaged weights do not change while a process runs
 

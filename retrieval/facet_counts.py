@@ -13,7 +13,8 @@ are read; zero pages until then), the terms beyond it in a dict, and the distinc
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import functools
 import itertools
-from typing import Callable, Iterable, Mapping, NamedTuple, Sequence, Union
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import NamedTuple, Union
 
 import numpy as np
 

@@ -45,9 +45,10 @@ import tempfile
 import time
 import uuid
 import weakref
-from datetime import datetime, timezone
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable, ClassVar, Iterable, Iterator, Mapping, Sequence
+from typing import ClassVar
 
 import numpy as np
 
@@ -58,20 +59,15 @@ from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
 from .dense import QueryVectors, embed_sentences
 from .docstore import DocRegistry
-from .facets import FACETS_VERSION, DocFacets, FacetReader, facets_of
 from .documents import query_sentences, slot_texts, summary_fingerprint
 from .embed_cache import EmbeddingCache
 from .embedders import Embedder, embedders
+from .facets import FACETS_VERSION, DocFacets, FacetReader, facets_of
 from .protocol import select_retrievers
 from .restriction import Admitted, Restriction, Where
 from .retrievers import RETRIEVERS, BuildContext, NewDoc, Query, Retriever, retriever_kinds
 from .spec import (
-    BM25_NGRAMS,
-    DEFAULT_LEXICAL_ENGINE,
-    DEFAULT_TOKENIZER,
-    FULLTEXT_K1,
     FULLTEXT_NGRAMS,  # noqa: F401 (re-exported)
-    FULLTEXT_QUERY_TF,
     IndexSpec,
     Progress,
 )
@@ -288,7 +284,7 @@ class SummaryIndex:
             "generation": 0,
             "retrievers": {name: part.commit() for name, part in parts.items()},
             "n_docs": 0,
-            "created_at": datetime.now(timezone.utc).isoformat(),
+            "created_at": datetime.now(UTC).isoformat(),
         }
         manifest["sha256"] = {}
         _write_json_atomic(path / MANIFEST, manifest)
@@ -531,7 +527,7 @@ class SummaryIndex:
         rows of it are purged from the registry and the parts (idempotent; redone after a crash)."""
         states = {name: part.commit() for name, part in self._parts.items()}
         manifest = dict(
-            self._manifest, generation=generation, retrievers=states, updated_at=datetime.now(timezone.utc).isoformat()
+            self._manifest, generation=generation, retrievers=states, updated_at=datetime.now(UTC).isoformat()
         )
         manifest["summarizer"] = _summarizer_after(self._manifest, summarizer, engines or set())
         if manifest["summarizer"] is None:

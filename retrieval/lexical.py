@@ -38,8 +38,9 @@ import operator
 import os
 import re
 from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import ClassVar, Collection, Iterable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 

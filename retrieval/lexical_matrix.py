@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import shutil
 import threading
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import ClassVar, Collection, Iterable, Mapping, NamedTuple, Sequence
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 

@@ -28,15 +28,15 @@ from __future__ import annotations
 
 import operator
 import threading
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import ClassVar, Collection, Iterable, Mapping, Sequence
+from typing import ClassVar
 
 import numpy as np
 
 from aqgr.foundation.errors import IndexLockedError, IndexMismatchError, MissingDependencyError
 
 from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1
-from .restriction import Where
 from .lexical import (
     LEXICAL_FORMAT,
     as_ns,
@@ -51,6 +51,7 @@ from .lexical import (
     read_manifest,
     write_manifest,
 )
+from .restriction import Where
 
 NAME = "tantivy.v1"
 TERMS, N = "terms", "n"

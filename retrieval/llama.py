@@ -7,7 +7,7 @@ the retrieval, a registered fuser merges the runs.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from aqgr.foundation.errors import MissingDependencyError
 

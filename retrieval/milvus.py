@@ -82,10 +82,11 @@ import json
 import os
 import time
 import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable, ClassVar, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 
@@ -112,8 +113,6 @@ from .documents import dense_texts, query_sentences, slot_texts, summary_fingerp
 from .embed_cache import EmbeddingCache, embed_with_cache
 from .embedders import Embedder
 from .index import (
-    combine_vectors,
-    summarizer_of,
     MANIFEST,
     IndexSpec,
     Progress,
@@ -122,6 +121,8 @@ from .index import (
     _manifest_embedder,
     _resolve_embedder,
     _sha256_file,
+    combine_vectors,
+    summarizer_of,
 )
 from .protocol import select_retrievers
 from .text import tokenizers, with_pairs
@@ -480,7 +481,7 @@ class MilvusIndex:
             "n_terms": len(terms),
             "n_windows": total,
             "generation": 0,
-            "created_at": datetime.now(timezone.utc).isoformat(),
+            "created_at": datetime.now(UTC).isoformat(),
             "build_seconds": {part: round(s, 4) for part, s in seconds.items()},
             "doc_ids": doc_ids,
             "sentences": [SENTENCES_FILE] if stored is not None else [],
@@ -591,7 +592,7 @@ class MilvusIndex:
             "n_terms": len(terms),
             "n_windows": sum(self._windows.values()),
             "generation": generation,
-            "updated_at": datetime.now(timezone.utc).isoformat(),
+            "updated_at": datetime.now(UTC).isoformat(),
             # judgments added, replaced or removed since the collection was built (on milvus-lite the
             # rows of each update keep BM25 statistics of their own: a measure of the drift)
             "changed_since_build": int(self._manifest.get("changed_since_build", 0)) + sum(counts.values()),

@@ -41,8 +41,8 @@ import tempfile
 import threading
 import time
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 

@@ -16,7 +16,7 @@ to the dev queries are among them (docs/experiments/2026-11-30-statutes-through-
 from __future__ import annotations
 
 import re
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 # Eight words in a row are rarely shared by chance outside boilerplate; three distinct
 # shingles = ten consecutive words (or several shorter quotations).

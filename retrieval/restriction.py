@@ -19,9 +19,8 @@ same slack for ties at the cut (`OVERFETCH` in retrieval/index.py).
 from __future__ import annotations
 
 import math
-from collections.abc import Set
+from collections.abc import Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
-from typing import Iterator, Mapping, Sequence
 
 import numpy as np
 

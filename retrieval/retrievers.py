@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, ClassVar, Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -40,8 +41,8 @@ from aqgr.foundation.registry import Registry
 from .dense import document_windows
 from .documents import dense_texts
 from .embed_cache import EmbeddingCache, embed_with_cache
-from .restriction import field_terms
 from .lexical import query_weights
+from .restriction import field_terms
 from .text import with_pairs
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ Importing this module loads nothing heavy.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 

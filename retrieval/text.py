@@ -29,7 +29,8 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from aqgr.foundation.errors import MissingDependencyError
 from aqgr.foundation.registry import Registry

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import NamedTuple
 
 
 class ScoredDoc(NamedTuple):

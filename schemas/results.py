@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from aqgr.schemas.summary import StructuredSummary
+
 from .filters import Facets, Filters
 
 

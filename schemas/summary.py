@@ -13,7 +13,7 @@ record it, and an index built on another schema version is refused.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -109,7 +109,7 @@ class Provenance(_Model):
     engine_version: str
     schema_version: str = SCHEMA_VERSION
     source_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
-    created_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
+    created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
     model: str | None = Field(default=None, description="Model name, for model-backed engines.")
     input_tokens: int | None = None
     output_tokens: int | None = None

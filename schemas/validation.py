@@ -7,7 +7,7 @@ is stored, so what lands in the store is exactly what the published schema promi
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from aqgr.foundation.errors import SummaryValidationError
@@ -16,7 +16,7 @@ from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary, SummarySlots
 SCHEMA_ID = f"https://aqgr.invalid/schemas/structured-summary/{SCHEMA_VERSION}.json"
 
 
-@lru_cache(maxsize=None)
+@cache
 def summary_json_schema(slots_only: bool = False) -> dict[str, Any]:
     """The JSON Schema of a stored summary (or of the slots alone, for LLM output)."""
     model = SummarySlots if slots_only else StructuredSummary
@@ -27,7 +27,7 @@ def summary_json_schema(slots_only: bool = False) -> dict[str, Any]:
     return schema
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validator(slots_only: bool):
     from jsonschema import Draft202012Validator, FormatChecker
 

@@ -101,7 +101,8 @@ def home(tmp_path, monkeypatch):
 # Property-based tests (hypothesis): a bounded profile for CI by default; a larger one by hand:
 #   AQGR_HYPOTHESIS_PROFILE=thorough python -m pytest tests -k properties
 try:
-    from hypothesis import HealthCheck, settings as _hypothesis_settings
+    from hypothesis import HealthCheck
+    from hypothesis import settings as _hypothesis_settings
 except ImportError:  # the test extra not installed: the property tests skip themselves
     pass
 else:

@@ -28,13 +28,15 @@ import signal
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 from pydantic import BaseModel, Field
 
+from aqgr.archive.renames import StoredMeanwhile, guard, stored_as
+from aqgr.archive.store import JudgmentRow, Store
 from aqgr.foundation.errors import (
     BatchInterrupted,
     ConfigError,
@@ -45,10 +47,8 @@ from aqgr.foundation.errors import (
     SummaryValidationError,
 )
 from aqgr.foundation.inputs import encodable, id_problem, many, shown
-from aqgr.pipeline.grounding import ground_summary
 from aqgr.llm.deadline import task as model_task
-from aqgr.archive.renames import StoredMeanwhile, guard, stored_as
-from aqgr.archive.store import JudgmentRow, Store
+from aqgr.pipeline.grounding import ground_summary
 from aqgr.schemas.summary import SCHEMA_VERSION, Provenance, StructuredSummary
 from aqgr.schemas.validation import validate_summary
 from aqgr.summarizer.base import JudgmentText, SummarizerEngine

@@ -8,7 +8,7 @@ citing judgment treats the cited one (followed, distinguished, overruled, ...: q
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from aqgr.foundation.errors import NoCitationGraphError, UnknownJudgmentError
 from aqgr.pipeline.search import parties_line

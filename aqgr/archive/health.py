@@ -173,8 +173,8 @@ def _check_database(settings: "Settings", report: _Report):
     from sqlalchemy import inspect
     from sqlmodel import SQLModel
 
-    from aqgr.foundation.errors import DatabaseDamagedError, StoreError
     from aqgr.archive.store import Store, classify, redact_url
+    from aqgr.foundation.errors import DatabaseDamagedError, StoreError
 
     info: dict = {
         "where": redact_url(settings.db_url),

@@ -15,26 +15,26 @@ from __future__ import annotations
 import errno
 import sqlite3
 import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Mapping, Sequence, Unpack
+from typing import TYPE_CHECKING, Unpack
 
 from aqgr.archive.batch import BatchReport, Outcome, Progress, summarize_files
-from aqgr.pipeline.config import SearchOptions, Settings
+from aqgr.archive.store import Store, SummaryReader
 from aqgr.foundation.errors import (
-    DatabaseDamagedError,
     EmptyArchiveError,
     IndexMismatchError,
     NoCitationGraphError,
     NoStatutesError,
     StoreError,
 )
-from aqgr.pipeline.explain import explainers
 from aqgr.foundation.inputs import many
 from aqgr.llm.config import ProviderOptions
+from aqgr.pipeline.config import SearchOptions, Settings
+from aqgr.pipeline.explain import explainers
 from aqgr.pipeline.questions import question_generators
-from aqgr.retrieval.citations.treatment import treatment_engines
 from aqgr.pipeline.search import Searcher
-from aqgr.archive.store import Store, SummaryReader
+from aqgr.retrieval.citations.treatment import treatment_engines
 
 CITATIONS_FILE = "citations.sqlite"  # retrieval/citations/store.py, beside the index
 from aqgr.retrieval.index import IndexSpec
@@ -373,8 +373,8 @@ class Archive:
             raise EmptyArchiveError("index")
         with IndexLock(self.home):
             from aqgr.archive.health import open_embedding_cache
-            from aqgr.retrieval.index import clean_leftovers
             from aqgr.pipeline.statutes import StatuteCollection
+            from aqgr.retrieval.index import clean_leftovers
 
             clean_leftovers(StatuteCollection(self.settings).index_dir)  # the case index's: update_index
             cache = open_embedding_cache(self.settings.cache_dir / "embeddings.sqlite")  # a damaged cache is made anew

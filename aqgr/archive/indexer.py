@@ -28,13 +28,13 @@ import fcntl
 import os
 import shutil
 import uuid
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Callable, Mapping
 
+from aqgr.archive.store import Store
 from aqgr.foundation.errors import EmptyArchiveError, IndexBusyError, IndexMismatchError, NoIndexError
 from aqgr.retrieval.index import MANIFEST, clean_leftovers, leftovers  # noqa: F401 (clean_leftovers re-exported)
 from aqgr.retrieval.spec import IndexSpec
-from aqgr.archive.store import Store
 
 Progress = Callable[[str, int, int], None]
 LOCK_FILE = "index.lock"

@@ -12,13 +12,13 @@ than the quota. This is the `RateLimiter` the archive hands to its LLMClient.
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from sqlalchemy import update
 from sqlmodel import Session, select
 
-from aqgr.llm.limits import Bucket
 from aqgr.archive.store import RateBucketRow, Store
+from aqgr.llm.limits import Bucket
 
 
 class SharedQuota:

@@ -28,14 +28,14 @@ A file whose id is already stored keeps the old rules (changed bytes: summarised
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from sqlalchemy import text
 from sqlmodel import Session, select
 
-from aqgr.foundation.paths import file_sha256
 from aqgr.archive.store import JudgmentRow, Store
+from aqgr.foundation.paths import file_sha256
 
 
 @dataclass(frozen=True)

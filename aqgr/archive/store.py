@@ -30,10 +30,10 @@ import json
 import threading
 import zlib
 from collections import OrderedDict
-from collections.abc import Mapping
-from datetime import datetime, timezone
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import JSON, Column, Index, Text, bindparam, cast, event, inspect, literal_column, text
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
@@ -51,7 +51,7 @@ from aqgr.schemas.summary import StructuredSummary
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class JudgmentRow(SQLModel, table=True):

@@ -29,15 +29,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Iterable, Iterator
+from typing import IO
 from urllib.parse import quote, unquote
 
 from pydantic import BaseModel, Field
 
+from aqgr.archive.store import Store
 from aqgr.foundation.errors import ConfigError, SummaryValidationError, WriteError
 from aqgr.foundation.inputs import first_invalid, id_problem, many
-from aqgr.archive.store import Store
 from aqgr.foundation.targets import check_folder, write_file
 from aqgr.schemas.summary import StructuredSummary
 from aqgr.schemas.validation import validate_summary

@@ -29,14 +29,15 @@ import os
 import socket
 import threading
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, NamedTuple
+from typing import NamedTuple
 
 from sqlalchemy import and_, func, or_, update
 from sqlmodel import Session, select
 
-from aqgr.foundation.errors import LeaseLostError
 from aqgr.archive.store import FailureRow, Store, WorkerRow, WorkRow
+from aqgr.foundation.errors import LeaseLostError
 
 DEFAULT_LEASE_S = (
     300.0  # 5 minutes: far above an extractive item (ms) and a model call with retries (< 1 min); renewed while held

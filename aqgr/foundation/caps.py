@@ -7,8 +7,8 @@ own error (HTTP: a status and `{error, detail}`; MCP: a tool error).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 MAX_FACTS_CHARS = 20_000  # about five pages: more than any fact scenario needs
 MAX_QUESTIONS = 10  # legal questions one search may carry

@@ -19,8 +19,8 @@ from __future__ import annotations
 import gc
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 MAX_PAUSE_S = 2.0
 

@@ -9,8 +9,8 @@ tool error over MCP, a one-line error on the command line) before any work is do
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from aqgr.foundation.errors import InvalidTextError, ReadError
 

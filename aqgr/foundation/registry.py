@@ -9,7 +9,8 @@ registry lookup never drags heavy libraries in at `import aqgr` time.
 from __future__ import annotations
 
 import importlib
-from typing import Callable, Generic, TypeVar
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
 from aqgr.foundation.errors import UnknownNameError
 

@@ -17,8 +17,9 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Callable
+from typing import IO
 
 from aqgr.foundation.errors import ConfigError, WriteError
 
@@ -112,7 +113,7 @@ def check_folder(path: str | Path, *, force: bool = False, flag: str = "--force"
         raise ConfigError(
             f"{folder} is a symbolic link"
             + ("" if folder.is_dir() else ", not to a folder")
-            + f": nothing was written. Give another folder"
+            + ": nothing was written. Give another folder"
             + (f", or pass {flag} to write into the folder it leads to" if folder.is_dir() else "")
         )
     if kind not in (None, "a folder", "a symbolic link") or (kind is None and folder.exists()):

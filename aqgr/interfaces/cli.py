@@ -6,16 +6,15 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
-from aqgr.foundation.console import console, styled  # light: rich is imported when something is printed
+from aqgr.foundation.console import styled  # light: rich is imported when something is printed
 from aqgr.foundation.errors import AqgrError
-from aqgr.interfaces.invocation import DatabaseOption, HomeOption, Invocation, _err, _fail, _out, open_archive
 from aqgr.foundation.paths import SAMPLE
-from aqgr.schemas.filters import facet_lines, make_filters
+from aqgr.interfaces.invocation import DatabaseOption, HomeOption, Invocation, _err, _fail, _out, open_archive
 from aqgr.interfaces.show_cli import show
+from aqgr.schemas.filters import facet_lines, make_filters
 
 app = typer.Typer(
     name="aqgr",
@@ -29,62 +28,62 @@ app = typer.Typer(
 @app.callback()
 def _global_options(
     ctx: typer.Context,
-    provider: Optional[str] = typer.Option(
+    provider: str | None = typer.Option(
         None,
         "--provider",
         help="Model provider for the llm.v1 engines: gemini.v1, gemini-legacy.v1, openai.v1, llamacpp.v1 (a GGUF file in-process), fake.v1 (env AQGR_PROVIDER). Default: none, offline engines.",
     ),
-    model: Optional[str] = typer.Option(
+    model: str | None = typer.Option(
         None,
         "--model",
         help="Model name, or for llamacpp.v1 the path of a .gguf file (env AQGR_MODEL; gemini.v1 default gemini-2.5-flash).",
     ),
-    base_url: Optional[str] = typer.Option(
+    base_url: str | None = typer.Option(
         None,
         "--base-url",
         help="Provider endpoint, e.g. http://localhost:11434/v1 for Ollama (env AQGR_BASE_URL). Keys come only from the environment.",
     ),
-    summarizer: Optional[str] = typer.Option(
+    summarizer: str | None = typer.Option(
         None,
         "--summarizer",
         help="Summarizer engine (env AQGR_SUMMARIZER): extractive.v1, llm.v1. Default: llm.v1 with a provider, else extractive.v1.",
     ),
-    question_generator: Optional[str] = typer.Option(
+    question_generator: str | None = typer.Option(
         None, "--question-generator", help="Question generator (env AQGR_QUESTION_GENERATOR): harvest.v1, llm.v1."
     ),
-    explainer: Optional[str] = typer.Option(
+    explainer: str | None = typer.Option(
         None, "--explainer", help="Explainer (env AQGR_EXPLAINER): evidence.v2 (offline default), evidence.v1, llm.v1."
     ),
-    treatment: Optional[str] = typer.Option(
+    treatment: str | None = typer.Option(
         None,
         "--treatment",
         help="Citation treatment engine of `aqgr index` (env AQGR_TREATMENT): phrases.v1 (offline default), llm.v1.",
     ),
-    context_window: Optional[int] = typer.Option(
+    context_window: int | None = typer.Option(
         None,
         "--context-window",
         min=256,
         help="The model's context window in tokens (env AQGR_CONTEXT_WINDOW). Default: read from the model (llamacpp.v1), Gemini's documented one, else 8192.",
     ),
-    max_input_tokens: Optional[int] = typer.Option(
+    max_input_tokens: int | None = typer.Option(
         None,
         "--max-input-tokens",
         min=64,
         help="Most prompt tokens of one model call (env AQGR_MAX_INPUT_TOKENS). Default: the study's 30,720, less on a smaller window.",
     ),
-    max_output_tokens: Optional[int] = typer.Option(
+    max_output_tokens: int | None = typer.Option(
         None,
         "--max-output-tokens",
         min=16,
         help="Most reply tokens of one model call (env AQGR_MAX_OUTPUT_TOKENS). Default: 2,048 for summaries and explanations, 1,024 for questions, at most a third of the window.",
     ),
-    thinking_budget: Optional[int] = typer.Option(
+    thinking_budget: int | None = typer.Option(
         None,
         "--thinking-budget",
         min=0,
         help="Gemini 2.5 thinking tokens per call, on top of the reply budget (env AQGR_THINKING_BUDGET; default 512; 0: off where the model allows).",
     ),
-    structured_output: Optional[str] = typer.Option(
+    structured_output: str | None = typer.Option(
         None,
         "--structured-output",
         help="auto (default: negotiated per server), json_schema, json_object_schema, json_object or off (env AQGR_STRUCTURED_OUTPUT).",
@@ -112,11 +111,11 @@ def _global_options(
 @app.command()
 def summarize(
     ctx: typer.Context,
-    paths: Optional[list[Path]] = typer.Argument(
+    paths: list[Path] | None = typer.Argument(
         None, help="Judgment files or folders (walked recursively): .txt, .pdf, .docx, .html/.htm."
     ),
-    home: Optional[Path] = HomeOption,
-    database_url: Optional[str] = DatabaseOption,
+    home: Path | None = HomeOption,
+    database_url: str | None = DatabaseOption,
     workers: int = typer.Option(
         1,
         "--workers",
@@ -134,17 +133,17 @@ def summarize(
     ),
     force: bool = typer.Option(False, "--force", help="Summarise again even when unchanged."),
     as_json: bool = typer.Option(False, "--json", help="Print the batch report as JSON on stdout."),
-    ledger: Optional[bool] = typer.Option(
+    ledger: bool | None = typer.Option(
         None,
         "--ledger/--no-ledger",
         help="Share the batch with other workers through the database's work ledger. Default: on with PostgreSQL or --worker-id.",
     ),
-    worker_id: Optional[str] = typer.Option(
+    worker_id: str | None = typer.Option(
         None,
         "--worker-id",
         help="This worker's name in the work ledger (default host:pid). Run one `aqgr summarize` per machine against the same --database-url; PATHS may be omitted to join a batch.",
     ),
-    lease_seconds: Optional[float] = typer.Option(
+    lease_seconds: float | None = typer.Option(
         None,
         "--lease-seconds",
         min=0.1,
@@ -310,17 +309,17 @@ def _print_batch(report, console, archive) -> None:
 @app.command()
 def index(
     ctx: typer.Context,
-    home: Optional[Path] = HomeOption,
+    home: Path | None = HomeOption,
     precedents: bool = typer.Option(
         False,
         "--precedents/--no-precedents",
         help="Index the precedents slot too (the study: better for lawyers, lower on the FIRE gold standard).",
     ),
-    slots: Optional[str] = typer.Option(
+    slots: str | None = typer.Option(
         None,
         help="Comma-separated slots to index (default: parties,case_number,facts,issues,reasoning,new_principles).",
     ),
-    embedder: Optional[str] = typer.Option(
+    embedder: str | None = typer.Option(
         None,
         help="Embedding model (default minilm-l6-int8.v1: the packaged MiniLM in int8; minilm-l6.v1: the same on torch).",
     ),
@@ -329,7 +328,7 @@ def index(
         "--backend",
         help="Index backend: embedded (BM25 + FAISS files in the home) or milvus (needs pip install 'aqgr[milvus]').",
     ),
-    uri: Optional[str] = typer.Option(
+    uri: str | None = typer.Option(
         None,
         "--uri",
         help="Milvus URI for --backend milvus: http://127.0.0.1:19530, or a milvus-lite path (default: milvus.db in the home).",
@@ -463,7 +462,7 @@ def _print_result(result, console) -> None:
         )
 
 
-def _share(value: Optional[float]) -> Optional[float]:
+def _share(value: float | None) -> float | None:
     """A share of the judgments, 0 < value <= 1 (`--fulltext-max-df`)."""
     if value is not None and not 0 < value <= 1:
         raise typer.BadParameter(f"a share of the judgments, above 0 and at most 1, not {value}")
@@ -474,8 +473,8 @@ def _share(value: Optional[float]) -> Optional[float]:
 def search(
     ctx: typer.Context,
     facts: str = typer.Argument(..., help="The facts, in plain words ('-' reads them from stdin)."),
-    home: Optional[Path] = HomeOption,
-    question: Optional[list[str]] = typer.Option(
+    home: Path | None = HomeOption,
+    question: list[str] | None = typer.Option(
         None, "--question", "-q", help="A legal question to search with (repeat); replaces the generated ones."
     ),
     k: int = typer.Option(10, "-k", min=1, help="Most judgments to return."),
@@ -483,28 +482,28 @@ def search(
         False, "--candidates", help="Only list the candidate legal questions for the facts."
     ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output on stdout."),
-    court: Optional[str] = typer.Option(
+    court: str | None = typer.Option(
         None, "--court", help="Only judgments of this court ('SC', 'Supreme Court of India', 'Bombay High Court')."
     ),
-    court_level: Optional[str] = typer.Option(
+    court_level: str | None = typer.Option(
         None, "--court-level", help="Only this level of court: supreme, high, district, tribunal."
     ),
-    decided_from: Optional[str] = typer.Option(
+    decided_from: str | None = typer.Option(
         None, "--from", help="Only judgments decided on or after this date (YYYY-MM-DD, YYYY-MM or YYYY)."
     ),
-    decided_to: Optional[str] = typer.Option(
+    decided_to: str | None = typer.Option(
         None, "--to", help="Only judgments decided on or before this date (YYYY-MM-DD, YYYY-MM or YYYY)."
     ),
-    judge: Optional[str] = typer.Option(
+    judge: str | None = typer.Option(
         None, "--judge", help="Only judgments with this judge on the bench ('A.K. Sikri', 'Sikri')."
     ),
-    kind: Optional[str] = typer.Option(
+    kind: str | None = typer.Option(
         None, "--kind", help="Only this kind of judgment ('criminal appeal', 'writ petition', 'appeal')."
     ),
-    statute: Optional[str] = typer.Option(
+    statute: str | None = typer.Option(
         None, "--statute", help="Only judgments referring to this statute or section ('IPC', 'Section 302 IPC')."
     ),
-    disposal: Optional[str] = typer.Option(
+    disposal: str | None = typer.Option(
         None, "--disposal", help="Only judgments disposed so: allowed, dismissed, partly."
     ),
     overruled_below: bool = typer.Option(
@@ -512,28 +511,28 @@ def search(
         "--overruled-below",
         help="Rank a hit that a later judgment of the archive overruled just below that judgment, when it is among the hits (off by default; the hit is never dropped and keeps its warning).",
     ),
-    fulltext_questions: Optional[bool] = typer.Option(
+    fulltext_questions: bool | None = typer.Option(
         None,
         "--fulltext-questions/--fulltext-once",
         help="Each question also reads the judgments' full texts, or the facts' full-text run stands in for the questions' (one full-text query a search). Default: each question up to 100,000 judgments, once above.",
     ),
-    dense_questions: Optional[bool] = typer.Option(
+    dense_questions: bool | None = typer.Option(
         None,
         "--dense-questions/--dense-once",
         help="Each question also reads the dense retriever (its vector combined with the facts'), or the facts' dense run stands in for the questions' (one dense search a search). Default: each question up to 100,000 judgments, once above.",
     ),
-    rescore_questions: Optional[bool] = typer.Option(
+    rescore_questions: bool | None = typer.Option(
         None,
         "--rescore-questions/--search-questions",
         help="A question's BM25 runs re-rank the facts' candidates (the same scores, milliseconds), or search the whole archive. Default: search up to 100,000 judgments, re-rank above.",
     ),
-    fulltext_max_df: Optional[float] = typer.Option(
+    fulltext_max_df: float | None = typer.Option(
         None,
         "--fulltext-max-df",
         callback=_share,
         help="Full-text BM25 leaves out the query's terms held by more than this share of the judgments (1: every term). Default: every term up to 100,000 judgments, those in at most 0.2 of them above.",
     ),
-    summary_max_df: Optional[float] = typer.Option(
+    summary_max_df: float | None = typer.Option(
         None,
         "--summary-max-df",
         callback=_share,
@@ -589,8 +588,8 @@ def search(
 def citations(
     ctx: typer.Context,
     judgment_id: str = typer.Argument(..., help="A judgment id, as in search hits (e.g. C12)."),
-    home: Optional[Path] = HomeOption,
-    database_url: Optional[str] = DatabaseOption,
+    home: Path | None = HomeOption,
+    database_url: str | None = DatabaseOption,
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output on stdout."),
 ) -> None:
     """The judgments of the archive that a judgment cites, and those that cite it (found by `aqgr index`),
@@ -622,8 +621,8 @@ def citations(
 def remove(
     ctx: typer.Context,
     ids: list[str] = typer.Argument(..., help="Judgment ids to take out of the archive."),
-    home: Optional[Path] = HomeOption,
-    database_url: Optional[str] = DatabaseOption,
+    home: Path | None = HomeOption,
+    database_url: str | None = DatabaseOption,
 ) -> None:
     """Take judgments out of the archive: their text and summaries, and their index entries and citation links
     (the index is updated for the removal alone). Unknown ids are reported, not an error."""
@@ -651,7 +650,7 @@ def schema(
 
 
 @app.command()
-def status(ctx: typer.Context, home: Optional[Path] = HomeOption, database_url: Optional[str] = DatabaseOption) -> None:
+def status(ctx: typer.Context, home: Path | None = HomeOption, database_url: str | None = DatabaseOption) -> None:
     """The archive: judgments, summaries by engine and schema version, failures by reason, the index, and the
     work ledger of shared batches (items pending/claimed/done/failed per engine, expired leases, active workers)."""
     try:
@@ -664,7 +663,7 @@ def status(ctx: typer.Context, home: Optional[Path] = HomeOption, database_url: 
 
 
 @app.command()
-def check(ctx: typer.Context, home: Optional[Path] = HomeOption, database_url: Optional[str] = DatabaseOption) -> None:
+def check(ctx: typer.Context, home: Path | None = HomeOption, database_url: str | None = DatabaseOption) -> None:
     """Check what a search needs: the database (integrity, tables, every stored summary), the index against its
     manifest and the archive, the caches, leftovers. JSON on stdout; exit code 1 when something is damaged, each
     damaged part with how to recover on stderr."""
@@ -683,18 +682,18 @@ def check(ctx: typer.Context, home: Optional[Path] = HomeOption, database_url: O
 @app.command("export")
 def export_(
     ctx: typer.Context,
-    home: Optional[Path] = HomeOption,
-    database_url: Optional[str] = DatabaseOption,
+    home: Path | None = HomeOption,
+    database_url: str | None = DatabaseOption,
     format: str = typer.Option(
         "jsonl",
         "--format",
         "-f",
         help="jsonl (one summary per line) or json-dir (one JSON file per judgment, like C1.json).",
     ),
-    out: Optional[Path] = typer.Option(
+    out: Path | None = typer.Option(
         None, "--out", "-o", help="The .jsonl file or the folder; jsonl goes to stdout when omitted."
     ),
-    engine: Optional[str] = typer.Option(
+    engine: str | None = typer.Option(
         None, "--engine", help="Whose summaries (default: the archive's summarizer, extractive.v1)."
     ),
     force: bool = typer.Option(
@@ -723,8 +722,8 @@ def import_(
         ...,
         help=".jsonl/.ndjson files (one summary per line), .json files (one summary, or a list) or folders of them.",
     ),
-    home: Optional[Path] = HomeOption,
-    database_url: Optional[str] = DatabaseOption,
+    home: Path | None = HomeOption,
+    database_url: str | None = DatabaseOption,
     as_json: bool = typer.Option(False, "--json", help="Print the import report as JSON on stdout."),
     replace: bool = typer.Option(
         False,
@@ -762,7 +761,7 @@ def sample_dir() -> Path:
 @app.command()
 def demo(
     ctx: typer.Context,
-    home: Optional[Path] = typer.Option(
+    home: Path | None = typer.Option(
         None, "--home", help="Where to build the demo archive (default: a 'demo' folder in the user's data directory)."
     ),
     sample: Path = typer.Option(

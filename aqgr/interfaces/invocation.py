@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 
@@ -61,7 +61,7 @@ class Invocation:
                 )
 
 
-def open_archive(ctx: typer.Context, home: Optional[Path], database_url: Optional[str] = None):
+def open_archive(ctx: typer.Context, home: Path | None, database_url: str | None = None):
     """The archive a command works on, with this invocation's global options applied."""
     from aqgr.archive.home import Archive
 

@@ -12,8 +12,9 @@ nothing here prints.
 """
 
 # No `from __future__ import annotations`: the SDK reads the tools' annotations at registration.
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Callable, TypeVar
+from typing import Annotated, TypeVar
 
 from pydantic import AfterValidator, BaseModel, Field
 
@@ -22,7 +23,7 @@ from aqgr.schemas.filters import Filters
 
 T = TypeVar("T")
 
-from aqgr.foundation.caps import MAX_FACTS_CHARS, MAX_K  # noqa: E402 - the caps of every door (aqgr/foundation/caps.py)
+from aqgr.foundation.caps import MAX_K  # noqa: E402 - the caps of every door (aqgr/foundation/caps.py)
 
 MAX_TEXT_CHARS = 200_000
 

@@ -7,7 +7,6 @@ stays instant; a missing one fails with the install command (`pip install 'aqgr[
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -34,7 +33,7 @@ def _say(message: str) -> None:
     _err().print(message, soft_wrap=True)
 
 
-def _open(ctx: typer.Context, home: Optional[Path]):
+def _open(ctx: typer.Context, home: Path | None):
     """The archive as every other command opens it (global options: provider, model, engines)."""
     from aqgr.interfaces.invocation import open_archive
 
@@ -45,13 +44,13 @@ def register(app: typer.Typer, home_option) -> None:
     @app.command()
     def serve(
         ctx: typer.Context,
-        home: Optional[Path] = home_option,
+        home: Path | None = home_option,
         host: str = typer.Option(
             "127.0.0.1",
             help="Address to bind. Loopback by default; another address needs --api-key (or --allow-unauthenticated).",
         ),
         port: int = typer.Option(8765, help="Port to listen on."),
-        api_key: Optional[str] = typer.Option(
+        api_key: str | None = typer.Option(
             None,
             "--api-key",
             envvar="AQGR_SERVE_API_KEY",
@@ -62,10 +61,10 @@ def register(app: typer.Typer, home_option) -> None:
         ),
         max_facts_chars: int = typer.Option(20_000, help="Facts longer than this get 413."),
         max_k: int = typer.Option(50, help="Most judgments one request may ask for."),
-        cors_origin: Optional[list[str]] = typer.Option(
+        cors_origin: list[str] | None = typer.Option(
             None, "--cors-origin", help="Allow cross-origin requests from this origin (repeat). Closed by default."
         ),
-        allowed_host: Optional[list[str]] = typer.Option(
+        allowed_host: list[str] | None = typer.Option(
             None,
             "--allowed-host",
             envvar="AQGR_SERVE_ALLOWED_HOSTS",
@@ -103,7 +102,6 @@ def register(app: typer.Typer, home_option) -> None:
         import uvicorn
 
         from aqgr.interfaces.server.app import create_app
-
         from aqgr.interfaces.server.limits import uvicorn_options
 
         hosts = tuple(
@@ -134,7 +132,7 @@ def register(app: typer.Typer, home_option) -> None:
         )
 
     @app.command()
-    def mcp(ctx: typer.Context, home: Optional[Path] = home_option) -> None:
+    def mcp(ctx: typer.Context, home: Path | None = home_option) -> None:
         """Run the MCP server over stdio (tools: search precedents, candidate questions, judgment summaries, statutes)."""
         try:
             _need("mcp")
@@ -147,17 +145,17 @@ def register(app: typer.Typer, home_option) -> None:
     @app.command()
     def statutes(
         ctx: typer.Context,
-        paths: Optional[list[Path]] = typer.Argument(
+        paths: list[Path] | None = typer.Argument(
             None,
             help="Statute files or folders of .txt files: 'Title: ...' then 'Desc: ...', or a title line then the text.",
         ),
-        correspondence: Optional[list[Path]] = typer.Option(
+        correspondence: list[Path] | None = typer.Option(
             None,
             "--correspondence",
             help="A section correspondence table between an old and a new code (CSV: old_act, old_section, "
             "new_act, new_section, subject, note), or a folder of them; repeat for more. Replaces the archive's rows for the code pairs it holds.",
         ),
-        home: Optional[Path] = home_option,
+        home: Path | None = home_option,
     ) -> None:
         """Add statutes to the archive (searched with the same legal questions as the judgments, and
         through the archive's judgments that quote them), and/or section correspondence tables

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -16,8 +15,8 @@ from aqgr.interfaces.invocation import DatabaseOption, HomeOption, _err, _fail, 
 def show(
     ctx: typer.Context,
     judgment_id: str = typer.Argument(..., help="A judgment id, as in search hits (e.g. C12)."),
-    home: Optional[Path] = HomeOption,
-    database_url: Optional[str] = DatabaseOption,
+    home: Path | None = HomeOption,
+    database_url: str | None = DatabaseOption,
     text: bool = typer.Option(
         False, "--text", help="Print the judgment's text with its paragraph numbers in the margin instead."
     ),

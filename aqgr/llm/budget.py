@@ -20,7 +20,6 @@ examples); the client checks each prompt against the window before sending it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
 from typing import Any
 
 from aqgr.foundation.errors import ConfigError

@@ -29,9 +29,9 @@ import math
 import random
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
 
 from aqgr.foundation.errors import ProviderError
 

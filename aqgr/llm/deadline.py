@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import contextvars
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 # (monotonic start, what) of the task this thread works on: "judgment" or "search"
 _TASK: contextvars.ContextVar[tuple[float, str] | None] = contextvars.ContextVar("aqgr_model_task", default=None)

@@ -18,8 +18,9 @@ from __future__ import annotations
 import json
 import threading
 from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from .base import LLMReply, LLMRequest, providers
 from .config import ProviderConfig

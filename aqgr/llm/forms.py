@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 from aqgr.foundation.errors import ProviderError
 

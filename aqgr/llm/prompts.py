@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from string import Template
 
@@ -28,7 +28,7 @@ class Prompt:
         return Template(self.text).substitute({k: str(v) for k, v in values.items()})
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_prompt(package: str, name: str) -> Prompt:
     """The template `<package>/prompts/<name>.txt` (e.g. load_prompt('aqgr.summarizer.llm', 'summary.v1'))."""
     text = resources.files(package).joinpath("prompts", f"{name}.txt").read_text(encoding="utf-8")

@@ -34,9 +34,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import takewhile
-from typing import Iterable, Iterator, NamedTuple, Sequence
+from typing import NamedTuple
 
 from aqgr.retrieval.citations.normalize import STATE_ABBREVIATIONS, citations, party_key
 from aqgr.retrieval.text import STOPWORDS

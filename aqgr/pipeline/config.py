@@ -8,8 +8,9 @@ choices documented beside them. Settings are immutable; derive a variant with
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal, Sequence, Unpack
+from typing import Literal, Unpack
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 

@@ -40,9 +40,9 @@ import json
 import os
 import re
 import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from aqgr.foundation.errors import ReadError
 from aqgr.foundation.inputs import files_in

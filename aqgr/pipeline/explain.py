@@ -14,8 +14,9 @@ the questions its issue and reasoning cover.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol, Sequence
+from typing import Protocol
 
 from aqgr.foundation.registry import Registry
 from aqgr.pipeline.relevance import RelevanceScorer

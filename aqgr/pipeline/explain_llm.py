@@ -16,14 +16,15 @@ explanation says so (`explained_by`, `note`).
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-from aqgr.pipeline.citation_guard import CitationGuard
 from aqgr.foundation.errors import ConfigError, InvalidModelOutputError, ProviderError
-from aqgr.pipeline.explain import Candidate, EvidenceExplainer, Explainer, Explanation, explainers
 from aqgr.llm.client import LLMClient, client_from_environment
 from aqgr.llm.prompts import load_prompt
 from aqgr.llm.structured import ask_json, schema_problems
+from aqgr.pipeline.citation_guard import CitationGuard
+from aqgr.pipeline.explain import Candidate, EvidenceExplainer, Explainer, Explanation, explainers
 from aqgr.pipeline.relevance import RelevanceScorer
 from aqgr.schemas.summary import StructuredSummary
 

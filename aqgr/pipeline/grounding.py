@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from typing import Callable
+from collections.abc import Callable
 
-from aqgr.pipeline.citation_guard import fold, mentions
 from aqgr.foundation.errors import SummarizeError
+from aqgr.pipeline.citation_guard import fold, mentions
 from aqgr.retrieval.citations.normalize import citations, tokens
 from aqgr.schemas.summary import SummarySlots
 from aqgr.summarizer.sentences import sentence_spans

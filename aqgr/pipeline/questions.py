@@ -12,11 +12,12 @@ near-duplicates are dropped.
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 from aqgr.foundation.registry import Registry
-from aqgr.retrieval.documents import question_form
 from aqgr.pipeline.relevance import RelevanceScorer
+from aqgr.retrieval.documents import question_form
 from aqgr.schemas.results import CandidateQuestion
 from aqgr.schemas.summary import StructuredSummary
 

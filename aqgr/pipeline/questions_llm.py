@@ -11,7 +11,8 @@ output still invalid), `harvest.v1` answers and each candidate says so in `gener
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from aqgr.foundation.errors import AqgrError, InvalidModelOutputError, ProviderError
 from aqgr.llm.client import LLMClient, client_from_environment

@@ -11,8 +11,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
-from typing import Callable, Mapping, Sequence
 
 import numpy as np
 

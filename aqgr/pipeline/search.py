@@ -42,12 +42,18 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import AbstractSet, Callable, Iterable, Mapping, Sequence
+from typing import AbstractSet
 
 import numpy as np
 
+from aqgr.foundation.collector import collection_paused
+from aqgr.foundation.errors import EmptyArchiveError, FactsTooShortError, NoFiltersError, StoreError
+from aqgr.foundation.inputs import check_count, check_text, check_texts, many
+from aqgr.foundation.parallel import side_by_side
+from aqgr.llm.deadline import task as model_task
 from aqgr.pipeline.citation_guard import grounded_questions
 from aqgr.pipeline.config import (
     COMMON_TERMS_UP_TO,
@@ -58,13 +64,8 @@ from aqgr.pipeline.config import (
     SUMMARY_MAX_DF,
     SearchOptions,
 )
-from aqgr.foundation.collector import collection_paused
-from aqgr.foundation.parallel import side_by_side
-from aqgr.foundation.errors import EmptyArchiveError, FactsTooShortError, NoFiltersError, StoreError
 from aqgr.pipeline.explain import Candidate, Explainer
-from aqgr.foundation.inputs import check_count, check_text, check_texts, many
 from aqgr.pipeline.pinpoint import pin_hits
-from aqgr.llm.deadline import task as model_task
 from aqgr.pipeline.questions import QuestionGenerator
 from aqgr.pipeline.relevance import RelevanceScorer
 from aqgr.retrieval.fusion import fusers

@@ -31,12 +31,12 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
-from aqgr.pipeline.config import Settings
 from aqgr.foundation.errors import NoStatutesError, ReadError
 from aqgr.foundation.inputs import check_count, files_in, many
+from aqgr.pipeline.config import Settings
 from aqgr.retrieval.protocol import Index
 from aqgr.retrieval.types import ScoredDoc, ranked
 from aqgr.schemas.statutes import StatuteHit, StatuteResult

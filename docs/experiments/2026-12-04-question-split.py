@@ -7,14 +7,18 @@ C = facts top-D U delta top-D' exceeds s_f(D) + s_delta(D'). Times each part on 
 It reads private parts of the index (the full-text engine's tantivy index) and rebuilds the question run's
 text as `Searcher._retrieve` does with the default options (question, newline, facts): an analysis, not an API."""
 
-import json, statistics, sys, time
+import json
+import statistics
+import sys
+import time
 from pathlib import Path
+
 from aqgr.archive.home import Archive
+from aqgr.eval.datasets import read_queries
+from aqgr.foundation.paths import shared_datasets
 from aqgr.retrieval.index import IndexSpec
 from aqgr.retrieval.lexical import query_weights
 from aqgr.retrieval.text import with_pairs
-from aqgr.eval.datasets import read_queries
-from aqgr.foundation.paths import shared_datasets
 
 home, nq = Path(sys.argv[1]), int(sys.argv[2])
 K = 1000

@@ -6,8 +6,11 @@ INDEX_DIR once, then loads it and times `Searcher.search` for queries 2-50 after
 search of query 1 (each query once: a second pass would find the facts' windows memoised). To compare two versions of the code, run it from two checkouts in turn
 (PYTHONPATH=<checkout>/src), several times each: this machine's speed drifts between runs."""
 
-import os, statistics, sys, time
+import statistics
+import sys
+import time
 from pathlib import Path
+
 from aqgr.eval.datasets import load_dataset
 from aqgr.eval.pipeline_systems import DEFAULT_SUMMARIZER, PIPELINE_CONFIGS, ArchiveSystem, case_archive
 from aqgr.eval.systems import default_cache_dir

@@ -3,8 +3,10 @@
 searched with the facts' full-text read beside the other retrievers (new) and with them (old), alternating.
 "Old" is had by renaming the module's FULLTEXT constant, so that no retriever is split off: an analysis, not an API."""
 
-import statistics, sys, tempfile, time
-from pathlib import Path
+import statistics
+import sys
+import time
+
 import aqgr.pipeline.search as S
 from aqgr.eval.datasets import load_dataset
 from aqgr.eval.pipeline_systems import DEFAULT_SUMMARIZER, PIPELINE_CONFIGS, ArchiveSystem, case_archive

@@ -3,8 +3,11 @@
 order alternating by query; the p50 of each arm, its steps' p50s, and how alike their hits are. It reads a
 private method (`Archive._searcher`): an analysis, not an API."""
 
-import statistics, sys, time
+import statistics
+import sys
+import time
 from pathlib import Path
+
 from aqgr.archive.home import Archive
 from aqgr.eval.datasets import read_queries
 from aqgr.foundation.paths import shared_datasets

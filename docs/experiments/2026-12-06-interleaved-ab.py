@@ -13,7 +13,13 @@ written `built:SRC` (with INDEX_DIR) builds that index in its worker and searche
 build returned, as `python -m aqgr.eval.bench_search` does, instead of loading INDEX_DIR from disk
 as `aqgr search` and the server do (2026-12-07-term-queries-and-ranked-runs.md)."""
 
-import json, os, random, statistics, subprocess, sys, time
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 

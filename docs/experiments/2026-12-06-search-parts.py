@@ -8,9 +8,12 @@ then each part's mean time per search, summed over every thread that ran it (the
 search go side by side on worker threads, so the parts add up to more than the search's wall
 time: read them as the time the two cores spend). It wraps private names: an analysis, not an API."""
 
-import statistics, sys, time
+import statistics
+import sys
+import time
 from collections import defaultdict
 from pathlib import Path
+
 import aqgr.pipeline.search as S
 import aqgr.retrieval.index as I
 from aqgr.archive.home import Archive

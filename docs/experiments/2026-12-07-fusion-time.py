@@ -8,7 +8,9 @@ search: `Searcher._fuse` of the runs, turning each run into fusion's arrays alon
 `_fuse` followed by `_refer` (the citation lift). Run it once per checkout to compare two versions
 of the code. It calls private names: an analysis, not an API."""
 
-import statistics, sys, time
+import statistics
+import sys
+import time
 from pathlib import Path
 
 from aqgr.eval.datasets import load_dataset

@@ -9,7 +9,10 @@ seconds and segment counts, then reads every query from both indexes in turn, th
 alternating which goes first, and prints the median read time of each and whether every run
 (ids and scores, to the last bit) is the same."""
 
-import statistics, sys, tempfile, time
+import statistics
+import sys
+import tempfile
+import time
 from pathlib import Path
 
 import tantivy

@@ -7,7 +7,10 @@ beside another runs in a search, 30 times with ONNX Runtime's profiler on, and p
 operator type's time per run. Only the session options the embedder uses are set: the numbers
 are the embedder's, not a tuned variant's."""
 
-import collections, json, sys, tempfile
+import collections
+import json
+import sys
+import tempfile
 
 import numpy as np
 import onnxruntime as ort

@@ -10,7 +10,9 @@ the facts' query read to its top 1,016 and to every judgment, of the question's 
 the added query plus the sums and the top 1,016; and in how many question runs the two top 1,016
 came in the same order (tantivy adds in f32). It calls private names: an analysis, not an API."""
 
-import statistics, sys, time
+import statistics
+import sys
+import time
 from pathlib import Path
 
 from aqgr.eval.datasets import load_dataset

@@ -26,8 +26,8 @@ def build_citation_benchmark(
     """Build from `archive` (an AILA dataset folder holding Object_casedocs/, or any folder
     of .txt judgments; ids are file stems) and write to `out_dir`. `statutes`: a folder of
     statute files (or a dataset folder holding Object_statutes/): adds the statute qrels."""
-    from aqgr.pipeline.statutes import read_statute
     from aqgr.eval.datasets import find_documents, list_documents
+    from aqgr.pipeline.statutes import read_statute
 
     archive = Path(archive).expanduser()
     docs_dir = find_documents(archive, "cases", docs=archive)

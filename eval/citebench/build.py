@@ -21,14 +21,14 @@ import re
 import shutil
 import tempfile
 from collections import defaultdict
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping
 
+from aqgr.eval.citebench.mask import mask
 from aqgr.foundation.errors import DatasetError
 from aqgr.retrieval.citations.judgments import Judgment, read_archive
 from aqgr.retrieval.citations.links import Link, find_links
-from aqgr.eval.citebench.mask import mask
 from aqgr.retrieval.citations.normalize import citations
 
 FORMAT_VERSION = "citebench.v1"

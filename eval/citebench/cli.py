@@ -42,8 +42,8 @@ def build_citation_benchmark_cli(
     import shlex
     import sys
 
-    from aqgr.foundation.errors import AqgrError
     from aqgr.eval.citebench import build_citation_benchmark
+    from aqgr.foundation.errors import AqgrError
 
     settings = CitebenchSettings(
         popularity_cap=popularity_cap, min_words=min_words, max_words=max_words, query_prefix=query_prefix

@@ -27,14 +27,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import tempfile
-from collections import defaultdict
-from itertools import islice
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import islice
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, NamedTuple, Sequence
+from typing import NamedTuple
 
 from aqgr.retrieval.citations.judgments import Judgment
 from aqgr.retrieval.citations.normalize import Citation, Token, citations, expand, party_variants, tokens, year_fits

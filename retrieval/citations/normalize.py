@@ -12,7 +12,8 @@ case, for checking what a model wrote; the graph links only the forms above.
 from __future__ import annotations
 
 import re
-from typing import Iterator, NamedTuple, Sequence
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple
 
 # Multi-word abbreviations, expanded before tokenising (regex on the raw text -> words).
 _STATES = [

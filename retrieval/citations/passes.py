@@ -27,10 +27,10 @@ import subprocess
 import sys
 import threading
 from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from aqgr.llm.deadline import task as model_task
 from aqgr.retrieval.citations.judgments import Judgment, parse_judgment

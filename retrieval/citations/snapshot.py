@@ -23,6 +23,7 @@ import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+
 import numpy as np
 
 log = logging.getLogger(__name__)

@@ -49,9 +49,9 @@ import sqlite3
 import threading
 import uuid
 from array import array
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -59,17 +59,19 @@ from aqgr.foundation.errors import IndexMismatchError
 from aqgr.retrieval.citations import snapshot
 from aqgr.retrieval.citations.graph import CitationGraph, Mention
 from aqgr.retrieval.citations.judgments import Judgment, parse_judgment
+from aqgr.retrieval.citations.links import form_key, header_citations, title_keys
 from aqgr.retrieval.citations.passes import (
     CITATION,
     TITLE,
     Findings,
     StoredTitles,
     findings,
-    key_hash as _hash,
     workers,
 )
+from aqgr.retrieval.citations.passes import (
+    key_hash as _hash,
+)
 from aqgr.retrieval.citations.treatment import LABELS, SEVERITY, Treatment, TreatmentEngine, create, more_severe
-from aqgr.retrieval.citations.links import form_key, header_citations, title_keys
 
 # The store's layout, and the linker whose findings it keeps: bump LINKER when links.py,
 # normalize.py or judgments.py change what they find (a store of another one is rebuilt).

@@ -245,7 +245,7 @@ CUES: tuple[_Cue, ...] = (
     _cue(
         "overruled",
         "after",
-        rf"(?<!prospective )(?<!prospectively )\b(?:over-?rul(?:ed|ing|es?))\b(?!\s+(?:the|a|that|this)\s+(?:plea|objection|contention|submission|argument)s?)",
+        r"(?<!prospective )(?<!prospectively )\b(?:over-?rul(?:ed|ing|es?))\b(?!\s+(?:the|a|that|this)\s+(?:plea|objection|contention|submission|argument)s?)",
     ),
     _cue(
         "overruled",

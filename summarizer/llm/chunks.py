@@ -14,8 +14,8 @@ faiss are imported when an index is built, not at import.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 CHUNK_CHARS = 20_000  # the study's chunk size
 CHUNK_OVERLAP = 0.5  # the study's 50% overlap

@@ -19,8 +19,8 @@ never an empty judgment.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from aqgr.foundation.errors import ReadError
 from aqgr.summarizer.readers.common import decode_text, looks_binary, normalise_text, sha256_bytes

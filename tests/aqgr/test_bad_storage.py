@@ -15,8 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive
-from aqgr.interfaces.cli import app
 from aqgr.foundation.errors import StoreError
+from aqgr.interfaces.cli import app
 from tests.aqgr.helpers import JUDGMENTS, write_judgments
 
 runner = CliRunner()

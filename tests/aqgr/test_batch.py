@@ -2,8 +2,6 @@
 
 import time
 
-import pytest
-
 from aqgr import Archive
 from aqgr.archive.store import Store
 from tests.aqgr.helpers import JUDGMENTS, write_judgments

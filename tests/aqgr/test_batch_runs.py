@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import os
 import signal
 import subprocess
 import sys
@@ -17,8 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive
-from aqgr.interfaces.cli import app
 from aqgr.archive.store import Store
+from aqgr.interfaces.cli import app
 from aqgr.schemas.validation import validate_summary
 from tests.aqgr.docgen import html_text, pdf_bytes, write_docx
 from tests.aqgr.helpers import JUDGMENTS, write_judgments

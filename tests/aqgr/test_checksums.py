@@ -14,8 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive, Settings
-from aqgr.interfaces.cli import app
 from aqgr.archive.store import CHECKSUM_MISMATCH, Store, summary_checksum
+from aqgr.interfaces.cli import app
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS
 from tests.aqgr.test_check import _check
 from tests.aqgr.test_corruption import FAST, _read_only, archive_home, built  # noqa: F401 (fixtures)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
-from aqgr.interfaces.cli import app
 from aqgr.foundation.console import printable, styled
+from aqgr.interfaces.cli import app
 from tests.aqgr.helpers import CITING_JUDGMENTS, DYING_DECLARATION_FACTS, write_judgments
 
 runner = CliRunner()

@@ -8,9 +8,9 @@ import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive, IndexSpec, Settings
+from aqgr.foundation.errors import ReadError
 from aqgr.interfaces.cli import app
 from aqgr.pipeline.correspondence import SAMPLE_TABLE, CorrespondenceStore, load_tables, parse_table
-from aqgr.foundation.errors import ReadError
 
 from .helpers import write_judgments
 

@@ -13,7 +13,6 @@ import json
 import os
 import shutil
 import sqlite3
-import stat
 from pathlib import Path
 
 import pytest
@@ -130,9 +129,8 @@ def test_recovery_from_an_export_after_damage(archive_home, tmp_path):
 
 
 def test_damaged_database_the_server_answers_503_with_the_error_shape(archive_home):
-    from tests.server.conftest import TestClient
-
     from aqgr.interfaces.server import create_app
+    from tests.server.conftest import TestClient
 
     overwrite_pages(archive_home / "aqgr.db")
     app_ = create_app(archive=Archive(settings=Settings.resolve(archive_home, index=FAST)))
@@ -152,9 +150,8 @@ def test_damaged_database_the_server_answers_503_with_the_error_shape(archive_ho
 
 
 def test_a_server_started_before_the_damage_keeps_searching_its_snapshot(archive_home):
-    from tests.server.conftest import TestClient
-
     from aqgr.interfaces.server import create_app
+    from tests.server.conftest import TestClient
 
     app_ = create_app(archive=Archive(settings=Settings.resolve(archive_home, index=FAST)))
     with TestClient(app_, raise_server_exceptions=False) as client:

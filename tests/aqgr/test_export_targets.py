@@ -13,10 +13,10 @@ import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive
-from aqgr.interfaces.cli import app
 from aqgr.archive.store import Store
-from aqgr.foundation.targets import kind_of
 from aqgr.archive.transfer import export_summaries, file_name_for, import_summaries, judgment_id_of_file
+from aqgr.foundation.targets import kind_of
+from aqgr.interfaces.cli import app
 from aqgr.schemas.validation import validate_summary
 from tests.aqgr.helpers import write_judgments
 

@@ -10,12 +10,12 @@ from pydantic import ValidationError
 from aqgr import Filters, NoFiltersError, SearchOptions
 from aqgr.foundation.errors import InvalidFilterError
 from aqgr.retrieval.facets import (
+    disposal_of,
     judge_clause,
     judge_names,
     judge_terms,
     normalise_court,
     parse_decided,
-    disposal_of,
     statute_terms,
 )
 from aqgr.schemas.filters import make_filters

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
-import threading
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive, IndexBusyError
-from aqgr.interfaces.cli import app
 from aqgr.archive.indexer import IndexLock
 from aqgr.foundation.paths import SAMPLE
+from aqgr.interfaces.cli import app
 from aqgr.retrieval.index import IndexSpec
 
 SPEC = IndexSpec(embedder="hashing.v1")
@@ -179,7 +177,8 @@ def test_a_search_opens_the_citation_graph_from_the_snapshot_the_last_update_mad
 
 def test_an_index_build_killed_while_linking_citations_is_completed_by_the_next(tmp_path, monkeypatch):
     from aqgr.archive.store import Store
-    from aqgr.retrieval.citations import CitationGraph, passes, store as citation_store
+    from aqgr.retrieval.citations import CitationGraph, passes
+    from aqgr.retrieval.citations import store as citation_store
 
     monkeypatch.setattr(citation_store, "LARGE", 4)  # the sample's 17 judgments make a large update: commits every 3
     monkeypatch.setattr(citation_store, "PAGE", 3)

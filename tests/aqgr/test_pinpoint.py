@@ -2,18 +2,19 @@
 
 import re
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aqgr.pipeline.pinpoint import (
+    JudgmentSource,
     ParagraphIndex,
+    _Normalised,
     locate,
     numbered_lines,
     pin_hits,
     pinpoint,
     summary_pinpoints,
     where,
-    JudgmentSource,
-    _Normalised,
 )
 from aqgr.schemas.results import Evidence, Hit
 from aqgr.schemas.summary import Provenance, StatuteRef, StructuredSummary

@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive, IndexSpec, Settings
-from aqgr.interfaces.cli import app
 from aqgr.foundation.paths import SAMPLE
+from aqgr.interfaces.cli import app
 from aqgr.pipeline.pinpoint import where
 from tests.aqgr.pinpoint_check import hit_problems, pinpoint_problem
 

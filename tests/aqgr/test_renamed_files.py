@@ -8,8 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from aqgr import Archive
-from aqgr.interfaces.cli import app
 from aqgr.foundation.paths import SAMPLE
+from aqgr.interfaces.cli import app
 from aqgr.retrieval.index import IndexSpec
 
 SPEC = IndexSpec(embedder="hashing.v1")

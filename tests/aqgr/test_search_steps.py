@@ -269,9 +269,8 @@ def test_the_command_line_and_the_server_choose_how_often_the_dense_retriever_is
 
     from aqgr.interfaces.cli import app
     from aqgr.interfaces.server import create_app
-    from tests.server.conftest import TestClient
-
     from aqgr.retrieval.index import SummaryIndex
+    from tests.server.conftest import TestClient
 
     dense: list[int] = []  # the dense reads of every index the command line or the server opens
     real = SummaryIndex.retrieve

@@ -18,10 +18,10 @@ from sqlmodel import select
 from typer.testing import CliRunner
 
 from aqgr import Archive
-from aqgr.interfaces.cli import app
-from aqgr.foundation.errors import LeaseLostError
 from aqgr.archive.store import Store, WorkRow
 from aqgr.archive.workqueue import Worker, WorkQueue, finish, ledger_status
+from aqgr.foundation.errors import LeaseLostError
+from aqgr.interfaces.cli import app
 from tests.aqgr.helpers import write_judgments
 from tests.aqgr.test_batch_runs import many_judgments
 

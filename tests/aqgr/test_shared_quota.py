@@ -8,12 +8,12 @@ import multiprocessing
 import time
 
 from aqgr import Archive
+from aqgr.archive.quota import SharedQuota
+from aqgr.archive.store import Store
 from aqgr.llm.base import LLMRequest
 from aqgr.llm.client import LLMClient
 from aqgr.llm.fake import FakeProvider
 from aqgr.llm.limits import Bucket
-from aqgr.archive.quota import SharedQuota
-from aqgr.archive.store import Store
 
 RPM, CALLS, PROCESSES = 600, 15, 3
 

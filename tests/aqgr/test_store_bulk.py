@@ -7,9 +7,9 @@ import hashlib
 import pytest
 from sqlmodel import select
 
+from aqgr.archive.store import FailureRow, ImportRow, JudgmentRow, Store, SummaryRow
 from aqgr.foundation.errors import InvalidTextError
 from aqgr.schemas.summary import Provenance, StructuredSummary
-from aqgr.archive.store import FailureRow, ImportRow, JudgmentRow, Store, SummaryRow
 
 
 def _item(doc_id: str, text: str, facts: str = "The facts."):

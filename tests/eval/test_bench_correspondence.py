@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from aqgr.pipeline.correspondence import SAMPLE_TABLE, load_tables
 from aqgr.eval.bench_correspondence import build_passages, passage_of, passages_of
+from aqgr.pipeline.correspondence import SAMPLE_TABLE, load_tables
 
 TABLE = load_tables([SAMPLE_TABLE])
 

@@ -15,11 +15,11 @@ import pytest
 pytest.importorskip("pymilvus", reason="pymilvus not installed: pip install 'aqgr[milvus]'")
 pytest.importorskip("milvus_lite", reason="milvus-lite not installed: pip install 'aqgr[milvus]'")
 
-from aqgr.foundation.errors import ConfigError  # noqa: E402
 from aqgr.eval.agreement import TOLERANCE, agreement, pairs  # noqa: E402
 from aqgr.eval.datasets import load_dataset  # noqa: E402
 from aqgr.eval.harness import evaluate_path  # noqa: E402
 from aqgr.eval.systems import get_system  # noqa: E402
+from aqgr.foundation.errors import ConfigError  # noqa: E402
 
 # judgment id -> (facts, question of law)
 CASES = {

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from aqgr.foundation.errors import DatasetError
 from aqgr.eval import bench_pipeline, bench_scale
 from aqgr.eval.synthetic_archive import Corpus, Generator
+from aqgr.foundation.errors import DatasetError
 
 TOPICS = [
     ("the land acquisition award", "market value of the acquired land", "compensation was enhanced"),

@@ -8,8 +8,8 @@ import pytest
 
 from aqgr.eval.citebench import CitebenchSettings, build_citation_benchmark
 from aqgr.eval.citebench.mask import mask
-from aqgr.retrieval.citations.normalize import citations, party_key
 from aqgr.eval.datasets import load_dataset
+from aqgr.retrieval.citations.normalize import citations, party_key
 
 FILLER = (
     "The appellant was employed in the district office and the dispute concerned the payment of his "

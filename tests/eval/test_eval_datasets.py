@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from aqgr.foundation.errors import DatasetError
-from aqgr.eval.datasets import load_dataset, select_queries
-
 from aila_tiny import write_dataset
+
+from aqgr.eval.datasets import load_dataset, select_queries
+from aqgr.foundation.errors import DatasetError
 
 
 def test_loads_cases_and_statutes(tiny):

@@ -7,8 +7,8 @@ import subprocess
 import sys
 
 import pytest
-
 from aila_tiny import write_dataset
+
 from aqgr.eval.findability import findability
 
 # Each query's relevant case is the one its words describe.

@@ -7,12 +7,12 @@ import math
 
 import pytest
 
-from aqgr.foundation.errors import ConfigError, DatasetError, UnknownNameError
 from aqgr.eval.datasets import load_dataset
 from aqgr.eval.harness import evaluate, evaluate_path
 from aqgr.eval.protocols import EvalProtocol, get_protocol, protocols
 from aqgr.eval.runs import read_run
 from aqgr.eval.systems import systems
+from aqgr.foundation.errors import ConfigError, DatasetError, UnknownNameError
 
 # Hand check of the tiny data (tests/eval/aila_tiny.py):
 # Q1 "wife died after dowry harassment by her husband": C2 (dowry, harassment, wife,

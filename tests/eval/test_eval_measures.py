@@ -7,8 +7,8 @@ import math
 import ir_measures
 import pytest
 
-from aqgr.foundation.errors import ConfigError
 from aqgr.eval.measures import DEFAULT_MEASURES, SetMeasure, compute, parse_measure
+from aqgr.foundation.errors import ConfigError
 
 # q1: relevant d1, d3, d5; judged non-relevant d2, d4.  Ranking: d2 N, d1 R, d6 (unjudged), d3 R, d4 N.
 # q2: judged (e1 relevant) but nothing returned -> 0 everywhere (trec_eval -c).

@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import pytest
 
+from aqgr.archive.home import Archive
 from aqgr.llm.cache import ResponseCache
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig
 from aqgr.llm.fake import FakeProvider
-from aqgr.archive.home import Archive
 from aqgr.retrieval.index import IndexSpec
 from tests.aqgr.helpers import write_judgments
 

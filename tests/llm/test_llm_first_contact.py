@@ -10,13 +10,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from aqgr.archive.home import Archive
-from aqgr.pipeline.config import SearchOptions
 from aqgr.foundation.errors import ConfigError, InvalidModelOutputError, ProviderError
 from aqgr.llm.base import LLMRequest
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig
 from aqgr.llm.fake import FakeProvider, FakeReply
 from aqgr.llm.structured import ask_json
+from aqgr.pipeline.config import SearchOptions
 from aqgr.retrieval.index import IndexSpec
 from aqgr.summarizer.base import JudgmentText
 from aqgr.summarizer.llm.engine import LLMSummarizer, LLMSummaryParams

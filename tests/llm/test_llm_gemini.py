@@ -248,10 +248,9 @@ def test_schema_keeps_only_the_documented_keywords_at_every_level():
 
 
 def test_the_summary_schema_is_sent_trimmed():
+    from aqgr.llm.gemini import gemini_schema
     from aqgr.summarizer.llm import engine
     from aqgr.summarizer.llm.slots import reply_schema
-
-    from aqgr.llm.gemini import gemini_schema
 
     schema = reply_schema(engine._ALL_SLOTS, 2048)
     with FakeModelServer(default=Step(gemini_text('{"n": 1}'))) as server:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-
 from aqgr.archive.home import Archive
 from aqgr.foundation.errors import ProviderError
 from aqgr.llm.client import LLMClient
@@ -131,8 +130,8 @@ def test_cache_hit_on_rerun_pays_nothing(archive_dir, tmp_path):
 
 
 def test_provider_configured_by_settings_selects_the_model_engines(archive_dir, monkeypatch):
-    from aqgr.pipeline.config import Settings
     from aqgr.llm.fake import install_script
+    from aqgr.pipeline.config import Settings
 
     monkeypatch.setenv("AQGR_PROVIDER", "fake.v1")
     monkeypatch.setenv("AQGR_MODEL", "search-script")

@@ -15,17 +15,17 @@ import sqlite3
 import pytest
 
 from aqgr.archive.home import Archive
-from aqgr.pipeline.config import SearchOptions
+from aqgr.eval.llama_server import LlamaServer
 from aqgr.foundation.errors import ProviderError
 from aqgr.llm.base import LLMRequest
 from aqgr.llm.cache import ResponseCache
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig
+from aqgr.pipeline.config import SearchOptions
 from aqgr.retrieval.index import IndexSpec
 from aqgr.schemas.summary import missing_required
 from aqgr.schemas.validation import schema_errors
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS
-from aqgr.eval.llama_server import LlamaServer
 from tests.llm.real_model import MODEL, SAMPLE, TEST_SETTINGS, long_judgment, require_real_model
 
 pytestmark = pytest.mark.timeout(900)

@@ -11,10 +11,10 @@ import time
 import pytest
 
 from aqgr.archive.home import Archive
-from aqgr.pipeline.config import Settings
 from aqgr.foundation.errors import IndexMismatchError
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig
+from aqgr.pipeline.config import Settings
 from aqgr.retrieval.citations import CitationStore
 from aqgr.retrieval.citations.treatment import PhraseTreatments, create
 from aqgr.retrieval.citations.treatment_llm import LLMTreatments, find_quote

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from aqgr.interfaces.cli import app
 from tests.properties.conftest import snapshot
-from tests.properties.strategies import FACTS, any_text, facts, json_values, nested_json, numbers
+from tests.properties.strategies import any_text, facts, json_values, nested_json, numbers
 
 runner = CliRunner()
 

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from aqgr.foundation.errors import SummaryValidationError
-from aqgr.foundation.inputs import id_problem
 from aqgr.archive.store import Store
 from aqgr.archive.transfer import export_summaries, import_summaries
+from aqgr.foundation.errors import SummaryValidationError
+from aqgr.foundation.inputs import id_problem
 from aqgr.schemas.validation import validate_summary
 from tests.properties.strategies import NASTY
 

@@ -9,7 +9,8 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aqgr.retrieval.citations import links as L, normalize as N
+from aqgr.retrieval.citations import links as L
+from aqgr.retrieval.citations import normalize as N
 
 PIECES = [
     "(1994) 3 SCC 112",

@@ -7,7 +7,6 @@ import pytest
 
 from aqgr.retrieval.citations import CitationGraph
 from aqgr.retrieval.citations.store import CitationStore
-
 from tests.retrieval.test_citation_store import TEXTS, _add
 
 FIRST = ["OLD", "MID", "QUIET"]

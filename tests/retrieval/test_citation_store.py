@@ -261,7 +261,8 @@ def _sample_and_templates() -> dict[str, str]:
 def large(monkeypatch):
     """Updates of four judgments or more count as large (commit every three), passes on two worker
     processes, a judgment per task (so that few texts are read ahead of what is filed)."""
-    from aqgr.retrieval.citations import passes, store as module
+    from aqgr.retrieval.citations import passes
+    from aqgr.retrieval.citations import store as module
 
     monkeypatch.setattr(module, "LARGE", 4)
     monkeypatch.setattr(module, "PAGE", 3)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import numpy as np
 import pytest
@@ -217,7 +217,7 @@ LATER = Provenance(
     engine="test.v1",
     engine_version="1",
     source_sha256="1" * 64,
-    created_at=datetime(2026, 1, 2, 9, 30, tzinfo=timezone.utc),
+    created_at=datetime(2026, 1, 2, 9, 30, tzinfo=UTC),
 )
 # Two new judgments, on words no judgment of CORPUS uses, and a new summary of C2 (another
 # source, another time): the old one was on land acquisition, the new one is on arbitration.
@@ -404,7 +404,7 @@ def test_update_may_empty_the_index_and_search_then_refuses_it(fresh):
     raises EmptyArchiveError, as for an archive with nothing indexed; adding fills it again."""
     from aqgr.pipeline.explain import explainers
     from aqgr.pipeline.questions import question_generators
-    from aqgr.pipeline.search import SearchOptions, Searcher
+    from aqgr.pipeline.search import Searcher, SearchOptions
 
     _, full, index, directory = fresh
     assert _update(index, full, removed=IDS) == {"added": 0, "replaced": 0, "removed": len(IDS)}

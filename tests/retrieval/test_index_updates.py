@@ -15,7 +15,7 @@ from retrieval_samples import CORPUS, summary
 from aqgr.retrieval.docstore import DocRegistry
 from aqgr.retrieval.documents import summary_fingerprint
 from aqgr.retrieval.index import SummaryIndex
-from aqgr.schemas.summary import Parties, Provenance, StructuredSummary, SummarySlots
+from aqgr.schemas.summary import Parties, Provenance, StructuredSummary
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from retrieval_samples import Counting
 
 from aqgr.foundation.errors import UnknownNameError
 from aqgr.retrieval.dense import DenseIndex, document_windows, embed_query, split_windows
 from aqgr.retrieval.embed_cache import EmbeddingCache, embed_with_cache
 from aqgr.retrieval.embedders import Embedder, embedders
-from retrieval_samples import Counting
 
 
 def test_split_windows_on_word_boundaries():

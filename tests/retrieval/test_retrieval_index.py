@@ -12,10 +12,9 @@ from retrieval_samples import Counting, summary
 
 import aqgr.retrieval.index as index_module
 from aqgr.foundation.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
-from aqgr.retrieval.embed_cache import EmbeddingCache
-from aqgr.retrieval.embedders import DEFAULT_EMBEDDER
-from aqgr.retrieval.embedders import embedders
 from aqgr.retrieval.documents import DENSE_SLOTS
+from aqgr.retrieval.embed_cache import EmbeddingCache
+from aqgr.retrieval.embedders import DEFAULT_EMBEDDER, embedders
 from aqgr.retrieval.index import FORMAT_VERSION, IndexSpec, SummaryIndex
 from aqgr.schemas.summary import SCHEMA_VERSION
 

@@ -16,6 +16,8 @@ import pytest
 pytest.importorskip("pymilvus", reason="pymilvus not installed: pip install 'aqgr[milvus]'")
 pytest.importorskip("milvus_lite", reason="milvus-lite not installed: pip install 'aqgr[milvus]'")
 
+from datetime import UTC
+
 from aqgr.retrieval.backends import backend_class, load_index, recorded_backend  # noqa: E402
 from aqgr.retrieval.index import IndexSpec, SummaryIndex  # noqa: E402
 from aqgr.retrieval.milvus import MilvusIndex, filter_expr  # noqa: E402
@@ -92,8 +94,9 @@ def test_the_collection_scores_bm25_with_the_spec_parameters(milvus, hashing_spe
 
 def test_issue_sentences_are_embedded_once_and_kept_beside_the_manifest(tmp_path, corpus, hashing_spec):
     """As on the embedded backend: ranking a harvested question (an issue) costs no model call."""
-    from aqgr.retrieval.embedders import embedders
     from retrieval_samples import Counting
+
+    from aqgr.retrieval.embedders import embedders
 
     counting = Counting(embedders.create("hashing.v1"))
     built = MilvusIndex.build(corpus, hashing_spec, uri=str(tmp_path / "s.db"), embedder=counting)
@@ -169,7 +172,7 @@ def test_sample_archive_agreement_and_searcher_unchanged(sample_archive, tmp_pat
 
 
 def _new_summaries():
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from retrieval_samples import summary
 
@@ -185,7 +188,7 @@ def _new_summaries():
         engine="other.v1",
         engine_version="2",
         source_sha256="2" * 64,
-        created_at=datetime(2026, 2, 1, tzinfo=timezone.utc),
+        created_at=datetime(2026, 2, 1, tzinfo=UTC),
     )
     arbitration = summary(
         "C2",

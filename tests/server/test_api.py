@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from tests.server.conftest import TestClient  # Host: 127.0.0.1
 
 from aqgr import Archive, Settings
 from aqgr.interfaces.server import ServeConfig, create_app
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS, write_judgments
-from tests.server.conftest import FAST, SENIORITY_FACTS
+from tests.server.conftest import (
+    FAST,
+    SENIORITY_FACTS,
+    TestClient,  # Host: 127.0.0.1
+)
 
 
 @pytest.fixture(scope="module")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.server.conftest import TestClient  # Host: 127.0.0.1
 
 from aqgr.interfaces.server import create_app
+from tests.server.conftest import TestClient  # Host: 127.0.0.1
 
 FACTS = (
     "An elderly shopkeeper was attacked with an axe by his neighbour during a dispute over a boundary wall. "

@@ -92,7 +92,7 @@ def _read_all(sock: socket.socket) -> bytes:
     while True:
         try:
             chunk = sock.recv(65536)
-        except (ConnectionResetError, socket.timeout):
+        except (TimeoutError, ConnectionResetError):
             break
         if not chunk:
             break

@@ -4,10 +4,10 @@ marks the spans are read against, the pinpoints route each summary passage's pla
 from __future__ import annotations
 
 import pytest
-from tests.server.conftest import TestClient  # Host: 127.0.0.1
 
 from aqgr.interfaces.server import create_app
 from tests.aqgr.pinpoint_check import pinpoint_problem
+from tests.server.conftest import TestClient  # Host: 127.0.0.1
 
 
 @pytest.fixture(scope="module")

@@ -3,11 +3,11 @@ text at that passage, highlighted; a #judgment=ID&at=START-END link opens it the
 
 from __future__ import annotations
 
-from tests.server.test_web import _wait, artifacts, browser, pytestmark  # noqa: F401  (fixtures, and the skip without chromium)
-
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
+
+from tests.server.test_web import _wait, artifacts, browser, pytestmark  # noqa: F401  (fixtures, and the skip without chromium)
 
 
 def _plain(text: str) -> str:

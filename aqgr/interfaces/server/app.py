@@ -22,9 +22,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import aqgr
 from aqgr.archive.home import Archive
-from aqgr.foundation.caps import STATUS as CAP_STATUS, Caps, request_problem
-from aqgr.foundation.inputs import id_problem
-from aqgr.pipeline.config import SearchOptions
+from aqgr.foundation.caps import STATUS as CAP_STATUS
+from aqgr.foundation.caps import Caps, request_problem
 from aqgr.foundation.errors import (
     AqgrError,
     DatabaseDamagedError,
@@ -35,13 +34,14 @@ from aqgr.foundation.errors import (
     InvalidTextError,
     NoCitationGraphError,
     NoFiltersError,
-    NoStatutesError,
     NoIndexError,
+    NoStatutesError,
     ProviderError,
     StoreError,
     UnknownJudgmentError,
     UnknownNameError,
 )
+from aqgr.foundation.inputs import id_problem
 from aqgr.interfaces.server.config import ServeConfig
 from aqgr.interfaces.server.limits import Busy, HostCheck, SearchGate, allowed_hosts
 from aqgr.interfaces.server.models import (
@@ -56,7 +56,7 @@ from aqgr.interfaces.server.models import (
     Version,
 )
 from aqgr.interfaces.server.service import ArchiveService
-
+from aqgr.pipeline.config import SearchOptions
 from aqgr.pipeline.pinpoint import ParagraphIndex
 from aqgr.pipeline.pinpoint import judgment_pinpoints as pinpoints_of
 from aqgr.schemas.results import JudgmentCitations, SearchResult, SummaryPinpoints

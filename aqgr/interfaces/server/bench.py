@@ -18,6 +18,7 @@ import threading
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
+
 from aqgr.foundation.paths import SAMPLE
 
 FALLBACK_FACTS = (

@@ -22,7 +22,8 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 from aqgr.interfaces.server.config import LOOPBACK_HOSTS, ServeConfig
 
@@ -134,7 +135,7 @@ class SearchGate:
             self.queued += 1
             try:
                 await asyncio.wait_for(slots.acquire(), timeout=self.wait_seconds)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 raise Busy(
                     self._retry_after(),
                     f"the server is busy: no search slot freed up within {self.wait_seconds:g} s; retry in a few seconds",

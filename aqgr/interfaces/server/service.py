@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from aqgr.archive.home import Archive
 from aqgr.foundation.errors import AqgrError
@@ -25,7 +25,6 @@ from aqgr.pipeline.statutes import StatuteCollection, file_stamp, statutes_for
 from aqgr.schemas.results import JudgmentCitations
 from aqgr.schemas.statutes import StatuteResult
 from aqgr.schemas.summary import StructuredSummary
-
 
 WARM_UP = "warm-up"  # a query embedded at start-up: the embedding model loads then, before the heap is frozen
 
