@@ -185,9 +185,11 @@ def stage_load(args) -> dict:
     if args.to < start:
         raise SystemExit(f"{args.home} already holds {start} judgments (> {args.to}): use another --home")
     state_path.write_text(json.dumps(made))
-    report = lambda done, total: (
-        print(f"stored {done}/{total}", file=sys.stderr, flush=True) if done % 10_000 < args.batch else None
-    )
+
+    def report(done: int, total: int) -> None:
+        if done % 10_000 < args.batch:
+            print(f"stored {done}/{total}", file=sys.stderr, flush=True)
+
     result = extend(store, Generator(corpus, args.seed), start, args.to, batch=args.batch, progress=report)
     store.close()
     return {**result, "from": start, "to": args.to, "peak_rss_mb": _peak_rss_mb()}
@@ -417,7 +419,7 @@ MEASURES = (
     ("index", "peak RSS MB", lambda r: r["index"]["peak_rss_mb"]),
     ("index", "  read summaries + texts s", lambda r: r["index"]["read_s"]),
     *(
-        ("index", f"  {part} s", (lambda part: lambda r: r["index"]["build_seconds"].get(part))(part))
+        ("index", f"  {part} s", lambda r, part=part: r["index"]["build_seconds"].get(part))
         for part in ("bm25", "fulltext", "embed", "sentences")
     ),
     ("index", "  citation graph + save s", lambda r: r["index"]["citations_s"]),
@@ -426,7 +428,7 @@ MEASURES = (
     ("search", "p50 ms", lambda r: r["search"]["p50_ms"]),
     ("search", "p95 ms", lambda r: r["search"]["p95_ms"]),
     *(
-        ("search", f"  p50 {step} ms", (lambda step: lambda r: r["search"]["p50_steps_ms"][step])(step))
+        ("search", f"  p50 {step} ms", lambda r, step=step: r["search"]["p50_steps_ms"][step])
         for step in ("questions", "retrieval", "explanation")
     ),
     ("search", "RSS after first search MB", lambda r: r["search"]["rss_after_load_mb"]),

@@ -106,7 +106,7 @@ def bench(data: Path, cache_dir: Path, summarizer: str, embedder: str | None, co
     freeze_heap()  # as the server's start-up does, once (aqgr/interfaces/server/service.py)
     latencies: list[float] = []
     stages: dict[str, list[float]] = {}
-    for qid, facts in queries:
+    for _qid, facts in queries:
         t = time.perf_counter()
         result = searcher.search(facts, options=options)
         latencies.append((time.perf_counter() - t) * 1000)

@@ -107,11 +107,11 @@ def run(backend: str, base: int, added: int, out: Path, repeat: int) -> dict:
     for r in range(repeat):
         index = _build(backend, first, spec, work)
         index.save(work / f"update-{r}")
-        seconds, counts = _timed(lambda: (index.update(later), index.save(work / f"update-{r}"))[0])
+        seconds, counts = _timed(lambda index=index, r=r: (index.update(later), index.save(work / f"update-{r}"))[0])
         update_s.append(seconds)
         parts.append(index.manifest.get("last_update", {}).get("seconds"))
         seconds, fresh = _timed(lambda: _build(backend, made, spec, work))
-        seconds += _timed(lambda: fresh.save(work / f"rebuild-{r}"))[0]
+        seconds += _timed(lambda fresh=fresh, r=r: fresh.save(work / f"rebuild-{r}"))[0]
         rebuild_s.append(seconds)
         if r < repeat - 1:
             for i in (index, fresh):

@@ -172,7 +172,7 @@ class BM25FullText:
                 return
         tokens: list[list[str]] = []
         total = len(dataset.doc_ids)
-        for i, (doc_id, text) in enumerate(dataset.documents(), start=1):
+        for i, (_doc_id, text) in enumerate(dataset.documents(), start=1):
             tokens.append(self._tokenize(text))
             if progress is not None:
                 progress(f"{self.name}: tokenising", i, total)

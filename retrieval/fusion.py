@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import NamedTuple, Union
+from typing import NamedTuple
 
 import numpy as np
 
@@ -25,9 +25,9 @@ from aqgr.foundation.registry import Registry
 
 from .types import ScoredDoc, arrays_of, rank_order, ranked_arrays
 
-Run = Union[Mapping[str, float], Sequence[ScoredDoc], Sequence[tuple[str, float]]]
-Runs = Union[Sequence[Run], Mapping[str, Run]]
-Weights = Union[Sequence[float], Mapping[str, float], None]
+Run = Mapping[str, float] | Sequence[ScoredDoc] | Sequence[tuple[str, float]]
+Runs = Sequence[Run] | Mapping[str, Run]
+Weights = Sequence[float] | Mapping[str, float] | None
 Fuser = Callable[..., list[ScoredDoc]]
 
 # RRF constant k = 60: Cormack, Clarke & Buettcher (SIGIR 2009), also pyserini's default.

@@ -372,7 +372,7 @@ def _sample_lexical(index, registry, generation: int) -> list[str]:
     rows = sorted(registry.live_rows(generation), key=lambda row: id_hash(row[1]))[:SAMPLE]
     idf = index.idf()
     lost = []
-    for n, judgment_id, _fp, texts in rows:
+    for _n, judgment_id, _fp, texts in rows:
         terms = [t for t in index.tokenizer(" ".join(json.loads(texts).values())) if idf.get(t) is not None]
         if not terms:
             continue

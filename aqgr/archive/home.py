@@ -35,8 +35,6 @@ from aqgr.pipeline.explain import explainers
 from aqgr.pipeline.questions import question_generators
 from aqgr.pipeline.search import Searcher
 from aqgr.retrieval.citations.treatment import treatment_engines
-
-CITATIONS_FILE = "citations.sqlite"  # retrieval/citations/store.py, beside the index
 from aqgr.retrieval.index import IndexSpec
 from aqgr.retrieval.protocol import Index
 from aqgr.schemas.filters import Filters
@@ -44,6 +42,8 @@ from aqgr.schemas.results import CandidateQuestion, SearchResult
 from aqgr.schemas.statutes import StatuteResult
 from aqgr.schemas.summary import StructuredSummary
 from aqgr.summarizer.base import SummarizerEngine, summarizers
+
+CITATIONS_FILE = "citations.sqlite"  # retrieval/citations/store.py, beside the index
 
 if TYPE_CHECKING:
     from aqgr.llm.client import LLMClient

@@ -817,7 +817,7 @@ class Store:
             }
             skipped += len(rows) - len(sums)
 
-            def action(s: Session) -> None:
+            def action(s: Session, sums: dict = sums) -> None:
                 for (judgment_id, engine), checksum in sums.items():
                     s.exec(
                         update(SummaryRow)

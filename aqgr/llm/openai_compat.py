@@ -97,7 +97,7 @@ class OpenAICompatibleProvider:
     def client(self):
         if self._client is None:
             try:
-                import httpx
+                import httpx  # noqa: F401 (the extra's presence, checked before the client is made)
             except ImportError:
                 raise MissingDependencyError("httpx", "openai") from None
             headers = {"Content-Type": "application/json"}

@@ -27,7 +27,7 @@ def out(tmp_path):
 def test_a_synthetic_judgment_is_its_paragraphs_terms_and_pairs():
     docs = bench_lexical.Synthetic(POOL, 40, paragraphs=3, seed=1)
     paragraphs = [p for doc in POOL for p in doc]
-    for (n, terms), row in zip(docs, docs.choice.tolist()):
+    for (_n, terms), row in zip(docs, docs.choice.tolist()):
         tokens = [t for i in row for t in paragraphs[i]]
         assert Counter(terms) == Counter(with_pairs(tokens, 2))
     # The first N of a larger corpus are the smaller corpus.

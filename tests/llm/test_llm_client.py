@@ -127,7 +127,7 @@ def test_config_from_environment_and_key_never_shown():
     assert ProviderConfig.resolve({"OPENAI_API_KEY": "x" * 8}, provider="openai.v1", model="m").secret() == "x" * 8
     assert not ProviderConfig.resolve({}).configured
     with pytest.raises(ConfigError, match="needs a model name"):
-        ProviderConfig.resolve({}, provider="openai.v1").model_name
+        _ = ProviderConfig.resolve({}, provider="openai.v1").model_name
     assert redact("key sk-secret-123456 here", ("sk-secret-123456",)) == "key *** here"
 
 

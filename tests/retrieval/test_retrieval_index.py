@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 from retrieval_samples import Counting, summary
 
 import aqgr.retrieval.index as index_module
@@ -36,7 +37,7 @@ def test_spec_defaults_and_validation():
     )
     with pytest.raises(UnknownNameError, match="facts"):
         IndexSpec(slots=("facts", "headnote"))
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError, match="frozen"):
         spec.slots = ("facts",)  # frozen
 
 

@@ -74,7 +74,7 @@ def test_mcp_answers_a_tool_call_whose_argument_holds_a_lone_surrogate(sample_ar
             2,
         ):
             send(
-                '{"jsonrpc": "2.0", "id": %d, "method": "tools/call", "params": {"name": "%s", "arguments": %s}}'
+                '{"jsonrpc": "2.0", "id": %d, "method": "tools/call", "params": {"name": "%s", "arguments": %s}}'  # noqa: UP031
                 % (number, tool, arguments)
             )
             line = _read_line(process, 60)
