@@ -29,8 +29,7 @@ from aqgr.foundation.errors import (
     StoreError,
 )
 from aqgr.foundation.inputs import many
-from aqgr.llm.config import ProviderOptions
-from aqgr.pipeline.config import SearchOptions, Settings
+from aqgr.pipeline.config import ArchiveOptions, SearchOptions, Settings
 from aqgr.pipeline.explain import explainers
 from aqgr.pipeline.questions import question_generators
 from aqgr.pipeline.search import Searcher
@@ -57,32 +56,16 @@ class Archive:
         home: str | Path | None = None,
         *,
         settings: Settings | None = None,
-        database_url: str | None = None,
-        summarizer: str | None = None,
-        question_generator: str | None = None,
-        explainer: str | None = None,
-        treatment: str | None = None,
-        index: IndexSpec | None = None,
-        search: SearchOptions | None = None,
         llm: LLMClient | None = None,
-        **provider: Unpack[ProviderOptions],
+        **options: Unpack[ArchiveOptions],
     ):
-        """`settings` (a Settings) replaces every other option. Otherwise: the database (default:
-        SQLite in the home), the engines by name (default: the offline ones, llm.v1 when a provider is
-        set), how to build the index, how to search, and the model provider as keywords
-        (ProviderOptions: provider="openai.v1", model=..., base_url=..., max_output_tokens=..., ...).
+        """`settings` (a Settings) replaces every other option. Otherwise the options of
+        `Settings.resolve` (ArchiveOptions): the database (default: SQLite in the home), the engines
+        by name (default: the offline ones, llm.v1 when a provider is set), how to build the index
+        (index=IndexSpec), how to search (search=SearchOptions), and the model provider as keywords
+        (provider="openai.v1", model=..., base_url=..., max_output_tokens=..., ...).
         `llm`: a ready LLMClient to use instead of one built from the provider settings."""
-        self.settings = settings or Settings.resolve(
-            home,
-            database_url=database_url,
-            summarizer=summarizer,
-            question_generator=question_generator,
-            explainer=explainer,
-            treatment=treatment,
-            index=index,
-            search=search,
-            **provider,
-        )
+        self.settings = settings or Settings.resolve(home, **options)
         self._db: Store | None = None
         self._loaded: Searcher | None = None
         self._statutes = None  # the statute collection, kept so its loaded index is reused

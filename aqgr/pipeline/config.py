@@ -180,6 +180,25 @@ class SearchOptions(BaseModel):
         return None if self.weights is None else [self.weights.get(name, 1.0) for name in names]
 
 
+class ArchiveOptions(ProviderOptions, total=False):
+    """An archive's settings as keyword arguments, declared once for `Settings.resolve` and
+    `Archive(...)`: the database, the engines by name, how to build the index and how to search,
+    and the model provider's fields (ProviderOptions). Unset ones come from the environment
+    (AQGR_DATABASE_URL, AQGR_SUMMARIZER, ..., AQGR_PROVIDER, ...) or the defaults."""
+
+    database_url: str | None
+    summarizer: str | None
+    question_generator: str | None
+    explainer: str | None
+    treatment: str | None
+    index: IndexSpec | None
+    search: SearchOptions | None
+
+
+_ENGINE_FIELDS = ("summarizer", "question_generator", "explainer", "treatment")
+_OWN_OPTIONS = frozenset(ArchiveOptions.__annotations__) - frozenset(ProviderOptions.__annotations__)
+
+
 class Settings(BaseModel):
     """Everything an Archive needs. Build with `Settings.resolve(home=...)`."""
 
@@ -216,36 +235,25 @@ class Settings(BaseModel):
         cls,
         home: str | Path | None = None,
         *,
-        database_url: str | None = None,
-        summarizer: str | None = None,
-        question_generator: str | None = None,
-        explainer: str | None = None,
-        treatment: str | None = None,
-        index: IndexSpec | None = None,
-        search: SearchOptions | None = None,
         llm: ProviderConfig | None = None,
-        **provider: Unpack[ProviderOptions],
+        **options: Unpack[ArchiveOptions],
     ) -> "Settings":
         """Home: the argument, else $AQGR_HOME, else the user's data directory. Unset values come
         from the environment (AQGR_DATABASE_URL, AQGR_SUMMARIZER, ...); `llm` (a ProviderConfig) or
-        the provider's fields as keywords (ProviderOptions: provider=, model=, max_output_tokens=, ...)."""
+        the provider's fields as keywords (ArchiveOptions, ProviderOptions: provider=, model=, ...)."""
+        provider = {k: v for k, v in options.items() if k not in _OWN_OPTIONS}
         unknown = set(provider) - set(ProviderConfig.model_fields)
         if unknown:
             raise TypeError(f"unknown setting(s) {sorted(unknown)}: see help(aqgr.Settings.resolve)")
         if home is None:
             home = os.environ.get(ENV_HOME) or default_home()
-        url = database_url or os.environ.get(ENV_DATABASE_URL)
+        url = options.get("database_url") or os.environ.get(ENV_DATABASE_URL)
         llm = llm or ProviderConfig.resolve(**provider)
-        fields: dict = {"index": index} if index is not None else {}
-        if search is not None:
-            fields["search"] = search
-        for field, chosen in (
-            ("summarizer", summarizer),
-            ("question_generator", question_generator),
-            ("explainer", explainer),
-            ("treatment", treatment),
-        ):
-            chosen = chosen or os.environ.get(ENV_ENGINES[field]) or (MODEL_ENGINE if llm.configured else None)
+        fields: dict = {name: options[name] for name in ("index", "search") if options.get(name) is not None}
+        for field in _ENGINE_FIELDS:
+            chosen = (
+                options.get(field) or os.environ.get(ENV_ENGINES[field]) or (MODEL_ENGINE if llm.configured else None)
+            )
             if chosen:
                 fields[field] = chosen
         return cls(home=Path(home), database_url=url, llm=llm, **fields)

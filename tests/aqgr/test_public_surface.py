@@ -8,6 +8,7 @@ import pytest
 
 import aqgr
 from aqgr.llm.config import ProviderConfig, ProviderOptions
+from aqgr.pipeline.config import ArchiveOptions
 
 VERBS = {
     "home",
@@ -46,10 +47,15 @@ def test_archive_offers_the_users_verbs_and_keeps_its_plumbing_private():
 
 
 def test_options_are_typed_keywords_not_a_bag():
-    parameters = inspect.signature(aqgr.Archive.__init__).parameters
-    for name in ("database_url", "summarizer", "question_generator", "explainer", "index", "search", "llm"):
-        assert parameters[name].kind is inspect.Parameter.KEYWORD_ONLY
-    assert parameters["provider"].annotation == "Unpack[ProviderOptions]"  # every key typed, listed by help()
+    """Archive(...) and Settings.resolve(...) take the same options, declared once (ArchiveOptions):
+    every key typed, listed by help(); the provider's keys are ProviderConfig's fields."""
+    own = {"database_url", "summarizer", "question_generator", "explainer", "treatment", "index", "search"}
+    for function in (aqgr.Archive.__init__, aqgr.Settings.resolve):
+        parameters = inspect.signature(function).parameters
+        assert parameters["llm"].kind is inspect.Parameter.KEYWORD_ONLY
+        assert parameters["options"].annotation == "Unpack[ArchiveOptions]"
+    keys = set(typing.get_type_hints(ArchiveOptions))
+    assert keys == own | set(ProviderConfig.model_fields)
     assert set(typing.get_type_hints(ProviderOptions)) == set(ProviderConfig.model_fields)
     search = inspect.signature(aqgr.Archive.search).parameters
     assert {"restrict", "exclude"} <= set(search) and not any(
