@@ -8,12 +8,11 @@ never served. Standard library only (sqlite3); one file, safe to share between p
 from __future__ import annotations
 
 import hashlib
-import sqlite3
-import threading
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
+
+from aqgr.foundation.sqlite_cache import SQLiteCache
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS vectors (
@@ -31,19 +30,11 @@ def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-class EmbeddingCache:
+class EmbeddingCache(SQLiteCache):
     """Vectors on disk (or in memory with path=':memory:'). Use as a context manager or close()."""
 
-    def __init__(self, path: str | Path):
-        self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
-        if self.path != ":memory:":
-            self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(_SCHEMA)
-        self._db.commit()
+    SCHEMA = _SCHEMA
+    TABLE = "vectors"
 
     def get_many(self, fingerprint: str, texts: Sequence[str]) -> list[np.ndarray | None]:
         """The cached float32 vector of each text, or None where there is none."""
@@ -76,20 +67,6 @@ class EmbeddingCache:
         with self._lock:
             self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)", rows)
             self._db.commit()
-
-    def __len__(self) -> int:
-        with self._lock:
-            return self._db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
-
-    def __enter__(self) -> "EmbeddingCache":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
 
 def embed_with_cache(

@@ -8,9 +8,8 @@ is asked again next time. Standard library only (sqlite3); safe to share between
 from __future__ import annotations
 
 import hashlib
-import sqlite3
-import threading
-from pathlib import Path
+
+from aqgr.foundation.sqlite_cache import SQLiteCache
 
 from .base import LLMReply, LLMRequest
 
@@ -34,19 +33,11 @@ def cache_key(provider: str, model: str, request: LLMRequest) -> str:
     return hashlib.sha256(parts.encode("utf-8")).hexdigest()
 
 
-class ResponseCache:
+class ResponseCache(SQLiteCache):
     """Replies in SQLite (path ':memory:' for a throwaway cache)."""
 
-    def __init__(self, path: str | Path):
-        self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
-        if self.path != ":memory:":
-            self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(_SCHEMA)
-        self._db.commit()
+    SCHEMA = _SCHEMA
+    TABLE = "replies"
 
     def get(self, provider: str, model: str, request: LLMRequest) -> LLMReply | None:
         with self._lock:
@@ -76,11 +67,3 @@ class ResponseCache:
                 ),
             )
             self._db.commit()
-
-    def __len__(self) -> int:
-        with self._lock:
-            return self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
