@@ -13,15 +13,14 @@ results.json's `backend_agreement`.
 from __future__ import annotations
 
 import json
-import os
 import platform
 import sys
-import tempfile
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aqgr.eval.protocols import data_file
+from aqgr.foundation.files import write_atomic
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -229,7 +228,4 @@ def write_report(report: "EvalReport", out_dir: str | Path, *, command: str | No
 
 
 def _atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+    write_atomic(path, text)

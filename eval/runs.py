@@ -13,15 +13,14 @@ a reader in double or single precision sees strictly decreasing scores in our or
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from aqgr.foundation.errors import DatasetError
+from aqgr.foundation.files import write_atomic
 
 MAX_DEPTH = 1000  # the FIRE/TREC convention: up to 1,000 documents per query
 _RUN_ID = re.compile(r"^\S+$")
@@ -72,14 +71,7 @@ def write_run(
         unique = [(d, s) for d, s in ranking if not (d in seen or seen.add(d))][:depth]
         for rank, (doc, score) in enumerate(strict_scores(unique), start=1):
             lines.append(f"{qid} Q0 {doc} {rank} {score} {run_id}\n")
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.writelines(lines)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, "".join(lines))
     return path
 
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
 from aqgr.foundation.errors import ConfigError, WriteError
+from aqgr.foundation.files import atomic_file
 
 _KINDS = (
     (stat.S_ISLNK, "a symbolic link"),
@@ -73,34 +73,12 @@ def write_file(path: str | Path, write: Callable[[IO[str]], int], *, force: bool
 
 
 def _atomic(target: Path, write: Callable[[IO[str]], int]) -> int:
-    tmp = None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        mode = _mode_for(target)
-        with tempfile.NamedTemporaryFile(
-            "w", encoding="utf-8", dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False
-        ) as tmp:
-            result = write(tmp)
-            tmp.flush()
-            os.fsync(tmp.fileno())
-        os.chmod(tmp.name, mode)
-        os.replace(tmp.name, target)
+        with atomic_file(target) as stream:
+            return write(stream)
     except OSError as exc:
         raise WriteError(str(target), exc) from None
-    finally:
-        if tmp is not None and os.path.exists(tmp.name):
-            os.unlink(tmp.name)
-    return result
-
-
-def _mode_for(target: Path) -> int:
-    """The permissions the file keeps (an existing file's), else what a plain open() would give."""
-    try:
-        return stat.S_IMODE(os.stat(target).st_mode)
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
 
 
 def check_folder(path: str | Path, *, force: bool = False, flag: str = "--force") -> Path:

@@ -37,7 +37,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import re
 import threading
 from collections.abc import Iterable, Sequence
@@ -45,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aqgr.foundation.errors import ReadError
+from aqgr.foundation.files import write_atomic
 from aqgr.foundation.inputs import files_in
 from aqgr.foundation.paths import SAMPLE
 
@@ -529,9 +529,7 @@ class CorrespondenceStore:
                     "title": names.title,
                 }
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{STORE_FILE}.tmp-{os.getpid()}")
-        tmp.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, self.path)
+        write_atomic(self.path, json.dumps(payload, ensure_ascii=False))
         report = StoreReport(problems=loaded.problems)
         for row in loaded.rows:
             key = f"{row.old_act} -> {row.new_act}"

@@ -29,12 +29,12 @@ build-citation-benchmark --statutes ...`) 0.213 -> 0.523 (this search, as shippe
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from aqgr.foundation.errors import NoStatutesError, ReadError
+from aqgr.foundation.files import write_atomic
 from aqgr.foundation.inputs import check_count, files_in, many
 from aqgr.pipeline.config import Settings
 from aqgr.retrieval.protocol import Index
@@ -223,9 +223,7 @@ class StatuteCollection:
             raise NoStatutesError(self.root)
         links = QuoteFinder({i: s["text"] for i, s in statutes.items()}).links(judgments)
         payload = {"version": LINKS_VERSION, "statutes_sha256": self._digest(), "links": links}
-        tmp = self.root / f".{LINKS_FILE}.tmp-{os.getpid()}"
-        tmp.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, self.root / LINKS_FILE)
+        write_atomic(self.root / LINKS_FILE, json.dumps(payload, ensure_ascii=False))
         return len(links)
 
     def links(self) -> dict[str, list[str]]:
@@ -274,9 +272,7 @@ class StatuteCollection:
         with EmbeddingCache(self.settings.cache_dir / "embeddings.sqlite") as cache:
             index = SummaryIndex.from_texts(ids, texts, spec, cache=cache)
         self.root.mkdir(parents=True, exist_ok=True)
-        tmp = self.root / f".statutes.json.tmp-{os.getpid()}"
-        tmp.write_text(json.dumps(statutes, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, self.root / "statutes.json")
+        write_atomic(self.root / "statutes.json", json.dumps(statutes, ensure_ascii=False))
         clean_leftovers(self.index_dir)  # what a killed earlier save left beside it
         index.save(self.index_dir)
         if judgments is not None:
