@@ -1,4 +1,4 @@
-# Usage: python docs/experiments/2026-12-06-split-search.py HOME N [FROM]   (HOME: an archive built by bench_pipeline, hashing.v1;
+# Usage: python docs/experiments/scripts/2026-12-06-split-search.py HOME N [FROM]   (HOME: an archive built by bench_pipeline, hashing.v1;
 # FROM: split from this many documents, default SPLIT_FROM). Needs the split it measures, which was not
 # adopted: `git apply docs/experiments/2026-12-06-split-search.patch` first.
 """One-off measurement: each of the first N AILA queries searched with the tantivy searches of large

@@ -1,4 +1,4 @@
-# Usage: python docs/experiments/2026-12-06-rare-terms-first.py HOME PART F [F ...]
+# Usage: python docs/experiments/scripts/2026-12-06-rare-terms-first.py HOME PART F [F ...]
 #   HOME: an archive built by bench_pipeline; PART: fulltext or bm25; F: document-frequency fractions
 """One-off measurement: can a facts query skip the postings of its common terms, since tantivy's Python
 binding walks every posting of every query term (2026-12-06-rescored-questions report)?

@@ -1,4 +1,4 @@
-# Usage: python docs/experiments/2026-12-06-rescored-questions.py HOME N   (HOME: an archive built by bench_pipeline, hashing.v1)
+# Usage: python docs/experiments/scripts/2026-12-06-rescored-questions.py HOME N   (HOME: an archive built by bench_pipeline, hashing.v1)
 """One-off measurement: each of the first N AILA queries searched with `rescore_questions` True and False,
 the order alternating by query (full text read once a search either way, as above 100,000 judgments);
 p50 of the searches and of their steps, and how alike the hits are. It reads a private method

@@ -1,4 +1,4 @@
-# usage: AQGR_DATASETS=<datasets> python docs/experiments/2026-12-07-question-delta.py [INDEX_DIR]
+# usage: AQGR_DATASETS=<datasets> python docs/experiments/scripts/2026-12-07-question-delta.py [INDEX_DIR]
 """One-off measurement: could a question's BM25 run be the facts' scores over every judgment plus
 the scores of what the question adds? (Not adopted: docs/experiments/2026-12-07-term-queries-and-ranked-runs.md.)
 

@@ -1,4 +1,4 @@
-# Usage: python docs/experiments/2026-12-06-tantivy-pruning.py HOME N   (HOME: an archive built by bench_pipeline, hashing.v1)
+# Usage: python docs/experiments/scripts/2026-12-06-tantivy-pruning.py HOME N   (HOME: an archive built by bench_pipeline, hashing.v1)
 """One-off measurement: does a tantivy search from Python prune? The first N AILA facts queries, as aqgr's
 BM25 retrievers build them, timed with count=False and count=True (which must visit every match) at k=10
 and k=1016, and a two-term query of common words. Equal times mean no pruning. It reads private

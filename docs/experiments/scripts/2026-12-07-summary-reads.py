@@ -1,6 +1,6 @@
 """Summary reads from an archive database: the older spaced JSON against the canonical form.
 
-    python docs/experiments/2026-12-07-summary-reads.py PATH/TO/aqgr.db [ROUNDS]
+    python docs/experiments/scripts/2026-12-07-summary-reads.py PATH/TO/aqgr.db [ROUNDS]
 
 Makes two copies of the database in a temporary folder: one with every summary stored in
 SQLAlchemy's default spaced JSON (as aqgr stored them before 2026-12-07), one in

@@ -1,4 +1,4 @@
-# Usage: python docs/experiments/2026-12-06-summary-common-terms.py BM25_DIR   (an index's bm25 folder, e.g. HOME/index/bm25)
+# Usage: python docs/experiments/scripts/2026-12-06-summary-common-terms.py BM25_DIR   (an index's bm25 folder, e.g. HOME/index/bm25)
 """One-off measurement: AILA queries 11-30 as summary BM25 facts queries (placeholders dropped, words.v2), without
 their terms held by more than F of the summaries, for F = 1 (none left out), 0.5, 0.4, 0.3, 0.2: the median
 milliseconds of a search 1,000 deep and the median share of the query's postings left out

@@ -1,8 +1,8 @@
-# usage: [PYTHONPATH=<checkout>/src] AQGR_DATASETS=<datasets> python docs/experiments/2026-12-07-fusion-time.py [INDEX_DIR]
+# usage: [PYTHONPATH=<checkout>/src] AQGR_DATASETS=<datasets> python docs/experiments/scripts/2026-12-07-fusion-time.py [INDEX_DIR]
 """One-off measurement: a search's fusion and citation lift, timed alone, for the code on the path.
 
 Loads the `aqgr` benchmark system's AILA index (INDEX_DIR, default /work/runs/aila_idx, made as
-docs/experiments/2026-12-06-interleaved-ab.py makes it), captures the runs of AILA queries 2-11
+docs/experiments/scripts/2026-12-06-interleaved-ab.py makes it), captures the runs of AILA queries 2-11
 (`Searcher.plan` then `Searcher.retrieve`), then times over them, median of five passes, in ms a
 search: `Searcher._fuse` of the runs, turning each run into fusion's arrays alone (`_as_run`), and
 `_fuse` followed by `_refer` (the citation lift). Run it once per checkout to compare two versions

@@ -1,4 +1,4 @@
-# usage: python docs/experiments/2026-12-06-graph-snapshot.py graph HOME store|snapshot
+# usage: python docs/experiments/scripts/2026-12-06-graph-snapshot.py graph HOME store|snapshot
 """One-off measurement for the citation graph's snapshot (retrieval/citations/snapshot.py).
 
 `graph HOME store|snapshot`: the seconds `CitationStore.graph_and_ids()` takes on HOME's

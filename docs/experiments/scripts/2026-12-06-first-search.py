@@ -1,4 +1,4 @@
-# Usage: python docs/experiments/2026-12-06-first-search.py HOME   (HOME: an archive built by bench_pipeline, hashing.v1)
+# Usage: python docs/experiments/scripts/2026-12-06-first-search.py HOME   (HOME: an archive built by bench_pipeline, hashing.v1)
 """One-off measurement: in a fresh process, the seconds to open an archive's searcher and then its first
 search (the first AILA query). The A/B of the 2026-12-06 report ran it from two checkouts (old, new), five
 times each, interleaved; before each old run `DROP INDEX IF EXISTS docs_live` on HOME/index/docs.sqlite,

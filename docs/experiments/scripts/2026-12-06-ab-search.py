@@ -1,4 +1,4 @@
-# Usage: python docs/experiments/2026-12-06-ab-search.py HOME N OPTION=VALUE [OPTION=VALUE ...]
+# Usage: python docs/experiments/scripts/2026-12-06-ab-search.py HOME N OPTION=VALUE [OPTION=VALUE ...]
 #   HOME: an archive built by bench_pipeline (hashing.v1); VALUE: JSON (true, false, 1.0, ...)
 """One-off measurement: whole searches with the archive's default SearchOptions against the same with the
 options given, on AILA queries 11-(10+N) after a first search; the two alternate which goes first by

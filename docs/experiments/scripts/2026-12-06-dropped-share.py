@@ -1,4 +1,4 @@
-# Usage: python docs/experiments/2026-12-06-dropped-share.py FULLTEXT_DIR [FULLTEXT_DIR ...]   (an index's fulltext folder, e.g. HOME/index/fulltext)
+# Usage: python docs/experiments/scripts/2026-12-06-dropped-share.py FULLTEXT_DIR [FULLTEXT_DIR ...]   (an index's fulltext folder, e.g. HOME/index/fulltext)
 """One-off measurement: for AILA queries 11-30 as facts queries (placeholders dropped, words.v2, word pairs),
 the median share of a query's distinct full-text terms held by more than 0.2 of the index's judgments, and of
 the postings those terms carry (2026-12-06-common-terms report)."""

@@ -1,4 +1,4 @@
-# Usage: python docs/experiments/2026-12-06-fulltext-once.py HOME N_QUERIES   (HOME: an archive built by bench_pipeline, hashing.v1)
+# Usage: python docs/experiments/scripts/2026-12-06-fulltext-once.py HOME N_QUERIES   (HOME: an archive built by bench_pipeline, hashing.v1)
 """One-off measurement: each of the first N AILA queries searched with `fulltext_questions` True and False, the
 order alternating by query; the p50 of each arm, its steps' p50s, and how alike their hits are. It reads a
 private method (`Archive._searcher`): an analysis, not an API."""

@@ -1,4 +1,4 @@
-# usage: python docs/experiments/2026-12-07-onnx-ops.py [TOKENS]
+# usage: python docs/experiments/scripts/2026-12-07-onnx-ops.py [TOKENS]
 """One-off measurement: where one facts window's time goes inside `minilm-l6-int8.v1`.
 
 Runs the exported int8 model (exported on first use, as the embedder does) on one text of TOKENS

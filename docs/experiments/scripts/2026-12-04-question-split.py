@@ -1,4 +1,4 @@
-# Usage: python docs/experiments/2026-12-04-question-split.py HOME N_QUERIES OUT.json  (HOME: an archive built by bench_pipeline)
+# Usage: python docs/experiments/scripts/2026-12-04-question-split.py HOME N_QUERIES OUT.json  (HOME: an archive built by bench_pipeline)
 """One-off analysis: can a question run's full-text BM25 (question + facts) be computed exactly from
 the facts run plus a query of the question's extra weight? score(q+f, d) = score(f, d) + score(delta, d),
 delta(t) = w_{q+f}(t) - w_f(t) >= 0. Top-k is exact when the k-th combined score among

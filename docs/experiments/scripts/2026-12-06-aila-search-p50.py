@@ -1,4 +1,4 @@
-# usage: python docs/experiments/2026-12-06-aila-search-p50.py INDEX_DIR [LABEL]
+# usage: python docs/experiments/scripts/2026-12-06-aila-search-p50.py INDEX_DIR [LABEL]
 """One-off measurement: search p50/p95 on AILA's 2,914 judgments, each query once.
 
 Builds the `aqgr` benchmark system's index (int8 MiniLM, the summaries of the eval cache) into

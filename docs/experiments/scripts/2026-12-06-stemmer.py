@@ -1,5 +1,5 @@
-# Usage: python docs/experiments/2026-12-06-stemmer.py words [REPEATS]
-#        python docs/experiments/2026-12-06-stemmer.py first-search HOME nltk|snowball
+# Usage: python docs/experiments/scripts/2026-12-06-stemmer.py words [REPEATS]
+#        python docs/experiments/scripts/2026-12-06-stemmer.py first-search HOME nltk|snowball
 """One-off measurements for words.v2 (retrieval/text.py): the Snowball 2.2 English stemmer in C
 (PyStemmer) in place of nltk's.
 

@@ -1,4 +1,4 @@
-# Usage: python docs/experiments/2026-12-06-common-terms.py HOME N   (HOME: an archive built by bench_pipeline, hashing.v1)
+# Usage: python docs/experiments/scripts/2026-12-06-common-terms.py HOME N   (HOME: an archive built by bench_pipeline, hashing.v1)
 """One-off measurement: the full-text query with and without its common terms (SearchOptions.fulltext_max_df
 1 against the default, FULLTEXT_MAX_DF above 100,000 judgments), on AILA queries 11-(10+N) after a first search:
 

@@ -1,4 +1,4 @@
-# Usage: python docs/experiments/2026-12-06-rescored-agreement.py HOME N   (HOME: an archive built by bench_pipeline, hashing.v1)
+# Usage: python docs/experiments/scripts/2026-12-06-rescored-agreement.py HOME N   (HOME: an archive built by bench_pipeline, hashing.v1)
 """One-off measurement: for the first N AILA queries' generated questions, each question's summary BM25 run
 searched over the whole archive and re-scored from the facts' run (`SummaryIndex.rescore`): how many of
 the searched run's first 12 / 100 / 1,000 judgments the re-scored run holds there, the time of each, and

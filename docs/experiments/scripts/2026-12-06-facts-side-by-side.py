@@ -1,4 +1,4 @@
-# Usage: python docs/experiments/2026-12-06-facts-side-by-side.py [ROUNDS]   ($AQGR_DATASETS/aila2019, the eval cache's summaries)
+# Usage: python docs/experiments/scripts/2026-12-06-facts-side-by-side.py [ROUNDS]   ($AQGR_DATASETS/aila2019, the eval cache's summaries)
 """One-off measurement on the 2,914 AILA judgments, set up as `python -m aqgr.eval.bench_search` is: each query
 searched with the facts' full-text read beside the other retrievers (new) and with them (old), alternating.
 "Old" is had by renaming the module's FULLTEXT constant, so that no retriever is split off: an analysis, not an API."""

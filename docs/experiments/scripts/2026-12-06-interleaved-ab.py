@@ -1,4 +1,4 @@
-# usage: AQGR_DATASETS=<datasets> python docs/experiments/2026-12-06-interleaved-ab.py [built:]SRC_A [built:]SRC_B [INDEX_DIR | ARCHIVE_HOME]
+# usage: AQGR_DATASETS=<datasets> python docs/experiments/scripts/2026-12-06-interleaved-ab.py [built:]SRC_A [built:]SRC_B [INDEX_DIR | ARCHIVE_HOME]
 """One-off measurement: two versions of the code searched query by query in turn, for a paired
 comparison on a machine whose speed drifts by a third between minutes.
 
@@ -7,7 +7,7 @@ searcher loaded and warmed by query 1; then sends AILA queries 2-50 to both, eac
 in a random order (seed 0), and prints each side's p50, the median of the per-query ratios B/A,
 how many queries returned the same hits, and each step's median. The searcher: INDEX_DIR (default
 /work/runs/aila_idx), the `aqgr` benchmark system's index of AILA's 2,914 judgments, made on first
-use as docs/experiments/2026-12-06-aila-search-p50.py makes it; or an archive home (a path ending
+use as docs/experiments/scripts/2026-12-06-aila-search-p50.py makes it; or an archive home (a path ending
 in "archive", as `bench_pipeline` makes, `hashing.v1`), searched through `Archive.search`. A SRC
 written `built:SRC` (with INDEX_DIR) builds that index in its worker and searches the object the
 build returned, as `python -m aqgr.eval.bench_search` does, instead of loading INDEX_DIR from disk

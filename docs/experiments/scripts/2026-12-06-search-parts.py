@@ -1,4 +1,4 @@
-# usage: python docs/experiments/2026-12-06-search-parts.py HOME N
+# usage: python docs/experiments/scripts/2026-12-06-search-parts.py HOME N
 """One-off measurement: where a search's time goes in an archive built by bench_pipeline (hashing.v1).
 
 Opens HOME, runs the first AILA query (not counted), then the next N-1 queries through

@@ -1,4 +1,4 @@
-# usage: AQGR_DATASETS=<datasets> python docs/experiments/2026-12-07-one-segment.py [OUT_DIR]
+# usage: AQGR_DATASETS=<datasets> python docs/experiments/scripts/2026-12-07-one-segment.py [OUT_DIR]
 """One-off measurement: the AILA index built with tantivy writers of one and of two threads, and
 each lexical retriever's read of the 50 AILA queries (depth 1,000) on both.
 

@@ -1,6 +1,6 @@
 """MiniLM with ONNX Runtime's fused transformer operators, against the default int8 export.
 
-    python docs/experiments/2026-12-07-fused-attention.py [WORKDIR]
+    python docs/experiments/scripts/2026-12-07-fused-attention.py [WORKDIR]
 
 Exports the packaged all-MiniLM-L6-v2 weights to float ONNX as `minilm-l6-int8.v1` does
 (retrieval/onnx_minilm.py `_export_fp32`), fuses it with `onnxruntime.transformers.optimizer`
