@@ -1,4 +1,4 @@
-# Needs docs/experiments/2026-12-06-kept-runs.patch applied (`git apply`): the code it measures was not kept.
+# Needs the kept-runs patch applied (`git show e1df21b:docs/experiments/2026-12-06-kept-runs.patch | git apply`): the code it measures was not kept.
 # Usage: python docs/experiments/scripts/2026-12-06-kept-runs.py HOME N_QUERIES OUT.json
 #   (HOME: an archive built by bench_pipeline, hashing.v1 embedder; run once with AQGR_KEPT_RUNS=0 and
 #   once without, then compare the two OUT files with --compare A.json B.json)

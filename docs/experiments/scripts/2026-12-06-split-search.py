@@ -1,6 +1,6 @@
 # Usage: python docs/experiments/scripts/2026-12-06-split-search.py HOME N [FROM]   (HOME: an archive built by bench_pipeline, hashing.v1;
 # FROM: split from this many documents, default SPLIT_FROM). Needs the split it measures, which was not
-# adopted: `git apply docs/experiments/2026-12-06-split-search.patch` first.
+# adopted: `git show a357987:docs/experiments/2026-12-06-split-search.patch | git apply` first.
 """One-off measurement: each of the first N AILA queries searched with the tantivy searches of large
 indexes split in two halves (retrieval/lexical_tantivy.py SPLIT_FROM) and whole, the order alternating by
 query; p50 of the searches and their steps, and whether the hits are the same (they must be: the split is
