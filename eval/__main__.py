@@ -132,9 +132,9 @@ def system_list(names: list[str] | None, csv: str | None, **pipeline_options) ->
     fails before anything runs.
 
     Options given (summarizer, embedder, bm25_idf, milvus_uri) go to the summary-based systems only."""
-    from aqgr.eval.backends import split_name
-    from aqgr.eval.pipeline_systems import PIPELINE_CONFIGS
-    from aqgr.eval.systems import get_system, systems
+    from aqgr.eval.systems.on_backend import split_name
+    from aqgr.eval.systems.pipeline import PIPELINE_CONFIGS
+    from aqgr.eval.systems.registry import get_system, systems
 
     wanted = list(names or [])
     for part in (csv or "").split(","):

@@ -21,7 +21,7 @@ overlap of 0.96 on the AILA dev facts (a pure-numpy re-implementation of both fo
 gives the same figures); the rest of a pipeline (fusion, questions) keeps it at 0.96 to
 0.99, deltas at most 0.007 outside SetP@5/SetR@5. Against the default idf (rank-bm25's,
 floored) the overlap is 0.70 to 0.87 and the deltas reach 0.13: outside, because the
-two backends then score BM25 differently (eval/backends.py states it in the config).
+two backends then score BM25 differently (eval/systems/on_backend.py states it in the config).
 The 0.8 / 0.02 margins leave room for corpora with longer documents (more windows per
 document) without hiding a formula difference of that size.
 """
@@ -47,7 +47,7 @@ TOLERANCE = Tolerance()
 
 def pairs(names: Sequence[str]) -> list[tuple[str, str]]:
     """(base, variant) for every `base@backend` whose `base` is in `names` too, in `names` order."""
-    from aqgr.eval.backends import split_name
+    from aqgr.eval.systems.on_backend import split_name
 
     present = set(names)
     out = []

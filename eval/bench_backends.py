@@ -5,7 +5,7 @@
 
 Each named system runs through the eval harness twice, as `NAME` (embedded backend) and
 `NAME@milvus` (the same summaries, IndexSpec and search options served by Milvus;
-eval/backends.py), and eval/agreement.py compares the two: the difference of every mean
+eval/systems/on_backend.py), and eval/agreement.py compares the two: the difference of every mean
 measure, the mean top-10 overlap of the rankings, the Jaccard overlap of the returned
 sets, and whether they lie within its stated tolerance. The same comparison appears in
 any `python -m aqgr.eval` report that lists `NAME` and `NAME@milvus`.
@@ -85,7 +85,7 @@ def compare(
     """Run each name and name@milvus through the harness; the means and their agreement."""
     from aqgr.eval.agreement import report_agreement
     from aqgr.eval.harness import evaluate
-    from aqgr.eval.systems import get_system
+    from aqgr.eval.systems.registry import get_system
 
     options = {k: v for k, v in {"embedder": embedder, "bm25_idf": bm25_idf}.items() if v}
     where = {"milvus_uri": milvus_uri} if milvus_uri else {}

@@ -45,7 +45,7 @@ OLD_BATCH = 64  # embed_with_cache's batch: texts per embed call and per commit
 def sample_windows(data: Path, cache_dir: Path, n_docs: int) -> list[list[str]]:
     """The dense windows of `n_docs` judgments drawn at random (seed 0) from the dataset's summaries."""
     from aqgr.eval.datasets import find_documents, list_documents
-    from aqgr.eval.pipeline_systems import DEFAULT_SUMMARIZER, case_archive
+    from aqgr.eval.systems.pipeline import DEFAULT_SUMMARIZER, case_archive
     from aqgr.retrieval.dense import document_windows
     from aqgr.retrieval.documents import dense_texts, slot_texts
     from aqgr.retrieval.index import IndexSpec
@@ -143,7 +143,7 @@ def bench(data: Path, cache_dir: Path, n_docs: int, rounds: int, names: list[str
 
 
 def main(argv: list[str] | None = None) -> int:
-    from aqgr.eval.systems import default_cache_dir
+    from aqgr.eval.systems.registry import default_cache_dir
 
     parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_embed", description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)

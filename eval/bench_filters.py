@@ -30,8 +30,8 @@ from pathlib import Path
 from aqgr.eval.bench_common import print_result
 from aqgr.eval.bench_search import percentile
 from aqgr.eval.datasets import load_dataset
-from aqgr.eval.pipeline_systems import DEFAULT_SUMMARIZER, case_archive
-from aqgr.eval.systems import default_cache_dir
+from aqgr.eval.systems.pipeline import DEFAULT_SUMMARIZER, case_archive
+from aqgr.eval.systems.registry import default_cache_dir
 from aqgr.foundation.paths import shared_datasets
 from aqgr.pipeline.search import freeze_heap
 

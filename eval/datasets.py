@@ -125,7 +125,7 @@ def load_dataset(
     exclude: dict[str, frozenset[str]] = {}
     if exclude_path.is_file():
         # statutes: the exclusions name judgments (the citing one), kept out of the case ranking
-        # that supplies the questions and precedents (eval/pipeline_systems.py)
+        # that supplies the questions and precedents (eval/systems/pipeline.py)
         exclude, more = read_exclusions(exclude_path, queries, set(doc_ids) if kind == "cases" else None)
         warnings += more
     else:

@@ -39,7 +39,7 @@ def findability(
     from aqgr.eval.datasets import load_dataset
     from aqgr.eval.measures import compute
     from aqgr.eval.protocols import get_protocol
-    from aqgr.eval.systems import get_system
+    from aqgr.eval.systems.registry import get_system
 
     proto = get_protocol(protocol)
     dataset = load_dataset(data, qrels, proto.kind, docs=docs)

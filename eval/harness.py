@@ -17,7 +17,7 @@ from aqgr.eval.datasets import Dataset, Kind, load_dataset
 from aqgr.eval.measures import DEFAULT_RETURNED, MeasureResults, compute, parse_measure
 from aqgr.eval.protocols import EvalProtocol, get_protocol
 from aqgr.eval.runs import MAX_DEPTH, write_run
-from aqgr.eval.systems import Progress, System, get_system
+from aqgr.eval.systems.registry import Progress, System, get_system
 from aqgr.foundation.errors import ConfigError
 
 

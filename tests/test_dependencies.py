@@ -27,7 +27,7 @@ OPTIONAL = (
     "summarizer/readers/office.py",
     "eval/bench_",
     "eval/llama_server.py",
-    "eval/backends.py",
+    "eval/systems/on_backend.py",
 )
 
 

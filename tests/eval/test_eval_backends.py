@@ -18,7 +18,7 @@ pytest.importorskip("milvus_lite", reason="milvus-lite not installed: pip instal
 from aqgr.eval.agreement import TOLERANCE, agreement, pairs  # noqa: E402
 from aqgr.eval.datasets import load_dataset  # noqa: E402
 from aqgr.eval.harness import evaluate_path  # noqa: E402
-from aqgr.eval.systems import get_system  # noqa: E402
+from aqgr.eval.systems.registry import get_system  # noqa: E402
 from aqgr.foundation.errors import ConfigError  # noqa: E402
 
 # judgment id -> (facts, question of law)
@@ -141,8 +141,8 @@ def test_a_pipeline_system_runs_on_milvus_and_agrees_with_the_embedded_backend(d
 
 
 def test_the_milvus_index_is_cached_beside_the_embedded_one(data, tmp_path):
-    import aqgr.eval.backends as backends
-    import aqgr.eval.pipeline_systems as ps
+    import aqgr.eval.systems.on_backend as on_backend
+    import aqgr.eval.systems.pipeline as ps
 
     dataset = load_dataset(data)
     first = get_system("ensemble-summary@milvus", embedder="hashing.v1")
@@ -152,7 +152,7 @@ def test_the_milvus_index_is_cached_beside_the_embedded_one(data, tmp_path):
     assert manifest["backend"] == "milvus.v1" and manifest["n_docs"] == len(CASES)
 
     ps._LOADED.clear()
-    backends._LOADED.clear()  # as a new process would
+    on_backend._LOADED.clear()  # as a new process would
     again = get_system("bm25-summary@milvus", embedder="hashing.v1")
     stages = []
     again.prepare(dataset, cache_dir=tmp_path / "cache", progress=lambda what, done, total: stages.append(what))

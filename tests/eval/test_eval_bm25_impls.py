@@ -8,7 +8,8 @@ import pytest
 
 from aqgr.eval.datasets import load_dataset
 from aqgr.eval.harness import evaluate, evaluate_path
-from aqgr.eval.systems import BM25FullText, systems
+from aqgr.eval.systems.fulltext import BM25FullText
+from aqgr.eval.systems.registry import systems
 
 BM25S_SYSTEMS = [
     "bm25s-fulltext",

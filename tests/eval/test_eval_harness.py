@@ -11,7 +11,7 @@ from aqgr.eval.datasets import load_dataset
 from aqgr.eval.harness import evaluate, evaluate_path
 from aqgr.eval.protocols import EvalProtocol, get_protocol, protocols
 from aqgr.eval.runs import read_run
-from aqgr.eval.systems import systems
+from aqgr.eval.systems.registry import systems
 from aqgr.foundation.errors import ConfigError, DatasetError, UnknownNameError
 
 # Hand check of the tiny data (tests/eval/aila_tiny.py):
@@ -66,7 +66,7 @@ def test_end_to_end_bm25_fulltext(tiny, tmp_path):
     assert [d for d, _ in run["AILA_Q1"]] == ["C2", "C3"]
 
     # rerun: the full-text index comes from the cache
-    from aqgr.eval.systems import BM25FullText
+    from aqgr.eval.systems.fulltext import BM25FullText
 
     system = BM25FullText()
     again = evaluate(load_dataset(tiny), [system], "aila-cases", cache_dir=tmp_path / "cache")

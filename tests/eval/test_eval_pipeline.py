@@ -1,4 +1,4 @@
-"""The summary-based systems (eval/pipeline_systems.py) end to end on a tiny AILA-shaped dataset.
+"""The summary-based systems (eval/systems/pipeline.py) end to end on a tiny AILA-shaped dataset.
 
 Embeddings come from `hashing.v1` (no torch); summaries from the offline extractive engine.
 """
@@ -12,10 +12,10 @@ from typer.testing import CliRunner
 
 from aqgr.eval.datasets import load_dataset
 from aqgr.eval.harness import evaluate, evaluate_path
-from aqgr.eval.pipeline_systems import PIPELINE_CONFIGS, ArchiveSystem
 from aqgr.eval.protocols import EvalProtocol
 from aqgr.eval.runs import read_run
-from aqgr.eval.systems import get_system
+from aqgr.eval.systems.pipeline import PIPELINE_CONFIGS, ArchiveSystem
+from aqgr.eval.systems.registry import get_system
 
 NAMES = list(PIPELINE_CONFIGS)
 
@@ -85,7 +85,7 @@ def test_summaries_and_indexes_are_cached(tiny, tmp_path):
     assert (home / "cache" / "embeddings.sqlite").is_file()
     assert sorted(s.judgment_id for s in first._searcher.summaries.values()) == ["C1", "C2", "C3", "C4", "C5"]
 
-    import aqgr.eval.pipeline_systems as ps
+    import aqgr.eval.systems.pipeline as ps
 
     ps._LOADED.clear()  # as a new process would
     again = get_system("ensemble-summary", embedder="hashing.v1")

@@ -22,8 +22,8 @@ EXPECTED = data_file("expected_scores.json")
 
 
 def _cache_dir(system: str, tmp_path: Path) -> Path:
-    from aqgr.eval.pipeline_systems import PIPELINE_CONFIGS
-    from aqgr.eval.systems import default_cache_dir
+    from aqgr.eval.systems.pipeline import PIPELINE_CONFIGS
+    from aqgr.eval.systems.registry import default_cache_dir
 
     if system not in PIPELINE_CONFIGS:
         return tmp_path / "cache"  # bm25-fulltext: cheap to rebuild

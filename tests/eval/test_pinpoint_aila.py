@@ -24,8 +24,8 @@ def test_every_pinpoint_of_the_aila_dev_queries_holds():
     if not AILA.is_dir():
         pytest.skip(f"{AILA} not present")
     from aqgr.eval.datasets import load_dataset
-    from aqgr.eval.pipeline_systems import DEFAULT_SUMMARIZER, case_archive, case_index
-    from aqgr.eval.systems import default_cache_dir, systems
+    from aqgr.eval.systems.pipeline import DEFAULT_SUMMARIZER, case_archive, case_index
+    from aqgr.eval.systems.registry import default_cache_dir, systems
 
     cache = Path(os.environ["AQGR_EVAL_CACHE"]) if os.environ.get("AQGR_EVAL_CACHE") else default_cache_dir()
     dataset = load_dataset(AILA, kind="cases")

@@ -29,7 +29,7 @@ index: it costs only the retrieval. Loaded indexes are shared by the systems of 
 process (`_LOADED`).
 
 Backends: `<name>@milvus` is the same configuration, summaries and IndexSpec served by the
-Milvus backend instead of the embedded one (eval/backends.py: its index is cached beside
+Milvus backend instead of the embedded one (eval/systems/on_backend.py: its index is cached beside
 the embedded one, from the same embedding cache); a configuration naming a retriever the
 backend lacks (`fulltext`) is refused.
 
@@ -60,9 +60,9 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from aqgr.eval import backends
 from aqgr.eval.datasets import Dataset, find_documents, list_documents
-from aqgr.eval.systems import Progress, default_cache_dir, systems
+from aqgr.eval.systems import on_backend
+from aqgr.eval.systems.registry import Progress, default_cache_dir, systems
 from aqgr.foundation.errors import ConfigError, DatasetError, IndexMismatchError, NoIndexError
 from aqgr.pipeline.config import FULLTEXT_MAX_DF, SUMMARY_MAX_DF
 from aqgr.retrieval.text import strip_masks
@@ -393,14 +393,16 @@ class ArchiveSystem:
         milvus_uri: str | None = None,
         bm25_idf: str | None = None,
     ):
-        # The index backend (eval/backends.py): `name@milvus` is this configuration served by Milvus.
-        self.backend = backends.resolve(backend)
-        self.name = backends.system_name(name, self.backend)
-        backends.check(
+        # The index backend (eval/systems/on_backend.py): `name@milvus` is this configuration served by Milvus.
+        self.backend = on_backend.resolve(backend)
+        self.name = on_backend.system_name(name, self.backend)
+        on_backend.check(
             self.name,
             pipeline.retrievers,
             self.backend,
-            lambda: [n for n, c in PIPELINE_CONFIGS.items() if set(c.retrievers) <= set(backends.served(self.backend))],
+            lambda: [
+                n for n, c in PIPELINE_CONFIGS.items() if set(c.retrievers) <= set(on_backend.served(self.backend))
+            ],
         )
         self.milvus_uri = milvus_uri if self.backend == "milvus.v1" else None
         self.pipeline = replace(pipeline, bm25_idf=bm25_idf) if bm25_idf else pipeline  # `--bm25-idf` overrides
@@ -480,7 +482,7 @@ class ArchiveSystem:
             **asdict(self.pipeline),
             "backend": self.backend,
             **({"milvus_uris": self._uris or None} if self.backend == "milvus.v1" else {}),
-            **({"backend_notes": notes} if (notes := backends.notes(self.index_spec(), self.backend)) else {}),
+            **({"backend_notes": notes} if (notes := on_backend.notes(self.index_spec(), self.backend)) else {}),
             "summarizer": self.summarizer,
             "index_spec": self.index_spec().describe(),
             "search_options": self.search_options().model_dump(mode="json"),
@@ -535,28 +537,28 @@ class ArchiveSystem:
         self._statutes = statute_collection(dataset, archive, spec, root, progress)
 
     def _case_index(self, archive, spec, progress):
-        """The case summaries' index on this system's backend (eval/backends.py for Milvus)."""
-        if self.backend == backends.DEFAULT_BACKEND:
+        """The case summaries' index on this system's backend (eval/systems/on_backend.py for Milvus)."""
+        if self.backend == on_backend.DEFAULT_BACKEND:
             return case_index(archive, spec, progress)
-        uri = self._uris["cases"] = self.milvus_uri or backends.default_uri(archive.home)
-        directory = backends.index_dir(archive.home / "indexes" / spec_hash(spec), uri)
-        return backends.milvus_case_index(archive, spec, directory, uri, _stages(progress, "milvus index"))
+        uri = self._uris["cases"] = self.milvus_uri or on_backend.default_uri(archive.home)
+        directory = on_backend.index_dir(archive.home / "indexes" / spec_hash(spec), uri)
+        return on_backend.milvus_case_index(archive, spec, directory, uri, _stages(progress, "milvus index"))
 
     def _text_index(self, dataset: Dataset, spec, root: Path, progress):
         """The statutes' index on this system's backend."""
         cache_path = root / "statutes" / "embeddings.sqlite"
-        if self.backend == backends.DEFAULT_BACKEND:
+        if self.backend == on_backend.DEFAULT_BACKEND:
             return text_index(dataset, spec, cache_path, progress)
-        uri = self._uris["statutes"] = self.milvus_uri or backends.default_uri(root / "statutes")
+        uri = self._uris["statutes"] = self.milvus_uri or on_backend.default_uri(root / "statutes")
         base = (
             root / "statutes" / "indexes" / f"{corpus_fingerprint(dataset.docs_dir, dataset.doc_ids)}-{spec_hash(spec)}"
         )
         texts = {doc_id: {"text": text} for doc_id, text in dataset.documents()}
-        return backends.milvus_text_index(
+        return on_backend.milvus_text_index(
             dataset.doc_ids,
             texts,
             spec,
-            backends.index_dir(base, uri),
+            on_backend.index_dir(base, uri),
             uri,
             cache_path,
             _stages(progress, "statute milvus index"),
@@ -644,7 +646,7 @@ def _factory(name: str, config: PipelineConfig):
     def build(**options) -> ArchiveSystem:
         return ArchiveSystem(name, config, **options)
 
-    build.index_backends = True  # `name@<backend>` (eval/systems.get_system)
+    build.index_backends = True  # `name@<backend>` (eval/systems/registry.py get_system)
     return build
 
 

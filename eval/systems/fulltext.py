@@ -1,18 +1,10 @@
-"""Systems under evaluation: one protocol, a registry of named configurations.
+"""The full-text baselines: BM25 over whole judgment texts, the raw facts as the query.
 
-A system is prepared once per dataset, then asked for one ranking per query. It must
-honour `restrict` (rank only these documents) and `exclude` (never rank these); the
-harness checks both. `returned(query_id)` is optional: the system's own returned set for
-the study's set measures (absent, or returning None: the top 10 of the ranking).
-
-Registered here: `bm25-fulltext` (BM25 over whole judgment texts, raw facts as the query;
-the FIRE-style baseline), and the same over other BM25 implementations
+`bm25-fulltext` is the FIRE-style baseline; the same runs over other BM25 implementations
 (`retrieval.bm25.bm25_implementations`) to compare libraries on the same tokens:
 `bm25s-fulltext` (bm25s, its default `lucene` variant) and `bm25s-fulltext-<method>` for
-`robertson`, `atire`, `bm25l`, `bm25plus` (bm25s' `bm25+`); `python -m aqgr.eval.bench_bm25`
-measures their costs. The summary-based systems (`bm25-summary`, `dense-summary`,
-`ensemble-summary`, `aqgr` and their ablations) go through the Archive API and register
-in `eval/pipeline_systems.py` (see `PIPELINE_SYSTEMS_MODULE`).
+`robertson`, `atire`, `bm25l`, `bm25plus` (bm25s' `bm25+`); `python -m aqgr.eval.bench.bm25`
+measures their costs. Registered in `eval/systems/registry.py`'s `systems`.
 """
 
 from __future__ import annotations
@@ -22,79 +14,10 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Protocol, runtime_checkable
 
 from aqgr.eval.datasets import Dataset
-from aqgr.foundation.errors import ConfigError
-from aqgr.foundation.registry import Registry
-
-# Where the summary-based systems register (they need the Archive API of aqgr/).
-PIPELINE_SYSTEMS_MODULE = "aqgr.eval.pipeline_systems"
-
-Progress = Callable[[str, int, int], None]  # (what, done, total)
-
-
-@runtime_checkable
-class System(Protocol):
-    name: str
-
-    def prepare(self, dataset: Dataset, *, cache_dir: Path | None = None, progress: Progress | None = None) -> None: ...
-
-    def rank(
-        self,
-        query_id: str,
-        text: str,
-        *,
-        depth: int,
-        restrict: frozenset[str] | None = None,
-        exclude: frozenset[str] | None = None,
-    ) -> list[tuple[str, float]]: ...
-
-    def config(self) -> dict:
-        """Everything that determines this system's output (written to config.json)."""
-        ...
-
-
-systems: Registry[System] = Registry("system", modules=("aqgr.eval.systems", PIPELINE_SYSTEMS_MODULE))
-
-
-def get_system(name: str | System, **options) -> System:
-    """A system by registered name (options go to its factory), or a System as is.
-
-    `<name>@<backend>` (e.g. `aqgr-no-fulltext@milvus`) passes backend=<backend> to a
-    factory that serves index backends (the summary-based systems: eval/backends.py)."""
-    if not isinstance(name, str):
-        return name
-    from aqgr.eval.backends import SEPARATOR, split_name
-
-    base, backend = split_name(name)
-    if backend is None:
-        return systems.create(name, **options)
-    factory = systems.get(base)
-    if not getattr(factory, "index_backends", False):
-        served = [n for n in systems.names() if getattr(systems.get(n), "index_backends", False)]
-        raise ConfigError(
-            f"system {name!r}: {base!r} has no index backend to choose; {SEPARATOR}<backend> applies to "
-            f"the summary-based systems ({', '.join(served[:4])}, ...)"
-        )
-    if options.get("backend") not in (None, backend):
-        raise ConfigError(f"system {name!r} names backend {backend!r} but backend={options['backend']!r} was given")
-    return factory(**{**options, "backend": backend})
-
-
-def default_cache_dir() -> Path:
-    """$AQGR_HOME/cache/eval, else the user's cache directory for aqgr."""
-    home = os.environ.get("AQGR_HOME")
-    if home:
-        return Path(home).expanduser() / "cache" / "eval"
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("aqgr", appauthor=False)) / "eval"
-
-
-# --------------------------------------------------------------------- bm25-fulltext
+from aqgr.eval.systems.registry import Progress, System, default_cache_dir, systems
 
 FULLTEXT_FORMAT = 1  # bump when what the cached full-text index holds changes
 
@@ -255,7 +178,3 @@ def _register_bm25s_variant(suffix: str, method: str) -> None:
 
 for _suffix, _method in BM25S_VARIANTS.items():
     _register_bm25s_variant(_suffix, _method)
-
-
-def system_names() -> Sequence[str]:
-    return systems.names()
