@@ -5,7 +5,7 @@
 
 Each named system runs through the eval harness twice, as `NAME` (embedded backend) and
 `NAME@milvus` (the same summaries, IndexSpec and search options served by Milvus;
-eval/systems/on_backend.py), and eval/agreement.py compares the two: the difference of every mean
+eval/systems/on_backend.py), and eval/stats/agreement.py compares the two: the difference of every mean
 measure, the mean top-10 overlap of the rankings, the Jaccard overlap of the returned
 sets, and whether they lie within its stated tolerance. The same comparison appears in
 any `python -m aqgr.eval` report that lists `NAME` and `NAME@milvus`.
@@ -25,7 +25,7 @@ milvus-lite stands in for a Milvus server. Prints a JSON report on stdout.
 Both backends use Lucene's idf (IndexSpec's default, the one Milvus computes; Milvus refuses
 `--bm25-idf okapi`, rank-bm25's floored idf, which only the embedded backend has).
 
-Measured (milvus-lite 3.2.2, MiniLM, extractive.v1; tolerance of eval/agreement.py:
+Measured (milvus-lite 3.2.2, MiniLM, extractive.v1; tolerance of eval/stats/agreement.py:
 every reported mean within 0.02 absolute, mean top-10 overlap at least 0.8):
 
     python -m aqgr.eval.bench_backends sample                       # hit@3 1.0 / 1.0, all deltas 0,
@@ -83,8 +83,8 @@ def compare(
     out_dir=None,
 ) -> dict:
     """Run each name and name@milvus through the harness; the means and their agreement."""
-    from aqgr.eval.agreement import report_agreement
     from aqgr.eval.harness import evaluate
+    from aqgr.eval.stats.agreement import report_agreement
     from aqgr.eval.systems.registry import get_system
 
     options = {k: v for k, v in {"embedder": embedder, "bm25_idf": bm25_idf}.items() if v}

@@ -37,7 +37,7 @@ the full pipeline (question generation, fusion) was not run. Measures (ir-measur
 R@10, AP (MAP), means over the queries of each run, with each condition's ratio to the
 original and a paired comparison: queries better / worse, the Wilcoxon p over the queries
 and over the judgments' mean differences, and the ratio's 95% interval from a paired
-bootstrap that draws judgments (aqgr/eval/bootstrap.py, seeded). results.json,
+bootstrap that draws judgments (aqgr/eval/stats/bootstrap.py, seeded). results.json,
 per_query.json and passages.jsonl in --work; the citation links and the index are kept there
 and reused.
 """
@@ -140,10 +140,10 @@ def paired(scores: dict[str, float], base: dict[str, float], clusters: dict[str,
     """Per-query differences against the original: queries better / worse, the Wilcoxon
     signed-rank p-value over the queries that differ, the same over the judgments' mean
     differences (queries of one judgment are not independent), and the ratio of the means
-    with its paired bootstrap interval drawn by judgment (aqgr.eval.bootstrap)."""
+    with its paired bootstrap interval drawn by judgment (aqgr.eval.stats.bootstrap)."""
     from scipy.stats import wilcoxon
 
-    from aqgr.eval.bootstrap import ratio_interval
+    from aqgr.eval.stats.bootstrap import ratio_interval
 
     def p_of(diffs: list[float]):
         return float(f"{wilcoxon(diffs).pvalue:.2g}") if diffs else None

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from aqgr.eval.chance import chance
 from aqgr.eval.datasets import Dataset, Kind, load_dataset
 from aqgr.eval.measures import DEFAULT_RETURNED, MeasureResults, compute, parse_measure
 from aqgr.eval.protocols import EvalProtocol, get_protocol
 from aqgr.eval.runs import MAX_DEPTH, write_run
+from aqgr.eval.stats.chance import chance
 from aqgr.eval.systems.registry import Progress, System, get_system
 from aqgr.foundation.errors import ConfigError
 
@@ -46,7 +46,7 @@ class EvalReport:
     out_dir: Path | None
     started: str
     warnings: list[str] = field(default_factory=list)
-    chance: dict[str, float] = field(default_factory=dict)  # measure -> a random ranking's mean (eval/chance.py)
+    chance: dict[str, float] = field(default_factory=dict)  # measure -> a random ranking's mean (eval/stats/chance.py)
 
     def table(self) -> dict[str, dict[str, float]]:
         """system -> measure -> mean."""

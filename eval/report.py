@@ -6,7 +6,7 @@
     <out>/config.json    protocol, dataset, queries, systems, package versions, time
 
 A report holding one configuration on two index backends (`X` and `X@milvus`) also gives
-their agreement (eval/agreement.py): the table's footer, a report.md section and
+their agreement (eval/stats/agreement.py): the table's footer, a report.md section and
 results.json's `backend_agreement`.
 """
 
@@ -98,7 +98,7 @@ def render_table(report: "EvalReport", console: "Console | None" = None) -> None
 
 
 def _agreement(report: "EvalReport") -> list[dict]:
-    from aqgr.eval.agreement import report_agreement
+    from aqgr.eval.stats.agreement import report_agreement
 
     return report_agreement(report)
 
@@ -139,7 +139,7 @@ def markdown(report: "EvalReport") -> str:
         "SetP@k/SetR@k of the top k. Queries without judgments are not scored; a judged query with no "
         "returned documents scores 0. Bpref counts judged non-relevant documents only: with qrels that list "
         "relevant documents alone (the citebench) it equals the recall of the whole run. Chance: the expected "
-        "value for a uniformly random ordering of each query's candidates (eval/chance.py; none for Bpref and "
+        "value for a uniformly random ordering of each query's candidates (eval/stats/chance.py; none for Bpref and "
         "SetR): a system near it ranks no better than shuffling.",
         "",
         "## Timing",
@@ -157,7 +157,7 @@ def markdown(report: "EvalReport") -> str:
             "",
             "## Backend agreement",
             "",
-            f"The same configuration on two index backends (eval/agreement.py). Tolerance: every mean of "
+            f"The same configuration on two index backends (eval/stats/agreement.py). Tolerance: every mean of "
             f"{', '.join(m for m in tol['held'] if m in ms)} within {tol['measure']} absolute, mean top-{tol['k']} "
             f"overlap of the rankings at least {tol['overlap']}.",
             "",

@@ -31,7 +31,7 @@ Why these choices:
   ("okapi") is refused here. With rank-bm25's idf on the embedded side, rankings of long
   queries differed (AILA dev facts, summary BM25: top-10 overlap 0.71); with the same idf
   they agree closely (0.96; the rest is the row statistics above). Scores never agree:
-  compare rankings (eval/agreement.py).
+  compare rankings (eval/stats/agreement.py).
 * Terms are tokenised by aqgr (words.v1: stemming, stopwords, section numbers) rather
   than by a Milvus analyzer, so both backends see the same terms and queries.
 * The local index directory keeps what Searcher needs without a round trip: manifest

@@ -4,7 +4,7 @@ A pipeline system name may end in `@<backend>` (`aqgr-no-fulltext@milvus`): the 
 configuration, summaries and IndexSpec, served by another index backend
 (`retrieval.backends`: `embedded` = `embedded.v1`, the default; `milvus` = `milvus.v1`).
 So one `python -m aqgr.eval --systems aqgr-no-fulltext,aqgr-no-fulltext@milvus` run lists
-both backends side by side, and the report adds their agreement (`eval.agreement`).
+both backends side by side, and the report adds their agreement (`eval.stats.agreement`).
 
 What a backend lacks is refused, never dropped silently: a configuration that names a
 retriever the backend does not have (Milvus has no `fulltext`, BM25 over the judgments'

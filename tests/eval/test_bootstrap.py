@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aqgr.eval.bootstrap import ratio_interval
+from aqgr.eval.stats.bootstrap import ratio_interval
 
 
 def test_equal_scores_give_a_ratio_of_one_with_no_width():

@@ -15,9 +15,9 @@ import pytest
 pytest.importorskip("pymilvus", reason="pymilvus not installed: pip install 'aqgr[milvus]'")
 pytest.importorskip("milvus_lite", reason="milvus-lite not installed: pip install 'aqgr[milvus]'")
 
-from aqgr.eval.agreement import TOLERANCE, agreement, pairs  # noqa: E402
 from aqgr.eval.datasets import load_dataset  # noqa: E402
 from aqgr.eval.harness import evaluate_path  # noqa: E402
+from aqgr.eval.stats.agreement import TOLERANCE, agreement, pairs  # noqa: E402
 from aqgr.eval.systems.registry import get_system  # noqa: E402
 from aqgr.foundation.errors import ConfigError  # noqa: E402
 

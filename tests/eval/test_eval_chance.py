@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from aqgr.eval.chance import chance, query_chance
 from aqgr.eval.measures import compute
+from aqgr.eval.stats.chance import chance, query_chance
 
 MEASURES = ("AP", "P@5", "R@10", "RR", "nDCG@5", "SetP", "SetP@5", "SetR@10")
 

@@ -1,4 +1,4 @@
-"""aqgr.eval.findability: whether judgments follow from the query texts (tiny data written here)."""
+"""aqgr.eval.stats.findability: whether judgments follow from the query texts (tiny data written here)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 import pytest
 from aila_tiny import write_dataset
 
-from aqgr.eval.findability import findability
+from aqgr.eval.stats.findability import findability
 
 # Each query's relevant case is the one its words describe.
 MATCHED = "AILA_Q1 Q0 C2 1\nAILA_Q2 Q0 C1 1\nAILA_Q3 Q0 C5 1\n"
@@ -40,7 +40,7 @@ def test_command_prints_json_and_fails_cleanly(tmp_path):
     cmd = [
         sys.executable,
         "-m",
-        "aqgr.eval.findability",
+        "aqgr.eval.stats.findability",
         "--data",
         str(root),
         "--cache-dir",

@@ -1,6 +1,6 @@
 """Can a query's relevance judgments be found from its own text at all?
 
-    python -m aqgr.eval.findability [--data PATH] [--protocol aila-cases] [--system bm25-fulltext]
+    python -m aqgr.eval.stats.findability [--data PATH] [--protocol aila-cases] [--system bm25-fulltext]
 
 Ranks the corpus once with every query's text (one system, default `bm25-fulltext`), then
 scores each judged query's relevant set against every one of those rankings. Where the
@@ -9,7 +9,7 @@ than the other queries' texts do (own rank 1) and far above chance. Where they d
 on the AILA 2019 dev split, no text of the dataset reaches them, and a ratio between two
 systems there measures noise. Prints JSON: per judged query its own AP, the best AP any
 text gives and which text, its own text's rank among all texts, and the chance level
-(eval/chance.py); then the means. Exit 2 with a message on bad input.
+(eval/stats/chance.py); then the means. Exit 2 with a message on bad input.
 """
 
 from __future__ import annotations
@@ -35,10 +35,10 @@ def findability(
 ) -> dict:
     """The report described in the module; `queries`: which judged queries to score (a
     selection as `python -m aqgr.eval --queries` takes; default: the protocol's)."""
-    from aqgr.eval.chance import chance_per_query
     from aqgr.eval.datasets import load_dataset
     from aqgr.eval.measures import compute
     from aqgr.eval.protocols import get_protocol
+    from aqgr.eval.stats.chance import chance_per_query
     from aqgr.eval.systems.registry import get_system
 
     proto = get_protocol(protocol)
