@@ -1,7 +1,6 @@
 """Cost of the whole pipeline at scale, through the public API, on synthetic archives of real text.
 
     nice -n 10 python -m aqgr.eval.bench_pipeline --sizes 10000,100000,1000000 --out reports/pipeline
-    (also: python -m aqgr.eval.bench_scale --pipeline --sizes ...)
 
 Archives come from eval/synthetic_archive.py (real AILA paragraphs recombined, unique titles,
 citations among them, summaries recombined from extractive.v1 ones). Per size N, each stage
@@ -11,7 +10,9 @@ runs in a subprocess of its own, so its peak RSS (ru_maxrss) is its own:
    per transaction); an archive left by an earlier size or run is extended, never remade;
 2. index: `Archive.build_index()`, what `aqgr index` does (bm25, dense, fulltext, the issue
    sentences, the citation graph), embedder --embedder (hashing.v1: MiniLM at 1e6 would
-   take days here; its rate is measured apart, see 6);
+   take days here; its rate is measured apart, see 6), on the index backend --backend
+   (embedded, the default; or milvus: a milvus-lite folder milvus.db in the archive home, as
+   `aqgr index --backend milvus` makes it, which has no full-text retriever);
 3. search: open the archive, the first `Archive.search(facts)` (index, summaries and
    citation graph loaded on the way), then every AILA query (Query_doc.txt) timed: p50, p95;
 4. disk (measured here, no process): database, index, citations.sqlite, embedding cache;
@@ -49,6 +50,7 @@ from aqgr.retrieval.embedders import DEFAULT_EMBEDDER
 
 AILA_ROOT = shared_datasets() / "aila2019"
 STATE = "bench-synthetic.json"  # in the archive home: what generated it (seed, corpus, engine version)
+MILVUS_LITE = "milvus.db"  # --backend milvus: the milvus-lite folder in the archive home (as `aqgr index` makes it)
 TARGET_N = 1_000_000
 # (stage, measure) -> the target at 1e6 judgments.
 TARGETS = {
@@ -223,10 +225,17 @@ def _phased(call) -> tuple[object, dict]:
     }
 
 
+def _build_index(archive, backend: str, progress) -> dict:
+    """`Archive.build_index()` on `backend`, where `aqgr index --backend` puts it (milvus: milvus.db in the home)."""
+    if backend == "embedded":
+        return archive.build_index(progress=progress)
+    return archive.build_index(progress=progress, backend=backend, uri=str(archive.home / MILVUS_LITE))
+
+
 def stage_index(args) -> dict:
     """`Archive.build_index()`, phases timed (`_phased`; "citations" runs to the start of "index")."""
     archive = _archive(args.home, args.embedder)
-    manifest, timed = _phased(lambda progress: archive.build_index(progress=progress))
+    manifest, timed = _phased(lambda progress: _build_index(archive, args.backend, progress))
     graph = archive.citations()
     return {
         **timed,
@@ -293,7 +302,7 @@ def stage_disk(args) -> dict:
     db = Path(str(archive.settings.db_url).removeprefix("sqlite:///"))
     return {
         "database_mb": round(sum(_mb(Path(f"{db}{end}")) for end in ("", "-wal")), 1),
-        "index_mb": _mb(archive.settings.index_dir),
+        "index_mb": _mb(archive.settings.index_dir) + _mb(archive.home / MILVUS_LITE),
         "citations_mb": _mb(archive.home / "citations.sqlite"),
         "cache_mb": _mb(archive.settings.cache_dir),
     }
@@ -361,6 +370,8 @@ def _common(args) -> list[str]:
         str(args.queries),
         "--embedder",
         args.embedder,
+        "--backend",
+        args.backend,
         "--rate-embedder",
         args.rate_embedder,
         "--rate-sample",
@@ -510,6 +521,13 @@ def _errors(row: dict) -> list[tuple[str, str]]:
     return found
 
 
+def _backend_note(config: dict) -> str:
+    backend = config.get("backend", "embedded")
+    return (
+        "" if backend == "embedded" else f", index backend: {backend} (milvus-lite, {MILVUS_LITE} in the archive home)"
+    )
+
+
 def table(results: dict) -> str:
     sizes = {int(n): row for n, row in results["sizes"].items()}
     rows = measures(sizes, results["config"]["add"])
@@ -539,7 +557,8 @@ def table(results: dict) -> str:
         "",
         f"Real corpus: {base.get('donors')} judgments, median {base.get('median_chars')} characters, "
         f"{base.get('median_paragraphs')} body paragraphs (synthetic judgments: that many paragraphs; their "
-        f"median length is the 'load median chars' row). Index embedder: {results['config']['embedder']}; "
+        f"median length is the 'load median chars' row). Index embedder: {results['config']['embedder']}"
+        f"{_backend_note(results['config'])}; "
         f"'add': {results['config']['add']:,} judgments stored, then build_index() again, at N + {results['config']['add']:,}.",
     ]
     loads = ", ".join(
@@ -580,6 +599,12 @@ def main(argv=None) -> int:
     parser.add_argument("--base-limit", type=int, default=None, help="real judgments to recombine (default: all)")
     parser.add_argument("--embedder", default="hashing.v1", help="the index's embedder")
     parser.add_argument(
+        "--backend",
+        choices=("embedded", "milvus"),
+        default="embedded",
+        help="the index backend (milvus: a milvus-lite folder in the archive home; needs pip install 'aqgr[milvus]')",
+    )
+    parser.add_argument(
         "--rate-embedder",
         default=DEFAULT_EMBEDDER,
         help="embedder whose documents/s is measured apart (default: the index default)",
@@ -606,6 +631,7 @@ def main(argv=None) -> int:
         "config": {
             "sizes": sizes,
             "embedder": args.embedder,
+            "backend": args.backend,
             "add": args.add,
             "seed": args.seed,
             "queries": args.queries,

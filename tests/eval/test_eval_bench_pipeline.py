@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from aqgr.eval import bench_pipeline, bench_scale
+from aqgr.eval import bench_pipeline
 from aqgr.eval.synthetic_archive import Corpus, Generator
 from aqgr.foundation.errors import DatasetError
 
@@ -127,12 +127,30 @@ def test_pipeline_benchmark_end_to_end(tmp_path):
     assert float(cells[3].replace(",", "")) == pytest.approx(row["search"]["p50_ms"], rel=0.01, abs=0.5)
 
 
+def test_the_milvus_backend_is_measured_the_same_way(tmp_path):
+    """--backend milvus (what bench_scale measured apart, on the index alone): the archive's index
+    made on milvus-lite in the home, as `aqgr index --backend milvus` makes it, then searched."""
+    pytest.importorskip("pymilvus", reason="pymilvus not installed: pip install 'aqgr[milvus]'")
+    pytest.importorskip("milvus_lite", reason="milvus-lite not installed: pip install 'aqgr[milvus]'")
+    corpus = write_corpus(tmp_path / "corpus")
+    out = tmp_path / "out"
+    argv = ["--sizes", "24", "--out", str(out), "--corpus", str(corpus), "--add", "0", "--rate-sample", "0"]
+    assert bench_pipeline.main([*argv, "--backend", "milvus"]) == 0
+    results = json.loads((out / "results.json").read_text())
+    row = results["sizes"]["24"]
+    assert [e for e in bench_pipeline._errors(row) if e[0] != "add"] == []
+    manifest = json.loads((out / "archive" / "index" / "manifest.json").read_text())
+    assert manifest["backend"] == "milvus.v1" and row["index"]["n_docs"] == 24
+    assert row["search"]["queries"] == 3 and row["disk"]["index_mb"] > 0
+    assert results["config"]["backend"] == "milvus" and "index backend: milvus" in (out / "table.md").read_text()
+
+
 def test_a_corpus_without_judgments_is_refused_clearly(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(DatasetError, match="no .txt judgments"):
         Corpus.load(tmp_path / "empty", tmp_path / "cache")
     argv = ["--sizes", "10", "--out", str(tmp_path / "out"), "--corpus", str(tmp_path / "empty")]
-    assert bench_scale.main(["--pipeline", *argv]) == 2  # bench_scale --pipeline is this benchmark
+    assert bench_pipeline.main(argv) == 2
     assert "no .txt judgments" in json.loads((tmp_path / "out" / "results.json").read_text())["base"]["error"]
 
 
