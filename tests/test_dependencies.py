@@ -25,8 +25,7 @@ OPTIONAL = (
     "retrieval/llama.py",
     "retrieval/bm25s_scorer.py",
     "summarizer/readers/office.py",
-    "eval/bench_",
-    "eval/llama_server.py",
+    "eval/bench/",
     "eval/systems/on_backend.py",
 )
 

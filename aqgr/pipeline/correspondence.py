@@ -16,7 +16,7 @@ cite the new sections ("Section 103 BNS") while the precedents cite the old ones
 * `describe(text)`: one line per reference, "Section 302 IPC, now Section 103(1) BNS", shown
   beside search and statute hits.
 * `rewrite(text)`: the references moved into the other code, in the same form (for the
-  benchmark, aqgr/eval/bench_correspondence.py).
+  benchmark, aqgr/eval/bench/correspondence.py).
 
 Tables are CSV files, one row per (old section, new section) pair: `old_act, old_section,
 new_act, new_section` and optionally `subject`, `note`, `old_act_name`, `new_act_name`

@@ -863,7 +863,7 @@ def freeze_heap() -> None:
     A loaded archive is hundreds of thousands of long-lived objects (670,000 for AILA's
     2,914 judgments); a full collection walks them all, and one landing inside a search
     cost ~200 ms: search p95 on 50 AILA queries 438-477 ms without, 259-282 ms with (p50
-    unchanged, ~200 ms; `python -m aqgr.eval.bench_search`, three runs each). No
+    unchanged, ~200 ms; `python -m aqgr.eval.bench.search`, three runs each). No
     collection first (it costs ~360 ms there): what is garbage at that moment stays
     allocated, once."""
     import gc

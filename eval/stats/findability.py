@@ -19,7 +19,7 @@ from pathlib import Path
 
 import typer
 
-from aqgr.eval.bench_common import print_result
+from aqgr.eval.bench.common import print_result
 
 
 def findability(

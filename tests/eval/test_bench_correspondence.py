@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aqgr.eval.bench_correspondence import build_passages, passage_of, passages_of
+from aqgr.eval.bench.correspondence import build_passages, passage_of, passages_of
 from aqgr.pipeline.correspondence import SAMPLE_TABLE, load_tables
 
 TABLE = load_tables([SAMPLE_TABLE])

@@ -1,4 +1,4 @@
-"""The lexical-engine benchmark (aqgr.eval.bench_lexical) on a paragraph pool written here."""
+"""The lexical-engine benchmark (aqgr.eval.bench.lexical) on a paragraph pool written here."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from aqgr.eval import bench_lexical
+from aqgr.eval.bench import lexical as bench_lexical
 from aqgr.retrieval.text import with_pairs
 
 POOL = [

@@ -245,7 +245,7 @@ def test_eval_cli_lists_both_backends_side_by_side(data, tmp_path):
 
 
 def test_sample_archive_as_an_eval_dataset(tmp_path):
-    from aqgr.eval.bench_backends import SAMPLE, sample_dataset
+    from aqgr.eval.bench.backend_agreement import SAMPLE, sample_dataset
 
     dataset = load_dataset(sample_dataset(tmp_path / "sample"), docs=SAMPLE / "judgments")
     scenarios = json.loads((SAMPLE / "scenarios.json").read_text())

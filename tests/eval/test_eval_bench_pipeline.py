@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from aqgr.eval import bench_pipeline
-from aqgr.eval.synthetic_archive import Corpus, Generator
+from aqgr.eval.bench import pipeline as bench_pipeline
+from aqgr.eval.bench.synthetic_archive import Corpus, Generator
 from aqgr.foundation.errors import DatasetError
 
 TOPICS = [

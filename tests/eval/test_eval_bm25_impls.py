@@ -1,4 +1,4 @@
-"""bm25-fulltext over other BM25 implementations (bm25s-fulltext*), and the eval.bench_bm25 command."""
+"""bm25-fulltext over other BM25 implementations (bm25s-fulltext*), and the eval.bench.bm25 command."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def test_bm25s_fulltext_end_to_end(tiny, tmp_path):
 
 def test_bench_bm25_on_a_tiny_dataset(tiny, capsys):
     pytest.importorskip("bm25s")
-    from aqgr.eval.bench_bm25 import main
+    from aqgr.eval.bench.bm25 import main
 
     assert (
         main(
@@ -94,7 +94,7 @@ def test_bench_bm25_on_a_tiny_dataset(tiny, capsys):
 
 
 def test_bench_bm25_rejects_a_bad_implementation(tiny, capsys):
-    from aqgr.eval.bench_bm25 import main
+    from aqgr.eval.bench.bm25 import main
 
     assert main(["--data", str(tiny), "--impl", "bm25.v9", "--no-memory"]) == 2
     assert "unknown BM25 implementation 'bm25.v9'" in capsys.readouterr().err

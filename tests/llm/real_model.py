@@ -33,6 +33,6 @@ def require_real_model() -> Path:
 
 
 def long_judgment(min_chars: int = 100_000) -> str:
-    from aqgr.eval.bench_llm import long_judgment as build
+    from aqgr.eval.bench.llm import long_judgment as build
 
     return build(sorted(SAMPLE.glob("*.txt")), min_chars)

@@ -15,7 +15,7 @@ import sqlite3
 import pytest
 
 from aqgr.archive.home import Archive
-from aqgr.eval.llama_server import LlamaServer
+from aqgr.eval.bench.llama_server import LlamaServer
 from aqgr.foundation.errors import ProviderError
 from aqgr.llm.base import LLMRequest
 from aqgr.llm.cache import ResponseCache

@@ -106,7 +106,7 @@ def test_classify_quotes_the_sentence_with_its_offsets_in_the_text():
 def test_the_labelled_aila_fixture_meets_the_precision_goal():
     """458 mentions of AILA judgments, labelled by reading (tests/retrieval/fixtures): a false
     "overruled" or "distinguished" flag is the costly error."""
-    from aqgr.eval.bench_treatment import run
+    from aqgr.eval.bench.treatment import run
 
     report = run()
     assert report["mentions"] >= 200

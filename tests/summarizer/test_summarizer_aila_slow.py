@@ -13,7 +13,7 @@ DATA = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "aila2019"
 def test_every_aila_judgment_gets_a_valid_summary():
     if not (DATA / "Object_casedocs").is_dir():
         pytest.skip(f"no AILA data at {DATA}")
-    from aqgr.eval.bench_summarize import run
+    from aqgr.eval.bench.summarize import run
 
     report = run(DATA)
     assert report["failures"] == []

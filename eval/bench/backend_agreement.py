@@ -1,7 +1,7 @@
 """Does the Milvus backend give the embedded backend's numbers? Same documents, same slots.
 
-    python -m aqgr.eval.bench_backends sample [--systems aqgr-no-fulltext,ensemble-summary] [--embedder minilm-l6.v1]
-    python -m aqgr.eval.bench_backends aila [--protocol aila-cases|study-subset] [--queries Q1-Q10] [--systems ...]
+    python -m aqgr.eval.bench.backend_agreement sample [--systems aqgr-no-fulltext,ensemble-summary] [--embedder minilm-l6.v1]
+    python -m aqgr.eval.bench.backend_agreement aila [--protocol aila-cases|study-subset] [--queries Q1-Q10] [--systems ...]
 
 Each named system runs through the eval harness twice, as `NAME` (embedded backend) and
 `NAME@milvus` (the same summaries, IndexSpec and search options served by Milvus;
@@ -28,11 +28,11 @@ Both backends use Lucene's idf (IndexSpec's default, the one Milvus computes; Mi
 Measured (milvus-lite 3.2.2, MiniLM, extractive.v1; tolerance of eval/stats/agreement.py:
 every reported mean within 0.02 absolute, mean top-10 overlap at least 0.8):
 
-    python -m aqgr.eval.bench_backends sample                       # hit@3 1.0 / 1.0, all deltas 0,
+    python -m aqgr.eval.bench.backend_agreement sample                       # hit@3 1.0 / 1.0, all deltas 0,
                                                                # overlap 0.98 (aqgr-no-fulltext), 0.97 (ensemble)
-    python -m aqgr.eval.bench_backends aila --queries Q1-Q10 --cache-dir /tmp/aqgr-eval-cache --bm25-idf lucene
+    python -m aqgr.eval.bench.backend_agreement aila --queries Q1-Q10 --cache-dir /tmp/aqgr-eval-cache --bm25-idf lucene
         # overlap 0.96 (bm25-summary) to 1.00 (dense-summary), max delta 0.0001: within
-    python -m aqgr.eval.bench_backends aila --protocol study-subset --cache-dir /tmp/aqgr-eval-cache --bm25-idf lucene
+    python -m aqgr.eval.bench.backend_agreement aila --protocol study-subset --cache-dir /tmp/aqgr-eval-cache --bm25-idf lucene
         # overlap 0.96 to 1.00, max delta 0.0067 (AP, aqgr-no-fulltext); SetP/SetR equal: within
     (when the embedded default was rank-bm25's okapi idf: overlap 0.70-0.82 on the dev split,
      0.77-0.87 on the study subset, deltas up to 0.05 / 0.13: outside; dense-summary identical)
@@ -164,7 +164,9 @@ def aila_report(
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_backends", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m aqgr.eval.bench.backend_agreement", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("what", choices=["sample", "aila"])
     parser.add_argument(
         "--systems",

@@ -1,6 +1,6 @@
 """Benchmark BM25 implementations on the same tokens: index build time, query time, size.
 
-    python -m aqgr.eval.bench_bm25 [--data ../shared/datasets/aila2019-citebench]
+    python -m aqgr.eval.bench.bm25 [--data ../shared/datasets/aila2019-citebench]
                               [--impl rank-bm25.v1 --impl bm25s.v1 --impl 'bm25s.v1:method=robertson']
                               [--rounds 3] [--builds 3] [--no-memory]
 
@@ -37,8 +37,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from aqgr.eval.bench_common import print_result
-from aqgr.eval.bench_search import percentile
+from aqgr.eval.bench.common import print_result
+from aqgr.eval.bench.search import percentile
 from aqgr.foundation.paths import shared_datasets
 
 DEFAULT_DATA = shared_datasets() / "aila2019-citebench"
@@ -209,7 +209,7 @@ def bench(data: Path, impls: list[str], *, rounds: int, builds: int, memory: boo
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_bm25", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench.bm25", description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--data",
         type=Path,

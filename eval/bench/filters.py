@@ -1,10 +1,10 @@
 """Benchmark filtered against unfiltered search latency over an AILA-format archive.
 
-    python -m aqgr.eval.bench_filters [--data $AQGR_DATASETS/aila2019] [--cache-dir DIR]
+    python -m aqgr.eval.bench.filters [--data $AQGR_DATASETS/aila2019] [--cache-dir DIR]
                                       [--embedder hashing.v1] [--queries 20]
-    python -m aqgr.eval.bench_filters --home ARCHIVE_HOME [--queries 20]   (its saved index, no build)
+    python -m aqgr.eval.bench.filters --home ARCHIVE_HOME [--queries 20]   (its saved index, no build)
 
-1. summaries: the eval cache's archive (`eval.pipeline_systems.case_archive`; summarised now
+1. summaries: the eval cache's archive (`eval.systems.pipeline.case_archive`; summarised now
    if not yet);
 2. index: built afresh (summary BM25, full-text BM25, dense; `--embedder`, default the
    hashing embedder: no model, so the retrieval steps a filter changes weigh the most);
@@ -27,8 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from aqgr.eval.bench_common import print_result
-from aqgr.eval.bench_search import percentile
+from aqgr.eval.bench.common import print_result
+from aqgr.eval.bench.search import percentile
 from aqgr.eval.datasets import load_dataset
 from aqgr.eval.systems.pipeline import DEFAULT_SUMMARIZER, case_archive
 from aqgr.eval.systems.registry import default_cache_dir
@@ -119,7 +119,7 @@ def measure(searcher, index, queries: list[tuple[str, str]], n_docs: int, out: d
 
 def bench_home(home: Path, data: Path, n_queries: int) -> dict:
     """The same over an existing archive home and its saved index (e.g. a synthetic archive of
-    `aqgr.eval.bench_pipeline`), with the queries of `data`."""
+    `aqgr.eval.bench.pipeline`), with the queries of `data`."""
     from aqgr.archive.home import Archive
 
     archive = Archive(home)
@@ -156,7 +156,7 @@ def bench(data: Path, cache_dir: Path, embedder: str, n_queries: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_filters", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench.filters", description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--cache-dir", type=Path, default=None)
     parser.add_argument("--embedder", default="hashing.v1")
@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         "--home",
         type=Path,
         default=None,
-        help="an existing archive home and its index (no build): e.g. a bench_pipeline archive",
+        help="an existing archive home and its index (no build): e.g. a bench.pipeline archive",
     )
     args = parser.parse_args(argv)
     if args.home is not None:

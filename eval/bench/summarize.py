@@ -1,6 +1,6 @@
 """Benchmark the summarizer over an AILA-format archive: speed, validity, slot fill.
 
-    python -m aqgr.eval.bench_summarize --data ../shared/datasets/aila2019 [--limit N] [--engine extractive.v1]
+    python -m aqgr.eval.bench.summarize --data ../shared/datasets/aila2019 [--limit N] [--engine extractive.v1]
 
 Runs the engine over every judgment in `Object_casedocs`, validates every summary
 against the JSON Schema, and prints one JSON object to stdout: wall time, documents
@@ -133,7 +133,7 @@ def run(data: Path, *, limit: int | None = None, engine: str = "extractive.v1", 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_summarize", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench.summarize", description=__doc__.splitlines()[0])
     parser.add_argument(
         "--data", type=Path, default=Path("../shared/datasets/aila2019"), help="AILA-format dataset folder"
     )

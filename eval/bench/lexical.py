@@ -1,8 +1,8 @@
 """Lexical engines side by side at scale: build time and memory, disk, search latency at k=1000, agreement.
 
-    python -m aqgr.eval.bench_lexical --sizes 10000,100000 [--engines tantivy.v1,matrix.v1,fts5,bm25s]
+    python -m aqgr.eval.bench.lexical --sizes 10000,100000 [--engines tantivy.v1,matrix.v1,fts5,bm25s]
                                       [--paragraphs 30] [--seed 0] [--out reports/lexical]
-    python -m aqgr.eval.bench_lexical --aila [--out reports/lexical]
+    python -m aqgr.eval.bench.lexical --aila [--out reports/lexical]
 
 Corpus: N synthetic judgments recombined from real ones. Every AILA judgment (Object_casedocs)
 is split into paragraphs (its non-empty lines) and each paragraph tokenised once with
@@ -546,7 +546,7 @@ def citebench_map(built: dict, data: Path = CITEBENCH) -> dict:
 
 def _child(args: list[str], timeout: int, max_rss_gb: float) -> dict:
     """Run one `--one ...` process, stopped past `timeout` seconds or `max_rss_gb` of RSS."""
-    cmd = [sys.executable, "-m", "aqgr.eval.bench_lexical", *args]
+    cmd = [sys.executable, "-m", "aqgr.eval.bench.lexical", *args]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     start, peak, why = time.monotonic(), 0.0, None
     status = Path(f"/proc/{proc.pid}/status")
@@ -703,7 +703,7 @@ def bench(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_lexical", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench.lexical", description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10000,100000", help="comma-separated corpus sizes")
     parser.add_argument("--engines", default=",".join(DEFAULT_ENGINES))
     parser.add_argument("--paragraphs", type=int, default=PARAGRAPHS)

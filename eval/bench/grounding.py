@@ -1,6 +1,6 @@
 """How well the grounding locator (aqgr/pipeline/grounding.py) tells a judgment's own names from others.
 
-    python -m aqgr.eval.bench_grounding --data $AQGR_DATASETS/aila2019 [--limit 60] [--seed 7]
+    python -m aqgr.eval.bench.grounding --data $AQGR_DATASETS/aila2019 [--limit 60] [--seed 7]
 
 For a random sample of judgments, `extractive.v1` summarises each (its values are cut out of
 the judgment's text, so each one the locator misses on its own text is a locator miss), and

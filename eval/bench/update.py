@@ -1,6 +1,6 @@
 """Incremental index update vs full rebuild: wall time, and how far the updated index's rankings are from the rebuilt one's.
 
-    python -m aqgr.eval.bench_update --backend milvus --base 2000 --added 100 --out reports/update
+    python -m aqgr.eval.bench.update --backend milvus --base 2000 --added 100 --out reports/update
 
 1. Summaries: the first `base + added` AILA judgments (Object_casedocs, shuffled with seed 0)
    summarised with extractive.v1 (cached as JSON in --out).
@@ -153,7 +153,7 @@ def run(backend: str, base: int, added: int, out: Path, repeat: int) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_update", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench.update", description=__doc__.split("\n")[0])
     parser.add_argument("--backend", default="milvus")
     parser.add_argument("--base", type=int, default=2000, help="judgments indexed before the update")
     parser.add_argument("--added", type=int, default=100, help="judgments the update adds")

@@ -1,11 +1,11 @@
 """Benchmark embedders on the dense windows of AILA summaries: documents/s, windows/s, CPU.
 
-    python -m aqgr.eval.bench_embed [--data ../shared/datasets/aila2019] [--cache-dir DIR]
+    python -m aqgr.eval.bench.embed [--data ../shared/datasets/aila2019] [--cache-dir DIR]
                                 [--docs 150] [--rounds 3] [--threads 0]
                                 [--embedder minilm-l6.v1 --embedder minilm-l6-int8.v1]
 
 1. summaries: the eval cache's archive of the dataset's judgments (`extractive.v1`,
-   `eval.pipeline_systems.case_archive`; summarised now if not yet);
+   `eval.systems.pipeline.case_archive`; summarised now if not yet);
 2. windows: a fixed random sample of --docs judgments (seed 0), each as the dense
    retriever windows it (`IndexSpec()`'s slots and window size, `document_windows`);
 3. variants, interleaved in each of --rounds rounds (a busy machine slows each alike),
@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from aqgr.eval.bench_common import print_result
+from aqgr.eval.bench.common import print_result
 from aqgr.foundation.paths import shared_datasets
 
 DEFAULT_DATA = shared_datasets() / "aila2019"
@@ -145,7 +145,7 @@ def bench(data: Path, cache_dir: Path, n_docs: int, rounds: int, names: list[str
 def main(argv: list[str] | None = None) -> int:
     from aqgr.eval.systems.registry import default_cache_dir
 
-    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_embed", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench.embed", description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--cache-dir", type=Path, default=None, help="Eval cache (default: aqgr eval's)")
     parser.add_argument("--docs", type=int, default=150, help="Judgments sampled (seed 0)")

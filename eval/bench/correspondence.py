@@ -1,6 +1,6 @@
 """Old and new codes as one, measured: passages of real judgments rewritten into the new code.
 
-    python -m aqgr.eval.bench_correspondence [--per-judgment 0] [--passages 0] [--work reports/correspondence]
+    python -m aqgr.eval.bench.correspondence [--per-judgment 0] [--passages 0] [--work reports/correspondence]
                                              [--tables $AQGR_DATASETS/statute-correspondence]
 
 Few AILA queries name a section (2 of 50), so the measure is built from the corpus. Each AILA
@@ -284,10 +284,10 @@ def run(
 
 
 def main(argv: list[str] | None = None) -> int:
-    from aqgr.eval.bench_common import print_result
+    from aqgr.eval.bench.common import print_result
 
     parser = argparse.ArgumentParser(
-        prog="python -m aqgr.eval.bench_correspondence", description=__doc__.split("\n\n")[0]
+        prog="python -m aqgr.eval.bench.correspondence", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("--passages", type=int, default=PASSAGES, help="most passages in all (0: every one)")
     parser.add_argument(

@@ -1,8 +1,8 @@
 """Cost of the whole pipeline at scale, through the public API, on synthetic archives of real text.
 
-    nice -n 10 python -m aqgr.eval.bench_pipeline --sizes 10000,100000,1000000 --out reports/pipeline
+    nice -n 10 python -m aqgr.eval.bench.pipeline --sizes 10000,100000,1000000 --out reports/pipeline
 
-Archives come from eval/synthetic_archive.py (real AILA paragraphs recombined, unique titles,
+Archives come from eval/bench/synthetic_archive.py (real AILA paragraphs recombined, unique titles,
 citations among them, summaries recombined from extractive.v1 ones). Per size N, each stage
 runs in a subprocess of its own, so its peak RSS (ru_maxrss) is its own:
 
@@ -146,7 +146,7 @@ def _archive(home: Path, embedder: str):
 
 def stage_base(args) -> dict:
     """Summarise (or read the cached summaries of) the real judgments the archives recombine."""
-    from aqgr.eval.synthetic_archive import Corpus
+    from aqgr.eval.bench.synthetic_archive import Corpus
 
     start = time.perf_counter()
     corpus = Corpus.load(
@@ -168,7 +168,7 @@ def stage_base(args) -> dict:
 def stage_load(args) -> dict:
     """Extend the archive to args.to judgments."""
     from aqgr.archive.store import Store
-    from aqgr.eval.synthetic_archive import Corpus, Generator, extend
+    from aqgr.eval.bench.synthetic_archive import Corpus, Generator, extend
 
     corpus = Corpus.load(docs_dir(args.corpus), args.out / "cache", limit=args.base_limit)
     made = {"seed": args.seed, "corpus": corpus.fingerprint, "engine_version": corpus.engine_version}
@@ -387,7 +387,7 @@ def _common(args) -> list[str]:
 
 def run_stage(args, name: str, label: str, extra: tuple[str, ...] = ()) -> dict:
     """One stage in a fresh interpreter: its JSON result, or {"error": ...}; its stderr goes to a log."""
-    cmd = [sys.executable, "-m", "aqgr.eval.bench_pipeline", "--stage", name, *_common(args), *extra]
+    cmd = [sys.executable, "-m", "aqgr.eval.bench.pipeline", "--stage", name, *_common(args), *extra]
     log = args.out / "logs" / f"{label}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     print(f"{label} ...", file=sys.stderr, flush=True)
@@ -580,7 +580,7 @@ def table(results: dict) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench_pipeline", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench.pipeline", description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="10000,100000,1000000", help="comma-separated archive sizes, ascending")
     parser.add_argument("--out", type=Path, default=Path("reports/pipeline"))
     parser.add_argument(
