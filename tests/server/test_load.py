@@ -8,7 +8,7 @@ import socket
 import threading
 
 from aqgr import Archive
-from aqgr.interfaces.server import bench
+from aqgr.eval.bench import server as bench
 
 
 def _get(server, path: str) -> int:

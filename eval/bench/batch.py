@@ -1,11 +1,12 @@
 """Batch throughput benchmark (not a test): docs/s and peak memory of `aqgr summarize`.
 
-    python -m tests.aqgr.bench_batch --data ../shared/datasets/aila2019/Object_casedocs --workers 1 2 --runs 3 [--pdf] [--limit N] [--database-url URL]
+    python -m aqgr.eval.bench.batch --data ../shared/datasets/aila2019/Object_casedocs --workers 1 2 --runs 3 [--pdf] [--limit N] [--database-url URL]
 
 Each run summarises into a fresh archive in a subprocess (`aqgr summarize`), timed from
 the outside; peak memory is the largest RSS of the run's process tree (sampled every
-0.2 s). `--pdf` first writes the judgments as PDFs (tests/aqgr/docgen.py) into a
-temporary folder. Prints one JSON object per configuration on stdout.
+0.2 s). `--pdf` first writes the judgments as PDFs (tests/aqgr/docgen.py, the tests' own generator:
+run from the root of a checkout) into a temporary folder. Prints one JSON object per
+configuration on stdout.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def _peak_rss(proc: subprocess.Popen) -> tuple[int, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench.batch", description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--runs", type=int, default=3)
@@ -43,14 +44,13 @@ def main() -> None:
     parser.add_argument("--pdf", action="store_true")
     parser.add_argument("--database-url", default=None, help="a PostgreSQL server URL; each run gets a fresh database")
     args = parser.parse_args()
+    pdf_bytes = _pdf_writer() if args.pdf else None
     with tempfile.TemporaryDirectory() as tmp:
         files = sorted(args.data.glob("*.txt"))[: args.limit or None]
         source = Path(tmp) / "in"
         source.mkdir()
         for f in files:
-            if args.pdf:
-                from tests.aqgr.docgen import pdf_bytes
-
+            if pdf_bytes is not None:
                 (source / f"{f.stem}.pdf").write_bytes(pdf_bytes(f.read_text(encoding="utf-8", errors="replace")))
             else:
                 (source / f.name).symlink_to(f.resolve())
@@ -100,6 +100,15 @@ def main() -> None:
                     }
                 )
             )
+
+
+def _pdf_writer():
+    """tests/aqgr/docgen.py's `pdf_bytes`: the checkout's test helpers (not installed with the wheel)."""
+    try:
+        from tests.aqgr.docgen import pdf_bytes
+    except ModuleNotFoundError:
+        sys.exit("--pdf writes the PDFs with tests/aqgr/docgen.py: run it from the root of a checkout of aqgr")
+    return pdf_bytes
 
 
 def _fresh_database(server: str, name: str) -> str:

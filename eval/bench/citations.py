@@ -1,7 +1,7 @@
 """Citation graph benchmark (not a test): wall time and peak RSS of one full build, and the
 graph's size in memory.
 
-    python -m tests.retrieval.bench_citations --data ../shared/datasets/aila2019/Object_casedocs --impl texts|store [--limit N]
+    python -m aqgr.eval.bench.citations --data ../shared/datasets/aila2019/Object_casedocs --impl texts|store [--limit N]
 
 `texts`: `CitationGraph.from_texts` over every judgment (the whole archive parsed in
 memory); `store`: `CitationStore.add` into a fresh SQLite file, texts streamed from the
@@ -31,7 +31,7 @@ from pathlib import Path
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench.citations", description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--impl", choices=("texts", "store"), required=True)
     parser.add_argument("--limit", type=int, default=0)

@@ -1,6 +1,6 @@
 """Load benchmark of `aqgr serve`: concurrent clients firing searches on loopback.
 
-    python -m aqgr.interfaces.server.bench --url http://127.0.0.1:8765 --clients 8 --requests 50
+    python -m aqgr.eval.bench.server --url http://127.0.0.1:8765 --clients 8 --requests 50
 
 Each client keeps one connection and sends `requests` POST /api/search in a row, with
 facts taken in turn from the sample scenarios (or `--facts-file`, one scenario a line).
@@ -113,7 +113,7 @@ def run(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m aqgr.eval.bench.server", description=__doc__.split("\n\n")[0])
     parser.add_argument("--url", default="http://127.0.0.1:8765")
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--requests", type=int, default=50, help="requests per client")
