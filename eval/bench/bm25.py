@@ -37,8 +37,7 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from aqgr.eval.bench.common import print_result
-from aqgr.eval.bench.search import percentile
+from aqgr.eval.bench.common import percentile, print_result
 from aqgr.foundation.paths import shared_datasets
 
 DEFAULT_DATA = shared_datasets() / "aila2019-citebench"

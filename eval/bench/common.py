@@ -1,10 +1,21 @@
-"""What the benchmark commands share: run, print the result as JSON, exit codes."""
+"""What the benchmark commands share: run, print the result as JSON, exit codes; a percentile."""
 
 from __future__ import annotations
 
 import json
 import sys
 from collections.abc import Callable
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile (0-100), linear interpolation between closest ranks."""
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    pos = (len(ordered) - 1) * q / 100
+    low = int(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
 
 
 def print_result(run: Callable[[], dict], errors: tuple[type[Exception], ...] = ()) -> int:

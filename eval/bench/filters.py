@@ -27,8 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from aqgr.eval.bench.common import print_result
-from aqgr.eval.bench.search import percentile
+from aqgr.eval.bench.common import percentile, print_result
 from aqgr.eval.datasets import load_dataset
 from aqgr.eval.systems.pipeline import DEFAULT_SUMMARIZER, case_archive
 from aqgr.eval.systems.registry import default_cache_dir

@@ -32,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from aqgr.eval.bench.common import print_result
+from aqgr.eval.bench.common import percentile, print_result
 from aqgr.eval.datasets import load_dataset
 from aqgr.eval.systems.pipeline import DEFAULT_SUMMARIZER, PIPELINE_CONFIGS, ArchiveSystem, case_archive
 from aqgr.eval.systems.registry import default_cache_dir
@@ -40,17 +40,6 @@ from aqgr.foundation.paths import shared_datasets
 from aqgr.pipeline.search import freeze_heap
 
 DEFAULT_DATA = shared_datasets() / "aila2019"
-
-
-def percentile(values: list[float], q: float) -> float:
-    """The q-th percentile (0-100), linear interpolation between closest ranks."""
-    ordered = sorted(values)
-    if not ordered:
-        return float("nan")
-    pos = (len(ordered) - 1) * q / 100
-    low = int(pos)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
 
 
 def _tree_size(path: Path) -> int:

@@ -14,12 +14,11 @@ text gives and which text, its own text's rank among all texts, and the chance l
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 import typer
-
-from aqgr.eval.bench.common import print_result
 
 
 def findability(
@@ -103,14 +102,20 @@ def main(
     queries: str | None = typer.Option(None, "--queries", help="Judged queries to score: 'Q1-Q10', 'all'."),
     cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Eval cache (indexes)."),
 ) -> None:
-    """Whether each judged query's relevant documents can be reached from its own text."""
-    sys.exit(
-        print_result(
-            lambda: findability(
-                data, protocol=protocol, system=system, qrels=qrels, docs=docs, queries=queries, cache_dir=cache_dir
-            )
+    """Whether each judged query's relevant documents can be reached from its own text.
+
+    The JSON on stdout; an AqgrError on stderr as "error: ...", exit 2 (the benchmarks' convention,
+    eval/bench/common.py `print_result`, written out here: the statistics sit below the benchmarks)."""
+    from aqgr.foundation.errors import AqgrError
+
+    try:
+        result = findability(
+            data, protocol=protocol, system=system, qrels=qrels, docs=docs, queries=queries, cache_dir=cache_dir
         )
-    )
+    except AqgrError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    print(json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":
