@@ -10,7 +10,7 @@
    scaled so that a copy is as close (cosine) to its real window as a real window is to its
    nearest window in another judgment; renormalised; seeded. So the vectors have MiniLM's
    anisotropy and a document's windows stay related.
-3. Per size, each kind builds a `DenseStore` (retrieval/dense_store.py) of one segment in a
+3. Per size, each kind builds a `DenseStore` (retrieval/dense/store.py) of one segment in a
    fresh process (time, peak RSS, disk), then a second fresh process opens it and runs the
    queries at k=1000 documents with one faiss thread, after one warm-up pass: p50/p95 per
    search (wall clock) and p50 of its CPU time (less disturbed by a busy machine), RSS after (private and file-backed pages), recall of the exact kind's top 1000
@@ -59,9 +59,9 @@ def real_vectors(out: Path, n_docs: int, data: Path = AILA) -> dict[str, np.ndar
         with np.load(path) as cached:
             return {key: cached[key] for key in cached.files}
     from aqgr.eval.datasets import QUERY_FILES
-    from aqgr.retrieval.dense import document_windows, embed_query, flatten_windows
+    from aqgr.retrieval.dense.embedders import embedders
+    from aqgr.retrieval.dense.windows import document_windows, embed_query, flatten_windows
     from aqgr.retrieval.documents import DEFAULT_SLOTS, dense_texts, slot_texts
-    from aqgr.retrieval.embedders import embedders
     from aqgr.summarizer.base import JudgmentText, summarizers
 
     engine = summarizers.create("extractive.v1")
@@ -178,7 +178,7 @@ def store_dir(out: Path, kind: str, n: int) -> Path:
 
 def build_one(out: Path, kind: str, n: int) -> dict:
     """Build a one-segment store of the N synthetic windows with `kind` (run in its own process)."""
-    from aqgr.retrieval.dense_store import DenseStore, RowFile
+    from aqgr.retrieval.dense.store import DenseStore, RowFile
 
     vec_path, n_path = out / f"synthetic-{n}.vectors.npy", out / f"synthetic-{n}.n.npy"
     vectors, window_n = RowFile(vec_path), np.load(n_path)  # read in blocks, never mapped
@@ -214,7 +214,7 @@ def search_one(out: Path, kind: str, n: int, efforts: list[int | None], n_querie
     """Open the built store and time the queries at each effort (run in its own process)."""
     import faiss
 
-    from aqgr.retrieval.dense_store import DenseStore
+    from aqgr.retrieval.dense.store import DenseStore
 
     faiss.omp_set_num_threads(1)
     where = store_dir(out, kind, n)

@@ -122,7 +122,7 @@ def _rss_mb() -> float:
 
 def run_one(backend: str, n: int, out: Path, prof: dict, n_queries: int) -> dict:
     """Build, save and query one index (called in its own process)."""
-    from aqgr.retrieval.index import IndexSpec
+    from aqgr.retrieval.spec import IndexSpec
 
     ids, texts = synthetic(prof, n)
     rss_corpus = _rss_mb()
@@ -132,7 +132,7 @@ def run_one(backend: str, n: int, out: Path, prof: dict, n_queries: int) -> dict
     work.mkdir(parents=True)
     start = time.perf_counter()
     if backend == "embedded":
-        from aqgr.retrieval.index import SummaryIndex
+        from aqgr.retrieval.embedded.index import SummaryIndex
 
         index = SummaryIndex.from_texts(ids, texts, spec, embedder=RandomEmbedder())
         index.save(work / "index")

@@ -7,7 +7,7 @@ the study's set measures (absent, or returning None: the top 10 of the ranking).
 
 Registered here: `bm25-fulltext` (BM25 over whole judgment texts, raw facts as the query;
 the FIRE-style baseline), and the same over other BM25 implementations
-(`retrieval.bm25.bm25_implementations`) to compare libraries on the same tokens:
+(`retrieval.lexical.bm25.bm25_implementations`) to compare libraries on the same tokens:
 `bm25s-fulltext` (bm25s, its default `lucene` variant) and `bm25s-fulltext-<method>` for
 `robertson`, `atire`, `bm25l`, `bm25plus` (bm25s' `bm25+`); `python -m aqgr.eval.bench_bm25`
 measures their costs. The summary-based systems (`bm25-summary`, `dense-summary`,
@@ -103,7 +103,7 @@ class BM25FullText:
     """BM25 over whole document texts; the query is the raw facts.
 
     The index (tokenised with `retrieval.text` `words.v1`, scored by the BM25
-    implementation `implementation` of `retrieval.bm25`, default `rank-bm25.v1`; `params`
+    implementation `implementation` of `retrieval.lexical.bm25`, default `rank-bm25.v1`; `params`
     go to it, e.g. method="robertson" for `bm25s.v1`) is cached under
     `<cache_dir>/bm25-fulltext/<fingerprint>/` keyed by the documents (ids, sizes,
     modification times), the tokenizer, the BM25 parameters and any other implementation.
@@ -119,7 +119,7 @@ class BM25FullText:
         implementation: str | None = None,
         **params,
     ):
-        from aqgr.retrieval import bm25
+        from aqgr.retrieval.lexical import bm25
 
         self.name = name
         self.k1 = bm25.BM25_K1 if k1 is None else float(k1)
@@ -134,7 +134,7 @@ class BM25FullText:
         self.cache_hit: bool | None = None
 
     def _default_implementation(self) -> bool:
-        from aqgr.retrieval import bm25
+        from aqgr.retrieval.lexical import bm25
 
         return (
             self.implementation == bm25.DEFAULT_BM25

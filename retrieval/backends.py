@@ -1,6 +1,6 @@
 """Index backends behind one interface, chosen by name; a saved index names its own backend.
 
-* `embedded.v1` (default): retrieval/index.py SummaryIndex (BM25 matrix + FAISS files in the
+* `embedded.v1` (default): retrieval/embedded/index.py SummaryIndex (BM25 matrix + FAISS files in the
   index directory; one process, one machine).
 * `milvus.v1`: retrieval/milvus.py MilvusIndex (a Milvus collection at a URI; the index
   directory keeps only the manifest and document frequencies). Needs `aqgr[milvus]`.
@@ -38,7 +38,7 @@ backends: Registry[type] = Registry("index backend")
 
 @backends.register("embedded.v1")
 def _embedded() -> type:
-    from .index import SummaryIndex
+    from .embedded.index import SummaryIndex
 
     return SummaryIndex
 

@@ -13,12 +13,12 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
-from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, IDF_KINDS, QUERY_TF_KINDS
-from .dense import WINDOW_CHARS
+from .dense.embedders import DEFAULT_EMBEDDER
+from .dense.windows import WINDOW_CHARS
 from .documents import DEFAULT_SLOTS, check_slots
-from .embedders import DEFAULT_EMBEDDER
+from .lexical.bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, IDF_KINDS, QUERY_TF_KINDS
 
-# The engine under the BM25 retrievers (retrieval/lexical.py `lexical_engines`).
+# The engine under the BM25 retrievers (retrieval/lexical/ `lexical_engines`).
 DEFAULT_LEXICAL_ENGINE = "tantivy.v1"
 DEFAULT_TOKENIZER = "words.v2"
 # Terms and adjacent pairs for the full texts (citation benchmark, full-text BM25 alone:
@@ -32,7 +32,7 @@ FULLTEXT_NGRAMS = 2
 # each repeated phrase counts twice over, so term frequency saturates later. Citation
 # benchmark, full-text BM25 alone (terms + pairs, Lucene idf, b = 0.75): raw / k1 1.2
 # 0.1398, log / 1.2 0.1445, log / 2.0 0.1452 MAP (docs/experiments/2026-11-30-fulltext-bm25-settings.md).
-# The default lexical engine (retrieval/lexical.py `tantivy.v1`, on disk) has
+# The default lexical engine (retrieval/lexical/ `tantivy.v1`, on disk) has
 # Lucene's fixed k1 = 1.2, b = 0.75: the full-text default follows it (log / 1.2 above, 0.0007
 # below 2.0 in that measurement). Other values need the `matrix.v1` engine (in memory; the
 # evaluation's parameter ablations).
@@ -46,15 +46,15 @@ class IndexSpec(BaseModel):
     """How an index is built. Every default is declared once, where it comes from:
 
     slots: retrieval/documents.py DEFAULT_SLOTS (the study's retrieval slots, no precedents);
-    embedder: retrieval/embedders.py (minilm-l6-int8.v1: the packaged MiniLM in int8);
+    embedder: retrieval/dense/embedders.py (minilm-l6-int8.v1: the packaged MiniLM in int8);
     tokenizer: retrieval/text.py (words.v2; words.v1 before 2026-12-06);
-    bm25_k1 / bm25_b / bm25_epsilon / bm25_idf: retrieval/bm25.py (both BM25 retrievers);
-    window_chars: retrieval/dense.py (fits MiniLM's 256-token input);
+    bm25_k1 / bm25_b / bm25_epsilon / bm25_idf: retrieval/lexical/bm25.py (both BM25 retrievers);
+    window_chars: retrieval/dense/windows.py (fits MiniLM's 256-token input);
     bm25_ngrams / fulltext_ngrams: retrieval/text.py `with_pairs` (1: terms; 2: terms and
     adjacent pairs), for the summary and the full-text BM25 retrievers;
     fulltext_k1 / fulltext_query_tf: the full-text BM25's own k1 and query-side term
-    frequency (retrieval/bm25.py QUERY_TF_KINDS); b, epsilon and idf are shared;
-    lexical_engine: retrieval/lexical.py, the engine under both BM25 retrievers (tantivy.v1:
+    frequency (retrieval/lexical/bm25.py QUERY_TF_KINDS); b, epsilon and idf are shared;
+    lexical_engine: retrieval/lexical/, the engine under both BM25 retrievers (tantivy.v1:
     on disk, incremental, k1/b fixed at 1.2/0.75; matrix.v1: in memory, any parameters);
     dense_slots: the slots the dense retriever embeds (None, the default: every indexed
     slot; e.g. retrieval/documents.py DENSE_SLOTS, the legal ones: `dense_texts` takes

@@ -5,7 +5,7 @@ overlap by `overlap` of a chunk (the study: 50%, i.e. 10,000 characters). A chun
 starts and ends on a paragraph boundary; a paragraph longer than a chunk is cut into
 chunk-sized pieces on whitespace first.
 
-The chunk index reuses the dense retriever's machinery (retrieval.dense): each chunk is
+The chunk index reuses the dense retriever's machinery (retrieval.dense.windows): each chunk is
 embedded in ~1,000-character windows (MiniLM reads only ~256 tokens), the windows go into
 one FAISS inner-product index, and a chunk's score is its best window's. retrieval and
 faiss are imported when an index is built, not at import.
@@ -85,7 +85,7 @@ class ChunkIndex:
     """The chunks of one judgment in FAISS, embedded in windows; `top(query, k)` -> chunks."""
 
     def __init__(self, chunks: Sequence[Chunk], embedder, *, window_chars: int = 1000):
-        from aqgr.retrieval.dense import DenseIndex, split_windows
+        from aqgr.retrieval.dense.windows import DenseIndex, split_windows
 
         self.chunks = list(chunks)
         self.embedder = embedder
@@ -95,7 +95,7 @@ class ChunkIndex:
 
     def top(self, query: str, k: int) -> list[Chunk]:
         """The `k` chunks most similar to `query`, in reading order (ties: earlier chunk first)."""
-        from aqgr.retrieval.dense import embed_query
+        from aqgr.retrieval.dense.windows import embed_query
 
         scores = self.dense.scores(embed_query(query, self.embedder, self.window_chars))
         ranked = sorted(range(len(self.chunks)), key=lambda i: (-scores[i], i))[:k]

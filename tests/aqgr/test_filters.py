@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from aqgr import Filters, NoFiltersError, SearchOptions
 from aqgr.foundation.errors import InvalidFilterError
-from aqgr.retrieval.facets import (
+from aqgr.retrieval.embedded.facets import (
     disposal_of,
     judge_clause,
     judge_names,
@@ -227,9 +227,9 @@ def test_facets_counted_from_memory_equal_those_counted_from_the_terms(
 ):
     import shutil
 
-    from aqgr.retrieval import facet_counts
-    from aqgr.retrieval.docstore import DocRegistry
-    from aqgr.retrieval.facets import FACET_FIELDS
+    from aqgr.retrieval.embedded import facet_counts
+    from aqgr.retrieval.embedded.docstore import DocRegistry
+    from aqgr.retrieval.embedded.facets import FACET_FIELDS
 
     monkeypatch.setattr(facet_counts, "ROW_WIDTH", row_width)
     monkeypatch.setattr(facet_counts, "READ_ALL_UP_TO", read_all_up_to)

@@ -58,7 +58,7 @@ def test_looking_up_every_provider_imports_no_sdk():
 
 def test_creating_every_embedder_loads_no_model_library():
     code = (
-        "from aqgr.retrieval.embedders import embedders\n"
+        "from aqgr.retrieval.dense.embedders import embedders\n"
         "for name in embedders.names():\n    embedders.create(name).fingerprint"
     )
     loaded = _loaded_after(code)

@@ -15,8 +15,8 @@ import pytest
 
 from aqgr import Archive
 from aqgr.foundation.paths import SAMPLE
-from aqgr.retrieval.docstore import DocRegistry
-from aqgr.retrieval.index import IndexSpec, SummaryIndex, leftovers
+from aqgr.retrieval.embedded.docstore import DocRegistry
+from aqgr.retrieval.embedded.index import IndexSpec, SummaryIndex, leftovers
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = IndexSpec(embedder="hashing.v1")

@@ -12,7 +12,7 @@ from aqgr.foundation.errors import ProviderError, SafetyBlockError, SummarizeErr
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig
 from aqgr.llm.fake import FakeProvider, FakeReply
-from aqgr.retrieval.index import IndexSpec
+from aqgr.retrieval.spec import IndexSpec
 from aqgr.summarizer.base import JudgmentText, summarizers
 from aqgr.summarizer.llm.chunks import split_chunks
 from aqgr.summarizer.llm.engine import LLMSummarizer, LLMSummaryParams

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from retrieval_samples import CORPUS, summary
 
-from aqgr.retrieval.docstore import DocRegistry
 from aqgr.retrieval.documents import summary_fingerprint
-from aqgr.retrieval.index import SummaryIndex
+from aqgr.retrieval.embedded.docstore import DocRegistry
+from aqgr.retrieval.embedded.index import SummaryIndex
 from aqgr.schemas.summary import Parties, Provenance, StructuredSummary
 
 REPO = Path(__file__).resolve().parents[2]
@@ -85,7 +85,7 @@ def test_an_updates_window_vectors_wait_on_disk_and_a_killed_updates_spool_is_re
     """The dense part spools an update's vectors to a file until its commit (a million judgments'
     windows would not fit in memory); the file goes with the commit, and one a killed update left
     goes with the next update's clean-up."""
-    from aqgr.retrieval.retrievers import Dense
+    from aqgr.retrieval.embedded.retrievers import Dense
 
     index, full = built
     dense = tmp_path / "index" / "dense"
@@ -112,7 +112,7 @@ def test_a_part_that_fails_to_commit_lets_the_others_writers_go(built, hashing_s
     so the next update, in the same process (a server), is not refused as a second writer."""
     import errno
 
-    from aqgr.retrieval.dense_store import DenseStore
+    from aqgr.retrieval.dense.store import DenseStore
 
     index, full = built
 
@@ -134,7 +134,7 @@ def test_a_part_that_fails_to_commit_lets_the_others_writers_go(built, hashing_s
 def test_an_update_that_stops_before_its_manifest_leaves_the_previous_generation(
     built, hashing_spec, tmp_path, monkeypatch
 ):
-    import aqgr.retrieval.index as index_module
+    import aqgr.retrieval.embedded.index as index_module
 
     index, full = built
     before = {q: index.retrieve(q, 5) for q in ("dowry death cruelty", "market value notification")}
@@ -259,8 +259,8 @@ _KILLER = r"""
 import os, signal, sys
 sys.path[:0] = [sys.argv[3]]
 from retrieval_samples import CORPUS, summary
-import aqgr.retrieval.index as m
-from aqgr.retrieval.index import IndexSpec, SummaryIndex
+import aqgr.retrieval.embedded.index as m
+from aqgr.retrieval.embedded.index import IndexSpec, SummaryIndex
 
 point, directory = sys.argv[1], sys.argv[2]
 spec = IndexSpec(embedder="hashing.v1")
@@ -292,7 +292,7 @@ elif target == "_purge":
         die(); return original(self)
     m.SummaryIndex._purge = purge
 elif target == "add":
-    from aqgr.retrieval import retrievers
+    from aqgr.retrieval.embedded import retrievers
     original = retrievers.Dense.add
     def add(self, *a, **k):
         out = original(self, *a, **k); die(); return out

@@ -2,7 +2,7 @@
 
 A summary's court, date, bench, kind, statutes and final order are free text as the judgment
 (or a model) wrote them. At index time `facet_terms(summary)` turns them into (field, value)
-terms, stored per document n in docs.sqlite (retrieval/docstore.py, tables `facet_terms` and
+terms, stored per document n in docs.sqlite (retrieval/embedded/docstore.py, tables `facet_terms` and
 `facet_dates`, indexed by field and value, and by date); a filtered search resolves its
 `Filters` to the set of n holding every clause (`FacetReader.select`) and hands that set to every
 retriever as the restriction it already takes, so a filter matching 50 judgments of a million

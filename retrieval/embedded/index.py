@@ -6,14 +6,14 @@ A saved index is a directory:
                     tokenizer, BM25 parameters and n-grams, window size, lexical engine), the
                     committed generation, each retriever's state, document count, timings,
                     the sha256 of its immutable files
-    docs.sqlite     retrieval/docstore.py: n -> judgment id, summary fingerprint, indexed slot
+    docs.sqlite     retrieval/embedded/docstore.py: n -> judgment id, summary fingerprint, indexed slot
                     texts, by generation; the pre-embedded sentences; the filter fields
-                    (retrieval/facets.py, normalised when a summary is indexed)
-    bm25/           retrieval/lexical.py engine over the indexed slot texts
+                    (retrieval/embedded/facets.py, normalised when a summary is indexed)
+    bm25/           retrieval/lexical/ engine over the indexed slot texts
     fulltext/       optional: the engine over the judgments' full texts (retriever "fulltext")
-    dense/          retrieval/dense_store.py segments of window vectors
+    dense/          retrieval/dense/store.py segments of window vectors
 
-Each retriever is a class in retrieval/retrievers.py that creates, opens, adds to, deletes
+Each retriever is a class in retrieval/embedded/retrievers.py that creates, opens, adds to, deletes
 from, commits and searches its own part; SummaryIndex loops over them.
 
 Memory does not grow with the archive's text: building streams the summaries in batches
@@ -57,22 +57,22 @@ from aqgr.foundation.errors import EmptyArchiveError, IndexMismatchError, NoInde
 from aqgr.foundation.paths import file_sha256
 from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
-from .dense import QueryVectors, embed_sentences
-from .docstore import DocRegistry
-from .documents import query_sentences, slot_texts, summary_fingerprint
-from .embed_cache import EmbeddingCache
-from .embedders import Embedder, embedders
-from .facets import FACETS_VERSION, DocFacets, FacetReader, facets_of
-from .protocol import select_retrievers
-from .restriction import Admitted, Restriction, Where
-from .retrievers import RETRIEVERS, BuildContext, NewDoc, Query, Retriever, retriever_kinds
-from .spec import (
+from ..dense.cache import EmbeddingCache
+from ..dense.embedders import Embedder, embedders
+from ..dense.windows import QueryVectors, embed_sentences
+from ..documents import query_sentences, slot_texts, summary_fingerprint
+from ..protocol import select_retrievers
+from ..spec import (
     FULLTEXT_NGRAMS,  # noqa: F401 (re-exported)
     IndexSpec,
     Progress,
 )
-from .text import OLDER_DEFAULT_TOKENIZERS, tokenizers
-from .types import ScoredDoc, ranked
+from ..text import OLDER_DEFAULT_TOKENIZERS, tokenizers
+from ..types import ScoredDoc, ranked
+from .docstore import DocRegistry
+from .facets import FACETS_VERSION, DocFacets, FacetReader, facets_of
+from .restriction import Admitted, Restriction, Where
+from .retrievers import RETRIEVERS, BuildContext, NewDoc, Query, Retriever, retriever_kinds
 
 # Bump on any change to the files or their meaning; an index of another version is refused.
 # 2: optional full-text BM25 (fulltext.npz / fulltext.vocab.json), listed in "retrievers";
@@ -207,7 +207,7 @@ class LazyIdf(Mapping):
 
 
 class SummaryIndex:
-    """The retrievers of retrieval/retrievers.py (bm25, dense, fulltext when made with full
+    """The retrievers of retrieval/embedded/retrievers.py (bm25, dense, fulltext when made with full
     texts) over the same documents (one per summary), in one directory."""
 
     backend: ClassVar[str] = "embedded.v1"
@@ -761,7 +761,7 @@ class SummaryIndex:
 
     def embedding_calls(self, text: str) -> list[Callable[[], object]]:
         """The model calls embedding `text`'s windows one each, to run side by side before
-        `embed_query(text)` (retrieval/dense.py `QueryVectors.calls`)."""
+        `embed_query(text)` (retrieval/dense/windows.py `QueryVectors.calls`)."""
         return self._queries.calls(text)
 
     def embed_queries(self, texts: Sequence[str]) -> list[np.ndarray | None]:
@@ -774,7 +774,7 @@ class SummaryIndex:
 
     @property
     def facets(self) -> FacetReader | None:
-        """The documents' filter fields (retrieval/facets.py): `select(filters)`, `counts(ns)`; None
+        """The documents' filter fields (retrieval/embedded/facets.py): `select(filters)`, `counts(ns)`; None
         for an index made before them (a filtered search then asks to re-run `aqgr index`)."""
         return self._facets
 
@@ -897,7 +897,7 @@ class SummaryIndex:
 
         `only` is applied inside the part's search: as its filter (`where`) by a part whose
         documents carry their filter fields, else by naming its documents; or, when it is broad
-        and naming them costs more, after an unrestricted search read deeper (retrieval/restriction.py)."""
+        and naming them costs more, after an unrestricted search read deeper (retrieval/embedded/restriction.py)."""
         want = k + OVERFETCH + len(drop)
 
         ids, size = self._ids, len(self._ids)  # ids[n] is None where n is not live

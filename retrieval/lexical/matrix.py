@@ -28,8 +28,7 @@ import numpy as np
 
 from aqgr.foundation.errors import IndexLockedError, IndexMismatchError
 
-from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, BM25Matrix
-from .lexical import (
+from . import (
     LEXICAL_FORMAT,
     as_ns,
     check_n,
@@ -42,6 +41,7 @@ from .lexical import (
     tie_key,
     write_manifest,
 )
+from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, BM25Matrix
 
 NAME = "matrix.v1"
 LOCK_FILE = ".writer.lock"

@@ -133,7 +133,7 @@ class BM25Matrix:
         """Weights for a corpus given as term ids, as `build` computes them (it calls this):
         `flat` holds every document's term ids, one document after another (`lengths[i]` of
         them for document i), each an index into `vocabulary`. Terms no document uses are left
-        out, so a caller may keep ids of terms only deleted documents had (retrieval/lexical_matrix.py)."""
+        out, so a caller may keep ids of terms only deleted documents had (retrieval/lexical/matrix.py)."""
         if idf_kind not in IDF_KINDS:
             raise ValueError(f"unknown idf {idf_kind!r}: choose one of {', '.join(IDF_KINDS)}")
         flat = np.asarray(flat, dtype=np.int64)

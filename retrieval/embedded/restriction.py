@@ -13,7 +13,7 @@ whole index's), so its best k are the first k admitted documents of the unrestri
 A broad restriction is therefore read after the search: the unrestricted ranking to the depth
 expected to hold k admitted documents, deeper while it holds fewer (`Restriction.after`), while
 that depth is below the number of documents named. Every path gives the same documents, with the
-same slack for ties at the cut (`OVERFETCH` in retrieval/index.py).
+same slack for ties at the cut (`OVERFETCH` in retrieval/embedded/index.py).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class Where:
 
 
 def field_terms(facets) -> tuple[list[str], int | None]:
-    """A document's filter fields (retrieval/facets.py `DocFacets`) as an engine indexes them:
+    """A document's filter fields (retrieval/embedded/facets.py `DocFacets`) as an engine indexes them:
     its terms and its date as a YYYYMMDD integer (None: no date)."""
     if facets is None:
         return [], None

@@ -1,4 +1,4 @@
-"""ANN index kinds for large dense segments (retrieval/dense_store.py), registered by versioned name.
+"""ANN index kinds for large dense segments (retrieval/dense/store.py), registered by versioned name.
 
 An ANN index only proposes windows: the store scores each proposed document exactly from its
 float32 windows. A kind builds its faiss index over a segment's (memory-mapped) vectors and
@@ -21,7 +21,7 @@ import numpy as np
 
 from aqgr.foundation.registry import Registry
 
-from .dense import _faiss
+from .windows import _faiss
 
 DEFAULT_ANN_KIND = "ivf-sq8.v1"
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from aqgr.foundation.errors import MissingDependencyError
 
-from .embed_cache import EmbeddingCache, embed_with_cache
+from .cache import EmbeddingCache, embed_with_cache
 from .embedders import MemoEmbedder
 
 # ~1,000 characters per window stays under MiniLM's 256-token input (NOTES-ENV.md).
