@@ -17,7 +17,7 @@ Each retriever is a class in retrieval/embedded/retrievers.py that creates, open
 from, commits and searches its own part; SummaryIndex loops over them.
 
 Memory does not grow with the archive's text: building streams the summaries in batches
-(`BATCH`), a search reads the parts from disk (memory-mapped) and the registry holds only
+(`BATCH`), a search reads the parts from disk (memory-mapped) and the doc store holds only
 the judgment id of each n.
 
 Updates (`update`) cost what changed: new and changed summaries are added under new n, the
@@ -69,7 +69,7 @@ from ..spec import (
 )
 from ..text import OLDER_DEFAULT_TOKENIZERS, tokenizers
 from ..types import ScoredDoc, ranked
-from .docstore import DocRegistry
+from .docstore import DocStore
 from .facets import FACETS_VERSION, DocFacets, FacetReader, facets_of
 from .restriction import Admitted, Restriction, Where
 from .retrievers import RETRIEVERS, BuildContext, NewDoc, Query, Retriever, retriever_kinds
@@ -146,7 +146,7 @@ class _SentenceVectors(Mapping):
     """The pre-embedded sentences of docs.sqlite as a read-only mapping text -> vector
     (`QueryVectors.known`); looked up one by one, never loaded whole."""
 
-    def __init__(self, registry: DocRegistry):
+    def __init__(self, registry: DocStore):
         self._registry = registry
 
     def get(self, text, default=None):
@@ -222,7 +222,7 @@ class SummaryIndex:
         manifest: dict,
         spec: IndexSpec,
         embedder: Embedder,
-        registry: DocRegistry,
+        registry: DocStore,
         parts: Mapping[str, Retriever],
         *,
         temporary: bool = False,
@@ -268,7 +268,7 @@ class SummaryIndex:
             raise FileExistsError(f"{path} exists and is not empty: choose another directory")
         path.mkdir(parents=True, exist_ok=True)
         embedder = _resolve_embedder(spec, embedder)
-        registry = DocRegistry(path, create=True)
+        registry = DocStore(path, create=True)
         registry.mark_facets(FACETS_VERSION)
         parts = {}
         for name in RETRIEVERS:
@@ -524,7 +524,7 @@ class SummaryIndex:
         self, generation: int, context: BuildContext, started: float, summarizer: str | None, engines: set[str] | None
     ) -> None:
         """Commit `generation`: the parts first (durable), then the manifest naming it, then the dead
-        rows of it are purged from the registry and the parts (idempotent; redone after a crash)."""
+        rows of it are purged from the doc store and the parts (idempotent; redone after a crash)."""
         states = {name: part.commit() for name, part in self._parts.items()}
         manifest = dict(
             self._manifest, generation=generation, retrievers=states, updated_at=datetime.now(UTC).isoformat()
@@ -653,7 +653,7 @@ class SummaryIndex:
 
     def _reopen(self, directory: Path) -> None:
         self.directory = Path(directory)
-        self._registry = DocRegistry(self.directory)
+        self._registry = DocStore(self.directory)
         states = self._manifest["retrievers"]
         self._parts = {
             name: retriever_kinds.get(name).open(self.directory, self.spec, states[name]) for name in self._parts
@@ -694,7 +694,7 @@ class SummaryIndex:
             raise IndexMismatchError(str(path), differences)
         recorded = manifest.get("retrievers", {})
         try:
-            registry = DocRegistry(path)
+            registry = DocStore(path)
             parts = {
                 name: retriever_kinds.get(name).open(path, spec, recorded[name])
                 for name in RETRIEVERS
@@ -714,15 +714,15 @@ class SummaryIndex:
         return index
 
     def check_files(self) -> list[str]:
-        """Every checksum of this index's files and the registry's own check ([] when sound)."""
+        """Every checksum of this index's files and the doc store's own check ([] when sound)."""
         return check_files(self.directory)
 
     @staticmethod
     def saved_ids(directory: str | Path) -> list[str]:
-        """The judgment ids a saved index holds, read from its registry without opening the rest."""
+        """The judgment ids a saved index holds, read from its doc store without opening the rest."""
         path = Path(directory)
         manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
-        registry = DocRegistry(path, read_only=True)
+        registry = DocStore(path, read_only=True)
         try:
             return [d for d in registry.live(int(manifest["generation"]))[0] if d is not None]
         finally:
@@ -730,10 +730,10 @@ class SummaryIndex:
 
     @staticmethod
     def saved_fingerprints(directory: str | Path) -> dict[str, str]:
-        """judgment id -> fingerprint, as `fingerprints()`, of a saved index, from its registry alone."""
+        """judgment id -> fingerprint, as `fingerprints()`, of a saved index, from its doc store alone."""
         path = Path(directory)
         manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
-        registry = DocRegistry(path, read_only=True)
+        registry = DocStore(path, read_only=True)
         try:
             return registry.fingerprints(int(manifest["generation"]))
         finally:
@@ -988,7 +988,7 @@ def _check_files(path: Path, manifest: dict, *, digests: bool = True) -> list[st
 
 
 def check_files(directory: str | Path) -> list[str]:
-    """Every checksum of a saved embedded index, and the registry's own check ([] when sound)."""
+    """Every checksum of a saved embedded index, and the doc store's own check ([] when sound)."""
     path = Path(directory)
     try:
         manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
@@ -996,7 +996,7 @@ def check_files(directory: str | Path) -> list[str]:
         return [f"manifest.json is unreadable ({exc})"]
     problems = _check_files(path, manifest)
     try:
-        registry = DocRegistry(path, read_only=True)
+        registry = DocStore(path, read_only=True)
         try:
             problems += [f"docs.sqlite: {p}" for p in registry.quick_check()]
         finally:

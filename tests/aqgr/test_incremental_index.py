@@ -38,13 +38,13 @@ def test_only_the_new_judgments_are_indexed(archive, monkeypatch):
     staged = []
     import aqgr.retrieval.embedded.index as index_module
 
-    real = index_module.DocRegistry.stage
+    real = index_module.DocStore.stage
 
     def counting(self, generation, added, removed, *rest):
         staged.extend(row[1] for row in added)
         return real(self, generation, added, removed, *rest)
 
-    monkeypatch.setattr(index_module.DocRegistry, "stage", counting)
+    monkeypatch.setattr(index_module.DocStore, "stage", counting)
     manifest = archive.build_index()
     assert manifest["update"] == {"mode": "update", "added": len(JUDGMENTS) - 10, "replaced": 0, "removed": 0}
     assert sorted(staged) == sorted(p.stem for p in JUDGMENTS[10:])

@@ -13,7 +13,7 @@ import pytest
 from retrieval_samples import CORPUS, summary
 
 from aqgr.retrieval.documents import summary_fingerprint
-from aqgr.retrieval.embedded.docstore import DocRegistry
+from aqgr.retrieval.embedded.docstore import DocStore
 from aqgr.retrieval.embedded.index import SummaryIndex
 from aqgr.schemas.summary import Parties, Provenance, StructuredSummary
 
@@ -170,7 +170,7 @@ def _assert_each_judgment_once(directory: Path, index) -> None:
     """No judgment lost or doubled: the registry's live rows, each retriever's documents and the
     manifest agree."""
     generation = json.loads((directory / "manifest.json").read_text())["generation"]
-    registry = DocRegistry(directory)
+    registry = DocStore(directory)
     ids, n_of = registry.live(generation)
     live = [d for d in ids if d is not None]
     assert len(live) == len(set(live)) == len(n_of) == len(index)
@@ -180,7 +180,7 @@ def _assert_each_judgment_once(directory: Path, index) -> None:
     registry.close()
 
 
-def _steps_to_stage(registry: DocRegistry, generation: int, rows: list[tuple]) -> int:
+def _steps_to_stage(registry: DocStore, generation: int, rows: list[tuple]) -> int:
     """SQLite virtual-machine steps (in thousands) that staging `rows` takes."""
     steps = [0]
 
@@ -197,7 +197,7 @@ def _steps_to_stage(registry: DocRegistry, generation: int, rows: list[tuple]) -
 def test_staging_looks_documents_up_by_id_not_by_scanning_the_live_ones(tmp_path):
     """A batch costs the same in an index of 2,000 documents as in one of 40,000: a cold build of a
     million judgments is linear, not quadratic (the planner once scanned every live row per batch)."""
-    registry = DocRegistry(tmp_path, create=True)
+    registry = DocStore(tmp_path, create=True)
     batch = lambda start: [(n, f"J{n}", "f", {"facts": "x"}) for n in range(start, start + 500)]  # noqa: E731
     for start in range(0, 2000, 500):
         registry.stage(1, batch(start), [])
@@ -209,7 +209,7 @@ def test_staging_looks_documents_up_by_id_not_by_scanning_the_live_ones(tmp_path
     registry.close()
 
 
-def _live_plan(registry: DocRegistry) -> str:
+def _live_plan(registry: DocStore) -> str:
     return " ".join(
         row[-1]
         for row in registry._db.execute(
@@ -242,7 +242,7 @@ def test_the_live_documents_are_read_from_an_index_not_the_rows_and_an_update_ad
     assert "docs_live" in plan
 
 
-def _indexes(registry: DocRegistry) -> set[str]:
+def _indexes(registry: DocStore) -> set[str]:
     return {
         row[0]
         for row in registry._db.execute(
@@ -277,10 +277,10 @@ def die():
         os.kill(os.getpid(), signal.SIGKILL)
 
 if target == "stage":
-    original = m.DocRegistry.stage
+    original = m.DocStore.stage
     def stage(self, *a, **k):
         out = original(self, *a, **k); die(); return out
-    m.DocRegistry.stage = stage
+    m.DocStore.stage = stage
 elif target == "_write_json_atomic":
     original = m._write_json_atomic
     def write(*a, **k):
