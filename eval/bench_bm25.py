@@ -5,7 +5,7 @@
                               [--rounds 3] [--builds 3] [--no-memory]
 
 Every implementation (`retrieval.lexical.bm25.bm25_implementations`, `NAME[:key=value,...]`, the
-parameters going to its factory; k1 / b default to retrieval/lexical/bm25.py's) indexes the same
+parameters going to its factory; k1 / b default to retrieval/spec.py's) indexes the same
 `words.v1` tokens of the dataset's documents (tokenised once, timed apart), and scores
 every query of the dataset (raw text, as `bm25-fulltext` does; tokenised once):
 

@@ -45,7 +45,7 @@ import time
 from pathlib import Path
 
 from aqgr.foundation.paths import shared_datasets
-from aqgr.retrieval.dense.embedders import DEFAULT_EMBEDDER
+from aqgr.retrieval.spec import DEFAULT_EMBEDDER
 
 AILA_ROOT = shared_datasets() / "aila2019"
 STATE = "bench-synthetic.json"  # in the archive home: what generated it (seed, corpus, engine version)

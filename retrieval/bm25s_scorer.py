@@ -31,7 +31,8 @@ import numpy as np
 
 from aqgr.foundation.errors import MissingDependencyError
 
-from .lexical.bm25 import BM25_B, BM25_K1, bm25_implementations
+from .lexical.bm25 import bm25_implementations
+from .spec import BM25_B, BM25_K1
 
 # bm25s' own defaults: method "lucene", delta 0.5 (used by bm25l / bm25+ only), float32 scores.
 BM25S_METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")

@@ -5,9 +5,10 @@
   word pieces of a text: callers embed long texts in ~1,000-character windows
   (retrieval/dense/windows.py). torch and sentence-transformers are imported on the first
   `embed` call; the model is loaded once per process.
-* `minilm-l6-int8.v1` (default; retrieval/dense/onnx_minilm.py): the same weights exported to ONNX and run
-  in int8 by ONNX Runtime: a quarter of the CPU per window, vectors within cosine 0.98
-  (about 6x the documents/s on 2 cores; docs/experiments/2026-12-01-embedding-throughput.md).
+* `minilm-l6-int8.v1` (the default, retrieval/spec.py DEFAULT_EMBEDDER; retrieval/dense/onnx_minilm.py):
+  the same weights exported to ONNX and run in int8 by ONNX Runtime: a quarter of the CPU per
+  window, vectors within cosine 0.98 (about 6x the documents/s on 2 cores;
+  docs/experiments/2026-12-01-embedding-throughput.md).
 * `hashing.v1`: deterministic feature hashing of word unigrams and bigrams, no torch.
   For fast tests and as a no-torch fallback; it matches words, not meanings.
 
@@ -54,8 +55,6 @@ class Embedder(Protocol):
 
 # minilm-l6-int8.v1 lives in retrieval/dense/onnx_minilm.py (registered on the first lookup).
 embedders: Registry[Embedder] = Registry("embedder", modules=("aqgr.retrieval.dense.onnx_minilm",))
-
-DEFAULT_EMBEDDER = "minilm-l6-int8.v1"
 
 
 def _normalise(vectors: np.ndarray) -> np.ndarray:

@@ -26,11 +26,9 @@ import numpy as np
 
 from aqgr.foundation.errors import MissingDependencyError
 
+from ..spec import WINDOW_CHARS
 from .cache import EmbeddingCache, embed_with_cache
 from .embedders import MemoEmbedder
-
-# ~1,000 characters per window stays under MiniLM's 256-token input (NOTES-ENV.md).
-WINDOW_CHARS = 1000
 
 _SPACE = re.compile(r"\s+")
 

@@ -47,8 +47,8 @@ import numpy as np
 from aqgr.foundation.errors import IndexMismatchError, NoIndexError
 from aqgr.foundation.registry import Registry
 
+from ..spec import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, IDF_KINDS, QUERY_TF_KINDS
 from ..types import order_by_score
-from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, IDF_KINDS, QUERY_TF_KINDS
 
 MANIFEST = "lexical.json"
 # Bumped when an engine's files change shape: an index of another format is refused (rebuild).

@@ -10,7 +10,9 @@ Python for every query term; instead each (term, document) weight
 is computed once into a scipy CSR matrix (terms x documents), and a query's scores are
 q_counts . W, where q_counts counts each query token once per occurrence (as rank-bm25
 does; with query_tf="log", 1 + ln(count)). With the raw counts the scores equal
-`BM25Okapi.get_scores` (float64, same formula).
+`BM25Okapi.get_scores` (float64, same formula): rank-bm25 itself is the reference the tests
+compare with (tests/retrieval/test_retrieval_bm25*.py). The parameters' defaults (k1, b,
+epsilon, the idf and query tf kinds) are declared in retrieval/spec.py.
 
 Saved as `<stem>.npz` (scipy.sparse, no pickle) plus `<stem>.vocab.json`.
 
@@ -35,26 +37,7 @@ import scipy.sparse as sp
 
 from aqgr.foundation.registry import Registry
 
-# BM25 parameters: k1 = 1.2, b = 0.75 are the usual Robertson/Lucene settings (rank-bm25's
-# own k1 default is 1.5); epsilon = 0.25 is rank-bm25's floor for negative idf values.
-BM25_K1 = 1.2
-BM25_B = 0.75
-BM25_EPSILON = 0.25
-# idf: "okapi" is rank-bm25's BM25Okapi idf, log((N - df + 0.5) / (df + 0.5)) with negative
-# values (terms in more than half the documents) replaced by epsilon * the mean idf, so a
-# term in 60% of the documents can weigh more than one in 40%; "lucene" is Lucene's
-# log(1 + (N - df + 0.5) / (df + 0.5)): positive and falling with df everywhere.
-# The index default (IndexSpec.bm25_idf): Lucene's (monotone in df; what Milvus computes, so
-# both index backends rank alike; citation benchmark, full-text BM25 alone: okapi 0.1119,
-# lucene 0.1173 MAP). BM25Matrix.build itself defaults to okapi (= rank-bm25).
-IDF_KINDS = ("okapi", "lucene")
-BM25_IDF = "lucene"
-# Query-side term frequency: "raw" counts each query token once per occurrence (as rank-bm25
-# does); "log" weighs a term occurring n times in the query 1 + ln(n) (SMART's sublinear tf):
-# long queries (a judgment's facts) repeat their main words many times, and "raw" lets those
-# few words swamp the rest. "unique" (each term once) was measured worse than both (citation
-# benchmark, docs/experiments/2026-11-30-fulltext-bm25-settings.md).
-QUERY_TF_KINDS = ("raw", "log")
+from ..spec import BM25_B, BM25_EPSILON, BM25_K1, IDF_KINDS, QUERY_TF_KINDS
 
 
 class BM25Matrix:

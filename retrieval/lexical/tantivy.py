@@ -37,6 +37,7 @@ import numpy as np
 from aqgr.foundation.errors import IndexLockedError, IndexMismatchError, MissingDependencyError
 
 from ..embedded.restriction import Where
+from ..spec import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1
 from . import (
     LEXICAL_FORMAT,
     as_ns,
@@ -51,7 +52,6 @@ from . import (
     read_manifest,
     write_manifest,
 )
-from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1
 
 NAME = "tantivy.v1"
 TERMS, N = "terms", "n"

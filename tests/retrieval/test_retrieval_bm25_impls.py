@@ -9,14 +9,13 @@ from retrieval_samples import TOKEN_CORPUS as CORPUS
 
 from aqgr.foundation.errors import UnknownNameError
 from aqgr.retrieval.lexical.bm25 import (
-    BM25_B,
-    BM25_K1,
     DEFAULT_BM25,
     BM25Matrix,
     BM25Scorer,
     RankBM25,
     bm25_implementations,
 )
+from aqgr.retrieval.spec import BM25_B, BM25_K1
 
 QUERIES = ["dowry death".split(), "husband wife wife cruelty unknownterm".split(), "land compensation".split()]
 

@@ -14,9 +14,10 @@ from retrieval_samples import Counting, summary
 import aqgr.retrieval.embedded.index as index_module
 from aqgr.foundation.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
 from aqgr.retrieval.dense.cache import EmbeddingCache
-from aqgr.retrieval.dense.embedders import DEFAULT_EMBEDDER, embedders
+from aqgr.retrieval.dense.embedders import embedders
 from aqgr.retrieval.documents import DENSE_SLOTS
 from aqgr.retrieval.embedded.index import FORMAT_VERSION, IndexSpec, SummaryIndex
+from aqgr.retrieval.spec import DEFAULT_EMBEDDER
 from aqgr.schemas.summary import SCHEMA_VERSION
 
 REPO = Path(__file__).resolve().parents[2]
