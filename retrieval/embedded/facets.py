@@ -55,7 +55,8 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from .restriction import FIELD_SEP, Where, date_number
+from ..types import FIELD_SEP, Where
+from .restriction import date_number
 
 if TYPE_CHECKING:
     from aqgr.schemas.filters import Filters

@@ -68,10 +68,10 @@ from ..spec import (
     Progress,
 )
 from ..text import OLDER_DEFAULT_TOKENIZERS, tokenizers
-from ..types import ScoredDoc, ranked
+from ..types import ScoredDoc, Where, ranked
 from .docstore import DocStore
 from .facets import FACETS_VERSION, DocFacets, FacetReader, facets_of
-from .restriction import Admitted, Restriction, Where
+from .restriction import Admitted, Restriction
 from .retrievers import RETRIEVERS, BuildContext, NewDoc, Query, Retriever, retriever_kinds
 
 # Bump on any change to the files or their meaning; an index of another version is refused.

@@ -36,8 +36,8 @@ import numpy as np
 
 from aqgr.foundation.errors import IndexLockedError, IndexMismatchError, MissingDependencyError
 
-from ..embedded.restriction import Where
 from ..spec import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1
+from ..types import Where
 from . import (
     LEXICAL_FORMAT,
     as_ns,
