@@ -39,11 +39,70 @@ from pathlib import Path
 import numpy as np
 
 from aqgr.foundation.paths import shared_datasets
+from aqgr.retrieval.dense.ann import SEED, AnnKind, add_rows, ann_kinds, sample_rows
 
 AILA = shared_datasets() / "aila2019"
 K = 1000
 KINDS = ("exact", "ivf-sq8.v1", "hnsw-sq8.v1", "hnsw-flat.v1")
 EFFORTS = {"ivf-sq8.v1": (64, 128, 192, 256), "hnsw-sq8.v1": (4000, 8000), "hnsw-flat.v1": (4000, 8000)}
+
+
+# ---------------------------------------------------------------------- the HNSW kinds
+
+# HNSW (measured, not the default): faiss's default efConstruction, M 32.
+HNSW_M = 32
+HNSW_EF_CONSTRUCTION = 40
+
+
+class Hnsw:
+    """HNSW over the segment: flat (float32 copy) or 8-bit codes. efSearch >= depth. Measured here
+    against ivf-sq8.v1 and not chosen (retrieval/dense/ann.py says why), so registered only by
+    this benchmark."""
+
+    def __init__(self, name: str, sq8: bool, ef_search: int | None = None):
+        self.name, self.sq8, self.ef_search = name, sq8, ef_search
+
+    def build(self, vectors):
+        import faiss
+
+        m, dim = vectors.shape
+        if self.sq8:
+            index = faiss.IndexHNSWSQ(dim, faiss.ScalarQuantizer.QT_8bit, HNSW_M, faiss.METRIC_INNER_PRODUCT)
+            index.train(sample_rows(vectors, 65_536, SEED))
+        else:
+            index = faiss.IndexHNSWFlat(dim, HNSW_M, faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
+        add_rows(index, vectors)
+        return index, {"M": HNSW_M, "efConstruction": HNSW_EF_CONSTRUCTION}
+
+    def _ef(self, depth, scale, effort):
+        return max(depth, (effort or self.ef_search or depth)) * scale
+
+    def search(self, index, q, depth, scale, effort, sel=None):
+        import faiss
+
+        params = faiss.SearchParametersHNSW(efSearch=self._ef(depth, scale, effort))
+        if sel is not None:
+            params.sel = sel
+        return index.search(q, depth, params=params)
+
+    def can_widen(self, index, scale, effort):
+        return scale < 8
+
+    def io_flags(self):
+        import faiss
+
+        return faiss.IO_FLAG_MMAP_IFC  # the graph and the codes memory-mapped
+
+
+@ann_kinds.register("hnsw-flat.v1")
+def _hnsw_flat() -> AnnKind:
+    return Hnsw("hnsw-flat.v1", sq8=False)
+
+
+@ann_kinds.register("hnsw-sq8.v1")
+def _hnsw_sq8() -> AnnKind:
+    return Hnsw("hnsw-sq8.v1", sq8=True)
 
 
 # ---------------------------------------------------------------------- vectors

@@ -10,7 +10,7 @@ import pytest
 
 from aqgr.foundation.errors import IndexMismatchError, WriteError
 from aqgr.retrieval.dense.store import DenseStore, _mix
-from aqgr.retrieval.dense.windows import DenseIndex
+from aqgr.summarizer.llm.chunks import DenseIndex
 
 DIM = 16
 

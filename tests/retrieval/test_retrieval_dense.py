@@ -1,4 +1,4 @@
-"""Windows, embedders, the embedding cache and the dense index."""
+"""Windows, embedders, the embedding cache and query vectors."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from retrieval_samples import Counting
 from aqgr.foundation.errors import UnknownNameError
 from aqgr.retrieval.dense.cache import EmbeddingCache, embed_with_cache
 from aqgr.retrieval.dense.embedders import Embedder, embedders
-from aqgr.retrieval.dense.windows import DenseIndex, document_windows, embed_query, split_windows
+from aqgr.retrieval.dense.windows import document_windows, embed_query, split_windows
 
 
 def test_split_windows_on_word_boundaries():
@@ -54,19 +54,6 @@ def test_cache_round_trip_and_hits(tmp_path):
         assert n == 0 and len(emb.calls) == 1
         np.testing.assert_array_equal(first, again)
         assert cache.get_many("other-fingerprint", ["gamma"]) == [None]
-
-
-def test_dense_index_max_over_windows(tmp_path):
-    emb = embedders.create("hashing.v1")
-    docs = [["land acquisition compensation", "dowry death of the bride"], ["income tax deduction"], []]
-    dense, n = DenseIndex.build(docs, emb)
-    assert n == 3 and dense.index.ntotal == 3
-    q = embed_query("dowry death of the bride", emb)
-    scores = dense.scores(q)
-    assert scores[0] == pytest.approx(1.0, abs=1e-5) and scores[1] < 0.5 and scores[2] == -np.inf
-    dense.save(tmp_path)
-    np.testing.assert_array_equal(DenseIndex.load(tmp_path).scores(q), scores)
-    assert embed_query("   ", emb) is None
 
 
 class _Held:
