@@ -139,6 +139,7 @@ def _summary(values: list[float], digits: int = 3) -> dict[str, float]:
 
 def bench(data: Path, impls: list[str], *, rounds: int, builds: int, memory: bool) -> dict:
     from aqgr.eval.datasets import load_dataset
+    from aqgr.eval.systems import bm25s  # noqa: F401 (registers bm25s.v1)
     from aqgr.retrieval.lexical.bm25 import bm25_implementations
     from aqgr.retrieval.text import tokenizers
 

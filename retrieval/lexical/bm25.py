@@ -17,8 +17,9 @@ epsilon, the idf and query tf kinds) are declared in retrieval/spec.py.
 Saved as `<stem>.npz` (scipy.sparse, no pickle) plus `<stem>.vocab.json`.
 
 Registry `bm25_implementations` (chosen by name, e.g. to compare libraries on the same
-tokens): `rank-bm25.v1` (default: this module's `BM25Matrix`) and `bm25s.v1` (the bm25s
-library, method `lucene` by default; retrieval/bm25s_scorer.py, `pip install 'aqgr[bm25s]'`).
+tokens): `rank-bm25.v1` (default: this module's `BM25Matrix`) and, registered by the
+evaluation, `bm25s.v1` (the bm25s library, method `lucene` by default; eval/systems/bm25s.py,
+`pip install 'aqgr[bm25s]'`).
 `bm25_implementations.create(name, k1=..., b=..., ...)` returns a `BM25Implementation`
 whose `build(corpus)` / `load(directory, stem)` give a `BM25Scorer`.
 """
@@ -258,11 +259,11 @@ class BM25Implementation(Protocol):
     def load(self, directory: Path, stem: str = "bm25") -> BM25Scorer: ...
 
 
-# Where the other implementations register (imported on the first registry lookup).
-BM25S_MODULE = "aqgr.retrieval.bm25s_scorer"
 DEFAULT_BM25 = "rank-bm25.v1"
 
-bm25_implementations: Registry[BM25Implementation] = Registry("BM25 implementation", modules=(BM25S_MODULE,))
+# Other implementations register from the evaluation, which compares them (`bm25s.v1`:
+# eval/systems/bm25s.py, imported by the systems and the benchmark that use it).
+bm25_implementations: Registry[BM25Implementation] = Registry("BM25 implementation")
 
 
 @dataclass(frozen=True)

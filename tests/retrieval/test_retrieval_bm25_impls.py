@@ -7,6 +7,7 @@ import pytest
 from rank_bm25 import BM25Okapi
 from retrieval_samples import TOKEN_CORPUS as CORPUS
 
+import aqgr.eval.systems.bm25s  # noqa: F401 (registers bm25s.v1, the implementation compared with rank-bm25.v1)
 from aqgr.foundation.errors import UnknownNameError
 from aqgr.retrieval.lexical.bm25 import (
     DEFAULT_BM25,

@@ -119,6 +119,7 @@ class BM25FullText:
         implementation: str | None = None,
         **params,
     ):
+        from aqgr.eval.systems import bm25s  # noqa: F401 (registers bm25s.v1)
         from aqgr.retrieval.lexical import bm25
 
         self.name = name
