@@ -42,7 +42,7 @@ _EXPORTS = {
     "UnknownJudgmentError": "aqgr.foundation.errors",
     "UnknownNameError": "aqgr.foundation.errors",
     "WriteError": "aqgr.foundation.errors",
-    "IndexSpec": "aqgr.retrieval.index",
+    "IndexSpec": "aqgr.retrieval.spec",
     "Facets": "aqgr.schemas.filters",
     "Filters": "aqgr.schemas.filters",
     "CandidateQuestion": "aqgr.schemas.results",

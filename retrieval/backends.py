@@ -1,9 +1,12 @@
 """Index backends behind one interface, chosen by name; a saved index names its own backend.
 
-* `embedded.v1` (default): retrieval/index.py SummaryIndex (BM25 matrix + FAISS files in the
-  index directory; one process, one machine).
+* `embedded.v1` (default): retrieval/embedded/index.py SummaryIndex (the index directory, updated
+  in place: docs.sqlite, a lexical engine's BM25 index per BM25 retriever (tantivy.v1 by
+  default), segments of dense window vectors, a faiss ANN index beside the large ones; one
+  process, one machine).
 * `milvus.v1`: retrieval/milvus.py MilvusIndex (a Milvus collection at a URI; the index
-  directory keeps only the manifest and document frequencies). Needs `aqgr[milvus]`.
+  directory keeps the manifest, the document frequencies, the documents' fingerprints and
+  the pre-embedded sentences). Needs `aqgr[milvus]`.
 
 `embedded` and `milvus` are aliases of the current versions (what `aqgr index --backend`
 takes). Both classes offer `build(summaries, spec, ...)`, `save(dir)`, `load(dir, expect=)`
@@ -38,7 +41,7 @@ backends: Registry[type] = Registry("index backend")
 
 @backends.register("embedded.v1")
 def _embedded() -> type:
-    from .index import SummaryIndex
+    from .embedded.index import SummaryIndex
 
     return SummaryIndex
 

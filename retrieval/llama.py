@@ -18,8 +18,8 @@ try:
 except ModuleNotFoundError:
     raise MissingDependencyError("llama-index-core", "llama-index") from None
 
+from .embedded.index import SummaryIndex
 from .fusion import fusers
-from .index import SummaryIndex
 
 
 class SummaryIndexRetriever(BaseRetriever):

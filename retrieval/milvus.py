@@ -2,7 +2,7 @@
 
 One collection per archive (per build: `aqgr_<tag>`, swapped in atomically by the local
 manifest; changed in place by `update`), one row per dense *window* of a document
-(retrieval/dense.py):
+(retrieval/dense/windows.py):
 
     pk        VARCHAR  "<doc id>#<window number>" (primary key)
     doc_id    VARCHAR  the judgment id (filters and group-by use it)
@@ -99,7 +99,9 @@ from aqgr.foundation.errors import (
 )
 from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
-from .dense import (
+from .dense.cache import EmbeddingCache, embed_with_cache
+from .dense.embedders import Embedder
+from .dense.windows import (
     SENTENCES_FILE,
     QueryVectors,
     Sentences,
@@ -110,9 +112,7 @@ from .dense import (
     save_sentences,
 )
 from .documents import dense_texts, query_sentences, slot_texts, summary_fingerprint
-from .embed_cache import EmbeddingCache, embed_with_cache
-from .embedders import Embedder
-from .index import (
+from .embedded.index import (
     MANIFEST,
     IndexSpec,
     Progress,
@@ -815,7 +815,7 @@ class MilvusIndex:
 
     def embedding_calls(self, text: str) -> list[Callable[[], object]]:
         """The model calls embedding `text`'s windows one each, to run side by side before
-        `embed_query(text)` (retrieval/dense.py `QueryVectors.calls`)."""
+        `embed_query(text)` (retrieval/dense/windows.py `QueryVectors.calls`)."""
         return self._queries.calls(text)
 
     def embed_queries(self, texts: Sequence[str]) -> list[np.ndarray | None]:

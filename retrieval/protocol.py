@@ -1,6 +1,6 @@
 """`Index`: what every index backend offers once built or loaded (retrieval/backends.py).
 
-Both backends implement it: retrieval/index.py `SummaryIndex` (embedded.v1) and
+Both backends implement it: retrieval/embedded/index.py `SummaryIndex` (embedded.v1) and
 retrieval/milvus.py `MilvusIndex` (milvus.v1); tests/retrieval/test_index_contract.py runs
 one suite of assertions against both. Users (aqgr/pipeline/search.py `Searcher`, aqgr/pipeline/statutes.py,
 aqgr/archive/home.py) are typed against `Index`, never against a backend's class.
@@ -94,7 +94,7 @@ class Index(Protocol):
         ...
 
     def combined_vector(self, base: np.ndarray | None, extra: np.ndarray | None, weight: float) -> np.ndarray | None:
-        """normalise(base + weight * extra) (retrieval/index.py `combine_vectors`)."""
+        """normalise(base + weight * extra) (retrieval/embedded/index.py `combine_vectors`)."""
         ...
 
     def retrieve(

@@ -1,7 +1,7 @@
 """How an index is built: `IndexSpec`, the recipe every backend records in its manifest.
 
-Every default is declared once, here or in the module it comes from (named in the class
-docstring). A saved index records `describe()`; `from_manifest` reads it back, and a load
+Every default is declared once, here (the BM25 parameters, the embedder, the window size, the
+tokenizer, the lexical engine) or in the module it comes from (named in the class docstring). A saved index records `describe()`; `from_manifest` reads it back, and a load
 that expects another spec is refused with every difference listed.
 
 Importing this module loads nothing heavy.
@@ -13,12 +13,35 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
-from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, IDF_KINDS, QUERY_TF_KINDS
-from .dense import WINDOW_CHARS
 from .documents import DEFAULT_SLOTS, check_slots
-from .embedders import DEFAULT_EMBEDDER
 
-# The engine under the BM25 retrievers (retrieval/lexical.py `lexical_engines`).
+# BM25 parameters: k1 = 1.2, b = 0.75 are the usual Robertson/Lucene settings (rank-bm25's
+# own k1 default is 1.5); epsilon = 0.25 is rank-bm25's floor for negative idf values.
+BM25_K1 = 1.2
+BM25_B = 0.75
+BM25_EPSILON = 0.25
+# idf: "okapi" is rank-bm25's BM25Okapi idf, log((N - df + 0.5) / (df + 0.5)) with negative
+# values (terms in more than half the documents) replaced by epsilon * the mean idf, so a
+# term in 60% of the documents can weigh more than one in 40%; "lucene" is Lucene's
+# log(1 + (N - df + 0.5) / (df + 0.5)): positive and falling with df everywhere.
+# The index default (IndexSpec.bm25_idf): Lucene's (monotone in df; what Milvus computes, so
+# both index backends rank alike; citation benchmark, full-text BM25 alone: okapi 0.1119,
+# lucene 0.1173 MAP). BM25Matrix.build itself defaults to okapi (= rank-bm25).
+IDF_KINDS = ("okapi", "lucene")
+BM25_IDF = "lucene"
+# Query-side term frequency: "raw" counts each query token once per occurrence (as rank-bm25
+# does); "log" weighs a term occurring n times in the query 1 + ln(n) (SMART's sublinear tf):
+# long queries (a judgment's facts) repeat their main words many times, and "raw" lets those
+# few words swamp the rest. "unique" (each term once) was measured worse than both (citation
+# benchmark, docs/experiments/2026-11-30-fulltext-bm25-settings.md).
+QUERY_TF_KINDS = ("raw", "log")
+
+# The embedder of a new index (a name in retrieval/dense/embedders.py `embedders`).
+DEFAULT_EMBEDDER = "minilm-l6-int8.v1"
+# ~1,000 characters per window stays under MiniLM's 256-token input (NOTES-ENV.md).
+WINDOW_CHARS = 1000
+
+# The engine under the BM25 retrievers (retrieval/lexical/ `lexical_engines`).
 DEFAULT_LEXICAL_ENGINE = "tantivy.v1"
 DEFAULT_TOKENIZER = "words.v2"
 # Terms and adjacent pairs for the full texts (citation benchmark, full-text BM25 alone:
@@ -32,7 +55,7 @@ FULLTEXT_NGRAMS = 2
 # each repeated phrase counts twice over, so term frequency saturates later. Citation
 # benchmark, full-text BM25 alone (terms + pairs, Lucene idf, b = 0.75): raw / k1 1.2
 # 0.1398, log / 1.2 0.1445, log / 2.0 0.1452 MAP (docs/experiments/2026-11-30-fulltext-bm25-settings.md).
-# The default lexical engine (retrieval/lexical.py `tantivy.v1`, on disk) has
+# The default lexical engine (retrieval/lexical/ `tantivy.v1`, on disk) has
 # Lucene's fixed k1 = 1.2, b = 0.75: the full-text default follows it (log / 1.2 above, 0.0007
 # below 2.0 in that measurement). Other values need the `matrix.v1` engine (in memory; the
 # evaluation's parameter ablations).
@@ -46,15 +69,17 @@ class IndexSpec(BaseModel):
     """How an index is built. Every default is declared once, where it comes from:
 
     slots: retrieval/documents.py DEFAULT_SLOTS (the study's retrieval slots, no precedents);
-    embedder: retrieval/embedders.py (minilm-l6-int8.v1: the packaged MiniLM in int8);
+    embedder: DEFAULT_EMBEDDER above, a name in retrieval/dense/embedders.py (minilm-l6-int8.v1:
+    the packaged MiniLM in int8);
     tokenizer: retrieval/text.py (words.v2; words.v1 before 2026-12-06);
-    bm25_k1 / bm25_b / bm25_epsilon / bm25_idf: retrieval/bm25.py (both BM25 retrievers);
-    window_chars: retrieval/dense.py (fits MiniLM's 256-token input);
+    bm25_k1 / bm25_b / bm25_epsilon / bm25_idf: above (both BM25 retrievers; the engines of
+    retrieval/lexical/ and BM25Matrix, retrieval/lexical/bm25.py, default to them);
+    window_chars: WINDOW_CHARS above (fits MiniLM's 256-token input; retrieval/dense/windows.py);
     bm25_ngrams / fulltext_ngrams: retrieval/text.py `with_pairs` (1: terms; 2: terms and
     adjacent pairs), for the summary and the full-text BM25 retrievers;
     fulltext_k1 / fulltext_query_tf: the full-text BM25's own k1 and query-side term
-    frequency (retrieval/bm25.py QUERY_TF_KINDS); b, epsilon and idf are shared;
-    lexical_engine: retrieval/lexical.py, the engine under both BM25 retrievers (tantivy.v1:
+    frequency (QUERY_TF_KINDS above); b, epsilon and idf are shared;
+    lexical_engine: retrieval/lexical/, the engine under both BM25 retrievers (tantivy.v1:
     on disk, incremental, k1/b fixed at 1.2/0.75; matrix.v1: in memory, any parameters);
     dense_slots: the slots the dense retriever embeds (None, the default: every indexed
     slot; e.g. retrieval/documents.py DENSE_SLOTS, the legal ones: `dense_texts` takes

@@ -176,7 +176,7 @@ def _words_v2() -> Tokenizer:
 
 # Tokenizers that were once the default (retrieval/spec.py DEFAULT_TOKENIZER): an index built
 # with one keeps it under a spec that names no tokenizer, updated and searched as built, until a
-# rebuild (retrieval/index.py `_compare`).
+# rebuild (retrieval/embedded/index.py `_compare`).
 OLDER_DEFAULT_TOKENIZERS = frozenset({"words.v1"})
 
 

@@ -1,4 +1,7 @@
-"""Internal records shared by the retrievers and fusion, and the one rule that orders them.
+"""Internal records shared by the retrievers, the engines and fusion, and the one rule that orders them.
+
+`ScoredDoc` is a hit; `Where` a search filter as an engine applies it inside its search
+(retrieval/embedded/restriction.py makes it, the tantivy engine reads it).
 
 Every ranked list in retrieval/ (a BM25 run, a dense run, a fused run) is ordered by
 `rank_key`: descending score, then a stable hash of the document id. Never by raw id or
@@ -11,6 +14,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import NamedTuple
 
 
@@ -19,6 +23,20 @@ class ScoredDoc(NamedTuple):
 
     doc_id: str
     score: float
+
+
+# A filter field's term in an engine that filters inside its search: "field" + FIELD_SEP + "value".
+FIELD_SEP = "\x1f"
+
+
+@dataclass(frozen=True)
+class Where:
+    """A filter as an engine applies it inside its search (`SummaryIndex.retrieve` with an
+    `Admitted` made from a facet selection): every clause holds (a clause: any of its terms,
+    "field" FIELD_SEP "value"), and the date, a YYYYMMDD integer, lies in `decided` (inclusive)."""
+
+    clauses: tuple[tuple[str, ...], ...]
+    decided: tuple[int, int] | None = None
 
 
 @functools.lru_cache(maxsize=1 << 18)  # a search ranks the same ids again and again

@@ -4,7 +4,7 @@
 `aqgr search --court --from --to --judge --kind --statute --disposal`, the HTTP body's `filters`
 object and the MCP tools' `filters` argument. Every field is optional; given fields all hold
 for a hit (and), and each is matched against values normalised when the index was built
-(aqgr/retrieval/facets.py), so "SC", "Hon'ble Supreme Court" and "Supreme Court of India" are one
+(aqgr/retrieval/embedded/facets.py), so "SC", "Hon'ble Supreme Court" and "Supreme Court of India" are one
 court and "Sikri, J." is "Justice A.K. Sikri".
 
 Dates are ISO (`2010-03-23`), a month (`2010-03`) or a year (`2010`): `decided_from` a year

@@ -48,7 +48,7 @@ def imported_names(path: Path):
 def test_layers_point_down():
     done = lint_imports(REPO)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "10 kept, 0 broken" in done.stdout
+    assert "13 kept, 0 broken" in done.stdout
 
 
 def test_a_lower_layer_importing_a_higher_one_breaks_the_check(tmp_path):
@@ -66,6 +66,24 @@ def test_a_lower_layer_importing_a_higher_one_breaks_the_check(tmp_path):
     done = lint_imports(tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "BROKEN" in done.stdout and "aqgr.foundation.errors -> aqgr.interfaces.cli" in done.stdout
+
+
+def test_an_engine_importing_the_embedded_backend_breaks_the_retrieval_rooms(tmp_path):
+    """The retrieval contract is real too: the lexical engines sit below the embedded backend."""
+    shutil.copytree(
+        REPO / "aqgr",
+        tmp_path / "aqgr",
+        symlinks=False,
+        ignore=shutil.ignore_patterns("__pycache__", "sample", "static", "*.txt", "data"),
+    )
+    engine = tmp_path / "aqgr" / "retrieval" / "lexical" / "tantivy.py"
+    engine.write_text(
+        engine.read_text(encoding="utf-8")
+        + "\nfrom ..embedded.restriction import Restriction  # deliberate violation\n"
+    )
+    done = lint_imports(tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "aqgr.retrieval.lexical.tantivy -> aqgr.retrieval.embedded.restriction" in done.stdout
 
 
 def test_the_stages_are_imported_only_through_aqgr():

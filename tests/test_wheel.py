@@ -50,7 +50,7 @@ def test_the_wheel_installs_only_aqgr_with_its_data(wheel):
     for needed in (
         "aqgr/py.typed",
         "aqgr/summarizer/base.py",
-        "aqgr/retrieval/index.py",
+        "aqgr/retrieval/embedded/index.py",
         "aqgr/schemas/summary.py",
         "aqgr/eval/harness.py",
         "aqgr/sample/scenarios.json",

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from aqgr.pipeline.config import Settings
-    from aqgr.retrieval.embed_cache import EmbeddingCache
+    from aqgr.retrieval.dense.cache import EmbeddingCache
 
 RESTORE = (
     "restore a backup of it, or move it aside and `aqgr import` your last `aqgr export` (or `aqgr summarize` "
@@ -85,7 +85,7 @@ def open_embedding_cache(path: Path) -> "EmbeddingCache":
     """The embedding cache at `path`; a damaged one (not a database, pages garbled) is removed and
     made anew, so that `aqgr index` recovers instead of failing. A cache that cannot be written
     (read-only, full) still raises."""
-    from aqgr.retrieval.embed_cache import EmbeddingCache
+    from aqgr.retrieval.dense.cache import EmbeddingCache
 
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -408,7 +408,7 @@ def _check_caches(settings: "Settings", report: _Report) -> list[dict]:
 
 
 def _check_leftovers(settings: "Settings", report: _Report) -> list[str]:
-    from aqgr.retrieval.index import leftovers
+    from aqgr.retrieval.embedded.index import leftovers
 
     found = [str(p) for p in leftovers(settings.index_dir) + leftovers(settings.home / "statutes" / "index")]
     if found:

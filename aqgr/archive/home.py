@@ -34,8 +34,8 @@ from aqgr.pipeline.explain import explainers
 from aqgr.pipeline.questions import question_generators
 from aqgr.pipeline.search import Searcher
 from aqgr.retrieval.citations.treatment import treatment_engines
-from aqgr.retrieval.index import IndexSpec
 from aqgr.retrieval.protocol import Index
+from aqgr.retrieval.spec import IndexSpec
 from aqgr.schemas.filters import Filters
 from aqgr.schemas.results import CandidateQuestion, SearchResult
 from aqgr.schemas.statutes import StatuteResult
@@ -357,7 +357,7 @@ class Archive:
         with IndexLock(self.home):
             from aqgr.archive.health import open_embedding_cache
             from aqgr.pipeline.statutes import StatuteCollection
-            from aqgr.retrieval.index import clean_leftovers
+            from aqgr.retrieval.embedded.index import clean_leftovers
 
             clean_leftovers(StatuteCollection(self.settings).index_dir)  # the case index's: update_index
             cache = open_embedding_cache(self.settings.cache_dir / "embeddings.sqlite")  # a damaged cache is made anew

@@ -8,13 +8,13 @@ old entry) and judgments no longer summarised (removed). So adding a day's judgm
 large archive costs the day's judgments, not the archive. A full build happens when there is
 no index yet, when it was built differently (another spec, backend or format: refused by
 `load_index`), when its documents lack the filter fields (an index made before them:
-retrieval/facets.py), or when asked (`rebuild=True`, `aqgr index --rebuild`).
+retrieval/embedded/facets.py), or when asked (`rebuild=True`, `aqgr index --rebuild`).
 
 One writer at a time: `IndexLock` (an exclusive lock on `<home>/index.lock`, released by the
 operating system if the process dies) is held for the whole update; a second `aqgr index` is
 refused at once with IndexBusyError. Searches never take it.
 
-Crash safety is the index's own (retrieval/index.py: generations committed by the manifest):
+Crash safety is the index's own (retrieval/embedded/index.py: generations committed by the manifest):
 a first build killed midway leaves a smaller usable index that the next run completes; a
 rebuild is made beside the old index and swapped in, so the old one serves until then; the
 leftovers of a killed rebuild or save (`.index.rebuild-*`, `.index.tmp-*`, `.index.old-*`)
@@ -33,7 +33,7 @@ from pathlib import Path
 
 from aqgr.archive.store import Store
 from aqgr.foundation.errors import EmptyArchiveError, IndexBusyError, IndexMismatchError, NoIndexError
-from aqgr.retrieval.index import MANIFEST, clean_leftovers, leftovers  # noqa: F401 (clean_leftovers re-exported)
+from aqgr.retrieval.embedded.index import MANIFEST, clean_leftovers, leftovers  # noqa: F401 (clean_leftovers re-exported)
 from aqgr.retrieval.spec import IndexSpec
 
 Progress = Callable[[str, int, int], None]

@@ -76,7 +76,7 @@ class IndexBusyError(AqgrError):
 
 
 class IndexLockedError(AqgrError):
-    """A lexical index (retrieval/lexical.py) is being written by another writer, in this process or
+    """A lexical index (retrieval/lexical/) is being written by another writer, in this process or
     another: one writer at a time; searching needs no lock."""
 
     def __init__(self, where: str):

@@ -341,7 +341,7 @@ def index(
 ) -> None:
     """Bring the BM25 + dense index up to date with the archive's summaries: the first time a full build, then only
     new, re-made and removed judgments (a different --slots/--embedder/--backend, or --rebuild, builds it anew)."""
-    from aqgr.retrieval.index import IndexSpec
+    from aqgr.retrieval.spec import IndexSpec
 
     archive = open_archive(ctx, home)
     fields = {}

@@ -15,7 +15,7 @@ from typing import Literal, Unpack
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from aqgr.llm.config import ProviderConfig, ProviderOptions
-from aqgr.retrieval.index import IndexSpec
+from aqgr.retrieval.spec import IndexSpec
 
 ENV_HOME = "AQGR_HOME"
 ENV_DATABASE_URL = "AQGR_DATABASE_URL"
@@ -166,7 +166,7 @@ class SearchOptions(BaseModel):
 
     @model_validator(mode="after")
     def _weights_per_retriever(self) -> "SearchOptions":
-        from aqgr.retrieval.retrievers import RETRIEVERS
+        from aqgr.retrieval.embedded.retrievers import RETRIEVERS
 
         unknown = sorted(set(self.weights or ()) - set(RETRIEVERS))
         if unknown:

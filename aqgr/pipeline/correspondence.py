@@ -155,7 +155,7 @@ _YEAR = r"(?:\s*,?\s*\(?(?:1[89]|20)\d\d\)?)?"
 _NUM_RE = re.compile(_NUM, re.IGNORECASE)
 
 
-# The search filters name the Evidence Act by its words (aqgr.retrieval.facets); the tables by "IEA".
+# The search filters name the Evidence Act by its words (aqgr.retrieval.embedded.facets); the tables by "IEA".
 _FACET_TO_TABLE = {"Evidence Act": "IEA"}
 _TABLE_TO_FACET = {v: k for k, v in _FACET_TO_TABLE.items()}
 
@@ -250,9 +250,9 @@ class Correspondence:
 
     def section_equivalents(self, label: str) -> list[str]:
         """The search filters' labels of the provisions a filter label's section corresponds to
-        ("IPC s. 302" -> ["BNS s. 103"]; aqgr.retrieval.facets labels name a section by its
+        ("IPC s. 302" -> ["BNS s. 103"]; aqgr.retrieval.embedded.facets labels name a section by its
         number, without sub-sections): for `Facets.select`."""
-        from aqgr.retrieval.facets import section_label
+        from aqgr.retrieval.embedded.facets import section_label
 
         act, sep, number = label.partition(" s. ")
         if not sep:

@@ -68,9 +68,9 @@ from aqgr.pipeline.explain import Candidate, Explainer
 from aqgr.pipeline.pinpoint import pin_hits
 from aqgr.pipeline.questions import QuestionGenerator
 from aqgr.pipeline.relevance import RelevanceScorer
+from aqgr.retrieval.embedded.retrievers import Dense, FullTextBM25, SummaryBM25, optional_retrievers, vector_retrievers
 from aqgr.retrieval.fusion import fusers
 from aqgr.retrieval.protocol import Index
-from aqgr.retrieval.retrievers import Dense, FullTextBM25, SummaryBM25, optional_retrievers, vector_retrievers
 from aqgr.retrieval.text import strip_masks
 from aqgr.retrieval.types import ScoredDoc, arrays_of, id_hash, ranked_arrays
 from aqgr.schemas.filters import FacetCount, Facets, Filters
@@ -150,11 +150,11 @@ class Plan:
     candidates: tuple[CandidateQuestion, ...]  # generated candidates, best first; none when the user chose
     options: SearchOptions
     depth: int  # how deep each run is read
-    restrict: AbstractSet[str] | None = None  # a filter's selection: retrieval.restriction.Admitted
+    restrict: AbstractSet[str] | None = None  # a filter's selection: retrieval.embedded.restriction.Admitted
     exclude: frozenset[str] | None = None
     facts_runs: tuple[tuple[str, list[ScoredDoc]], ...] | None = field(default=None, repr=False)
     dropped_questions: int = 0  # generated questions dropped for citing a case the examples and facts do not show
-    filters: Filters | None = None  # what `restrict` was narrowed by (retrieval/facets.py)
+    filters: Filters | None = None  # what `restrict` was narrowed by (retrieval/embedded/facets.py)
     filter_notes: tuple[str, ...] = ()  # why a filter admitted no judgment, and the closest known values
 
 
@@ -238,7 +238,7 @@ class Searcher:
         ones. `depth`: how deep each run is read (default and at least: the options'
         `fusion_depth` and `per_retriever_k`). `n_candidates`: candidates generated (default
         the options' `n_candidate_questions`). `filters` narrow `restrict` to the judgments
-        matching them (every retriever searches only those; retrieval/facets.py)."""
+        matching them (every retriever searches only those; retrieval/embedded/facets.py)."""
         many(questions, "questions", "['Whether a dying declaration alone can sustain a conviction?']")
         many(restrict, "restrict", "{'SC12', 'SC40'}")
         many(exclude, "exclude", "{'SC12'}")
@@ -631,7 +631,7 @@ class Searcher:
         return facts
 
     def _retrievers(self, options: SearchOptions) -> list[str]:
-        """The configured retrievers, less the optional ones this index lacks (retrieval/retrievers.py:
+        """The configured retrievers, less the optional ones this index lacks (retrieval/embedded/retrievers.py:
         "fulltext" needs an index built with full texts)."""
         have, optional = self.index.retrievers, optional_retrievers()
         return [name for name in options.retrievers if name in have or name not in optional]

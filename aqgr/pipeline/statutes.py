@@ -255,8 +255,8 @@ class StatuteCollection:
     def add(self, paths: Iterable[str | Path], judgments: Iterable[tuple[str, str]] | None = None) -> int:
         """Add (or replace, by id) the statute files under `paths` and rebuild the statute index;
         with `judgments` ((id, text) pairs: the archive's), also link them (`link`). Returns the count."""
-        from aqgr.retrieval.embed_cache import EmbeddingCache
-        from aqgr.retrieval.index import IndexSpec, SummaryIndex, clean_leftovers
+        from aqgr.retrieval.dense.cache import EmbeddingCache
+        from aqgr.retrieval.embedded.index import IndexSpec, SummaryIndex, clean_leftovers
 
         paths = list(many(paths, "add_statutes() paths", "['statutes/']"))
         statutes = self.statutes()
@@ -280,7 +280,7 @@ class StatuteCollection:
         return len(statutes)
 
     def _load(self) -> tuple[Index, dict]:
-        from aqgr.retrieval.index import SummaryIndex
+        from aqgr.retrieval.embedded.index import SummaryIndex
 
         manifest = self.index_dir / "manifest.json"
         if not self.exists():

@@ -4,8 +4,8 @@
                               [--impl rank-bm25.v1 --impl bm25s.v1 --impl 'bm25s.v1:method=robertson']
                               [--rounds 3] [--builds 3] [--no-memory]
 
-Every implementation (`retrieval.bm25.bm25_implementations`, `NAME[:key=value,...]`, the
-parameters going to its factory; k1 / b default to retrieval/bm25.py's) indexes the same
+Every implementation (`retrieval.lexical.bm25.bm25_implementations`, `NAME[:key=value,...]`, the
+parameters going to its factory; k1 / b default to retrieval/spec.py's) indexes the same
 `words.v1` tokens of the dataset's documents (tokenised once, timed apart), and scores
 every query of the dataset (raw text, as `bm25-fulltext` does; tokenised once):
 
@@ -138,7 +138,8 @@ def _summary(values: list[float], digits: int = 3) -> dict[str, float]:
 
 def bench(data: Path, impls: list[str], *, rounds: int, builds: int, memory: bool) -> dict:
     from aqgr.eval.datasets import load_dataset
-    from aqgr.retrieval.bm25 import bm25_implementations
+    from aqgr.eval.systems import bm25s  # noqa: F401 (registers bm25s.v1)
+    from aqgr.retrieval.lexical.bm25 import bm25_implementations
     from aqgr.retrieval.text import tokenizers
 
     def say(message: str) -> None:

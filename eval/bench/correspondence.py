@@ -166,7 +166,7 @@ def paired(scores: dict[str, float], base: dict[str, float], clusters: dict[str,
 def open_index(work: Path, texts: dict[str, str]):
     """The full-text index of the corpus in `work/index`, built once (hashing embedder)."""
     from aqgr.foundation.errors import AqgrError
-    from aqgr.retrieval.index import IndexSpec, SummaryIndex
+    from aqgr.retrieval.embedded.index import IndexSpec, SummaryIndex
 
     spec = IndexSpec(embedder="hashing.v1")
     directory = work / "index"

@@ -10,7 +10,7 @@
    scaled so that a copy is as close (cosine) to its real window as a real window is to its
    nearest window in another judgment; renormalised; seeded. So the vectors have MiniLM's
    anisotropy and a document's windows stay related.
-3. Per size, each kind builds a `DenseStore` (retrieval/dense_store.py) of one segment in a
+3. Per size, each kind builds a `DenseStore` (retrieval/dense/store.py) of one segment in a
    fresh process (time, peak RSS, disk), then a second fresh process opens it and runs the
    queries at k=1000 documents with one faiss thread, after one warm-up pass: p50/p95 per
    search (wall clock) and p50 of its CPU time (less disturbed by a busy machine), RSS after (private and file-backed pages), recall of the exact kind's top 1000
@@ -39,11 +39,70 @@ from pathlib import Path
 import numpy as np
 
 from aqgr.foundation.paths import shared_datasets
+from aqgr.retrieval.dense.ann import SEED, AnnKind, add_rows, ann_kinds, sample_rows
 
 AILA = shared_datasets() / "aila2019"
 K = 1000
 KINDS = ("exact", "ivf-sq8.v1", "hnsw-sq8.v1", "hnsw-flat.v1")
 EFFORTS = {"ivf-sq8.v1": (64, 128, 192, 256), "hnsw-sq8.v1": (4000, 8000), "hnsw-flat.v1": (4000, 8000)}
+
+
+# ---------------------------------------------------------------------- the HNSW kinds
+
+# HNSW (measured, not the default): faiss's default efConstruction, M 32.
+HNSW_M = 32
+HNSW_EF_CONSTRUCTION = 40
+
+
+class Hnsw:
+    """HNSW over the segment: flat (float32 copy) or 8-bit codes. efSearch >= depth. Measured here
+    against ivf-sq8.v1 and not chosen (retrieval/dense/ann.py says why), so registered only by
+    this benchmark."""
+
+    def __init__(self, name: str, sq8: bool, ef_search: int | None = None):
+        self.name, self.sq8, self.ef_search = name, sq8, ef_search
+
+    def build(self, vectors):
+        import faiss
+
+        m, dim = vectors.shape
+        if self.sq8:
+            index = faiss.IndexHNSWSQ(dim, faiss.ScalarQuantizer.QT_8bit, HNSW_M, faiss.METRIC_INNER_PRODUCT)
+            index.train(sample_rows(vectors, 65_536, SEED))
+        else:
+            index = faiss.IndexHNSWFlat(dim, HNSW_M, faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
+        add_rows(index, vectors)
+        return index, {"M": HNSW_M, "efConstruction": HNSW_EF_CONSTRUCTION}
+
+    def _ef(self, depth, scale, effort):
+        return max(depth, (effort or self.ef_search or depth)) * scale
+
+    def search(self, index, q, depth, scale, effort, sel=None):
+        import faiss
+
+        params = faiss.SearchParametersHNSW(efSearch=self._ef(depth, scale, effort))
+        if sel is not None:
+            params.sel = sel
+        return index.search(q, depth, params=params)
+
+    def can_widen(self, index, scale, effort):
+        return scale < 8
+
+    def io_flags(self):
+        import faiss
+
+        return faiss.IO_FLAG_MMAP_IFC  # the graph and the codes memory-mapped
+
+
+@ann_kinds.register("hnsw-flat.v1")
+def _hnsw_flat() -> AnnKind:
+    return Hnsw("hnsw-flat.v1", sq8=False)
+
+
+@ann_kinds.register("hnsw-sq8.v1")
+def _hnsw_sq8() -> AnnKind:
+    return Hnsw("hnsw-sq8.v1", sq8=True)
 
 
 # ---------------------------------------------------------------------- vectors
@@ -59,9 +118,9 @@ def real_vectors(out: Path, n_docs: int, data: Path = AILA) -> dict[str, np.ndar
         with np.load(path) as cached:
             return {key: cached[key] for key in cached.files}
     from aqgr.eval.datasets import QUERY_FILES
-    from aqgr.retrieval.dense import document_windows, embed_query, flatten_windows
+    from aqgr.retrieval.dense.embedders import embedders
+    from aqgr.retrieval.dense.windows import document_windows, embed_query, flatten_windows
     from aqgr.retrieval.documents import DEFAULT_SLOTS, dense_texts, slot_texts
-    from aqgr.retrieval.embedders import embedders
     from aqgr.summarizer.base import JudgmentText, summarizers
 
     engine = summarizers.create("extractive.v1")
@@ -178,7 +237,7 @@ def store_dir(out: Path, kind: str, n: int) -> Path:
 
 def build_one(out: Path, kind: str, n: int) -> dict:
     """Build a one-segment store of the N synthetic windows with `kind` (run in its own process)."""
-    from aqgr.retrieval.dense_store import DenseStore, RowFile
+    from aqgr.retrieval.dense.store import DenseStore, RowFile
 
     vec_path, n_path = out / f"synthetic-{n}.vectors.npy", out / f"synthetic-{n}.n.npy"
     vectors, window_n = RowFile(vec_path), np.load(n_path)  # read in blocks, never mapped
@@ -214,7 +273,7 @@ def search_one(out: Path, kind: str, n: int, efforts: list[int | None], n_querie
     """Open the built store and time the queries at each effort (run in its own process)."""
     import faiss
 
-    from aqgr.retrieval.dense_store import DenseStore
+    from aqgr.retrieval.dense.store import DenseStore
 
     faiss.omp_set_num_threads(1)
     where = store_dir(out, kind, n)

@@ -46,9 +46,9 @@ def sample_windows(data: Path, cache_dir: Path, n_docs: int) -> list[list[str]]:
     """The dense windows of `n_docs` judgments drawn at random (seed 0) from the dataset's summaries."""
     from aqgr.eval.datasets import find_documents, list_documents
     from aqgr.eval.systems.pipeline import DEFAULT_SUMMARIZER, case_archive
-    from aqgr.retrieval.dense import document_windows
+    from aqgr.retrieval.dense.windows import document_windows
     from aqgr.retrieval.documents import dense_texts, slot_texts
-    from aqgr.retrieval.index import IndexSpec
+    from aqgr.retrieval.spec import IndexSpec
 
     docs_dir = find_documents(data, "cases")
     archive = case_archive(docs_dir, list_documents(docs_dir, "cases"), cache_dir, DEFAULT_SUMMARIZER)
@@ -71,7 +71,7 @@ def _document_order(embedder, texts: list[str]) -> np.ndarray:
 
 
 def _make(name: str, threads: int):
-    from aqgr.retrieval.embedders import embedders
+    from aqgr.retrieval.dense.embedders import embedders
 
     if threads and name != "minilm-l6.v1":
         return embedders.create(name, threads=threads)
@@ -83,7 +83,7 @@ def _make(name: str, threads: int):
 
 
 def bench(data: Path, cache_dir: Path, n_docs: int, rounds: int, names: list[str], threads: int) -> dict:
-    from aqgr.retrieval.embed_cache import embed_with_cache
+    from aqgr.retrieval.dense.cache import embed_with_cache
 
     doc_windows = sample_windows(data, cache_dir, n_docs)
     texts = [w for windows in doc_windows for w in windows]

@@ -130,7 +130,7 @@ def bench_home(home: Path, data: Path, n_queries: int) -> dict:
 
 
 def bench(data: Path, cache_dir: Path, embedder: str, n_queries: int) -> dict:
-    from aqgr.retrieval.index import IndexSpec, SummaryIndex
+    from aqgr.retrieval.embedded.index import IndexSpec, SummaryIndex
 
     def say(message: str) -> None:
         print(message, file=sys.stderr, flush=True)

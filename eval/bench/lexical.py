@@ -12,7 +12,7 @@ paragraphs' tokens followed by the adjacent pairs of the concatenation (`with_pa
 as the full-text retriever indexes). Queries: the 50 AILA query texts, placeholders dropped
 (`strip_masks`, as the search does), tokenised the same way. Document numbers n = 0..N-1.
 
-Engines: `tantivy.v1` and `matrix.v1` (retrieval/lexical.py; k1 1.2, b 0.75, Lucene idf, log
+Engines: `tantivy.v1` and `matrix.v1` (retrieval/lexical/; k1 1.2, b 0.75, Lucene idf, log
 query tf), `fts5` (SQLite FTS5's bm25(): k1 1.2, b 0.75, its own idf log((N - df + 0.5) / (df +
 0.5)) floored near 0; `detail=none`; a query is the OR of its terms, repeats counted: raw query
 tf) and `bm25s` (bm25s, method lucene, k1 1.2, b 0.75, float32, raw query tf; it indexes an
@@ -170,7 +170,7 @@ class Synthetic:
 
 
 class Lexical:
-    """tantivy.v1 / matrix.v1 through retrieval/lexical.py."""
+    """tantivy.v1 / matrix.v1 through retrieval/lexical/."""
 
     def __init__(self, name: str):
         self.name, self.index = name, None
@@ -425,9 +425,9 @@ def run_update(engine: str, n: int, out: Path, paragraphs: int, seed: int, count
 
 def _matrix_raw_tops(directory: Path, queries: dict[str, list[str]]) -> dict[str, list[int]]:
     """matrix.v1's top 100 with raw query counts: its saved BM25Matrix, read with query_tf "raw"."""
-    from aqgr.retrieval.bm25 import BM25Matrix
     from aqgr.retrieval.lexical import tie_key
-    from aqgr.retrieval.lexical_matrix import matrix_files
+    from aqgr.retrieval.lexical.bm25 import BM25Matrix
+    from aqgr.retrieval.lexical.matrix import matrix_files
 
     folder = matrix_files(directory)
     matrix = BM25Matrix.load(folder, "matrix")

@@ -46,7 +46,7 @@ import time
 from pathlib import Path
 
 from aqgr.foundation.paths import shared_datasets
-from aqgr.retrieval.embedders import DEFAULT_EMBEDDER
+from aqgr.retrieval.spec import DEFAULT_EMBEDDER
 
 AILA_ROOT = shared_datasets() / "aila2019"
 STATE = "bench-synthetic.json"  # in the archive home: what generated it (seed, corpus, engine version)
@@ -136,7 +136,7 @@ def docs_dir(corpus: Path) -> Path:
 
 def _archive(home: Path, embedder: str):
     from aqgr.archive.home import Archive
-    from aqgr.retrieval.index import IndexSpec
+    from aqgr.retrieval.spec import IndexSpec
 
     return Archive(home, index=IndexSpec(embedder=embedder))
 
@@ -314,8 +314,8 @@ def stage_rate(args) -> dict:
     import random
 
     from aqgr.archive.store import Store
-    from aqgr.retrieval.embedders import embedders
-    from aqgr.retrieval.index import IndexSpec, SummaryIndex
+    from aqgr.retrieval.dense.embedders import embedders
+    from aqgr.retrieval.embedded.index import IndexSpec, SummaryIndex
 
     archive = _archive(args.home, args.embedder)
     store = Store(archive.settings.db_url)

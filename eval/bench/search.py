@@ -48,8 +48,8 @@ def _tree_size(path: Path) -> int:
 
 
 def bench(data: Path, cache_dir: Path, summarizer: str, embedder: str | None, cold_embeddings: bool) -> dict:
-    from aqgr.retrieval.embed_cache import EmbeddingCache
-    from aqgr.retrieval.index import SummaryIndex
+    from aqgr.retrieval.dense.cache import EmbeddingCache
+    from aqgr.retrieval.embedded.index import SummaryIndex
 
     def say(message: str) -> None:
         print(message, file=sys.stderr, flush=True)

@@ -94,7 +94,7 @@ def _overlap(a, b, queries, k: int = 10) -> dict[str, dict[str, float]]:
 
 
 def run(backend: str, base: int, added: int, out: Path, repeat: int) -> dict:
-    from aqgr.retrieval.index import IndexSpec
+    from aqgr.retrieval.spec import IndexSpec
 
     spec = IndexSpec(embedder="hashing.v1")
     made = summaries(out, base + added)

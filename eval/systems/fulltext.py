@@ -1,7 +1,18 @@
 """The full-text baselines: BM25 over whole judgment texts, the raw facts as the query.
 
+<<<<<<<< HEAD:eval/systems/fulltext.py
 `bm25-fulltext` is the FIRE-style baseline; the same runs over other BM25 implementations
-(`retrieval.bm25.bm25_implementations`) to compare libraries on the same tokens:
+(`retrieval.lexical.bm25.bm25_implementations`) to compare libraries on the same tokens:
+========
+A system is prepared once per dataset, then asked for one ranking per query. It must
+honour `restrict` (rank only these documents) and `exclude` (never rank these); the
+harness checks both. `returned(query_id)` is optional: the system's own returned set for
+the study's set measures (absent, or returning None: the top 10 of the ranking).
+
+Registered here: `bm25-fulltext` (BM25 over whole judgment texts, raw facts as the query;
+the FIRE-style baseline), and the same over other BM25 implementations
+(`retrieval.lexical.bm25.bm25_implementations`) to compare libraries on the same tokens:
+>>>>>>>> retrieval-rooms:eval/systems/__init__.py
 `bm25s-fulltext` (bm25s, its default `lucene` variant) and `bm25s-fulltext-<method>` for
 `robertson`, `atire`, `bm25l`, `bm25plus` (bm25s' `bm25+`); `python -m aqgr.eval.bench.bm25`
 measures their costs. Registered in `eval/systems/registry.py`'s `systems`.
@@ -26,7 +37,7 @@ class BM25FullText:
     """BM25 over whole document texts; the query is the raw facts.
 
     The index (tokenised with `retrieval.text` `words.v1`, scored by the BM25
-    implementation `implementation` of `retrieval.bm25`, default `rank-bm25.v1`; `params`
+    implementation `implementation` of `retrieval.lexical.bm25`, default `rank-bm25.v1`; `params`
     go to it, e.g. method="robertson" for `bm25s.v1`) is cached under
     `<cache_dir>/bm25-fulltext/<fingerprint>/` keyed by the documents (ids, sizes,
     modification times), the tokenizer, the BM25 parameters and any other implementation.
@@ -42,7 +53,8 @@ class BM25FullText:
         implementation: str | None = None,
         **params,
     ):
-        from aqgr.retrieval import bm25
+        from aqgr.eval.systems import bm25s  # noqa: F401 (registers bm25s.v1)
+        from aqgr.retrieval.lexical import bm25
 
         self.name = name
         self.k1 = bm25.BM25_K1 if k1 is None else float(k1)
@@ -57,7 +69,7 @@ class BM25FullText:
         self.cache_hit: bool | None = None
 
     def _default_implementation(self) -> bool:
-        from aqgr.retrieval import bm25
+        from aqgr.retrieval.lexical import bm25
 
         return (
             self.implementation == bm25.DEFAULT_BM25

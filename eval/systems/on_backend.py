@@ -132,7 +132,7 @@ def milvus_index(directory: Path, spec, uri: str, doc_ids, build: Callable[[], A
 
 def milvus_case_index(archive, spec, directory: Path, uri: str, progress=None):
     """`archive`'s summaries under `spec` in Milvus at `uri` (window vectors from the home's cache)."""
-    from aqgr.retrieval.embed_cache import EmbeddingCache
+    from aqgr.retrieval.dense.cache import EmbeddingCache
     from aqgr.retrieval.milvus import MilvusIndex
 
     summaries = archive.summaries()
@@ -148,7 +148,7 @@ def milvus_text_index(
     doc_ids, texts: dict[str, dict[str, str]], spec, directory: Path, uri: str, cache_path: Path, progress=None
 ):
     """Plain-text documents (statutes) under `spec` in Milvus at `uri` (embeddings cached at `cache_path`)."""
-    from aqgr.retrieval.embed_cache import EmbeddingCache
+    from aqgr.retrieval.dense.cache import EmbeddingCache
     from aqgr.retrieval.milvus import MilvusIndex
 
     def build():

@@ -92,7 +92,7 @@ class PipelineConfig:
     bm25_idf: str | None = None  # both BM25 retrievers: "okapi" (rank-bm25) or "lucene" (None: IndexSpec's default)
     fulltext_k1: float | None = None  # full-text BM25's k1 (None: IndexSpec's default)
     fulltext_query_tf: str | None = None  # full-text BM25's query term frequency, "raw" or "log" (None: IndexSpec's)
-    lexical_engine: str | None = None  # the engine under both BM25 retrievers (retrieval/lexical.py; None: IndexSpec's)
+    lexical_engine: str | None = None  # the engine under both BM25 retrievers (retrieval/lexical/; None: IndexSpec's)
     dense_legal_slots: bool = False  # dense embeds only the legal slots (retrieval/documents.py DENSE_SLOTS)
     statutes_via_precedents: bool = (
         False  # statutes: the case ranking's judgments vote for the statutes they quote (aqgr/pipeline/statutes.py)
@@ -276,8 +276,8 @@ def _marker_ok(marker: Path, archive) -> bool:
 
 def case_index(archive, spec, progress: Progress | None = None):
     """The saved index of `archive`'s summaries under `spec` (built on first use)."""
-    from aqgr.retrieval.embed_cache import EmbeddingCache
-    from aqgr.retrieval.index import SummaryIndex
+    from aqgr.retrieval.dense.cache import EmbeddingCache
+    from aqgr.retrieval.embedded.index import SummaryIndex
 
     directory = archive.home / "indexes" / spec_hash(spec)
     key = ("index", str(directory))
@@ -307,8 +307,8 @@ def case_index(archive, spec, progress: Progress | None = None):
 
 def text_index(dataset: Dataset, spec, cache_path: Path, progress: Progress | None = None):
     """An in-memory index of the dataset's documents as plain text (statutes); embeddings cached."""
-    from aqgr.retrieval.embed_cache import EmbeddingCache
-    from aqgr.retrieval.index import SummaryIndex
+    from aqgr.retrieval.dense.cache import EmbeddingCache
+    from aqgr.retrieval.embedded.index import SummaryIndex
 
     key = (
         "texts",
@@ -429,7 +429,7 @@ class ArchiveSystem:
     # -- configuration ---------------------------------------------------------------------
     def index_spec(self):
         from aqgr.retrieval.documents import DEFAULT_SLOTS
-        from aqgr.retrieval.index import IndexSpec
+        from aqgr.retrieval.spec import IndexSpec
 
         fields: dict[str, Any] = {}
         if self.pipeline.precedents_slot:

@@ -224,7 +224,7 @@ class LLMSummarizer:
 
     def embedder(self):
         if self._embedder is None or isinstance(self._embedder, str):
-            from aqgr.retrieval.embedders import embedders
+            from aqgr.retrieval.dense.embedders import embedders
 
             self._embedder = embedders.create(self._embedder or self.params.embedder)
         return self._embedder

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from aqgr import Archive
 from aqgr.foundation.paths import SAMPLE
-from aqgr.retrieval.index import IndexSpec
+from aqgr.retrieval.spec import IndexSpec
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS
 
 

@@ -279,7 +279,7 @@ def _tree(path: Path) -> dict[str, bytes]:
 
 @pytest.mark.parametrize("how", ["rebuild", "update"])
 def test_index_on_a_full_disk_keeps_the_old_index(archive_home, tmp_path, monkeypatch, how):
-    from aqgr.retrieval.dense_store import DenseStore
+    from aqgr.retrieval.dense.store import DenseStore
 
     home = ["--home", str(archive_home)]
     if how == "update":  # a new judgment to add

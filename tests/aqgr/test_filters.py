@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from aqgr import Filters, NoFiltersError, SearchOptions
 from aqgr.foundation.errors import InvalidFilterError
-from aqgr.retrieval.facets import (
+from aqgr.retrieval.embedded.facets import (
     disposal_of,
     judge_clause,
     judge_names,
@@ -227,31 +227,32 @@ def test_facets_counted_from_memory_equal_those_counted_from_the_terms(
 ):
     import shutil
 
-    from aqgr.retrieval import facet_counts
-    from aqgr.retrieval.docstore import DocRegistry
-    from aqgr.retrieval.facets import FACET_FIELDS
+    from aqgr.retrieval.embedded import facets
+    from aqgr.retrieval.embedded.docstore import DocStore
 
-    monkeypatch.setattr(facet_counts, "ROW_WIDTH", row_width)
-    monkeypatch.setattr(facet_counts, "READ_ALL_UP_TO", read_all_up_to)
+    monkeypatch.setattr(facets, "ROW_WIDTH", row_width)
+    monkeypatch.setattr(facets, "READ_ALL_UP_TO", read_all_up_to)
     copy = tmp_path / "index"
     shutil.copytree(archive.settings.index_dir, copy)
-    registry = DocRegistry(copy)
+    registry = DocStore(copy)
     ns = [n for (n,) in registry._db.execute("SELECT n FROM docs")]
     size = max(ns) + 1
-    counted = registry.facet_counts(ns, list(FACET_FIELDS))
+    counted = registry.facet_counts(ns, list(facets.FACET_FIELDS))
     assert counted["court"] == {"Supreme Court of India": 3, "Delhi High Court": 1, "Bombay High Court": 1}
     assert sum(counted["section"].values()) >= 2 and registry.facet_counts([], ["court"]) == {"court": {}}
-    shown = facet_counts.ShownTerms(registry, size)
+    shown = facets.ShownTerms(registry, size)
     reads = []
     real = registry.shown_terms
     monkeypatch.setattr(registry, "shown_terms", lambda some: (reads.append(list(some)), real(some))[1])
-    assert shown.counts(ns[:2]) == {f: v for f, v in registry.facet_counts(ns[:2], list(FACET_FIELDS)).items() if v}
+    assert shown.counts(ns[:2]) == {
+        f: v for f, v in registry.facet_counts(ns[:2], list(facets.FACET_FIELDS)).items() if v
+    }
     assert shown.counts(ns + ns[:2]) == {f: v for f, v in counted.items() if v}  # a candidate listed twice counts once
     assert shown.counts(ns) == shown.counts(list(reversed(ns))) and shown.counts([]) == {}
     assert sorted(n for some in reads for n in some) == list(range(size))  # each document read from the store once
     assert len(reads) == (1 if read_all_up_to else 2)  # all at the first count, or the first two then the others
     registry._db.execute("DELETE FROM meta WHERE key = 'facet_shown'")  # as an index made before facet_shown
-    assert facet_counts.ShownTerms(registry, size).counts(ns) is None
+    assert facets.ShownTerms(registry, size).counts(ns) is None
 
 
 def test_an_index_made_before_filters_asks_for_aqgr_index_which_adds_them(tmp_path):

@@ -58,8 +58,19 @@ def test_looking_up_every_provider_imports_no_sdk():
 
 def test_creating_every_embedder_loads_no_model_library():
     code = (
-        "from aqgr.retrieval.embedders import embedders\n"
+        "from aqgr.retrieval.dense.embedders import embedders\n"
         "for name in embedders.names():\n    embedders.create(name).fingerprint"
     )
     loaded = _loaded_after(code)
     assert not [m for m in HEAVY if m in loaded]
+
+
+def test_the_default_search_path_loads_no_scipy():
+    """The BM25 defaults live in retrieval/spec.py, and matrix.v1 (the evaluation's engine) imports its
+    scipy matrix only when an index of it is made or opened: the modules a search imports, and the
+    lookup of the default lexical engine (which registers every engine), load no scipy."""
+    loaded = _loaded_after(
+        "import aqgr.archive.home, aqgr.pipeline.search, aqgr.retrieval.embedded.index\n"
+        "from aqgr.retrieval.lexical import lexical_engines\nlexical_engines.get('tantivy.v1')"
+    )
+    assert "scipy" not in loaded and "aqgr.retrieval.lexical.bm25" not in loaded

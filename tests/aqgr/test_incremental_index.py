@@ -12,7 +12,7 @@ from aqgr import Archive, IndexBusyError
 from aqgr.archive.indexer import IndexLock
 from aqgr.foundation.paths import SAMPLE
 from aqgr.interfaces.cli import app
-from aqgr.retrieval.index import IndexSpec
+from aqgr.retrieval.spec import IndexSpec
 
 SPEC = IndexSpec(embedder="hashing.v1")
 JUDGMENTS = sorted((SAMPLE / "judgments").glob("*.txt"))
@@ -36,15 +36,15 @@ def test_only_the_new_judgments_are_indexed(archive, monkeypatch):
         shutil.copy(path, folder / path.name)
     archive.summarize([folder])
     staged = []
-    import aqgr.retrieval.index as index_module
+    import aqgr.retrieval.embedded.index as index_module
 
-    real = index_module.DocRegistry.stage
+    real = index_module.DocStore.stage
 
     def counting(self, generation, added, removed, *rest):
         staged.extend(row[1] for row in added)
         return real(self, generation, added, removed, *rest)
 
-    monkeypatch.setattr(index_module.DocRegistry, "stage", counting)
+    monkeypatch.setattr(index_module.DocStore, "stage", counting)
     manifest = archive.build_index()
     assert manifest["update"] == {"mode": "update", "added": len(JUDGMENTS) - 10, "replaced": 0, "removed": 0}
     assert sorted(staged) == sorted(p.stem for p in JUDGMENTS[10:])

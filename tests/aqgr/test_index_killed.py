@@ -15,8 +15,8 @@ import pytest
 
 from aqgr import Archive
 from aqgr.foundation.paths import SAMPLE
-from aqgr.retrieval.docstore import DocRegistry
-from aqgr.retrieval.index import IndexSpec, SummaryIndex, leftovers
+from aqgr.retrieval.embedded.docstore import DocStore
+from aqgr.retrieval.embedded.index import IndexSpec, SummaryIndex, leftovers
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = IndexSpec(embedder="hashing.v1")
@@ -79,7 +79,7 @@ def _indexed(home: Path) -> list[str]:
     after checking that each retriever holds as many documents."""
     directory = home / "index"
     generation = json.loads((directory / "manifest.json").read_text())["generation"]
-    registry = DocRegistry(directory)
+    registry = DocStore(directory)
     try:
         ids, n_of = registry.live(generation)
     finally:

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from aqgr import Archive
 from aqgr.foundation.paths import SAMPLE
 from aqgr.interfaces.cli import app
-from aqgr.retrieval.index import IndexSpec
+from aqgr.retrieval.spec import IndexSpec
 
 SPEC = IndexSpec(embedder="hashing.v1")
 JUDGMENTS = sorted((SAMPLE / "judgments").glob("*.txt"))[:5]

@@ -180,7 +180,7 @@ def test_renumbering_the_judgments_changes_no_score(citing_archive):
     from aqgr.pipeline.questions import question_generators
     from aqgr.pipeline.search import Searcher
     from aqgr.retrieval.citations import CitationGraph
-    from aqgr.retrieval.index import SummaryIndex
+    from aqgr.retrieval.embedded.index import SummaryIndex
 
     summaries = archive.summaries()
     texts = {s.judgment_id: archive.text(s.judgment_id) or "" for s in summaries}

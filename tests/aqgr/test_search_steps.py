@@ -269,7 +269,7 @@ def test_the_command_line_and_the_server_choose_how_often_the_dense_retriever_is
 
     from aqgr.interfaces.cli import app
     from aqgr.interfaces.server import create_app
-    from aqgr.retrieval.index import SummaryIndex
+    from aqgr.retrieval.embedded.index import SummaryIndex
     from tests.server.conftest import TestClient
 
     dense: list[int] = []  # the dense reads of every index the command line or the server opens
@@ -352,7 +352,7 @@ def test_the_command_line_and_the_server_choose_whether_questions_are_rescored(a
     from typer.testing import CliRunner
 
     from aqgr.interfaces.cli import app
-    from aqgr.retrieval.index import SummaryIndex
+    from aqgr.retrieval.embedded.index import SummaryIndex
 
     rescores = Calls(monkeypatch, SummaryIndex, "rescore")
     args = ["search", DYING_DECLARATION_FACTS, "--home", str(archive.home), "--json"]
@@ -379,7 +379,7 @@ class MaxDf:
     them (`Query.max_df`) and the terms they ask their engine for; passes the calls through."""
 
     def __init__(self, monkeypatch):
-        from aqgr.retrieval.retrievers import FullTextBM25, SummaryBM25
+        from aqgr.retrieval.embedded.retrievers import FullTextBM25, SummaryBM25
 
         self.seen: dict[str, list] = {"fulltext": [], "bm25": []}
         self.terms: dict[str, list[list[str]]] = {"fulltext": [], "bm25": []}
@@ -422,7 +422,7 @@ def test_a_bm25_run_without_common_terms_is_a_search_for_the_others(archive, mon
     """With the share set, the facts' run is the search for the query's terms held by at most that
     share of the judgments (the other BM25 part reads every term); the question runs re-scored
     from it leave out the same."""
-    from aqgr.retrieval.retrievers import with_pairs
+    from aqgr.retrieval.embedded.retrievers import with_pairs
 
     searcher = archive._searcher()
     index = searcher.index
@@ -482,8 +482,8 @@ def test_the_command_line_and_the_server_set_how_common_a_bm25_term_may_be(archi
 def test_the_facts_windows_are_embedded_one_a_call_once_each_and_make_the_same_dense_run(archive, monkeypatch):
     """The facts' read embeds each window of the facts in a model call of its own (the calls run
     side by side with the lexical reads), once; the dense run is the one the facts' vector makes."""
-    from aqgr.retrieval.dense import embed_query, split_windows
-    from aqgr.retrieval.embedders import embedders
+    from aqgr.retrieval.dense.embedders import embedders
+    from aqgr.retrieval.dense.windows import embed_query, split_windows
 
     searcher = archive._searcher()
     facts = "\n\n".join([DYING_DECLARATION_FACTS] * 4)

@@ -7,7 +7,7 @@ from aqgr.llm.cache import ResponseCache
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig
 from aqgr.llm.fake import FakeProvider
-from aqgr.retrieval.index import IndexSpec
+from aqgr.retrieval.spec import IndexSpec
 from tests.aqgr.helpers import write_judgments
 
 

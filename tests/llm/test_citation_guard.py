@@ -10,7 +10,7 @@ from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig
 from aqgr.llm.fake import FakeProvider
 from aqgr.pipeline.citation_guard import CitationGuard, mentions
-from aqgr.retrieval.index import IndexSpec
+from aqgr.retrieval.spec import IndexSpec
 from aqgr.schemas.summary import Parties, PrecedentRef, Provenance, StructuredSummary, SummarySlots
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS
 

@@ -10,7 +10,7 @@ import pytest
 from aqgr.archive.home import Archive
 from aqgr.foundation.errors import SummarizeError
 from aqgr.pipeline.grounding import Locator, ground_summary
-from aqgr.retrieval.index import IndexSpec
+from aqgr.retrieval.spec import IndexSpec
 from aqgr.schemas.summary import Parties, PrecedentRef, StatuteRef, SummarySlots
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS, JUDGMENTS, write_judgments
 from tests.llm.servers import FakeModelServer, Step, openai_text

@@ -122,7 +122,7 @@ def test_a_search_deadline_bounds_every_model_call_of_the_search(archive_dir):
     and explanation steps. Without a search deadline, 20 retries of 1 s calls at each step would hold the
     search (and a server search slot) for over 40 s; it ends within its 3 s, every call included."""
     from aqgr.archive.home import Archive
-    from aqgr.retrieval.index import IndexSpec
+    from aqgr.retrieval.spec import IndexSpec
     from tests.aqgr.helpers import DYING_DECLARATION_FACTS
 
     with FakeModelServer(default=Step(openai_text("{}" + " " * 100), drip=0.2)) as server:

@@ -17,7 +17,7 @@ from aqgr.llm.config import ProviderConfig
 from aqgr.llm.fake import FakeProvider, FakeReply
 from aqgr.llm.structured import ask_json
 from aqgr.pipeline.config import SearchOptions
-from aqgr.retrieval.index import IndexSpec
+from aqgr.retrieval.spec import IndexSpec
 from aqgr.summarizer.base import JudgmentText
 from aqgr.summarizer.llm.engine import LLMSummarizer, LLMSummaryParams
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS, JUDGMENTS, write_judgments

@@ -13,7 +13,7 @@ from aqgr.foundation.errors import ProviderError, SafetyBlockError
 from aqgr.llm.base import LLMRequest
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig
-from aqgr.retrieval.index import IndexSpec
+from aqgr.retrieval.spec import IndexSpec
 from tests.aqgr.helpers import JUDGMENTS, write_judgments
 from tests.llm.servers import FakeModelServer, Step, gemini_error, gemini_text, openai_text
 from tests.llm.test_llm_summarizer import SLOTS

@@ -9,7 +9,7 @@ from aqgr.foundation.errors import ProviderError
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig
 from aqgr.llm.fake import FakeProvider
-from aqgr.retrieval.index import IndexSpec
+from aqgr.retrieval.spec import IndexSpec
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS
 
 QUESTIONS = {

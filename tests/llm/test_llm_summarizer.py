@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+import numpy as np
 import pytest
 
 from aqgr.archive.home import Archive
@@ -12,9 +13,9 @@ from aqgr.foundation.errors import ProviderError, SafetyBlockError, SummarizeErr
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig
 from aqgr.llm.fake import FakeProvider, FakeReply
-from aqgr.retrieval.index import IndexSpec
+from aqgr.retrieval.spec import IndexSpec
 from aqgr.summarizer.base import JudgmentText, summarizers
-from aqgr.summarizer.llm.chunks import split_chunks
+from aqgr.summarizer.llm.chunks import DenseIndex, split_chunks
 from aqgr.summarizer.llm.engine import LLMSummarizer, LLMSummaryParams
 from tests.aqgr.helpers import JUDGMENTS, write_judgments
 
@@ -128,6 +129,22 @@ def test_chunks_are_paragraph_aligned_with_half_overlap():
         overlap = a.end - b.start
         assert 0.4 * len(a.text) <= overlap <= 0.6 * len(a.text)  # ~50% (paragraph-aligned)
     assert chunks[0].start == 0 and chunks[-1].end == len(text)
+
+
+def test_the_chunk_index_scores_a_chunk_by_its_best_window(tmp_path):
+    from aqgr.retrieval.dense.embedders import embedders
+    from aqgr.retrieval.dense.windows import embed_query
+
+    emb = embedders.create("hashing.v1")
+    docs = [["land acquisition compensation", "dowry death of the bride"], ["income tax deduction"], []]
+    dense, n = DenseIndex.build(docs, emb)
+    assert n == 3 and dense.index.ntotal == 3
+    q = embed_query("dowry death of the bride", emb)
+    scores = dense.scores(q)
+    assert scores[0] == pytest.approx(1.0, abs=1e-5) and scores[1] < 0.5 and scores[2] == -np.inf
+    dense.save(tmp_path)
+    np.testing.assert_array_equal(DenseIndex.load(tmp_path).scores(q), scores)
+    assert embed_query("   ", emb) is None
 
 
 def test_long_judgment_takes_the_chain_of_thought_path_over_k4_chunks():

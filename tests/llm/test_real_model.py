@@ -22,7 +22,7 @@ from aqgr.llm.cache import ResponseCache
 from aqgr.llm.client import LLMClient
 from aqgr.llm.config import ProviderConfig
 from aqgr.pipeline.config import SearchOptions
-from aqgr.retrieval.index import IndexSpec
+from aqgr.retrieval.spec import IndexSpec
 from aqgr.schemas.summary import missing_required
 from aqgr.schemas.validation import schema_errors
 from tests.aqgr.helpers import DYING_DECLARATION_FACTS

@@ -18,7 +18,7 @@ from aqgr.pipeline.config import Settings
 from aqgr.retrieval.citations import CitationStore
 from aqgr.retrieval.citations.treatment import PhraseTreatments, create
 from aqgr.retrieval.citations.treatment_llm import LLMTreatments, find_quote
-from aqgr.retrieval.index import IndexSpec
+from aqgr.retrieval.spec import IndexSpec
 from tests.aqgr.helpers import OVERRULING_JUDGMENTS, write_judgments
 from tests.llm.servers import FakeModelServer, Step, openai_text
 

@@ -13,13 +13,13 @@ def corpus():
 
 @pytest.fixture
 def hashing_spec():
-    from aqgr.retrieval.index import IndexSpec
+    from aqgr.retrieval.spec import IndexSpec
 
     return IndexSpec(embedder="hashing.v1")
 
 
 @pytest.fixture
 def index(corpus, hashing_spec):
-    from aqgr.retrieval.index import SummaryIndex
+    from aqgr.retrieval.embedded.index import SummaryIndex
 
     return SummaryIndex.build(corpus, hashing_spec)

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from aqgr.foundation.errors import IndexMismatchError, WriteError
-from aqgr.retrieval.dense import DenseIndex
-from aqgr.retrieval.dense_store import DenseStore, _mix
+from aqgr.retrieval.dense.store import DenseStore, _mix
+from aqgr.summarizer.llm.chunks import DenseIndex
 
 DIM = 16
 
@@ -119,7 +119,7 @@ def test_only_returns_few_documents_scored_exactly(tmp_path, rng):
 
 
 def test_many_admitted_documents_of_an_ann_segment_are_searched_with_the_others_masked(tmp_path, rng, monkeypatch):
-    import aqgr.retrieval.dense_store as dense_store
+    import aqgr.retrieval.dense.store as dense_store
 
     monkeypatch.setattr(dense_store, "ANN_NAMED_MAX_DOCS", 50)
     vectors, window_n = documents(rng, 0, 3000)
@@ -293,7 +293,7 @@ def test_needs_compaction_policy(tmp_path, rng):
 
 
 def test_blocked_copies_and_scoring_match_whole_ones(tmp_path, rng, monkeypatch):
-    from aqgr.retrieval import dense_store
+    from aqgr.retrieval.dense import store as dense_store
 
     vectors, window_n = documents(rng, 0, 300)
     shuffle = rng.permutation(len(window_n))
@@ -319,7 +319,7 @@ def test_blocked_copies_and_scoring_match_whole_ones(tmp_path, rng, monkeypatch)
 
 
 def test_row_file_reads_rows_without_a_map(tmp_path, rng):
-    from aqgr.retrieval.dense_store import RowFile
+    from aqgr.retrieval.dense.store import RowFile
 
     vectors, window_n = documents(rng, 0, 40)
     np.save(tmp_path / "rows.npy", vectors)

@@ -10,9 +10,9 @@ import textwrap
 import numpy as np
 from retrieval_samples import Counting
 
-from aqgr.retrieval.embed_cache import EmbeddingCache, embed_with_cache
-from aqgr.retrieval.embedders import embedders
-from aqgr.retrieval.index import IndexSpec, SummaryIndex
+from aqgr.retrieval.dense.cache import EmbeddingCache, embed_with_cache
+from aqgr.retrieval.dense.embedders import embedders
+from aqgr.retrieval.embedded.index import IndexSpec, SummaryIndex
 
 N_DOCS = 300  # one window each: 5 batches of 64 (the last one 44)
 KILL_AT_CALL = 4  # three batches (192 windows) done when the process dies
@@ -26,9 +26,9 @@ def _texts(n: int) -> dict[str, dict[str, str]]:
 
 BUILD = textwrap.dedent(f"""
     import os, signal, sys
-    from aqgr.retrieval.embed_cache import EmbeddingCache
-    from aqgr.retrieval.embedders import embedders
-    from aqgr.retrieval.index import IndexSpec, SummaryIndex
+    from aqgr.retrieval.dense.cache import EmbeddingCache
+    from aqgr.retrieval.dense.embedders import embedders
+    from aqgr.retrieval.embedded.index import IndexSpec, SummaryIndex
 
     class DiesMidway:
         def __init__(self):

@@ -24,8 +24,8 @@ from retrieval_samples import CORPUS, summary
 from aqgr.foundation.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
 from aqgr.retrieval.backends import backend_class, build_index, canonical, load_index
 from aqgr.retrieval.documents import slot_texts, summary_fingerprint
-from aqgr.retrieval.index import IndexSpec
 from aqgr.retrieval.protocol import Index
+from aqgr.retrieval.spec import IndexSpec
 from aqgr.retrieval.types import ranked
 from aqgr.schemas.summary import Provenance
 

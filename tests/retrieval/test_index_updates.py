@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from retrieval_samples import CORPUS, summary
 
-from aqgr.retrieval.docstore import DocRegistry
 from aqgr.retrieval.documents import summary_fingerprint
-from aqgr.retrieval.index import SummaryIndex
+from aqgr.retrieval.embedded.docstore import DocStore
+from aqgr.retrieval.embedded.index import SummaryIndex
 from aqgr.schemas.summary import Parties, Provenance, StructuredSummary
 
 REPO = Path(__file__).resolve().parents[2]
@@ -85,7 +85,7 @@ def test_an_updates_window_vectors_wait_on_disk_and_a_killed_updates_spool_is_re
     """The dense part spools an update's vectors to a file until its commit (a million judgments'
     windows would not fit in memory); the file goes with the commit, and one a killed update left
     goes with the next update's clean-up."""
-    from aqgr.retrieval.retrievers import Dense
+    from aqgr.retrieval.embedded.retrievers import Dense
 
     index, full = built
     dense = tmp_path / "index" / "dense"
@@ -112,7 +112,7 @@ def test_a_part_that_fails_to_commit_lets_the_others_writers_go(built, hashing_s
     so the next update, in the same process (a server), is not refused as a second writer."""
     import errno
 
-    from aqgr.retrieval.dense_store import DenseStore
+    from aqgr.retrieval.dense.store import DenseStore
 
     index, full = built
 
@@ -134,7 +134,7 @@ def test_a_part_that_fails_to_commit_lets_the_others_writers_go(built, hashing_s
 def test_an_update_that_stops_before_its_manifest_leaves_the_previous_generation(
     built, hashing_spec, tmp_path, monkeypatch
 ):
-    import aqgr.retrieval.index as index_module
+    import aqgr.retrieval.embedded.index as index_module
 
     index, full = built
     before = {q: index.retrieve(q, 5) for q in ("dowry death cruelty", "market value notification")}
@@ -170,7 +170,7 @@ def _assert_each_judgment_once(directory: Path, index) -> None:
     """No judgment lost or doubled: the registry's live rows, each retriever's documents and the
     manifest agree."""
     generation = json.loads((directory / "manifest.json").read_text())["generation"]
-    registry = DocRegistry(directory)
+    registry = DocStore(directory)
     ids, n_of = registry.live(generation)
     live = [d for d in ids if d is not None]
     assert len(live) == len(set(live)) == len(n_of) == len(index)
@@ -180,7 +180,7 @@ def _assert_each_judgment_once(directory: Path, index) -> None:
     registry.close()
 
 
-def _steps_to_stage(registry: DocRegistry, generation: int, rows: list[tuple]) -> int:
+def _steps_to_stage(registry: DocStore, generation: int, rows: list[tuple]) -> int:
     """SQLite virtual-machine steps (in thousands) that staging `rows` takes."""
     steps = [0]
 
@@ -197,7 +197,7 @@ def _steps_to_stage(registry: DocRegistry, generation: int, rows: list[tuple]) -
 def test_staging_looks_documents_up_by_id_not_by_scanning_the_live_ones(tmp_path):
     """A batch costs the same in an index of 2,000 documents as in one of 40,000: a cold build of a
     million judgments is linear, not quadratic (the planner once scanned every live row per batch)."""
-    registry = DocRegistry(tmp_path, create=True)
+    registry = DocStore(tmp_path, create=True)
     batch = lambda start: [(n, f"J{n}", "f", {"facts": "x"}) for n in range(start, start + 500)]  # noqa: E731
     for start in range(0, 2000, 500):
         registry.stage(1, batch(start), [])
@@ -209,7 +209,7 @@ def test_staging_looks_documents_up_by_id_not_by_scanning_the_live_ones(tmp_path
     registry.close()
 
 
-def _live_plan(registry: DocRegistry) -> str:
+def _live_plan(registry: DocStore) -> str:
     return " ".join(
         row[-1]
         for row in registry._db.execute(
@@ -242,7 +242,7 @@ def test_the_live_documents_are_read_from_an_index_not_the_rows_and_an_update_ad
     assert "docs_live" in plan
 
 
-def _indexes(registry: DocRegistry) -> set[str]:
+def _indexes(registry: DocStore) -> set[str]:
     return {
         row[0]
         for row in registry._db.execute(
@@ -259,8 +259,8 @@ _KILLER = r"""
 import os, signal, sys
 sys.path[:0] = [sys.argv[3]]
 from retrieval_samples import CORPUS, summary
-import aqgr.retrieval.index as m
-from aqgr.retrieval.index import IndexSpec, SummaryIndex
+import aqgr.retrieval.embedded.index as m
+from aqgr.retrieval.embedded.index import IndexSpec, SummaryIndex
 
 point, directory = sys.argv[1], sys.argv[2]
 spec = IndexSpec(embedder="hashing.v1")
@@ -277,10 +277,10 @@ def die():
         os.kill(os.getpid(), signal.SIGKILL)
 
 if target == "stage":
-    original = m.DocRegistry.stage
+    original = m.DocStore.stage
     def stage(self, *a, **k):
         out = original(self, *a, **k); die(); return out
-    m.DocRegistry.stage = stage
+    m.DocStore.stage = stage
 elif target == "_write_json_atomic":
     original = m._write_json_atomic
     def write(*a, **k):
@@ -292,7 +292,7 @@ elif target == "_purge":
         die(); return original(self)
     m.SummaryIndex._purge = purge
 elif target == "add":
-    from aqgr.retrieval import retrievers
+    from aqgr.retrieval.embedded import retrievers
     original = retrievers.Dense.add
     def add(self, *a, **k):
         out = original(self, *a, **k); die(); return out

@@ -1,4 +1,4 @@
-"""The lexical engines (retrieval/lexical.py): one interface, tantivy.v1 and matrix.v1, on corpora written here."""
+"""The lexical engines (retrieval/lexical/): one interface, tantivy.v1 and matrix.v1, on corpora written here."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from aqgr.foundation.errors import IndexLockedError, IndexMismatchError, NoIndexError
-from aqgr.retrieval.bm25 import BM25Matrix
 from aqgr.retrieval.lexical import LexicalEngine, create_lexical, lexical_engines, open_lexical, tie_key
+from aqgr.retrieval.lexical.bm25 import BM25Matrix
 
 ENGINES = ("tantivy.v1", "matrix.v1")
 REPO = Path(__file__).resolve().parents[2]
@@ -394,7 +394,7 @@ def test_doc_freqs_counts_each_term_as_doc_freq_does(tmp_path, engine):
 def test_a_query_without_its_common_terms(tmp_path, engine):
     """`without_common`: the terms held by more than the share of the documents are left out
     (repeats and order of the others kept), unless too few distinct terms would remain."""
-    from aqgr.retrieval.retrievers import MIN_KEPT_TERMS, without_common
+    from aqgr.retrieval.embedded.retrievers import MIN_KEPT_TERMS, without_common
 
     rare = [f"r{i}" for i in range(MIN_KEPT_TERMS)]
     corpus = {n: ["common", "half", rare[n % len(rare)]] if n < 5 else ["common", "other"] for n in range(10)}
@@ -432,7 +432,7 @@ def test_tantivy_term_queries_made_once_serve_later_searches_alike(tmp_path, mon
     """A term's boosted query is kept for later searches (lexical_tantivy.TERM_QUERIES): each search
     then ranks as a freshly opened engine does, also after the index changes and after the keep,
     bounded, was emptied."""
-    from aqgr.retrieval import lexical_tantivy
+    from aqgr.retrieval.lexical import tantivy as lexical_tantivy
 
     monkeypatch.setattr(lexical_tantivy, "TERM_QUERIES", 40)
     corpus = random_corpus(11, 300, 60)

@@ -1,7 +1,7 @@
 """A restricted search gives the restricted ranking, whichever way the restriction is applied.
 
 A narrow restriction is applied inside each engine; a broad one after an unrestricted search read
-deeper (retrieval/restriction.py). Either way the result must be the unrestricted ranking's
+deeper (retrieval/embedded/restriction.py). Either way the result must be the unrestricted ranking's
 admitted documents, in order: the same documents, scores and ties as restricting by hand."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import random
 import pytest
 from retrieval_samples import summary
 
-from aqgr.retrieval.index import IndexSpec, SummaryIndex
+from aqgr.retrieval.embedded.index import IndexSpec, SummaryIndex
 
 WORDS = (
     "dowry cruelty husband wife death burns harassment compensation land acquisition market value notification "
@@ -111,7 +111,7 @@ def test_a_filter_is_applied_inside_the_lexical_engine_as_its_fields(index, aske
 def test_an_index_made_before_filter_fields_names_the_documents(index, monkeypatch):
     import json
 
-    from aqgr.retrieval.lexical_tantivy import TantivyEngine
+    from aqgr.retrieval.lexical.tantivy import TantivyEngine
     from aqgr.schemas.filters import Filters
 
     engine = index._parts["bm25"].engine

@@ -7,7 +7,8 @@ import pytest
 from rank_bm25 import BM25Okapi
 from retrieval_samples import TOKEN_CORPUS as CORPUS
 
-from aqgr.retrieval.bm25 import BM25_K1, BM25Matrix
+from aqgr.retrieval.lexical.bm25 import BM25Matrix
+from aqgr.retrieval.spec import BM25_K1
 
 
 @pytest.mark.parametrize(

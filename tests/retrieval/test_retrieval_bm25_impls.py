@@ -7,8 +7,16 @@ import pytest
 from rank_bm25 import BM25Okapi
 from retrieval_samples import TOKEN_CORPUS as CORPUS
 
+import aqgr.eval.systems.bm25s  # noqa: F401 (registers bm25s.v1, the implementation compared with rank-bm25.v1)
 from aqgr.foundation.errors import UnknownNameError
-from aqgr.retrieval.bm25 import BM25_B, BM25_K1, DEFAULT_BM25, BM25Matrix, BM25Scorer, RankBM25, bm25_implementations
+from aqgr.retrieval.lexical.bm25 import (
+    DEFAULT_BM25,
+    BM25Matrix,
+    BM25Scorer,
+    RankBM25,
+    bm25_implementations,
+)
+from aqgr.retrieval.spec import BM25_B, BM25_K1
 
 QUERIES = ["dowry death".split(), "husband wife wife cruelty unknownterm".split(), "land compensation".split()]
 

@@ -1,4 +1,4 @@
-"""Windows, embedders, the embedding cache and the dense index."""
+"""Windows, embedders, the embedding cache and query vectors."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import pytest
 from retrieval_samples import Counting
 
 from aqgr.foundation.errors import UnknownNameError
-from aqgr.retrieval.dense import DenseIndex, document_windows, embed_query, split_windows
-from aqgr.retrieval.embed_cache import EmbeddingCache, embed_with_cache
-from aqgr.retrieval.embedders import Embedder, embedders
+from aqgr.retrieval.dense.cache import EmbeddingCache, embed_with_cache
+from aqgr.retrieval.dense.embedders import Embedder, embedders
+from aqgr.retrieval.dense.windows import document_windows, embed_query, split_windows
 
 
 def test_split_windows_on_word_boundaries():
@@ -56,19 +56,6 @@ def test_cache_round_trip_and_hits(tmp_path):
         assert cache.get_many("other-fingerprint", ["gamma"]) == [None]
 
 
-def test_dense_index_max_over_windows(tmp_path):
-    emb = embedders.create("hashing.v1")
-    docs = [["land acquisition compensation", "dowry death of the bride"], ["income tax deduction"], []]
-    dense, n = DenseIndex.build(docs, emb)
-    assert n == 3 and dense.index.ntotal == 3
-    q = embed_query("dowry death of the bride", emb)
-    scores = dense.scores(q)
-    assert scores[0] == pytest.approx(1.0, abs=1e-5) and scores[1] < 0.5 and scores[2] == -np.inf
-    dense.save(tmp_path)
-    np.testing.assert_array_equal(DenseIndex.load(tmp_path).scores(q), scores)
-    assert embed_query("   ", emb) is None
-
-
 class _Held:
     """An embedder whose first call waits until released (another thread can ask meanwhile);
     it fails that first call when told to. Records each call's texts."""
@@ -109,7 +96,7 @@ def _in_thread(call):
 
 
 def test_a_text_another_thread_is_embedding_is_waited_for_not_embedded_twice():
-    from aqgr.retrieval.embedders import MemoEmbedder
+    from aqgr.retrieval.dense.embedders import MemoEmbedder
 
     held = _Held()
     memo = MemoEmbedder(held)
@@ -127,7 +114,7 @@ def test_a_text_another_thread_is_embedding_is_waited_for_not_embedded_twice():
 
 
 def test_a_thread_waiting_for_a_text_whose_embedding_failed_embeds_it_itself():
-    from aqgr.retrieval.embedders import MemoEmbedder
+    from aqgr.retrieval.dense.embedders import MemoEmbedder
 
     held = _Held(fail_first=True)
     memo = MemoEmbedder(held)
@@ -145,7 +132,7 @@ def test_a_thread_waiting_for_a_text_whose_embedding_failed_embeds_it_itself():
 
 
 def test_a_querys_window_calls_make_the_vector_embed_query_makes():
-    from aqgr.retrieval.dense import QueryVectors
+    from aqgr.retrieval.dense.windows import QueryVectors
 
     text = " ".join(f"word{i} dowry cruelty" for i in range(120))
     counting = Counting(embedders.create("hashing.v1"))
@@ -166,8 +153,8 @@ def test_a_querys_vector_is_kept_read_only_and_the_oldest_forgotten(monkeypatch)
     """A text asked for again gets the vector it got, without windowing or embedding it again; the
     vector cannot be changed by one caller under another; past VECTORS_KEPT texts the oldest is
     made again (from the windows' memo: the model is not called)."""
-    from aqgr.retrieval import dense
-    from aqgr.retrieval.dense import QueryVectors
+    from aqgr.retrieval.dense import windows as dense
+    from aqgr.retrieval.dense.windows import QueryVectors
 
     monkeypatch.setattr(QueryVectors, "VECTORS_KEPT", 2)
     counting = Counting(embedders.create("hashing.v1"))
@@ -186,7 +173,7 @@ def test_a_querys_vector_is_kept_read_only_and_the_oldest_forgotten(monkeypatch)
 
 
 def test_many_looks_the_known_texts_up_together_and_embeds_the_others_in_one_call():
-    from aqgr.retrieval.dense import QueryVectors
+    from aqgr.retrieval.dense.windows import QueryVectors
 
     class Known(dict):
         """A store's known vectors, counting how it is asked."""

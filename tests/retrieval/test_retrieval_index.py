@@ -11,12 +11,13 @@ import pytest
 from pydantic import ValidationError
 from retrieval_samples import Counting, summary
 
-import aqgr.retrieval.index as index_module
+import aqgr.retrieval.embedded.index as index_module
 from aqgr.foundation.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
+from aqgr.retrieval.dense.cache import EmbeddingCache
+from aqgr.retrieval.dense.embedders import embedders
 from aqgr.retrieval.documents import DENSE_SLOTS
-from aqgr.retrieval.embed_cache import EmbeddingCache
-from aqgr.retrieval.embedders import DEFAULT_EMBEDDER, embedders
-from aqgr.retrieval.index import FORMAT_VERSION, IndexSpec, SummaryIndex
+from aqgr.retrieval.embedded.index import FORMAT_VERSION, IndexSpec, SummaryIndex
+from aqgr.retrieval.spec import DEFAULT_EMBEDDER
 from aqgr.schemas.summary import SCHEMA_VERSION
 
 REPO = Path(__file__).resolve().parents[2]
@@ -244,8 +245,8 @@ def test_build_rejects_empty_and_duplicates(hashing_spec, corpus):
 
 def test_import_is_light():
     code = (
-        "import sys, aqgr.retrieval, aqgr.retrieval.index, aqgr.retrieval.fusion, aqgr.retrieval.dense, aqgr.retrieval.embedders;"
-        "aqgr.retrieval.embedders.embedders.create('minilm-l6.v1').fingerprint;"  # load() checks it
+        "import sys, aqgr.retrieval, aqgr.retrieval.embedded.index, aqgr.retrieval.fusion, aqgr.retrieval.dense.windows, aqgr.retrieval.dense.embedders;"
+        "aqgr.retrieval.dense.embedders.embedders.create('minilm-l6.v1').fingerprint;"  # load() checks it
         "heavy = [m for m in ('torch', 'faiss', 'sentence_transformers', 'llama_index', 'transformers')"
         " if m in sys.modules]; print(heavy); sys.exit(1 if heavy else 0)"
     )

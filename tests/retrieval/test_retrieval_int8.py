@@ -14,8 +14,8 @@ pytest.importorskip("onnxruntime")
 pytest.importorskip("onnx")
 pytest.importorskip("sentence_transformers")
 
-from aqgr.retrieval import onnx_minilm  # noqa: E402
-from aqgr.retrieval.embedders import embedders  # noqa: E402
+from aqgr.retrieval.dense import onnx_minilm  # noqa: E402
+from aqgr.retrieval.dense.embedders import embedders  # noqa: E402
 
 SENTENCES = [
     "The husband and his parents tortured the young bride for dowry until she took her own life.",

@@ -19,7 +19,7 @@ pytest.importorskip("milvus_lite", reason="milvus-lite not installed: pip instal
 from datetime import UTC
 
 from aqgr.retrieval.backends import backend_class, load_index, recorded_backend  # noqa: E402
-from aqgr.retrieval.index import IndexSpec, SummaryIndex  # noqa: E402
+from aqgr.retrieval.embedded.index import IndexSpec, SummaryIndex  # noqa: E402
 from aqgr.retrieval.milvus import MilvusIndex, filter_expr  # noqa: E402
 
 SAMPLE = Path(__file__).resolve().parents[2] / "datasets" / "sample"
@@ -96,7 +96,7 @@ def test_issue_sentences_are_embedded_once_and_kept_beside_the_manifest(tmp_path
     """As on the embedded backend: ranking a harvested question (an issue) costs no model call."""
     from retrieval_samples import Counting
 
-    from aqgr.retrieval.embedders import embedders
+    from aqgr.retrieval.dense.embedders import embedders
 
     counting = Counting(embedders.create("hashing.v1"))
     built = MilvusIndex.build(corpus, hashing_spec, uri=str(tmp_path / "s.db"), embedder=counting)
@@ -204,9 +204,9 @@ def test_update_keeps_the_rebuilt_index_statistics_and_embeds_only_the_change(tm
     summaries' windows and issue sentences reach the model; replaced ids keep their place."""
     from retrieval_samples import Counting
 
-    from aqgr.retrieval.dense import document_windows
+    from aqgr.retrieval.dense.embedders import embedders
+    from aqgr.retrieval.dense.windows import document_windows
     from aqgr.retrieval.documents import dense_texts, query_sentences, slot_texts
-    from aqgr.retrieval.embedders import embedders
 
     tenancy, arbitration = _new_summaries()
     counting = Counting(embedders.create("hashing.v1"))
@@ -294,7 +294,7 @@ def test_an_update_failing_half_way_leaves_a_manifest_load_refuses(tmp_path, cor
 def test_update_embeds_new_issue_sentences_and_drops_removed_ones(tmp_path, corpus, hashing_spec):
     from retrieval_samples import Counting
 
-    from aqgr.retrieval.embedders import embedders
+    from aqgr.retrieval.dense.embedders import embedders
 
     tenancy, _ = _new_summaries()
     counting = Counting(embedders.create("hashing.v1"))

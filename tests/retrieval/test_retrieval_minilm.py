@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from retrieval_samples import summary
 
-from aqgr.retrieval.embedders import embedders
-from aqgr.retrieval.index import IndexSpec, SummaryIndex
+from aqgr.retrieval.dense.embedders import embedders
+from aqgr.retrieval.embedded.index import IndexSpec, SummaryIndex
 
 FILLER = " ".join(
     f"Paragraph {i}: the assessing officer examined the books of account for the assessment year "

@@ -282,7 +282,7 @@ def test_an_incremental_update_while_serving_is_picked_up_without_a_failed_reque
     import threading
 
     from aqgr.foundation.paths import SAMPLE
-    from aqgr.retrieval.index import IndexSpec
+    from aqgr.retrieval.spec import IndexSpec
 
     judgments = sorted((SAMPLE / "judgments").glob("*.txt"))
     folder = tmp_path / "judgments"

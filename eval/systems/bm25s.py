@@ -1,7 +1,10 @@
-"""`bm25s.v1`: BM25 scored by the bm25s library, over our own tokens.
+"""`bm25s.v1`: BM25 scored by the bm25s library, over our own tokens (an evaluation system's scorer).
+
+Importing this module registers `bm25s.v1` in `aqgr.retrieval.lexical.bm25.bm25_implementations`;
+the systems `bm25s-fulltext*` and `python -m aqgr.eval.bench_bm25` import it before they look it up.
 
 bm25s (Lù, 2024) precomputes every (term, document) score into a CSC matrix, like
-`retrieval.bm25.BM25Matrix`, and offers the BM25 variants compared by Kamphuis et al.
+`retrieval.lexical.bm25.BM25Matrix`, and offers the BM25 variants compared by Kamphuis et al.
 (ECIR 2020): `lucene` (its default), `robertson`, `atire`, `bm25l`, `bm25+`. It is fed
 the caller's token lists (`words.v1`), never its own tokenizer or stemmer, so two
 implementations over the same tokens differ only in how they score.
@@ -30,8 +33,8 @@ from typing import ClassVar
 import numpy as np
 
 from aqgr.foundation.errors import MissingDependencyError
-
-from .bm25 import BM25_B, BM25_K1, bm25_implementations
+from aqgr.retrieval.lexical.bm25 import bm25_implementations
+from aqgr.retrieval.spec import BM25_B, BM25_K1
 
 # bm25s' own defaults: method "lucene", delta 0.5 (used by bm25l / bm25+ only), float32 scores.
 BM25S_METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
@@ -80,7 +83,7 @@ class BM25SScorer:
 
 @dataclass(frozen=True)
 class BM25S:
-    """`bm25s.v1`: see the module docstring. k1 / b default to `retrieval.bm25`'s."""
+    """`bm25s.v1`: see the module docstring. k1 / b default to `retrieval.lexical.bm25`'s."""
 
     k1: float = BM25_K1
     b: float = BM25_B

@@ -1,15 +1,18 @@
-"""ANN index kinds for large dense segments (retrieval/dense_store.py), registered by versioned name.
+"""ANN index kinds for large dense segments (retrieval/dense/store.py), registered by versioned name.
 
 An ANN index only proposes windows: the store scores each proposed document exactly from its
 float32 windows. A kind builds its faiss index over a segment's (memory-mapped) vectors and
 searches it for `depth` windows; `scale` (1, 2, 4, ...) widens the search when the probed
 part is exhausted before enough documents are found.
 
-* `ivf-sq8.v1` (default): IndexIVFScalarQuantizer, 8-bit codes (384 bytes a window), spherical
-  k-means over a seeded sample, inverted lists memory-mapped (faiss IO_FLAG_MMAP).
-* `hnsw-flat.v1`, `hnsw-sq8.v1`: IndexHNSWFlat / IndexHNSWSQ, measured against it and not
-  chosen (slower at depth 1000, larger, non-deterministic multi-threaded build, no removal);
-  docs/experiments/2026-12-01-dense-ann.md has the figures and the reasons.
+* `ivf-sq8.v1` (default, and the one kind a saved index uses): IndexIVFScalarQuantizer, 8-bit
+  codes (384 bytes a window), spherical k-means over a seeded sample, inverted lists
+  memory-mapped (faiss IO_FLAG_MMAP).
+
+HNSW (IndexHNSWFlat / IndexHNSWSQ) was measured against it and not chosen (slower at depth
+1000, larger, non-deterministic multi-threaded build, no removal;
+docs/experiments/2026-12-01-dense-ann.md has the figures and the reasons): those kinds live in
+the benchmark that compares them (eval/bench_dense.py), which registers them here for its runs.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import numpy as np
 
 from aqgr.foundation.registry import Registry
 
-from .dense import _faiss
+from .windows import _faiss
 
 DEFAULT_ANN_KIND = "ivf-sq8.v1"
 
@@ -37,9 +40,6 @@ IVF_TRAIN_PER_LIST = 64  # k-means sample: 64 windows a list ...
 IVF_MIN_PER_LIST = 39  # ... and never fewer lists than 39 windows each (faiss's minimum; it warns below)
 IVF_NITER = 20
 SEED = 1234  # k-means and sample seed: the same vectors give the same index
-# HNSW (measured, not the default): faiss's default efConstruction, M 32.
-HNSW_M = 32
-HNSW_EF_CONSTRUCTION = 40
 ADD_ROWS = 65_536  # rows added per faiss call when building (bounded memory over a memory map)
 
 
@@ -65,7 +65,7 @@ class AnnKind(Protocol):
 ann_kinds: Registry[AnnKind] = Registry("dense ANN kind")
 
 
-def _sample(vectors, size: int, seed: int) -> np.ndarray:
+def sample_rows(vectors, size: int, seed: int) -> np.ndarray:
     """A seeded sample of rows (sorted: read forward). `vectors`: anything sliced by rows."""
     if size >= len(vectors):
         return np.ascontiguousarray(vectors[0 : len(vectors)], dtype=np.float32)
@@ -73,7 +73,7 @@ def _sample(vectors, size: int, seed: int) -> np.ndarray:
     return np.ascontiguousarray(vectors[rows], dtype=np.float32)
 
 
-def _add(index, vectors: np.ndarray) -> None:
+def add_rows(index, vectors: np.ndarray) -> None:
     for a in range(0, len(vectors), ADD_ROWS):
         index.add(np.ascontiguousarray(vectors[a : a + ADD_ROWS], dtype=np.float32))
 
@@ -97,10 +97,10 @@ class IvfSq8:
             quantizer, dim, nlist, faiss.ScalarQuantizer.QT_8bit, faiss.METRIC_INNER_PRODUCT
         )
         index.cp.seed, index.cp.niter, index.cp.spherical = SEED, IVF_NITER, True
-        sample = _sample(vectors, nlist * IVF_TRAIN_PER_LIST, SEED)
+        sample = sample_rows(vectors, nlist * IVF_TRAIN_PER_LIST, SEED)
         index.train(sample)
         del sample
-        _add(index, vectors)
+        add_rows(index, vectors)
         return index, {
             "nlist": nlist,
             "train_rows": min(m, nlist * IVF_TRAIN_PER_LIST),
@@ -124,50 +124,6 @@ class IvfSq8:
         return _faiss().IO_FLAG_MMAP  # inverted lists memory-mapped (read-only), not read
 
 
-class Hnsw:
-    """HNSW over the segment: flat (float32 copy) or 8-bit codes. efSearch >= depth."""
-
-    def __init__(self, name: str, sq8: bool, ef_search: int | None = None):
-        self.name, self.sq8, self.ef_search = name, sq8, ef_search
-
-    def build(self, vectors):
-        faiss = _faiss()
-        m, dim = vectors.shape
-        if self.sq8:
-            index = faiss.IndexHNSWSQ(dim, faiss.ScalarQuantizer.QT_8bit, HNSW_M, faiss.METRIC_INNER_PRODUCT)
-            index.train(_sample(vectors, 65_536, SEED))
-        else:
-            index = faiss.IndexHNSWFlat(dim, HNSW_M, faiss.METRIC_INNER_PRODUCT)
-        index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
-        _add(index, vectors)
-        return index, {"M": HNSW_M, "efConstruction": HNSW_EF_CONSTRUCTION}
-
-    def _ef(self, depth, scale, effort):
-        return max(depth, (effort or self.ef_search or depth)) * scale
-
-    def search(self, index, q, depth, scale, effort, sel=None):
-        params = _faiss().SearchParametersHNSW(efSearch=self._ef(depth, scale, effort))
-        if sel is not None:
-            params.sel = sel
-        return index.search(q, depth, params=params)
-
-    def can_widen(self, index, scale, effort):
-        return scale < 8
-
-    def io_flags(self):
-        return _faiss().IO_FLAG_MMAP_IFC  # the graph and the codes memory-mapped
-
-
 @ann_kinds.register("ivf-sq8.v1")
 def _ivf_sq8(nprobe: int = IVF_NPROBE) -> AnnKind:
     return IvfSq8(nprobe)
-
-
-@ann_kinds.register("hnsw-flat.v1")
-def _hnsw_flat() -> AnnKind:
-    return Hnsw("hnsw-flat.v1", sq8=False)
-
-
-@ann_kinds.register("hnsw-sq8.v1")
-def _hnsw_sq8() -> AnnKind:
-    return Hnsw("hnsw-sq8.v1", sq8=True)

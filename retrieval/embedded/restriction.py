@@ -3,7 +3,7 @@
 A retriever takes `only`, the document numbers it may return. Naming them costs in proportion to
 how many there are: nothing for a filter admitting 50 judgments, a great deal for one admitting
 40% of a million (every one named to tantivy). So a filter's selection (`Admitted`) also carries
-the filter itself (`Where`), which an engine whose documents carry their filter fields applies
+the filter itself (`Where`, retrieval/types.py), which an engine whose documents carry their filter fields applies
 as part of its query (the tantivy engines: `filters_inside`); the dense store scores named
 documents or masks the others out of its ANN search (`names_cheaply`).
 
@@ -13,38 +13,25 @@ whole index's), so its best k are the first k admitted documents of the unrestri
 A broad restriction is therefore read after the search: the unrestricted ranking to the depth
 expected to hold k admitted documents, deeper while it holds fewer (`Restriction.after`), while
 that depth is below the number of documents named. Every path gives the same documents, with the
-same slack for ties at the cut (`OVERFETCH` in retrieval/index.py).
+same slack for ties at the cut (`OVERFETCH` in retrieval/embedded/index.py).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping, Sequence, Set
-from dataclasses import dataclass
 
 import numpy as np
+
+from ..types import FIELD_SEP, Where
 
 # The unrestricted ranking is read this much deeper than the depth where the admitted documents'
 # share would hold the ones wanted: reading a little deeper costs far less than a second read.
 MARGIN = 1.5
 
 
-# A filter field's term in an engine that filters inside its search: "field" + FIELD_SEP + "value".
-FIELD_SEP = "\x1f"
-
-
-@dataclass(frozen=True)
-class Where:
-    """A filter as an engine applies it inside its search (`SummaryIndex.retrieve` with an
-    `Admitted` made from a facet selection): every clause holds (a clause: any of its terms,
-    "field" FIELD_SEP "value"), and the date, a YYYYMMDD integer, lies in `decided` (inclusive)."""
-
-    clauses: tuple[tuple[str, ...], ...]
-    decided: tuple[int, int] | None = None
-
-
 def field_terms(facets) -> tuple[list[str], int | None]:
-    """A document's filter fields (retrieval/facets.py `DocFacets`) as an engine indexes them:
+    """A document's filter fields (retrieval/embedded/facets.py `DocFacets`) as an engine indexes them:
     its terms and its date as a YYYYMMDD integer (None: no date)."""
     if facets is None:
         return [], None

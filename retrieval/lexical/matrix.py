@@ -13,7 +13,8 @@ replaces the manifest (atomic), then removes the old one: a crash leaves the las
 `open` loads only the matrix; the documents are read on the first write. The writer lock is
 `fcntl.flock` on `.writer.lock`, held from the first add or delete to commit or close; taking it
 rereads a generation another writer committed meanwhile. Other processes see a commit when they
-open the index again.
+open the index again. scipy (bm25.py) is imported when an index is created or opened, not when the
+engine registers: looking an engine up (every search does) loads neither.
 """
 
 from __future__ import annotations
@@ -22,14 +23,14 @@ import shutil
 import threading
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import ClassVar, NamedTuple
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 import numpy as np
 
 from aqgr.foundation.errors import IndexLockedError, IndexMismatchError
 
-from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, BM25Matrix
-from .lexical import (
+from ..spec import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1
+from . import (
     LEXICAL_FORMAT,
     as_ns,
     check_n,
@@ -42,6 +43,9 @@ from .lexical import (
     tie_key,
     write_manifest,
 )
+
+if TYPE_CHECKING:
+    from .bm25 import BM25Matrix
 
 NAME = "matrix.v1"
 LOCK_FILE = ".writer.lock"
@@ -99,6 +103,8 @@ class MatrixEngine:
         query_tf: str = "raw",
         epsilon: float = BM25_EPSILON,
     ) -> "MatrixEngine":
+        from .bm25 import BM25Matrix
+
         params = check_params(NAME, k1=k1, b=b, idf=idf, query_tf=query_tf, epsilon=epsilon)
         path = new_directory(directory)
         matrix = BM25Matrix.from_term_ids(
@@ -125,6 +131,8 @@ class MatrixEngine:
             raise IndexMismatchError(str(directory), [f"its matrix files cannot be read ({exc})"]) from None
 
     def _load_snapshot(self, generation: int) -> _Snapshot:
+        from .bm25 import BM25Matrix
+
         where = self.directory / _generation_dir(generation)
         matrix = BM25Matrix.load(where, "matrix")
         with np.load(where / "docs.npz") as docs:
@@ -198,6 +206,8 @@ class MatrixEngine:
                 self._end_write()
 
     def _commit(self) -> None:
+        from .bm25 import BM25Matrix
+
         docs = self._docs
         for n, ids in self._pending.items():
             if ids is None:

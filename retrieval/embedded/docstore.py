@@ -1,7 +1,7 @@
 """The documents of an embedded index: which judgment each integer `n` stands for, by generation.
 
 An index addresses its documents by `n`, an integer never reused: the retrievers' parts
-(retrieval/retrievers.py) store n, and this registry (`docs.sqlite` in the index directory)
+(retrieval/embedded/retrievers.py) store n, and this store (`docs.sqlite` in the index directory)
 maps n to the judgment id, the fingerprint of the summary indexed for it
 (retrieval/documents.py `summary_fingerprint`) and its indexed slot texts.
 
@@ -15,11 +15,11 @@ committed generation are purged, and their n handed to the retrievers to delete,
 commit (`purge`).
 
 `facet_terms` and `facet_dates` hold each document's filter fields, normalised when it was
-indexed (retrieval/facets.py): (field, value, n) rows looked up by field and value, the ISO
+indexed (retrieval/embedded/facets.py): (field, value, n) rows looked up by field and value, the ISO
 date by range; their rows follow the document's (added with it, rolled back and purged with
 it). `meta` key 'facets' records the normalisation version; an index made before filters has
 none (a filtered search then says to re-run `aqgr index`). `facet_shown` holds, in one row per
-document, its terms of the fields a result counts (retrieval/facets.py `FACET_FIELDS`): counting
+document, its terms of the fields a result counts (retrieval/embedded/facets.py `FACET_FIELDS`): counting
 the facets of 3,000 candidates reads 3,000 rows, not the ~60,000 of their `facet_terms`. An index
 made before it (no meta key 'facet_shown') is counted from `facet_terms`, as it was.
 
@@ -39,9 +39,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .facet_counts import TERM_RECORD as _RECORD
-from .facet_counts import TERM_UNIT as _UNIT
 from .facets import FACET_FIELDS
+from .facets import TERM_RECORD as _RECORD
+from .facets import TERM_UNIT as _UNIT
 
 FILE_NAME = "docs.sqlite"
 
@@ -78,7 +78,7 @@ def sentence_key(text: str) -> bytes:
     return hashlib.blake2b(" ".join(text.split()).encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
-class DocRegistry:
+class DocStore:
     """docs.sqlite of one index directory (see the module). Thread-safe for readers."""
 
     def __init__(self, directory: str | Path, *, create: bool = False, read_only: bool = False):
@@ -198,8 +198,8 @@ class DocRegistry:
 
     def shown_terms(self, ns: Sequence[int]) -> list[tuple[int, str]] | None:
         """(n, terms) of each of `ns` that holds terms of the counted fields (FACET_FIELDS): terms as
-        stored, "field<US>value" joined by <RS> (retrieval/facet_counts.py); None for a store made
-        before `facet_shown` (see `facet_counts`)."""
+        stored, "field<US>value" joined by <RS> (retrieval/embedded/facets.py `ShownTerms`); None for
+        a store made before `facet_shown` (see `facet_counts`)."""
         ns = list(dict.fromkeys(int(n) for n in ns))
         out: list[tuple[int, str]] = []
         with self._lock:
@@ -214,7 +214,8 @@ class DocRegistry:
 
     def facet_counts(self, ns: Sequence[int], fields: Sequence[str]) -> dict[str, dict[str, int]]:
         """field -> value -> how many of the documents `ns` hold it, counted from `facet_terms` (a
-        search counts from memory, retrieval/facet_counts.py; this serves stores made before `facet_shown`)."""
+        search counts from memory, retrieval/embedded/facets.py `ShownTerms`; this serves stores made
+        before `facet_shown`)."""
         out: dict[str, dict[str, int]] = {f: {} for f in fields}
         ns = list(dict.fromkeys(int(n) for n in ns))
         field_marks = ",".join("?" * len(fields))

@@ -9,7 +9,7 @@ cosine), as in `dense.DenseIndex`.
 Segment kinds (chosen by size, `ANN_MIN_WINDOWS`):
 * exact: the float32 vectors alone, memory-mapped and searched by faiss's exhaustive inner
   product, the kernel of `DenseIndex`'s IndexFlatIP, so its scores equal `DenseIndex.scores`;
-* ANN (`ann_kinds`, default `ivf-sq8.v1`, retrieval/dense_ann.py): the float32 vectors on disk
+* ANN (`ann_kinds`, default `ivf-sq8.v1`, retrieval/dense/ann.py): the float32 vectors on disk
   plus an ANN index (memory-mapped by faiss) that searches 8-bit codes; a document scores its
   best window among those the index returns, by the index's estimate (within ~1e-3).
 `only` scores each named document from all its float32 windows: exact. An ANN segment holding
@@ -44,8 +44,8 @@ import numpy as np
 
 from aqgr.foundation.errors import IndexMismatchError, WriteError
 
-from .dense import _faiss
-from .dense_ann import DEFAULT_ANN_KIND, ann_kinds
+from .ann import DEFAULT_ANN_KIND, ann_kinds
+from .windows import _faiss
 
 # Below this many windows a segment is exact, from it on ANN: where the two cost the same.
 # Measured at k=1000 documents, one thread, CPU time per search (docs/experiments/

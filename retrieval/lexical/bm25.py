@@ -10,13 +10,16 @@ Python for every query term; instead each (term, document) weight
 is computed once into a scipy CSR matrix (terms x documents), and a query's scores are
 q_counts . W, where q_counts counts each query token once per occurrence (as rank-bm25
 does; with query_tf="log", 1 + ln(count)). With the raw counts the scores equal
-`BM25Okapi.get_scores` (float64, same formula).
+`BM25Okapi.get_scores` (float64, same formula): rank-bm25 itself is the reference the tests
+compare with (tests/retrieval/test_retrieval_bm25*.py). The parameters' defaults (k1, b,
+epsilon, the idf and query tf kinds) are declared in retrieval/spec.py.
 
 Saved as `<stem>.npz` (scipy.sparse, no pickle) plus `<stem>.vocab.json`.
 
 Registry `bm25_implementations` (chosen by name, e.g. to compare libraries on the same
-tokens): `rank-bm25.v1` (default: this module's `BM25Matrix`) and `bm25s.v1` (the bm25s
-library, method `lucene` by default; retrieval/bm25s_scorer.py, `pip install 'aqgr[bm25s]'`).
+tokens): `rank-bm25.v1` (default: this module's `BM25Matrix`) and, registered by the
+evaluation, `bm25s.v1` (the bm25s library, method `lucene` by default; eval/systems/bm25s.py,
+`pip install 'aqgr[bm25s]'`).
 `bm25_implementations.create(name, k1=..., b=..., ...)` returns a `BM25Implementation`
 whose `build(corpus)` / `load(directory, stem)` give a `BM25Scorer`.
 """
@@ -35,26 +38,7 @@ import scipy.sparse as sp
 
 from aqgr.foundation.registry import Registry
 
-# BM25 parameters: k1 = 1.2, b = 0.75 are the usual Robertson/Lucene settings (rank-bm25's
-# own k1 default is 1.5); epsilon = 0.25 is rank-bm25's floor for negative idf values.
-BM25_K1 = 1.2
-BM25_B = 0.75
-BM25_EPSILON = 0.25
-# idf: "okapi" is rank-bm25's BM25Okapi idf, log((N - df + 0.5) / (df + 0.5)) with negative
-# values (terms in more than half the documents) replaced by epsilon * the mean idf, so a
-# term in 60% of the documents can weigh more than one in 40%; "lucene" is Lucene's
-# log(1 + (N - df + 0.5) / (df + 0.5)): positive and falling with df everywhere.
-# The index default (IndexSpec.bm25_idf): Lucene's (monotone in df; what Milvus computes, so
-# both index backends rank alike; citation benchmark, full-text BM25 alone: okapi 0.1119,
-# lucene 0.1173 MAP). BM25Matrix.build itself defaults to okapi (= rank-bm25).
-IDF_KINDS = ("okapi", "lucene")
-BM25_IDF = "lucene"
-# Query-side term frequency: "raw" counts each query token once per occurrence (as rank-bm25
-# does); "log" weighs a term occurring n times in the query 1 + ln(n) (SMART's sublinear tf):
-# long queries (a judgment's facts) repeat their main words many times, and "raw" lets those
-# few words swamp the rest. "unique" (each term once) was measured worse than both (citation
-# benchmark, docs/experiments/2026-11-30-fulltext-bm25-settings.md).
-QUERY_TF_KINDS = ("raw", "log")
+from ..spec import BM25_B, BM25_EPSILON, BM25_K1, IDF_KINDS, QUERY_TF_KINDS
 
 
 class BM25Matrix:
@@ -133,7 +117,7 @@ class BM25Matrix:
         """Weights for a corpus given as term ids, as `build` computes them (it calls this):
         `flat` holds every document's term ids, one document after another (`lengths[i]` of
         them for document i), each an index into `vocabulary`. Terms no document uses are left
-        out, so a caller may keep ids of terms only deleted documents had (retrieval/lexical_matrix.py)."""
+        out, so a caller may keep ids of terms only deleted documents had (retrieval/lexical/matrix.py)."""
         if idf_kind not in IDF_KINDS:
             raise ValueError(f"unknown idf {idf_kind!r}: choose one of {', '.join(IDF_KINDS)}")
         flat = np.asarray(flat, dtype=np.int64)
@@ -275,11 +259,11 @@ class BM25Implementation(Protocol):
     def load(self, directory: Path, stem: str = "bm25") -> BM25Scorer: ...
 
 
-# Where the other implementations register (imported on the first registry lookup).
-BM25S_MODULE = "aqgr.retrieval.bm25s_scorer"
 DEFAULT_BM25 = "rank-bm25.v1"
 
-bm25_implementations: Registry[BM25Implementation] = Registry("BM25 implementation", modules=(BM25S_MODULE,))
+# Other implementations register from the evaluation, which compares them (`bm25s.v1`:
+# eval/systems/bm25s.py, imported by the systems and the benchmark that use it).
+bm25_implementations: Registry[BM25Implementation] = Registry("BM25 implementation")
 
 
 @dataclass(frozen=True)

@@ -1,16 +1,17 @@
-"""The dense retriever: slot texts in ~1,000-character windows, embedded into FAISS.
+"""Texts as ~1,000-character windows, and the query vectors made of them.
 
 MiniLM reads only its first 256 word pieces (about 1,200 characters), so a document is
 embedded in pieces: each slot's text is split on word boundaries into windows of at most
 `window_chars` characters, and adjacent short pieces (parties, case number, ...) are
 packed together up to that size, so every slot is seen and no window mixes more text
-than the model reads. All window vectors go into one `faiss.IndexFlatIP` (exact inner
-product on normalised vectors = cosine); `window_doc` maps each window to its document.
+than the model reads (`document_windows`). The dense retriever keeps the window vectors in
+segments (retrieval/dense/store.py), where a document's score is the maximum similarity over
+its windows.
 
-A query is windowed the same way; its window vectors are mean-pooled and renormalised.
-A document's score is the maximum similarity over its windows. faiss is imported lazily.
-
-Saved as `dense.faiss` (faiss.write_index) plus `dense.windows.npz` (window -> document).
+A query is windowed the same way; its window vectors are mean-pooled and renormalised
+(`embed_query`; `QueryVectors` memoises them for a search). Short texts embedded at build
+time (`embed_sentences`, saved as `sentences.npz`) answer a query equal to one without a
+model call. faiss is imported lazily (`_faiss`, for the store and the ANN kinds).
 """
 
 from __future__ import annotations
@@ -26,11 +27,9 @@ import numpy as np
 
 from aqgr.foundation.errors import MissingDependencyError
 
-from .embed_cache import EmbeddingCache, embed_with_cache
+from ..spec import WINDOW_CHARS
+from .cache import EmbeddingCache, embed_with_cache
 from .embedders import MemoEmbedder
-
-# ~1,000 characters per window stays under MiniLM's 256-token input (NOTES-ENV.md).
-WINDOW_CHARS = 1000
 
 _SPACE = re.compile(r"\s+")
 
@@ -184,66 +183,6 @@ def flatten_windows(doc_windows: Sequence[Sequence[str]]) -> tuple[list[str], np
         (d for d, windows in enumerate(doc_windows) for _ in windows), dtype=np.int64, count=len(texts)
     )
     return texts, window_doc
-
-
-class DenseIndex:
-    """Window vectors in FAISS plus the window -> document map; documents by position."""
-
-    def __init__(self, index, window_doc: np.ndarray, n_docs: int):
-        if index.ntotal != len(window_doc):
-            raise ValueError(f"FAISS index has {index.ntotal} vectors but {len(window_doc)} windows are mapped")
-        self.index = index
-        self.window_doc = np.asarray(window_doc, dtype=np.int64)
-        self.n_docs = n_docs
-
-    @property
-    def dim(self) -> int:
-        return self.index.d
-
-    @classmethod
-    def from_vectors(cls, vectors: np.ndarray, window_doc: np.ndarray, n_docs: int, dim: int) -> "DenseIndex":
-        """A FAISS inner-product index over already-embedded, normalised window vectors."""
-        index = _faiss().IndexFlatIP(dim)
-        if len(vectors):
-            index.add(np.ascontiguousarray(vectors, dtype=np.float32))
-        return cls(index, window_doc, n_docs)
-
-    @classmethod
-    def build(
-        cls,
-        doc_windows: Sequence[Sequence[str]],
-        embedder,
-        *,
-        cache: EmbeddingCache | None = None,
-        progress: Callable[[int, int], None] | None = None,
-    ) -> tuple["DenseIndex", int]:
-        """Embed (through the cache) and index every window; also returns how many were embedded."""
-        texts, window_doc = flatten_windows(doc_windows)
-        vectors, n_embedded = embed_with_cache(embedder, texts, cache, progress=progress)
-        return cls.from_vectors(vectors, window_doc, len(doc_windows), embedder.dim), n_embedded
-
-    def scores(self, query_vector: np.ndarray | None) -> np.ndarray:
-        """Max window similarity per document (float64); -inf for documents without windows."""
-        out = np.full(self.n_docs, -np.inf)
-        if query_vector is None or self.index.ntotal == 0:
-            return out
-        q = np.ascontiguousarray(query_vector, dtype=np.float32).reshape(1, -1)
-        sims, ids = self.index.search(q, self.index.ntotal)
-        keep = ids[0] >= 0
-        np.maximum.at(out, self.window_doc[ids[0][keep]], sims[0][keep].astype(np.float64))
-        return out
-
-    def save(self, directory: Path, stem: str = "dense") -> list[str]:
-        index_name, map_name = f"{stem}.faiss", f"{stem}.windows.npz"
-        _faiss().write_index(self.index, str(Path(directory) / index_name))
-        np.savez(Path(directory) / map_name, window_doc=self.window_doc, n_docs=np.int64(self.n_docs))
-        return [index_name, map_name]
-
-    @classmethod
-    def load(cls, directory: Path, stem: str = "dense") -> "DenseIndex":
-        index = _faiss().read_index(str(Path(directory) / f"{stem}.faiss"))
-        with np.load(Path(directory) / f"{stem}.windows.npz", allow_pickle=False) as data:
-            return cls(index, data["window_doc"], int(data["n_docs"]))
 
 
 # ------------------------------------------------------------------ pre-embedded sentences

@@ -9,10 +9,10 @@ and visible to searches. Every engine has the one interface `LexicalEngine`; reg
 
   tantivy.v1  (default) tantivy, a Rust Lucene-class engine: segments on disk, memory-mapped,
               block-max WAND top-k; BM25 with k1 1.2, b 0.75 and Lucene idf only (fixed in
-              tantivy; other parameters are refused). retrieval/lexical_tantivy.py
-  matrix.v1   `retrieval.bm25.BM25Matrix` (a scipy weight matrix, any k1 / b / idf), rebuilt
+              tantivy; other parameters are refused). retrieval/lexical/tantivy.py
+  matrix.v1   `retrieval.lexical.bm25.BM25Matrix` (a scipy weight matrix, any k1 / b / idf), rebuilt
               from the documents' terms at each commit: small indexes and parameter
-              ablations; its scores equal BM25Matrix's exactly. retrieval/lexical_matrix.py
+              ablations; its scores equal BM25Matrix's exactly. retrieval/lexical/matrix.py
 
 Scores: sum over the query's distinct terms t of w(t) * BM25(t, d), w(t) the query count of t
 ("raw") or 1 + ln(count) ("log"), as `BM25Matrix.scores` does. A search returns the documents
@@ -25,7 +25,7 @@ A directory holds one index: `lexical.json` (format, engine, parameters) beside 
 files. One writer at a time (`IndexLockedError` for a second, in this process or another);
 searches take no lock and may run from several threads at once; writes come from one thread.
 
-Importing this module does not load tantivy (retrieval/lexical_tantivy.py imports it when an index is opened).
+Importing this module does not load tantivy (retrieval/lexical/tantivy.py imports it when an index is opened).
 """
 
 from __future__ import annotations
@@ -47,8 +47,8 @@ import numpy as np
 from aqgr.foundation.errors import IndexMismatchError, NoIndexError
 from aqgr.foundation.registry import Registry
 
-from .bm25 import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, IDF_KINDS, QUERY_TF_KINDS
-from .types import order_by_score
+from ..spec import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, IDF_KINDS, QUERY_TF_KINDS
+from ..types import order_by_score
 
 MANIFEST = "lexical.json"
 # Bumped when an engine's files change shape: an index of another format is refused (rebuild).
@@ -56,8 +56,8 @@ LEXICAL_FORMAT = 1
 # The largest n (document numbers are unsigned 63-bit integers: numpy int64 and tantivy u64 both hold them).
 MAX_N = 2**63 - 1
 
-MATRIX_MODULE = "aqgr.retrieval.lexical_matrix"
-TANTIVY_MODULE = "aqgr.retrieval.lexical_tantivy"
+MATRIX_MODULE = "aqgr.retrieval.lexical.matrix"
+TANTIVY_MODULE = "aqgr.retrieval.lexical.tantivy"
 DEFAULT_LEXICAL = "tantivy.v1"
 
 
