@@ -24,6 +24,7 @@ Modules
   systems/fulltext        bm25-fulltext (the FIRE-style baseline) and bm25s-fulltext* over other BM25 implementations
   systems/pipeline        the summary-based systems through aqgr's pipeline: *-summary, aqgr and its ablations
   systems/on_backend      NAME@milvus: a summary-based system on another index backend, cached beside the embedded
+  systems/bm25s           bm25s.v1: the bm25s implementation of BM25 (registered on import; `aqgr[bm25s]`), for bm25s-fulltext*
   stats/                  statistics over runs
   stats/bootstrap         the paired bootstrap interval of a ratio of means, drawn by group
   stats/chance            the exact chance level of a measure: a random ordering of each query's candidates

@@ -285,7 +285,6 @@ def test_a_module_map_is_checked_against_the_files(tmp_path):
     assert map_problems(package) == ["not listed: dense", "listed, no such module: gone"]
 
 
-@pytest.mark.xfail(strict=False, reason="module maps arrive with the retrieval/eval rooms")
 @pytest.mark.parametrize("package", ["retrieval", "eval"])
 def test_the_module_maps_list_exactly_the_modules_on_disk(package):
     assert map_problems(ROOT / package) == []
@@ -357,7 +356,6 @@ def missing_names(page: Path) -> list[str]:
     return missing
 
 
-@pytest.mark.xfail(strict=False, reason="module maps arrive with the retrieval/eval rooms")
 def test_every_path_and_module_the_guides_name_exists():
     """README.md and docs/*.md (not the dated reports) name the code as it is after issue 49's rooms."""
     missing = [

@@ -253,12 +253,10 @@ class FullDisk:
 
 
 def test_export_on_a_full_disk_keeps_the_previous_export(archive_home, tmp_path, monkeypatch):
-    import tempfile
-
     out = tmp_path / "exports" / "all.jsonl"
     assert runner.invoke(app, ["export", "--out", str(out), "--home", str(archive_home)]).exit_code == 0
     before = out.read_bytes()
-    monkeypatch.setattr(tempfile, "NamedTemporaryFile", FullDisk(tempfile.NamedTemporaryFile))
+    monkeypatch.setattr(os, "fdopen", FullDisk(os.fdopen))  # the temporary file aqgr.foundation.files writes
     _clean_failure(
         runner.invoke(app, ["export", "--out", str(out), "--home", str(archive_home)]),
         "disk_full",
