@@ -1,18 +1,7 @@
 """The full-text baselines: BM25 over whole judgment texts, the raw facts as the query.
 
-<<<<<<<< HEAD:eval/systems/fulltext.py
 `bm25-fulltext` is the FIRE-style baseline; the same runs over other BM25 implementations
 (`retrieval.lexical.bm25.bm25_implementations`) to compare libraries on the same tokens:
-========
-A system is prepared once per dataset, then asked for one ranking per query. It must
-honour `restrict` (rank only these documents) and `exclude` (never rank these); the
-harness checks both. `returned(query_id)` is optional: the system's own returned set for
-the study's set measures (absent, or returning None: the top 10 of the ranking).
-
-Registered here: `bm25-fulltext` (BM25 over whole judgment texts, raw facts as the query;
-the FIRE-style baseline), and the same over other BM25 implementations
-(`retrieval.lexical.bm25.bm25_implementations`) to compare libraries on the same tokens:
->>>>>>>> retrieval-rooms:eval/systems/__init__.py
 `bm25s-fulltext` (bm25s, its default `lucene` variant) and `bm25s-fulltext-<method>` for
 `robertson`, `atire`, `bm25l`, `bm25plus` (bm25s' `bm25+`); `python -m aqgr.eval.bench.bm25`
 measures their costs. Registered in `eval/systems/registry.py`'s `systems`.
