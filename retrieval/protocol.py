@@ -94,7 +94,7 @@ class Index(Protocol):
         ...
 
     def combined_vector(self, base: np.ndarray | None, extra: np.ndarray | None, weight: float) -> np.ndarray | None:
-        """normalise(base + weight * extra) (retrieval/embedded/index.py `combine_vectors`)."""
+        """normalise(base + weight * extra) (retrieval/dense/windows.py `combine_vectors`)."""
         ...
 
     def retrieve(
