@@ -505,6 +505,7 @@ class MilvusIndex(EmbedsQueries):
         cache: EmbeddingCache | None = None,
         progress: Progress | None = None,
         full_texts: Callable[[str], str | None] | None = None,
+        total: int | None = None,
     ) -> dict:
         """Add the summaries (one whose judgment is already indexed replaces it), drop `removed`
         (ids not indexed are ignored); returns {"added", "replaced", "removed"} counts.
@@ -514,7 +515,7 @@ class MilvusIndex(EmbedsQueries):
         frequencies, doc ids, issue sentences and manifest (`generation` + 1, `updated_at`)
         follow; `save(directory)` records the new state. A judgment both added and removed, or
         added twice, is refused (ValueError) before anything changes. `full_texts` is not
-        read (no full-text retriever on Milvus). May leave the index empty (searching it
+        read (no full-text retriever on Milvus), nor `total` (the summaries are read at once). May leave the index empty (searching it
         then raises EmptyArchiveError, as for any empty index).
 
         If Milvus fails half-way, the collection is in neither state: the saved manifest is
@@ -794,6 +795,10 @@ class MilvusIndex(EmbedsQueries):
     @property
     def doc_ids(self) -> tuple[str, ...]:
         return self._doc_ids
+
+    @property
+    def location(self) -> str:
+        return f"Milvus collection {self.collection!r} at {self.uri}"
 
     @property
     def manifest(self) -> dict:

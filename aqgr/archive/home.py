@@ -83,10 +83,12 @@ class Archive:
         archive opens them again if used later; a searcher from `open_searcher()` is its caller's)."""
         with self._lock:
             loaded, self._loaded = self._loaded, None
-        for index in (getattr(loaded, "index", None), self._statutes.release() if self._statutes is not None else None):
-            close = getattr(index, "close", None)
-            if close is not None:
-                close()
+        for index in (
+            loaded.index if loaded is not None else None,
+            self._statutes.release() if self._statutes is not None else None,
+        ):
+            if index is not None:
+                index.close()
         if self._db is not None:
             self._db.close()
 
@@ -383,9 +385,7 @@ class Archive:
                 self._loaded = None  # a search still running on the old one finishes on it
             self.link_statutes(progress)
             manifest = {**index.manifest, "update": change}
-            close = getattr(index, "close", None)
-            if close is not None:
-                close()
+            index.close()
             return manifest
 
     def texts(self) -> Iterator[tuple[str, str]]:

@@ -70,7 +70,7 @@ from aqgr.pipeline.questions import QuestionGenerator
 from aqgr.pipeline.relevance import RelevanceScorer
 from aqgr.retrieval.embedded.retrievers import Dense, FullTextBM25, SummaryBM25, optional_retrievers, vector_retrievers
 from aqgr.retrieval.fusion import fusers
-from aqgr.retrieval.protocol import Index
+from aqgr.retrieval.protocol import Filterable, Index, Rescoring
 from aqgr.retrieval.text import strip_masks
 from aqgr.retrieval.types import ScoredDoc, arrays_of, id_hash, ranked_arrays
 from aqgr.schemas.filters import FacetCount, Facets, Filters
@@ -576,7 +576,7 @@ class Searcher:
     def facets(self, ids: Sequence[str]) -> Facets | None:
         """Counts per court, year, statute, ... over the judgments `ids` (a search's candidates);
         None when the index stores no filter fields."""
-        reader = getattr(self.index, "facets", None)
+        reader = self.index.facets if isinstance(self.index, Filterable) else None
         if reader is None:
             return None
         counted = self.index.ns_of(dict.fromkeys(ids))
@@ -594,23 +594,20 @@ class Searcher:
         clauses that matched none (unknown court or judge: an empty result, not an error)."""
         if not filters:
             return restrict, ()
-        reader = getattr(self.index, "facets", None)
+        filterable = isinstance(self.index, Filterable)
+        reader = self.index.facets if filterable else None
         if reader is None:
-            where = str(getattr(self.index, "directory", None) or getattr(self.index, "uri", "") or "this archive")
             why = (
                 "was built before search filters existed"
-                if hasattr(self.index, "facets")
+                if filterable
                 else "is on a backend that does not store filter fields (only the embedded index does)"
             )
-            raise NoFiltersError(where, why)
+            raise NoFiltersError(self.index.location, why)
         table = self.correspondence
         selection = reader.select(filters, table.section_equivalents if table else None)
         if selection.ns is None:
             return restrict, tuple(selection.notes)
-        made = getattr(self.index, "admitted", None)  # the numbers as they are, not a set of ids
-        admitted = (
-            made(selection.ns, selection.where) if made is not None else frozenset(self.index.ids_of(selection.ns))
-        )
+        admitted = self.index.admitted(selection.ns, selection.where)  # the numbers as they are, not a set of ids
         return (admitted if restrict is None else frozenset(d for d in restrict if d in admitted)), tuple(
             selection.notes
         )
@@ -670,7 +667,7 @@ class Searcher:
         """{"max_df": {retriever: share}} for the BM25 queries that leave out common terms
         (`fulltext_max_df`, `summary_max_df`; unset, above COMMON_TERMS_UP_TO judgments: the
         defaults), {} when none does or the index cannot (Milvus scores BM25 itself)."""
-        if not getattr(self.index, "leaves_out_common_terms", False):
+        if not isinstance(self.index, Rescoring):
             return {}
         large = len(self.index) > COMMON_TERMS_UP_TO
         shares = {FULLTEXT: options.fulltext_max_df, SUMMARY_BM25: options.summary_max_df}
@@ -691,12 +688,7 @@ class Searcher:
         wanted = plan.options.rescore_questions
         if wanted is None:
             wanted = len(self.index) > RESCORE_QUESTIONS_UP_TO
-        if (
-            not wanted
-            or not plan.questions
-            or plan.options.question_alone
-            or getattr(self.index, "rescore", None) is None
-        ):
+        if not wanted or not plan.questions or plan.options.question_alone or not isinstance(self.index, Rescoring):
             return {}
         return {name: run for name, run in (*(plan.facts_runs or ()), *facts_runs) if name not in reused}
 

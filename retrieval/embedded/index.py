@@ -166,7 +166,6 @@ class SummaryIndex(EmbedsQueries):
     needs_uri: ClassVar[bool] = False  # the index lives in its directory (retrieval/backends.py)
     takes_full_texts: ClassVar[bool] = True  # made with full texts, it has the optional "fulltext" retriever
     serves: ClassVar[tuple[str, ...]] = RETRIEVERS  # every registered retriever (an index has those it was made with)
-    leaves_out_common_terms: ClassVar[bool] = True  # `retrieve(max_df=...)`, `rescore(max_df=...)`
 
     def __init__(
         self,
@@ -702,6 +701,10 @@ class SummaryIndex(EmbedsQueries):
     def doc_ids(self) -> tuple[str, ...]:
         """The indexed judgment ids, in the order they were added."""
         return self._doc_ids
+
+    @property
+    def location(self) -> str:
+        return str(self.directory)
 
     @property
     def manifest(self) -> dict:
