@@ -117,7 +117,7 @@ from .documents import dense_texts, query_sentences, slot_texts, summary_fingerp
 from .manifest import MANIFEST, compare, manifest_embedder, resolve_embedder, summarizer_of
 from .manifest import check_files as check_manifest_files
 from .protocol import select_retrievers
-from .spec import IndexSpec, Progress
+from .spec import IndexSpec, Progress, profile_for
 from .text import tokenizers, with_pairs
 from .types import ScoredDoc, ranked
 
@@ -369,6 +369,7 @@ class MilvusIndex(EmbedsQueries):
         embedder: Embedder | None = None,
         progress: Progress | None = None,
         vectors: np.ndarray | None = None,
+        profile: str | None = None,
     ) -> "MilvusIndex":
         """Index `summaries` into a new collection at `uri` (see `from_texts`)."""
         spec = spec or IndexSpec()
@@ -387,6 +388,7 @@ class MilvusIndex(EmbedsQueries):
             vectors=vectors,
             summarizer=summarizer_of(summaries),
             origins={s.judgment_id: Origin.of(s) for s in summaries},
+            profile=profile,
         )
 
     @classmethod
@@ -404,8 +406,11 @@ class MilvusIndex(EmbedsQueries):
         summarizer: str | None = None,
         sentences: Sequence[str] | None = None,
         origins: Mapping[str, Origin] | None = None,
+        profile: str | None = None,
     ) -> "MilvusIndex":
         """Index documents given as field texts into a new collection `aqgr_<tag>` at `uri`.
+        `profile`: the search profile the manifest records (default: by the number of documents,
+        retrieval/spec.py `profile_for`).
 
         The index is unsaved until `save(directory)` records it (the manifest names the
         collection). `vectors` (benchmarks only) replaces the embedder's window vectors;
@@ -471,6 +476,7 @@ class MilvusIndex(EmbedsQueries):
                 "rows": "one per dense window",
             },
             "n_docs": len(doc_ids),
+            "search_profile": profile or profile_for(len(doc_ids)),
             "n_terms": len(terms),
             "n_windows": total,
             "generation": 0,
@@ -799,6 +805,11 @@ class MilvusIndex(EmbedsQueries):
     @property
     def location(self) -> str:
         return f"Milvus collection {self.collection!r} at {self.uri}"
+
+    @property
+    def profile(self) -> str:
+        """The search profile recorded at build, else the one of the index's size (retrieval/spec.py)."""
+        return self._manifest.get("search_profile") or profile_for(len(self))
 
     @property
     def manifest(self) -> dict:

@@ -123,6 +123,12 @@ class Index(Protocol):
         ...
 
     @property
+    def profile(self) -> str:
+        """The search profile recorded when the index was built (retrieval/spec.py `SEARCH_PROFILES`),
+        else the one of its size; what a search runs unless its options name another."""
+        ...
+
+    @property
     def location(self) -> str:
         """Where the index lives, for messages: its folder, or a Milvus URI and collection."""
         ...

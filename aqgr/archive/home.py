@@ -35,7 +35,7 @@ from aqgr.pipeline.questions import question_generators
 from aqgr.pipeline.search import Searcher
 from aqgr.retrieval.citations.treatment import treatment_engines
 from aqgr.retrieval.protocol import Index
-from aqgr.retrieval.spec import IndexSpec
+from aqgr.retrieval.spec import IndexSpec, profile_for
 from aqgr.schemas.filters import Filters
 from aqgr.schemas.results import CandidateQuestion, SearchResult
 from aqgr.schemas.statutes import StatuteResult
@@ -238,6 +238,9 @@ class Archive:
             manifest = self._index_manifest()
         except IndexMismatchError as exc:  # status still reports the rest
             manifest = {"error": str(exc)}
+        if manifest and "error" not in manifest and "search_profile" not in manifest:
+            # an index built before profiles were recorded: its searches take the profile of its size
+            manifest["search_profile"] = profile_for(int(manifest.get("n_docs") or 0))
         imported = store.count_imported()
         return {
             "home": str(self.home),

@@ -68,6 +68,7 @@ from ..spec import (
     FULLTEXT_NGRAMS,  # noqa: F401 (re-exported)
     IndexSpec,
     Progress,
+    profile_for,
 )
 from ..text import tokenizers
 from ..types import ScoredDoc, Where, ranked
@@ -208,10 +209,12 @@ class SummaryIndex(EmbedsQueries):
         *,
         embedder: Embedder | None = None,
         full_texts: bool = False,
+        profile: str | None = None,
     ) -> "SummaryIndex":
         """A new, empty index in `directory` (a new or empty directory; None: a temporary one,
         removed with the object unless `save` moves it elsewhere). `full_texts`: it will have the
-        full-text retriever (its documents then come with their judgments' texts)."""
+        full-text retriever (its documents then come with their judgments' texts). `profile`: the
+        search profile the manifest records (retrieval/spec.py; None: decided by size when searched)."""
         spec = spec or IndexSpec()
         temporary = directory is None
         path = Path(tempfile.mkdtemp(prefix="aqgr-index-")) if temporary else Path(directory)
@@ -237,6 +240,8 @@ class SummaryIndex(EmbedsQueries):
             "n_docs": 0,
             "created_at": datetime.now(UTC).isoformat(),
         }
+        if profile is not None:
+            manifest["search_profile"] = profile
         manifest["sha256"] = {}
         write_manifest(path / MANIFEST, manifest)
         return cls(path, manifest, spec, embedder, registry, parts, temporary=temporary)
@@ -253,6 +258,7 @@ class SummaryIndex(EmbedsQueries):
         full_texts: Mapping[str, str] | Callable[[str], str | None] | None = None,
         directory: str | Path | None = None,
         total: int | None = None,
+        profile: str | None = None,
     ) -> "SummaryIndex":
         """Index `summaries` (one document each, streamed) as `spec` says (default: IndexSpec()).
 
@@ -262,8 +268,9 @@ class SummaryIndex(EmbedsQueries):
         (judgment id -> its whole text, a mapping or a function) adds the "fulltext" retriever:
         BM25 over the judgments themselves, for recall beyond what the summaries kept.
         `directory`: where (default: a temporary directory, see `create`); `total`: the number
-        of summaries, for progress. Raises EmptyArchiveError for no summaries."""
-        index = cls.create(directory, spec, embedder=embedder, full_texts=full_texts is not None)
+        of summaries, for progress; `profile`: the search profile to record (see `create`).
+        Raises EmptyArchiveError for no summaries."""
+        index = cls.create(directory, spec, embedder=embedder, full_texts=full_texts is not None, profile=profile)
         try:
             index.update(summaries, cache=cache, progress=progress, full_texts=full_texts, total=total)
             if not len(index):
@@ -705,6 +712,11 @@ class SummaryIndex(EmbedsQueries):
     @property
     def location(self) -> str:
         return str(self.directory)
+
+    @property
+    def profile(self) -> str:
+        """The search profile recorded at build, else the one of the index's size (retrieval/spec.py)."""
+        return self._manifest.get("search_profile") or profile_for(len(self))
 
     @property
     def manifest(self) -> dict:
