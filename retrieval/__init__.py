@@ -34,10 +34,10 @@ Invariants:
 - Choices are registries keyed by versioned names (embedders, tokenizers, lexical engines,
   retriever kinds, ANN kinds, BM25 implementations, fusers, backends, treatment engines); an
   unknown name raises `UnknownNameError` listing the known ones.
-- The rooms import downwards only (pyproject.toml's import-linter contracts): backends.py over
-  milvus.py and llama.py, over embedded/, over lexical/ and dense/ (which never import each
-  other), over protocol, fusion, quotes and citations/, over spec.py, over documents, text
-  and types.
+- The rooms import downwards only (pyproject.toml's import-linter contracts): backends.py and
+  llama.py over the two backends, milvus.py and embedded/ (which never import each other), over
+  manifest.py, over lexical/ and dense/ (which never import each other), over protocol, fusion,
+  quotes and citations/, over spec.py, over documents, text and types.
 - Importing this package or any module but llama.py loads neither torch, faiss,
   sentence-transformers, onnxruntime, tantivy, llama-index nor pymilvus; they load inside
   the functions that need them. Only lexical/bm25.py imports scipy: matrix.v1 imports it when
@@ -58,6 +58,7 @@ Modules
   documents               slots -> document text (SLOT_NAMES, DEFAULT_SLOTS, slot_texts, dense_texts)
   fusion                  rrf.v1 / score.v1 over runs keyed by doc id
   llama                   SummaryIndexRetriever, a llama-index BaseRetriever (imports llama-index)
+  manifest                manifest.json, both backends': written atomically, compared on load (format, spec, embedder, files)
   milvus                  milvus.v1: MilvusIndex (pymilvus, loaded when used; `aqgr[milvus]`)
   protocol                Index, what every backend offers the search; select_retrievers
   quotes                  which judgments quote which statutes (QuoteFinder)

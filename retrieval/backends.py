@@ -28,7 +28,7 @@ from pathlib import Path
 from aqgr.foundation.errors import IndexMismatchError, NoIndexError
 from aqgr.foundation.registry import Registry
 
-from .spec import IndexSpec, Progress
+from .spec import IndexSpec, Progress, check_profile, profile_for
 
 MANIFEST = "manifest.json"
 
@@ -75,13 +75,19 @@ def build_index(
     full_texts: Callable[[str], str | None] | None = None,
     directory: str | Path | None = None,
     total: int | None = None,
+    profile: str | None = None,
 ):
     """Build an index with `backend`; `uri` is where a server backend keeps it (required for milvus).
 
     `full_texts` (judgment id -> its text, read one by one) feeds a backend's full-text
     retriever (only a backend that takes them reads it); `directory` is where a backend that
     keeps its index in a directory builds it (default: a temporary one); `total`: how many
-    summaries come, for progress."""
+    summaries come, for progress and for the search profile the manifest records (`profile`,
+    else spec.py `profile_for(total)`; with neither, the index's size decides at search time)."""
+    if profile is None and total is not None:
+        profile = profile_for(total)
+    if profile is not None:
+        check_profile(profile)
     name = canonical(backend)
     cls = backend_class(name)
     if not cls.needs_uri and uri is not None:
@@ -91,9 +97,11 @@ def build_index(
             f"backend {name} needs a URI: a Milvus server (http://127.0.0.1:19530) or a milvus-lite path (.db)"
         )
     if cls.needs_uri:
-        return cls.build(list(summaries), spec, cache=cache, progress=progress, uri=uri)
+        return cls.build(list(summaries), spec, cache=cache, progress=progress, uri=uri, profile=profile)
     extra = {"full_texts": full_texts} if (full_texts is not None and cls.takes_full_texts) else {}
-    return cls.build(summaries, spec, cache=cache, progress=progress, directory=directory, total=total, **extra)
+    return cls.build(
+        summaries, spec, cache=cache, progress=progress, directory=directory, total=total, profile=profile, **extra
+    )
 
 
 def recorded_backend(directory: str | Path) -> str:

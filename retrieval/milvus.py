@@ -97,12 +97,14 @@ from aqgr.foundation.errors import (
     NoIndexError,
     UnknownNameError,
 )
+from aqgr.foundation.paths import file_sha256
 from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
 from .dense.cache import EmbeddingCache, embed_with_cache
 from .dense.embedders import Embedder
 from .dense.windows import (
     SENTENCES_FILE,
+    EmbedsQueries,
     QueryVectors,
     Sentences,
     document_windows,
@@ -112,19 +114,10 @@ from .dense.windows import (
     save_sentences,
 )
 from .documents import dense_texts, query_sentences, slot_texts, summary_fingerprint
-from .embedded.index import (
-    MANIFEST,
-    IndexSpec,
-    Progress,
-    _check_files,
-    _compare,
-    _manifest_embedder,
-    _resolve_embedder,
-    _sha256_file,
-    combine_vectors,
-    summarizer_of,
-)
+from .manifest import MANIFEST, compare, manifest_embedder, resolve_embedder, summarizer_of
+from .manifest import check_files as check_manifest_files
 from .protocol import select_retrievers
+from .spec import IndexSpec, Progress, profile_for
 from .text import tokenizers, with_pairs
 from .types import ScoredDoc, ranked
 
@@ -310,7 +303,7 @@ def _summarizer(origins: Mapping[str, Origin], previous: str | None) -> str | No
     return engines.pop() if len(engines) == 1 else None
 
 
-class MilvusIndex:
+class MilvusIndex(EmbedsQueries):
     """BM25 and dense retrieval served by Milvus; documents addressed by judgment id."""
 
     backend: ClassVar[str] = BACKEND
@@ -376,6 +369,7 @@ class MilvusIndex:
         embedder: Embedder | None = None,
         progress: Progress | None = None,
         vectors: np.ndarray | None = None,
+        profile: str | None = None,
     ) -> "MilvusIndex":
         """Index `summaries` into a new collection at `uri` (see `from_texts`)."""
         spec = spec or IndexSpec()
@@ -394,6 +388,7 @@ class MilvusIndex:
             vectors=vectors,
             summarizer=summarizer_of(summaries),
             origins={s.judgment_id: Origin.of(s) for s in summaries},
+            profile=profile,
         )
 
     @classmethod
@@ -411,8 +406,11 @@ class MilvusIndex:
         summarizer: str | None = None,
         sentences: Sequence[str] | None = None,
         origins: Mapping[str, Origin] | None = None,
+        profile: str | None = None,
     ) -> "MilvusIndex":
         """Index documents given as field texts into a new collection `aqgr_<tag>` at `uri`.
+        `profile`: the search profile the manifest records (default: by the number of documents,
+        retrieval/spec.py `profile_for`).
 
         The index is unsaved until `save(directory)` records it (the manifest names the
         collection). `vectors` (benchmarks only) replaces the embedder's window vectors;
@@ -432,7 +430,7 @@ class MilvusIndex:
         if len(set(doc_ids)) != len(doc_ids):
             raise ValueError("judgment ids must be unique")
         fields = list(texts[doc_ids[0]])
-        embedder = _resolve_embedder(spec, embedder)
+        embedder = resolve_embedder(spec, embedder)
         report = progress or (lambda stage, done, total: None)
         seconds: dict[str, float] = {}
         origins = {d: (origins or {}).get(d) or Origin() for d in doc_ids}
@@ -478,6 +476,7 @@ class MilvusIndex:
                 "rows": "one per dense window",
             },
             "n_docs": len(doc_ids),
+            "search_profile": profile or profile_for(len(doc_ids)),
             "n_terms": len(terms),
             "n_windows": total,
             "generation": 0,
@@ -512,6 +511,7 @@ class MilvusIndex:
         cache: EmbeddingCache | None = None,
         progress: Progress | None = None,
         full_texts: Callable[[str], str | None] | None = None,
+        total: int | None = None,
     ) -> dict:
         """Add the summaries (one whose judgment is already indexed replaces it), drop `removed`
         (ids not indexed are ignored); returns {"added", "replaced", "removed"} counts.
@@ -521,7 +521,7 @@ class MilvusIndex:
         frequencies, doc ids, issue sentences and manifest (`generation` + 1, `updated_at`)
         follow; `save(directory)` records the new state. A judgment both added and removed, or
         added twice, is refused (ValueError) before anything changes. `full_texts` is not
-        read (no full-text retriever on Milvus). May leave the index empty (searching it
+        read (no full-text retriever on Milvus), nor `total` (the summaries are read at once). May leave the index empty (searching it
         then raises EmptyArchiveError, as for any empty index).
 
         If Milvus fails half-way, the collection is in neither state: the saved manifest is
@@ -696,7 +696,7 @@ class MilvusIndex:
             names = [TERMS_FILE, DOCUMENTS_FILE] + (
                 [save_sentences(tmp, self._sentences)] if self._sentences is not None else []
             )
-            manifest = dict(self._manifest, sha256={name: _sha256_file(tmp / name) for name in names})
+            manifest = dict(self._manifest, sha256={name: file_sha256(tmp / name) for name in names})
             (tmp / MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False, indent=1), encoding="utf-8")
             if target.exists():
                 os.replace(target, old)
@@ -734,11 +734,11 @@ class MilvusIndex:
             raise IndexMismatchError(
                 str(path), [f"manifest.json is unreadable ({type(exc).__name__}: {exc})"]
             ) from None
-        differences = _compare(manifest, spec, expect, FORMAT_VERSION)
+        differences = compare(manifest, spec, expect, FORMAT_VERSION)
         if manifest.get("backend") != BACKEND:
             differences.append(f"backend {manifest.get('backend')!r}, this reader is {BACKEND!r}")
-        differences += _check_files(path, manifest)
-        embedder, problem = _manifest_embedder(manifest, spec, embedder)
+        differences += check_manifest_files(path, manifest)
+        embedder, problem = manifest_embedder(manifest, spec, embedder)
         if problem:
             differences.append(problem)
         if differences:
@@ -803,24 +803,22 @@ class MilvusIndex:
         return self._doc_ids
 
     @property
+    def location(self) -> str:
+        return f"Milvus collection {self.collection!r} at {self.uri}"
+
+    @property
+    def profile(self) -> str:
+        """The search profile recorded at build, else the one of the index's size (retrieval/spec.py)."""
+        return self._manifest.get("search_profile") or profile_for(len(self))
+
+    @property
     def manifest(self) -> dict:
+        """A copy of the manifest: spec, embedder, doc ids, timings."""
         return json.loads(json.dumps(self._manifest))
 
     @property
     def tokenizer(self):
         return self._tokenizer
-
-    def embed_query(self, text: str) -> np.ndarray | None:
-        return self._queries.one(text)
-
-    def embedding_calls(self, text: str) -> list[Callable[[], object]]:
-        """The model calls embedding `text`'s windows one each, to run side by side before
-        `embed_query(text)` (retrieval/dense/windows.py `QueryVectors.calls`)."""
-        return self._queries.calls(text)
-
-    def embed_queries(self, texts: Sequence[str]) -> list[np.ndarray | None]:
-        """`embed_query` of each text, the windows of all texts embedded in one model call."""
-        return self._queries.many(texts)
 
     def idf(self) -> dict[str, float]:
         """The same smooth idf as SummaryIndex.idf, from document (not row) frequencies."""
@@ -853,10 +851,6 @@ class MilvusIndex:
     def retrievers(self) -> tuple[str, ...]:
         """The retrievers of a Milvus collection (no full-text retriever)."""
         return tuple(self._searches)
-
-    @staticmethod
-    def combined_vector(base, extra, weight: float):
-        return combine_vectors(base, extra, weight)
 
     def retrieve(
         self,

@@ -14,14 +14,25 @@ EmptyArchiveError for no documents.
 `retrieve(..., retrievers=None)` means every retriever the index has, in its `retrievers`
 order; `select_retrievers` is that rule, and the checks of the names and of k, for both.
 
+What a search needs beyond `Index` is declared as small optional protocols, which the search
+checks by type (`isinstance(index, Filterable)`), never by probing attributes:
+- `Filterable`: the index stores each judgment's filter fields (court, year, statutes, ...):
+  filtered searches and facet counts. The embedded backend; Milvus does not.
+- `Rescoring`: the index's BM25 runs can re-rank a question over the facts' candidates
+  (`rescore`) and leave out common query terms (`retrieve(..., max_df=...)`). The embedded
+  backend; Milvus scores BM25 itself.
+A third backend implements `Index`, and either optional protocol when it can; the contract
+suite (tests/retrieval/test_index_contract.py) checks each backend against what it claims.
+
 Importing this module loads nothing heavy.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from aqgr.foundation.errors import UnknownNameError
 
@@ -94,7 +105,7 @@ class Index(Protocol):
         ...
 
     def combined_vector(self, base: np.ndarray | None, extra: np.ndarray | None, weight: float) -> np.ndarray | None:
-        """normalise(base + weight * extra) (retrieval/embedded/index.py `combine_vectors`)."""
+        """normalise(base + weight * extra) (retrieval/dense/windows.py `combine_vectors`)."""
         ...
 
     def retrieve(
@@ -111,12 +122,36 @@ class Index(Protocol):
         `restrict` and dropping `exclude`; the dense retriever reads `vector` when given."""
         ...
 
+    @property
+    def profile(self) -> str:
+        """The search profile recorded when the index was built (retrieval/spec.py `SEARCH_PROFILES`),
+        else the one of its size; what a search runs unless its options name another."""
+        ...
+
+    @property
+    def location(self) -> str:
+        """Where the index lives, for messages: its folder, or a Milvus URI and collection."""
+        ...
+
+    def close(self) -> None:
+        """Release the index's files and connections (it may not be used afterwards)."""
+        ...
+
     def update(
-        self, added: Iterable, removed: Iterable[str] = (), *, cache=None, progress=None, full_texts=None
+        self,
+        added: Iterable,
+        removed: Iterable[str] = (),
+        *,
+        cache=None,
+        progress=None,
+        full_texts=None,
+        total: int | None = None,
     ) -> dict:
         """Add summaries (an indexed judgment's replaces its entry) and drop `removed`, at the cost of
         the change; {"added", "replaced", "removed"}. Afterwards every reading method reflects it;
-        `save` records it where the backend keeps state beside the index."""
+        `save` records it where the backend keeps state beside the index. `full_texts` (id -> the
+        judgment's text) feeds a full-text retriever where the backend has one; `total`, the
+        number of `added` when known, sizes progress reports."""
         ...
 
     def fingerprints(self) -> dict[str, str]:
@@ -125,6 +160,62 @@ class Index(Protocol):
 
     def save(self, directory: str | Path) -> Path:
         """Record the index in `directory`, atomically; `load` reopens it."""
+        ...
+
+
+@runtime_checkable
+class Filterable(Protocol):
+    """An index that stores each judgment's filter fields: filtered searches and facet counts
+    (aqgr/pipeline/search.py `Searcher._narrow` and `facets`)."""
+
+    @property
+    def facets(self) -> Any:
+        """The filter fields' reader (retrieval/embedded/facets.py `FacetReader`: `select(filters)`,
+        `counts(ns)`); None for an index made before them (a filtered search then asks to rebuild
+        the index)."""
+        ...
+
+    def ids_of(self, ns) -> list[str]:
+        """The judgment ids of live document numbers (a facet selection)."""
+        ...
+
+    def ns_of(self, ids) -> list[int]:
+        """The document numbers of indexed judgment ids (those not indexed are left out)."""
+        ...
+
+    def admitted(self, ns, where=None) -> AbstractSet[str]:
+        """The judgments of document numbers `ns` as a set of ids that `retrieve(restrict=...)`
+        reads as the numbers they are; `where`, the filter that selected them."""
+        ...
+
+
+@runtime_checkable
+class Rescoring(Protocol):
+    """An index whose BM25 runs can leave out common query terms (`retrieve(..., max_df={retriever:
+    share})`) and re-rank a question over the facts' candidates (`rescore`)."""
+
+    def retrieve(
+        self,
+        query: str,
+        k: int,
+        retrievers: Iterable[str] | None = None,
+        restrict: set[str] | None = None,
+        exclude: set[str] | None = None,
+        *,
+        vector: np.ndarray | None = None,
+        max_df: Mapping[str, float] | None = None,
+    ) -> dict[str, list[ScoredDoc]]: ...
+
+    def rescore(
+        self,
+        query: str,
+        base: str,
+        runs: Mapping[str, Sequence[ScoredDoc]],
+        *,
+        max_df: Mapping[str, float] | None = None,
+    ) -> dict[str, list[ScoredDoc]]:
+        """The judgments of each of `runs` (retriever -> the run `retrieve` gave for `base`) ranked by
+        their scores for `query`, for the retrievers that can re-score; the others are left out."""
         ...
 
 

@@ -41,6 +41,33 @@ DEFAULT_EMBEDDER = "minilm-l6-int8.v1"
 # ~1,000 characters per window stays under MiniLM's 256-token input (NOTES-ENV.md).
 WINDOW_CHARS = 1000
 
+# Search profiles: how a search reads an index, one name for a set of settings (what each sets:
+# aqgr/pipeline/config.py `SEARCH_PROFILES`). The profile is chosen when an index is built, by
+# the number of judgments it is built with, and recorded in its manifest ("search_profile"), so
+# that an archive growing past the line keeps the ranking it was built with until it is rebuilt;
+# a search may name another (SearchOptions.profile), and every result says which ran.
+# "standard": every question read over the whole archive, every query term kept. "large" (above
+# LARGE_ARCHIVE judgments): a question re-ranks the facts' candidates, the facts' full-text and
+# dense runs stand in for the questions', common terms are left out of the BM25 queries: at
+# 1,000,000 judgments a full-text query over long facts takes ~275 ms and a search made four.
+SEARCH_PROFILES = ("standard", "large")
+LARGE_ARCHIVE = 100_000
+
+
+def profile_for(n_docs: int) -> str:
+    """The search profile of an index built with `n_docs` judgments."""
+    return "large" if n_docs > LARGE_ARCHIVE else "standard"
+
+
+def check_profile(name: str) -> str:
+    """`name` when it is a search profile; else UnknownNameError listing them."""
+    if name not in SEARCH_PROFILES:
+        from aqgr.foundation.errors import UnknownNameError
+
+        raise UnknownNameError("search profile", name, list(SEARCH_PROFILES))
+    return name
+
+
 # The engine under the BM25 retrievers (retrieval/lexical/ `lexical_engines`).
 DEFAULT_LEXICAL_ENGINE = "tantivy.v1"
 DEFAULT_TOKENIZER = "words.v2"

@@ -153,6 +153,10 @@ class SearchResult(_Model):
         description="What did not go as configured (e.g. a model failed and an offline engine answered instead).",
     )
     filters: Filters | None = Field(default=None, description="The filters the search was narrowed by (null: none).")
+    profile: str | None = Field(
+        default=None,
+        description="The search profile that ran (standard, large: how the questions were read and which query terms were kept); the index's, recorded when it was built, unless the search named another.",
+    )
     facets: Facets | None = Field(
         default=None,
         description="Counts per court, year, statute, ... over the ranked candidates (null when the index has no filter fields).",

@@ -376,6 +376,13 @@ def test_sizes_and_no_patches():
     assert len(commands) == 2 and commands[0].endswith("aqgr demo") and commands[1] == ci
 
 
+def test_the_stage_folders_keep_at_most_twelve_modules_at_their_top():
+    """retrieval/ and eval/ hold their shared contracts at the top and the rest in rooms."""
+    for folder in ("retrieval", "eval"):
+        top = sorted(p.name for p in (ROOT / folder).glob("*.py"))
+        assert len(top) <= 12, (folder, top)
+
+
 def test_the_expected_scores_file_is_what_the_table_reads():
     expected = json.loads(_text(readme_tables.EXPECTED))
     assert {"tolerance", "runs"} <= set(expected)

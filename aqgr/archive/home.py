@@ -35,7 +35,7 @@ from aqgr.pipeline.questions import question_generators
 from aqgr.pipeline.search import Searcher
 from aqgr.retrieval.citations.treatment import treatment_engines
 from aqgr.retrieval.protocol import Index
-from aqgr.retrieval.spec import IndexSpec
+from aqgr.retrieval.spec import IndexSpec, profile_for
 from aqgr.schemas.filters import Filters
 from aqgr.schemas.results import CandidateQuestion, SearchResult
 from aqgr.schemas.statutes import StatuteResult
@@ -83,10 +83,12 @@ class Archive:
         archive opens them again if used later; a searcher from `open_searcher()` is its caller's)."""
         with self._lock:
             loaded, self._loaded = self._loaded, None
-        for index in (getattr(loaded, "index", None), self._statutes.release() if self._statutes is not None else None):
-            close = getattr(index, "close", None)
-            if close is not None:
-                close()
+        for index in (
+            loaded.index if loaded is not None else None,
+            self._statutes.release() if self._statutes is not None else None,
+        ):
+            if index is not None:
+                index.close()
         if self._db is not None:
             self._db.close()
 
@@ -236,6 +238,9 @@ class Archive:
             manifest = self._index_manifest()
         except IndexMismatchError as exc:  # status still reports the rest
             manifest = {"error": str(exc)}
+        if manifest and "error" not in manifest and "search_profile" not in manifest:
+            # an index built before profiles were recorded: its searches take the profile of its size
+            manifest["search_profile"] = profile_for(int(manifest.get("n_docs") or 0))
         imported = store.count_imported()
         return {
             "home": str(self.home),
@@ -383,9 +388,7 @@ class Archive:
                 self._loaded = None  # a search still running on the old one finishes on it
             self.link_statutes(progress)
             manifest = {**index.manifest, "update": change}
-            close = getattr(index, "close", None)
-            if close is not None:
-                close()
+            index.close()
             return manifest
 
     def texts(self) -> Iterator[tuple[str, str]]:

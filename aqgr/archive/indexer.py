@@ -34,6 +34,7 @@ from pathlib import Path
 from aqgr.archive.store import Store
 from aqgr.foundation.errors import EmptyArchiveError, IndexBusyError, IndexMismatchError, NoIndexError
 from aqgr.retrieval.embedded.index import MANIFEST, clean_leftovers, leftovers  # noqa: F401 (clean_leftovers re-exported)
+from aqgr.retrieval.protocol import Filterable
 from aqgr.retrieval.spec import IndexSpec
 
 Progress = Callable[[str, int, int], None]
@@ -134,7 +135,7 @@ def update_index(
                 current = None
     if current is not None and getattr(current, "uri", uri) != uri and uri is not None:
         current = None  # the same backend somewhere else: a new index there
-    if current is not None and hasattr(current, "facets") and current.facets is None:
+    if current is not None and isinstance(current, Filterable) and current.facets is None:
         current.close()
         current = None  # made before filter fields were indexed: rebuilt, so every judgment has them
     if current is not None:
@@ -174,7 +175,7 @@ def update_index(
         if not in_place:  # the old index stays as it was; the half-made new one goes
             shutil.rmtree(target, ignore_errors=True)
         raise
-    if getattr(index, "directory", None) == target and not in_place:
+    if index.location == str(target) and not in_place:
         index.save(index_dir, move=True)  # the rebuild swapped in for the old index, atomically
     else:
         index.save(index_dir)  # built in place: nothing to do; milvus: its manifest written

@@ -462,6 +462,15 @@ def _print_result(result, console) -> None:
         )
 
 
+def _profile(value: str | None) -> str | None:
+    """A search profile's name (`--profile`)."""
+    from aqgr.pipeline.config import SEARCH_PROFILES
+
+    if value is not None and value not in SEARCH_PROFILES:
+        raise typer.BadParameter(f"{value!r}: one of {', '.join(SEARCH_PROFILES)}")
+    return value
+
+
 def _share(value: float | None) -> float | None:
     """A share of the judgments, 0 < value <= 1 (`--fulltext-max-df`)."""
     if value is not None and not 0 < value <= 1:
@@ -511,32 +520,38 @@ def search(
         "--overruled-below",
         help="Rank a hit that a later judgment of the archive overruled just below that judgment, when it is among the hits (off by default; the hit is never dropped and keeps its warning).",
     ),
+    profile: str | None = typer.Option(
+        None,
+        "--profile",
+        callback=_profile,
+        help="The search profile: standard (every question reads every retriever with every term) or large (the facts' candidates re-ranked, common terms left out: for archives over 100,000 judgments). Default: the index's, recorded when it was built (`aqgr status`); the four options below override it one by one.",
+    ),
     fulltext_questions: bool | None = typer.Option(
         None,
         "--fulltext-questions/--fulltext-once",
-        help="Each question also reads the judgments' full texts, or the facts' full-text run stands in for the questions' (one full-text query a search). Default: each question up to 100,000 judgments, once above.",
+        help="Each question also reads the judgments' full texts, or the facts' full-text run stands in for the questions' (one full-text query a search). Default: as the search profile says (standard: each question; large: once).",
     ),
     dense_questions: bool | None = typer.Option(
         None,
         "--dense-questions/--dense-once",
-        help="Each question also reads the dense retriever (its vector combined with the facts'), or the facts' dense run stands in for the questions' (one dense search a search). Default: each question up to 100,000 judgments, once above.",
+        help="Each question also reads the dense retriever (its vector combined with the facts'), or the facts' dense run stands in for the questions' (one dense search a search). Default: as the search profile says (standard: each question; large: once).",
     ),
     rescore_questions: bool | None = typer.Option(
         None,
         "--rescore-questions/--search-questions",
-        help="A question's BM25 runs re-rank the facts' candidates (the same scores, milliseconds), or search the whole archive. Default: search up to 100,000 judgments, re-rank above.",
+        help="A question's BM25 runs re-rank the facts' candidates (the same scores, milliseconds), or search the whole archive. Default: as the search profile says (standard: search; large: re-rank).",
     ),
     fulltext_max_df: float | None = typer.Option(
         None,
         "--fulltext-max-df",
         callback=_share,
-        help="Full-text BM25 leaves out the query's terms held by more than this share of the judgments (1: every term). Default: every term up to 100,000 judgments, those in at most 0.2 of them above.",
+        help="Full-text BM25 leaves out the query's terms held by more than this share of the judgments (1: every term). Default: as the search profile says (standard: every term; large: those in at most 0.2 of them).",
     ),
     summary_max_df: float | None = typer.Option(
         None,
         "--summary-max-df",
         callback=_share,
-        help="Summary BM25 leaves out the query's terms held by more than this share of the summaries (1: every term). Default: every term up to 100,000 judgments, those in at most 0.5 of them above.",
+        help="Summary BM25 leaves out the query's terms held by more than this share of the summaries (1: every term). Default: as the search profile says (standard: every term; large: those in at most 0.5 of them).",
     ),
 ) -> None:
     """Question-guided search: the legal questions the facts raise, and the judgments that answer them."""
@@ -568,6 +583,7 @@ def search(
             return
         changes = {
             **({"overruled_below": True} if overruled_below else {}),
+            **({"profile": profile} if profile is not None else {}),
             **({"fulltext_questions": fulltext_questions} if fulltext_questions is not None else {}),
             **({"dense_questions": dense_questions} if dense_questions is not None else {}),
             **({"rescore_questions": rescore_questions} if rescore_questions is not None else {}),

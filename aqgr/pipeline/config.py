@@ -30,26 +30,40 @@ ENV_ENGINES = {
 MODEL_ENGINE = "llm.v1"
 
 
-# Above this many judgments a search's question runs reuse the facts' full-text run unless the
-# options say otherwise (SearchOptions.fulltext_questions): at 100,000 synthetic judgments a
-# full-text query over a long facts text takes about 30-100 ms on 2 cores, at 1,000,000 about 275.
-FULLTEXT_QUESTIONS_UP_TO = 100_000
-# Above this many judgments a question's BM25 runs re-rank the facts' runs (SearchOptions.rescore_questions):
-# tantivy walks every posting of a long query (its Python binding never prunes), 100-150 ms a
-# summary query and ~275 ms a full-text one at 1,000,000 judgments; re-scoring costs milliseconds.
-RESCORE_QUESTIONS_UP_TO = 100_000
-# Above this many judgments a search's question runs reuse the facts' dense run unless the options say
-# otherwise (SearchOptions.dense_questions): at 1,000,000 judgments (3.2 million windows) each dense
-# run is an IVF search of ~41 ms on one core, and a search made four.
-DENSE_QUESTIONS_UP_TO = 100_000
-# Above this many judgments the full-text query leaves out terms held by more than FULLTEXT_MAX_DF of
-# the judgments (SearchOptions.fulltext_max_df): at 1,000,000 they carry ~97% of a long facts query's
-# postings, which tantivy walks to the end (its binding never prunes).
-COMMON_TERMS_UP_TO = 100_000
+# The full-text BM25 query of the "large" profile leaves out terms held by more than FULLTEXT_MAX_DF
+# of the judgments (SearchOptions.fulltext_max_df): at 1,000,000 they carry ~97% of a long facts
+# query's postings, which tantivy walks to the end (its binding never prunes).
 FULLTEXT_MAX_DF = 0.2
 # ... and the summary BM25 query those in more than SUMMARY_MAX_DF of the summaries (SearchOptions.summary_max_df):
 # near-stopwords (Lucene idf below ln 2); a stricter cut cost ranking there (docs/experiments/2026-12-06-summary-common-terms.md).
 SUMMARY_MAX_DF = 0.5
+
+# What each search profile (retrieval/spec.py `SEARCH_PROFILES`: chosen when the index is built,
+# by its size, and recorded in its manifest) sets among SearchOptions' fields; a field the options
+# set themselves wins. "standard": every question read over the whole archive with every term.
+# "large" (over retrieval/spec.py LARGE_ARCHIVE judgments at build): at 1,000,000 judgments a
+# full-text query over long facts takes ~275 ms, a summary one 100-150 ms and a dense one ~41 ms,
+# and a search made four of each; re-ranking the facts' candidates costs milliseconds. On the
+# citation benchmark the large settings scored MAP 0.1631 -> 0.1668 (each step's report:
+# docs/experiments/2026-12-06-fulltext-once.md, -dense-once.md, -common-terms.md,
+# -summary-common-terms.md, -rescored-questions.md); adopting them at every size is a ranking
+# change, to be measured on every benchmark first.
+SEARCH_PROFILES: dict[str, dict[str, bool | float]] = {
+    "standard": {
+        "rescore_questions": False,
+        "fulltext_questions": True,
+        "dense_questions": True,
+        "fulltext_max_df": 1.0,
+        "summary_max_df": 1.0,
+    },
+    "large": {
+        "rescore_questions": True,
+        "fulltext_questions": False,
+        "dense_questions": False,
+        "fulltext_max_df": FULLTEXT_MAX_DF,
+        "summary_max_df": SUMMARY_MAX_DF,
+    },
+}
 
 
 class SearchOptions(BaseModel):
@@ -99,29 +113,33 @@ class SearchOptions(BaseModel):
         default=False,
         description="Lexical retrievers read a question alone, not question + facts (an ablation: issue-to-issue matching).",
     )
+    profile: str | None = Field(
+        default=None,
+        description="The search profile (standard, large: SEARCH_PROFILES) that sets rescore_questions, fulltext_questions, dense_questions, fulltext_max_df and summary_max_df where they are None. None: the index's, recorded when it was built (by its size: large over 100,000 judgments; `aqgr status` shows it). Every SearchResult names the profile that ran.",
+    )
     rescore_questions: bool | None = Field(
         default=None,
-        description="How a question's BM25 runs (summary, and full text when it reads each question) are made: True, the facts' runs re-ranked by the question with the facts (the same scores, from the facts' scores plus the question's terms, over the facts' candidates only); False, the question with the facts searched over the whole archive. None: False for an index of at most RESCORE_QUESTIONS_UP_TO (100,000) judgments, True above. Only with the facts' runs at hand (generated questions, or include_facts_query), on the embedded index (docs/experiments/2026-12-06-rescored-questions.md).",
+        description="How a question's BM25 runs (summary, and full text when it reads each question) are made: True, the facts' runs re-ranked by the question with the facts (the same scores, from the facts' scores plus the question's terms, over the facts' candidates only); False, the question with the facts searched over the whole archive. None: as the search profile says (standard: False; large: True). Only with the facts' runs at hand (generated questions, or include_facts_query), on the embedded index (docs/experiments/2026-12-06-rescored-questions.md).",
     )
     fulltext_questions: bool | None = Field(
         default=None,
-        description="Full-text BM25 reads each question with the facts (True), or the facts' own full-text run stands in for each question's (False: one full-text query a search instead of 1 + n_questions). None: True for an index of at most FULLTEXT_QUESTIONS_UP_TO (100,000) judgments, False above, where a full-text query over long facts takes from tens to hundreds of ms and a search would make four. On the citation benchmark False costs 0.001 MAP (0.1631 -> 0.1621; docs/experiments/2026-12-06-fulltext-once.md).",
+        description="Full-text BM25 reads each question with the facts (True), or the facts' own full-text run stands in for each question's (False: one full-text query a search instead of 1 + n_questions). None: as the search profile says (standard: True; large: False, where a full-text query over long facts takes from tens to hundreds of ms and a search would make four). On the citation benchmark False costs 0.001 MAP (0.1631 -> 0.1621; docs/experiments/2026-12-06-fulltext-once.md).",
     )
     dense_questions: bool | None = Field(
         default=None,
-        description="The dense retriever reads each question with the facts (True: their vectors combined, question_weight), or the facts' own dense run stands in for each question's (False: one dense search a search, and the questions are not embedded). None: True for an index of at most DENSE_QUESTIONS_UP_TO (100,000) judgments, False above. On the citation benchmark, with the other defaults above 100,000, False moves MAP by +0.0001 (0.1661 -> 0.1662; docs/experiments/2026-12-06-dense-once.md).",
+        description="The dense retriever reads each question with the facts (True: their vectors combined, question_weight), or the facts' own dense run stands in for each question's (False: one dense search a search, and the questions are not embedded). None: as the search profile says (standard: True; large: False). On the citation benchmark, with the other defaults above 100,000, False moves MAP by +0.0001 (0.1661 -> 0.1662; docs/experiments/2026-12-06-dense-once.md).",
     )
     fulltext_max_df: float | None = Field(
         default=None,
         gt=0,
         le=1,
-        description="Full-text BM25 leaves out the query's terms (words and word pairs) held by more than this share of the judgments, unless fewer than 8 distinct terms would remain; 1: every term. None: 1 for an index of at most COMMON_TERMS_UP_TO (100,000) judgments, FULLTEXT_MAX_DF (0.2) above, where those terms carry most of a long query's cost (~290 -> ~55 ms a facts query at 1,000,000) and little of its ranking (citation benchmark, defaults above 100,000: MAP 0.1621 -> 0.1661; docs/experiments/2026-12-06-common-terms.md).",
+        description="Full-text BM25 leaves out the query's terms (words and word pairs) held by more than this share of the judgments, unless fewer than 8 distinct terms would remain; 1: every term. None: as the search profile says (standard: 1; large: FULLTEXT_MAX_DF, 0.2), where those terms carry most of a long query's cost (~290 -> ~55 ms a facts query at 1,000,000) and little of its ranking (citation benchmark, defaults above 100,000: MAP 0.1621 -> 0.1661; docs/experiments/2026-12-06-common-terms.md).",
     )
     summary_max_df: float | None = Field(
         default=None,
         gt=0,
         le=1,
-        description="Summary BM25 leaves out the query's terms held by more than this share of the judgments' summaries, unless fewer than 8 distinct terms would remain; 1: every term. None: 1 for an index of at most COMMON_TERMS_UP_TO (100,000) judgments, SUMMARY_MAX_DF (0.5) above (a facts query at 1,000,000: ~99 -> ~71 ms; citation benchmark, the defaults above 100,000: MAP 0.1662 -> 0.1668; docs/experiments/2026-12-06-summary-common-terms.md).",
+        description="Summary BM25 leaves out the query's terms held by more than this share of the judgments' summaries, unless fewer than 8 distinct terms would remain; 1: every term. None: as the search profile says (standard: 1; large: SUMMARY_MAX_DF, 0.5) (a facts query at 1,000,000: ~99 -> ~71 ms; citation benchmark, the defaults above 100,000: MAP 0.1662 -> 0.1668; docs/experiments/2026-12-06-summary-common-terms.md).",
     )
     fusion_depth: int = Field(
         default=1000,
@@ -174,6 +192,23 @@ class SearchOptions(BaseModel):
                 f"weights for unknown retrievers {unknown}: known {list(RETRIEVERS)} (a weight of one not in `retrievers` is unused)"
             )
         return self
+
+    @field_validator("profile")
+    @classmethod
+    def _known_profile(cls, name: str | None) -> str | None:
+        if name is not None and name not in SEARCH_PROFILES:
+            raise ValueError(f"unknown search profile {name!r}: known {list(SEARCH_PROFILES)}")
+        return name
+
+    def under(self, profile: str) -> "SearchOptions":
+        """These options with the fields they leave unset (None) taken from `profile`
+        (SEARCH_PROFILES); `profile` is recorded in `.profile`."""
+        if profile not in SEARCH_PROFILES:  # a model_copy(update=...) is not validated
+            from aqgr.foundation.errors import UnknownNameError
+
+            raise UnknownNameError("search profile", profile, list(SEARCH_PROFILES))
+        unset = {name: value for name, value in SEARCH_PROFILES[profile].items() if getattr(self, name) is None}
+        return self.model_copy(update={**unset, "profile": profile})
 
     def fusion_weights(self, names: Sequence[str]) -> list[float] | None:
         """The weights of the runs of the retrievers `names`, in that order (None: equal)."""

@@ -56,12 +56,6 @@ from aqgr.foundation.parallel import side_by_side
 from aqgr.llm.deadline import task as model_task
 from aqgr.pipeline.citation_guard import grounded_questions
 from aqgr.pipeline.config import (
-    COMMON_TERMS_UP_TO,
-    DENSE_QUESTIONS_UP_TO,
-    FULLTEXT_MAX_DF,
-    FULLTEXT_QUESTIONS_UP_TO,
-    RESCORE_QUESTIONS_UP_TO,
-    SUMMARY_MAX_DF,
     SearchOptions,
 )
 from aqgr.pipeline.explain import Candidate, Explainer
@@ -70,7 +64,7 @@ from aqgr.pipeline.questions import QuestionGenerator
 from aqgr.pipeline.relevance import RelevanceScorer
 from aqgr.retrieval.embedded.retrievers import Dense, FullTextBM25, SummaryBM25, optional_retrievers, vector_retrievers
 from aqgr.retrieval.fusion import fusers
-from aqgr.retrieval.protocol import Index
+from aqgr.retrieval.protocol import Filterable, Index, Rescoring
 from aqgr.retrieval.text import strip_masks
 from aqgr.retrieval.types import ScoredDoc, arrays_of, id_hash, ranked_arrays
 from aqgr.schemas.filters import FacetCount, Facets, Filters
@@ -222,6 +216,12 @@ class Searcher:
         return self._correspondence() if self._correspondence is not None else None
 
     # -- step 1: the questions ---------------------------------------------
+    def resolved(self, options: SearchOptions | None = None) -> SearchOptions:
+        """`options` (default: the searcher's) with the fields they leave unset taken from their
+        search profile, else the index's (recorded when it was built; retrieval/spec.py)."""
+        options = options or self.options
+        return options.under(options.profile or self.index.profile)
+
     def plan(
         self,
         facts: str,
@@ -242,7 +242,7 @@ class Searcher:
         many(questions, "questions", "['Whether a dying declaration alone can sustain a conviction?']")
         many(restrict, "restrict", "{'SC12', 'SC40'}")
         many(exclude, "exclude", "{'SC12'}")
-        options = options or self.options
+        options = self.resolved(options)
         facts = self._check_facts(facts, options)
         check_texts(questions, "questions")
         chosen = tuple(" ".join(q.split()) for q in questions or () if q and q.strip())
@@ -444,6 +444,7 @@ class Searcher:
             dropped_citations=sum(e.dropped_citations for e in grounded) + plan.dropped_questions,
             notes=list(dict.fromkeys(notes)),
             filters=plan.filters,
+            profile=options.profile,
         )
 
     # -- step 5: pinpoints -------------------------------------------------
@@ -576,7 +577,7 @@ class Searcher:
     def facets(self, ids: Sequence[str]) -> Facets | None:
         """Counts per court, year, statute, ... over the judgments `ids` (a search's candidates);
         None when the index stores no filter fields."""
-        reader = getattr(self.index, "facets", None)
+        reader = self.index.facets if isinstance(self.index, Filterable) else None
         if reader is None:
             return None
         counted = self.index.ns_of(dict.fromkeys(ids))
@@ -594,23 +595,20 @@ class Searcher:
         clauses that matched none (unknown court or judge: an empty result, not an error)."""
         if not filters:
             return restrict, ()
-        reader = getattr(self.index, "facets", None)
+        filterable = isinstance(self.index, Filterable)
+        reader = self.index.facets if filterable else None
         if reader is None:
-            where = str(getattr(self.index, "directory", None) or getattr(self.index, "uri", "") or "this archive")
             why = (
                 "was built before search filters existed"
-                if hasattr(self.index, "facets")
+                if filterable
                 else "is on a backend that does not store filter fields (only the embedded index does)"
             )
-            raise NoFiltersError(where, why)
+            raise NoFiltersError(self.index.location, why)
         table = self.correspondence
         selection = reader.select(filters, table.section_equivalents if table else None)
         if selection.ns is None:
             return restrict, tuple(selection.notes)
-        made = getattr(self.index, "admitted", None)  # the numbers as they are, not a set of ids
-        admitted = (
-            made(selection.ns, selection.where) if made is not None else frozenset(self.index.ids_of(selection.ns))
-        )
+        admitted = self.index.admitted(selection.ns, selection.where)  # the numbers as they are, not a set of ids
         return (admitted if restrict is None else frozenset(d for d in restrict if d in admitted)), tuple(
             selection.notes
         )
@@ -643,18 +641,15 @@ class Searcher:
 
     def _reused_runs(self, plan: Plan, facts_runs: Sequence[tuple[str, list[ScoredDoc]]]) -> dict[str, list[ScoredDoc]]:
         """retriever -> the facts' run that stands in for each question's run of it: the full text's
-        when `fulltext_questions` is off, or unset and the index holds over FULLTEXT_QUESTIONS_UP_TO
-        judgments; the dense one's likewise by `dense_questions` and DENSE_QUESTIONS_UP_TO (the
+        when `fulltext_questions` is off (as in the "large" search profile); the dense one's likewise
+        by `dense_questions` (the
         plan's facts runs, else `facts_runs`, else read now)."""
         options = plan.options
         names = self._retrievers(options)
         once = [
             name
-            for name, wanted, up_to in (
-                (FULLTEXT, options.fulltext_questions, FULLTEXT_QUESTIONS_UP_TO),
-                (DENSE, options.dense_questions, DENSE_QUESTIONS_UP_TO),
-            )
-            if name in names and not (wanted if wanted is not None else len(self.index) <= up_to)
+            for name, wanted in ((FULLTEXT, options.fulltext_questions), (DENSE, options.dense_questions))
+            if name in names and not wanted
         ]
         if not once or not plan.questions:
             return {}
@@ -668,35 +663,23 @@ class Searcher:
 
     def _max_df(self, options: SearchOptions) -> dict[str, dict[str, float]]:
         """{"max_df": {retriever: share}} for the BM25 queries that leave out common terms
-        (`fulltext_max_df`, `summary_max_df`; unset, above COMMON_TERMS_UP_TO judgments: the
-        defaults), {} when none does or the index cannot (Milvus scores BM25 itself)."""
-        if not getattr(self.index, "leaves_out_common_terms", False):
+        (`fulltext_max_df`, `summary_max_df` below 1, as in the "large" search profile), {} when
+        none does or the index cannot (Milvus scores BM25 itself)."""
+        if not isinstance(self.index, Rescoring):
             return {}
-        large = len(self.index) > COMMON_TERMS_UP_TO
         shares = {FULLTEXT: options.fulltext_max_df, SUMMARY_BM25: options.summary_max_df}
-        defaults = {FULLTEXT: FULLTEXT_MAX_DF, SUMMARY_BM25: SUMMARY_MAX_DF}
-        chosen = {
-            name: share if share is not None else defaults[name] if large else 1.0 for name, share in shares.items()
-        }
-        cut = {name: share for name, share in chosen.items() if share < 1}
+        cut = {name: share for name, share in shares.items() if share is not None and share < 1}
         return {"max_df": cut} if cut else {}
 
     def _rescored_from(
         self, plan: Plan, facts_runs: Sequence[tuple[str, list[ScoredDoc]]], reused: Mapping[str, list[ScoredDoc]]
     ) -> dict[str, list[ScoredDoc]]:
         """retriever -> the facts' run that each question's run of it re-ranks (`rescore_questions`
-        on, or unset and the index holds over RESCORE_QUESTIONS_UP_TO judgments): the plan's facts
+        on, as in the "large" search profile): the plan's facts
         runs, else `facts_runs`, less those `reused`; {} when off or when the facts' runs were not
         read (the user's questions without the facts-alone query)."""
         wanted = plan.options.rescore_questions
-        if wanted is None:
-            wanted = len(self.index) > RESCORE_QUESTIONS_UP_TO
-        if (
-            not wanted
-            or not plan.questions
-            or plan.options.question_alone
-            or getattr(self.index, "rescore", None) is None
-        ):
+        if not wanted or not plan.questions or plan.options.question_alone or not isinstance(self.index, Rescoring):
             return {}
         return {name: run for name, run in (*(plan.facts_runs or ()), *facts_runs) if name not in reused}
 

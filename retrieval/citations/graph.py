@@ -27,8 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import islice
@@ -36,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from aqgr.foundation.files import atomic_file
 from aqgr.retrieval.citations.treatment import SEVERITY, WARN, Treatment
 
 FORMAT = "citations.v3"  # v2: each link keeps how it was found and the matched text; v3: and its treatment
@@ -225,14 +224,8 @@ class CitationGraph:
                     [*pair, mention.how, mention.text] + ([t.label, t.sentence, t.start, t.end, t.cue] if t else [])
                 )
         body = {"format": FORMAT, "judgments": ids_digest(judgments), "links": links}
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".citations-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w") as f:
-                json.dump(body, f)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with atomic_file(path) as f:
+            json.dump(body, f)
 
     @classmethod
     def load(cls, path: Path, judgments: Iterable[str] | None = None) -> "CitationGraph | None":

@@ -18,13 +18,13 @@ then the judgments that cite and are cited by none), `nodes` (the number of node
 from __future__ import annotations
 
 import logging
-import os
-import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from aqgr.foundation.files import atomic_file
 
 log = logging.getLogger(__name__)
 
@@ -61,9 +61,8 @@ def save(path: Path, generation: str, graph: Snapshot, *, mode: int = 0o644) -> 
         path.unlink(missing_ok=True)
         return False
     blob = np.frombuffer("".join(f"{name}\n" for name in names).encode(), dtype=np.uint8)
-    handle, temporary = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(handle, "wb") as out:
+        with atomic_file(path, "wb", permissions=mode) as out:  # readable by whoever can read the store
             np.savez(
                 out,
                 format=np.array(FORMAT),
@@ -73,12 +72,9 @@ def save(path: Path, generation: str, graph: Snapshot, *, mode: int = 0o644) -> 
                 citing=np.asarray(graph.citing, dtype=np.int32),
                 cited=np.asarray(graph.cited, dtype=np.int32),
             )
-        os.chmod(temporary, mode)  # readable by whoever can read the store (mkstemp makes it private)
-        os.replace(temporary, path)
         return True
     except OSError as exc:
         log.warning("the citation graph's snapshot %s was not written (%s): searches read the store instead", path, exc)
-        Path(temporary).unlink(missing_ok=True)
         path.unlink(missing_ok=True)
         return False
 

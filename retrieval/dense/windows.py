@@ -176,6 +176,41 @@ class QueryVectors:
         return [self.one(t) for t in texts]
 
 
+def combine_vectors(base: np.ndarray | None, extra: np.ndarray | None, weight: float) -> np.ndarray | None:
+    """normalise(base + weight * extra): a query vector leaning towards `extra` (a question)
+    without embedding the combined text again (the facts' vector is memoised)."""
+    if base is None or extra is None or weight == 0:
+        return base if base is not None else extra
+    mixed = np.asarray(base, dtype=np.float32) + np.float32(weight) * np.asarray(extra, dtype=np.float32)
+    norm = float(np.linalg.norm(mixed))
+    return (mixed / norm).astype(np.float32) if norm > 0 else None
+
+
+class EmbedsQueries:
+    """The query-embedding half of `protocol.Index`, once for both backends: each holds its
+    queries' vectors in `self._queries` (a QueryVectors over its embedder and known sentences)."""
+
+    _queries: QueryVectors
+
+    def embed_query(self, text: str) -> np.ndarray | None:
+        """A query's normalised vector (its windows embedded and mean-pooled); memoised."""
+        return self._queries.one(text)
+
+    def embedding_calls(self, text: str) -> list[Callable[[], object]]:
+        """The model calls embedding `text`'s windows one each, to run side by side before
+        `embed_query(text)` (`QueryVectors.calls`)."""
+        return self._queries.calls(text)
+
+    def embed_queries(self, texts: Sequence[str]) -> list[np.ndarray | None]:
+        """`embed_query` of each text, the windows of all texts embedded in one model call."""
+        return self._queries.many(texts)
+
+    @staticmethod
+    def combined_vector(base: np.ndarray | None, extra: np.ndarray | None, weight: float) -> np.ndarray | None:
+        """normalise(base + weight * extra) (`combine_vectors`)."""
+        return combine_vectors(base, extra, weight)
+
+
 def flatten_windows(doc_windows: Sequence[Sequence[str]]) -> tuple[list[str], np.ndarray]:
     """All windows in document order, and the document position of each."""
     texts = [w for windows in doc_windows for w in windows]

@@ -53,21 +53,24 @@ from typing import ClassVar
 import numpy as np
 
 from aqgr.foundation.allocator import release_freed, tune_for_build
-from aqgr.foundation.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
+from aqgr.foundation.errors import EmptyArchiveError, IndexMismatchError, NoIndexError
 from aqgr.foundation.paths import file_sha256
 from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
 from ..dense.cache import EmbeddingCache
-from ..dense.embedders import Embedder, embedders
-from ..dense.windows import QueryVectors, embed_sentences
+from ..dense.embedders import Embedder
+from ..dense.windows import EmbedsQueries, QueryVectors, embed_sentences
 from ..documents import query_sentences, slot_texts, summary_fingerprint
+from ..manifest import MANIFEST, compare, manifest_embedder, resolve_embedder, write_manifest
+from ..manifest import check_files as check_manifest_files
 from ..protocol import select_retrievers
 from ..spec import (
     FULLTEXT_NGRAMS,  # noqa: F401 (re-exported)
     IndexSpec,
     Progress,
+    profile_for,
 )
-from ..text import OLDER_DEFAULT_TOKENIZERS, tokenizers
+from ..text import tokenizers
 from ..types import ScoredDoc, Where, ranked
 from .docstore import DocStore
 from .facets import FACETS_VERSION, DocFacets, FacetReader, facets_of
@@ -81,7 +84,6 @@ from .retrievers import RETRIEVERS, BuildContext, NewDoc, Query, Retriever, retr
 # 4: a directory updated in place: docs.sqlite (documents by n and generation), one folder per
 #    retriever (lexical engines, dense segments), the generation committed by the manifest.
 FORMAT_VERSION = 4
-MANIFEST = "manifest.json"
 # Documents tokenised, embedded and written together (bounds a build's memory).
 BATCH = 256
 # A long build or update commits a generation every this many documents: a killed run loses at
@@ -91,55 +93,6 @@ COMMIT_EVERY = 20_000
 # live (hidden until compaction) and ties at the cut (ordered by the id hash here, never by the
 # engine's insertion order) do not shorten or decide a run.
 OVERFETCH = 16
-
-
-def summarizer_of(summaries: Sequence[StructuredSummary]) -> str | None:
-    """The engine that wrote `summaries` (their provenance), or None when several did."""
-    engines = {s.provenance.engine for s in summaries}
-    return engines.pop() if len(engines) == 1 else None
-
-
-def _sha256_file(path: Path) -> str:
-    return file_sha256(path)
-
-
-def combine_vectors(base: np.ndarray | None, extra: np.ndarray | None, weight: float) -> np.ndarray | None:
-    """normalise(base + weight * extra): a query vector leaning towards `extra` (a question)
-    without embedding the combined text again (the facts' vector is memoised)."""
-    if base is None or extra is None or weight == 0:
-        return base if base is not None else extra
-    mixed = np.asarray(base, dtype=np.float32) + np.float32(weight) * np.asarray(extra, dtype=np.float32)
-    norm = float(np.linalg.norm(mixed))
-    return (mixed / norm).astype(np.float32) if norm > 0 else None
-
-
-def _resolve_embedder(spec: IndexSpec, embedder: Embedder | None) -> Embedder:
-    if embedder is None:
-        return embedders.create(spec.embedder)
-    if embedder.name != spec.embedder:
-        raise ValueError(f"embedder {embedder.name!r} given but the spec names {spec.embedder!r}")
-    return embedder
-
-
-def _write_json_atomic(path: Path, body: dict) -> None:
-    tmp = path.parent / f".{path.name}.tmp-{uuid.uuid4().hex[:8]}"
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(body, fh, ensure_ascii=False, indent=1)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    try:
-        fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    except OSError:  # a filesystem that cannot fsync a directory
-        pass
 
 
 class _SentenceVectors(Mapping):
@@ -206,7 +159,7 @@ class LazyIdf(Mapping):
         raise TypeError("the idf of an index is looked up term by term, not counted")
 
 
-class SummaryIndex:
+class SummaryIndex(EmbedsQueries):
     """The retrievers of retrieval/embedded/retrievers.py (bm25, dense, fulltext when made with full
     texts) over the same documents (one per summary), in one directory."""
 
@@ -214,7 +167,6 @@ class SummaryIndex:
     needs_uri: ClassVar[bool] = False  # the index lives in its directory (retrieval/backends.py)
     takes_full_texts: ClassVar[bool] = True  # made with full texts, it has the optional "fulltext" retriever
     serves: ClassVar[tuple[str, ...]] = RETRIEVERS  # every registered retriever (an index has those it was made with)
-    leaves_out_common_terms: ClassVar[bool] = True  # `retrieve(max_df=...)`, `rescore(max_df=...)`
 
     def __init__(
         self,
@@ -257,17 +209,19 @@ class SummaryIndex:
         *,
         embedder: Embedder | None = None,
         full_texts: bool = False,
+        profile: str | None = None,
     ) -> "SummaryIndex":
         """A new, empty index in `directory` (a new or empty directory; None: a temporary one,
         removed with the object unless `save` moves it elsewhere). `full_texts`: it will have the
-        full-text retriever (its documents then come with their judgments' texts)."""
+        full-text retriever (its documents then come with their judgments' texts). `profile`: the
+        search profile the manifest records (retrieval/spec.py; None: decided by size when searched)."""
         spec = spec or IndexSpec()
         temporary = directory is None
         path = Path(tempfile.mkdtemp(prefix="aqgr-index-")) if temporary else Path(directory)
         if path.exists() and (not path.is_dir() or any(path.iterdir())):
             raise FileExistsError(f"{path} exists and is not empty: choose another directory")
         path.mkdir(parents=True, exist_ok=True)
-        embedder = _resolve_embedder(spec, embedder)
+        embedder = resolve_embedder(spec, embedder)
         registry = DocStore(path, create=True)
         registry.mark_facets(FACETS_VERSION)
         parts = {}
@@ -286,8 +240,10 @@ class SummaryIndex:
             "n_docs": 0,
             "created_at": datetime.now(UTC).isoformat(),
         }
+        if profile is not None:
+            manifest["search_profile"] = profile
         manifest["sha256"] = {}
-        _write_json_atomic(path / MANIFEST, manifest)
+        write_manifest(path / MANIFEST, manifest)
         return cls(path, manifest, spec, embedder, registry, parts, temporary=temporary)
 
     @classmethod
@@ -302,6 +258,7 @@ class SummaryIndex:
         full_texts: Mapping[str, str] | Callable[[str], str | None] | None = None,
         directory: str | Path | None = None,
         total: int | None = None,
+        profile: str | None = None,
     ) -> "SummaryIndex":
         """Index `summaries` (one document each, streamed) as `spec` says (default: IndexSpec()).
 
@@ -311,8 +268,9 @@ class SummaryIndex:
         (judgment id -> its whole text, a mapping or a function) adds the "fulltext" retriever:
         BM25 over the judgments themselves, for recall beyond what the summaries kept.
         `directory`: where (default: a temporary directory, see `create`); `total`: the number
-        of summaries, for progress. Raises EmptyArchiveError for no summaries."""
-        index = cls.create(directory, spec, embedder=embedder, full_texts=full_texts is not None)
+        of summaries, for progress; `profile`: the search profile to record (see `create`).
+        Raises EmptyArchiveError for no summaries."""
+        index = cls.create(directory, spec, embedder=embedder, full_texts=full_texts is not None, profile=profile)
         try:
             index.update(summaries, cache=cache, progress=progress, full_texts=full_texts, total=total)
             if not len(index):
@@ -543,11 +501,11 @@ class SummaryIndex:
         }
         known = self._manifest.get("sha256", {})  # the parts' files are immutable: a recorded digest stands
         manifest["sha256"] = {
-            name: known.get(name) or _sha256_file(self.directory / name)
+            name: known.get(name) or file_sha256(self.directory / name)
             for part in self._parts.values()
             for name in part.files()
         }
-        _write_json_atomic(self.directory / MANIFEST, manifest)
+        write_manifest(self.directory / MANIFEST, manifest)
         self._manifest = manifest
         self._purge()
         self._fingerprints = None
@@ -685,9 +643,9 @@ class SummaryIndex:
             raise IndexMismatchError(
                 str(path), [f"manifest.json is unreadable ({type(exc).__name__}: {exc})"]
             ) from None
-        differences = _compare(manifest, spec, expect)
-        differences += _check_files(path, manifest, digests=False)
-        embedder, problem = _manifest_embedder(manifest, spec, embedder)
+        differences = compare(manifest, spec, expect, FORMAT_VERSION)
+        differences += check_manifest_files(path, manifest, digests=False)
+        embedder, problem = manifest_embedder(manifest, spec, embedder)
         if problem:
             differences.append(problem)
         if differences:
@@ -752,25 +710,18 @@ class SummaryIndex:
         return self._doc_ids
 
     @property
+    def location(self) -> str:
+        return str(self.directory)
+
+    @property
+    def profile(self) -> str:
+        """The search profile recorded at build, else the one of the index's size (retrieval/spec.py)."""
+        return self._manifest.get("search_profile") or profile_for(len(self))
+
+    @property
     def manifest(self) -> dict:
+        """A copy of the manifest: spec, embedder, doc ids, timings."""
         return json.loads(json.dumps(self._manifest))
-
-    def embed_query(self, text: str) -> np.ndarray | None:
-        """A query's normalised vector (its windows embedded and mean-pooled); memoised."""
-        return self._queries.one(text)
-
-    def embedding_calls(self, text: str) -> list[Callable[[], object]]:
-        """The model calls embedding `text`'s windows one each, to run side by side before
-        `embed_query(text)` (retrieval/dense/windows.py `QueryVectors.calls`)."""
-        return self._queries.calls(text)
-
-    def embed_queries(self, texts: Sequence[str]) -> list[np.ndarray | None]:
-        """`embed_query` of each text, the windows of all texts embedded in one model call."""
-        return self._queries.many(texts)
-
-    @staticmethod
-    def combined_vector(base: np.ndarray | None, extra: np.ndarray | None, weight: float) -> np.ndarray | None:
-        return combine_vectors(base, extra, weight)
 
     @property
     def facets(self) -> FacetReader | None:
@@ -954,39 +905,6 @@ def _texts_fingerprint(texts: Mapping[str, str]) -> str:
     ).hexdigest()[:20]
 
 
-def _compare(manifest: dict, spec: IndexSpec, expect: IndexSpec | None, version: int = FORMAT_VERSION) -> list[str]:
-    diffs = []
-    if manifest.get("format_version") != version:
-        diffs.append(f"index format version {manifest.get('format_version')!r}, this aqgr reads {version!r}")
-    if manifest.get("schema_version") != SCHEMA_VERSION:
-        diffs.append(f"summary schema version {manifest.get('schema_version')!r}, current is {SCHEMA_VERSION!r}")
-    if expect is not None:
-        have, want = spec.describe(), expect.describe()
-        if "tokenizer" not in expect.model_fields_set and spec.tokenizer in OLDER_DEFAULT_TOKENIZERS:
-            # a spec that names no tokenizer takes the default's, and an index built with an older
-            # default keeps its own: updated and searched as built, until a rebuild adopts the new
-            want["tokenizer"] = have["tokenizer"]
-        for key in want:
-            if have[key] != want[key]:
-                diffs.append(f"{key} {have[key]!r}, expected {want[key]!r}")
-    return diffs
-
-
-def _check_files(path: Path, manifest: dict, *, digests: bool = True) -> list[str]:
-    """The manifest's immutable files against the disk: present, and (with `digests`, as
-    `aqgr check` asks) unchanged; without, only their presence (a load stays fast at any size)."""
-    diffs = []
-    recorded = manifest.get("sha256")
-    if not isinstance(recorded, dict):
-        return ["manifest lists no file checksums"]
-    for name, digest in sorted(recorded.items()):
-        if not (path / name).is_file():
-            diffs.append(f"file {name} is missing")
-        elif digests and _sha256_file(path / name) != digest:
-            diffs.append(f"file {name} changed since the index was saved")
-    return diffs
-
-
 def check_files(directory: str | Path) -> list[str]:
     """Every checksum of a saved embedded index, and the doc store's own check ([] when sound)."""
     path = Path(directory)
@@ -994,7 +912,7 @@ def check_files(directory: str | Path) -> list[str]:
         manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         return [f"manifest.json is unreadable ({exc})"]
-    problems = _check_files(path, manifest)
+    problems = check_manifest_files(path, manifest)
     try:
         registry = DocStore(path, read_only=True)
         try:
@@ -1034,22 +952,3 @@ def clean_leftovers(index_dir: str | Path) -> list[Path]:
         shutil.rmtree(leftover, ignore_errors=True) if leftover.is_dir() else leftover.unlink(missing_ok=True)
         removed.append(leftover)
     return removed
-
-
-def _manifest_embedder(
-    manifest: dict, spec: IndexSpec, embedder: Embedder | None
-) -> tuple[Embedder | None, str | None]:
-    """The embedder to query with, and a difference if it is not the one the index was built with."""
-    try:
-        embedder = _resolve_embedder(spec, embedder)
-    except (UnknownNameError, ValueError) as exc:
-        return None, f"embedder not available here ({exc})"
-    recorded = manifest.get("embedder", {})
-    if recorded.get("fingerprint") != embedder.fingerprint:
-        return embedder, (
-            f"embedder {spec.embedder!r} fingerprint {recorded.get('fingerprint')!r}, "
-            f"the installed one is {embedder.fingerprint!r}"
-        )
-    if recorded.get("dim") != embedder.dim:
-        return embedder, f"embedding dimension {recorded.get('dim')!r}, the embedder gives {embedder.dim}"
-    return embedder, None

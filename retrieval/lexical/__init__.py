@@ -35,7 +35,6 @@ import hashlib
 import json
 import math
 import operator
-import os
 import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -45,6 +44,7 @@ from typing import ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from aqgr.foundation.errors import IndexMismatchError, NoIndexError
+from aqgr.foundation.files import atomic_file
 from aqgr.foundation.registry import Registry
 
 from ..spec import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1, IDF_KINDS, QUERY_TF_KINDS
@@ -261,13 +261,8 @@ def new_directory(directory: Path | str) -> Path:
 
 def write_manifest(directory: Path | str, manifest: dict) -> None:
     """Write `lexical.json` atomically (a temporary file renamed into place)."""
-    path = Path(directory) / MANIFEST
-    tmp = path.with_name(f".{MANIFEST}.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
+    with atomic_file(Path(directory) / MANIFEST) as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def read_manifest(directory: Path | str, engine: str | None = None) -> dict:

@@ -164,19 +164,36 @@ def test_fulltext_once_makes_one_full_text_query_a_search(archive, monkeypatch):
     assert result.questions and reads.pairs == [(reads.pairs[0][0], "fulltext")] and result.hits
 
 
-def test_by_default_the_questions_read_the_full_text_up_to_a_size(archive, monkeypatch):
-    """`fulltext_questions` unset: each question reads the full text while the index is at most
-    FULLTEXT_QUESTIONS_UP_TO judgments; above it the facts' full-text run stands in."""
-    import aqgr.pipeline.search as search_module
+def _recorded(monkeypatch, searcher, profile: str) -> None:
+    """The index as if built with `profile` recorded in its manifest (as a build over 100,000 judgments records "large")."""
+    monkeypatch.setitem(searcher.index._manifest, "search_profile", profile)
 
+
+def test_the_index_records_its_search_profile_and_every_result_names_the_one_that_ran(archive, monkeypatch):
+    from aqgr.pipeline.config import SEARCH_PROFILES
+    from aqgr.retrieval.spec import SEARCH_PROFILES as NAMES
+
+    assert tuple(SEARCH_PROFILES) == NAMES  # what each sets, for every name an index may record
+    searcher = archive._searcher()
+    assert searcher.index.manifest["search_profile"] == "standard" == searcher.index.profile  # 17 judgments
+    assert searcher.search(DYING_DECLARATION_FACTS).profile == "standard"
+    assert archive.status()["index"]["search_profile"] == "standard"  # what `aqgr status` shows
+    _recorded(monkeypatch, searcher, "large")
+    assert searcher.search(DYING_DECLARATION_FACTS).profile == "large"
+    chosen = searcher.options.model_copy(update={"profile": "standard"})
+    assert searcher.search(DYING_DECLARATION_FACTS, options=chosen).profile == "standard"  # a search may name another
+
+
+def test_by_default_the_questions_read_the_full_text_in_the_standard_profile(archive, monkeypatch):
+    """`fulltext_questions` unset: each question reads the full text in the standard profile; in the
+    large one (an index built with over 100,000 judgments) the facts' full-text run stands in."""
     searcher = archive._searcher()
     assert searcher.options.fulltext_questions is None
     reads = Reads(monkeypatch, searcher.index)
-    monkeypatch.setattr(search_module, "FULLTEXT_QUESTIONS_UP_TO", len(searcher.index))
     result = searcher.search(DYING_DECLARATION_FACTS)
     assert result.questions and reads.by("fulltext") == 1 + len(result.questions)
     reads.pairs.clear()
-    monkeypatch.setattr(search_module, "FULLTEXT_QUESTIONS_UP_TO", len(searcher.index) - 1)
+    _recorded(monkeypatch, searcher, "large")
     result = searcher.search(DYING_DECLARATION_FACTS)
     assert result.questions and reads.by("fulltext") == 1
 
@@ -214,6 +231,34 @@ def test_the_command_line_and_the_server_choose_how_often_the_full_text_is_read(
             ]
 
 
+def test_the_command_line_and_the_server_choose_the_profile(archive):
+    import json
+
+    from typer.testing import CliRunner
+
+    from aqgr.interfaces.cli import app
+
+    searcher = archive._searcher()
+    large = searcher.search(DYING_DECLARATION_FACTS, options=searcher.options.model_copy(update={"profile": "large"}))
+    assert large.profile == "large"
+    args = ["search", DYING_DECLARATION_FACTS, "--home", str(archive.home), "--json"]
+    result = CliRunner().invoke(app, [*args, "--profile", "large"])
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.stdout)
+    assert found["profile"] == "large"
+    assert [(h["judgment_id"], h["score"]) for h in found["hits"]] == [(h.judgment_id, h.score) for h in large.hits]
+    refused = CliRunner().invoke(app, [*args, "--profile", "huge"])
+    assert refused.exit_code == 2 and "one of standard, large" in refused.output
+    from aqgr.interfaces.server import create_app
+    from tests.server.conftest import TestClient
+
+    with TestClient(create_app(archive=archive)) as client:
+        response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS, "options": {"profile": "large"}})
+        assert response.status_code == 200 and response.json()["profile"] == "large", response.text
+        bad = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS, "options": {"profile": "huge"}})
+        assert bad.status_code == 422
+
+
 def test_dense_once_makes_one_dense_search_a_search_and_embeds_no_question(archive, monkeypatch):
     """`dense_questions` off: the facts' dense run stands in for each question's, so a search reads
     the dense retriever once and embeds no question; the lexical retrievers still read each one."""
@@ -247,19 +292,16 @@ def test_dense_once_makes_one_dense_search_a_search_and_embeds_no_question(archi
     assert reads.by("dense") == 1 and reads.by("bm25") == 2 and result.hits
 
 
-def test_by_default_the_questions_read_the_dense_retriever_up_to_a_size(archive, monkeypatch):
-    """`dense_questions` unset: each question reads the dense retriever while the index is at most
-    DENSE_QUESTIONS_UP_TO judgments; above it the facts' dense run stands in."""
-    import aqgr.pipeline.search as search_module
-
+def test_by_default_the_questions_read_the_dense_retriever_in_the_standard_profile(archive, monkeypatch):
+    """`dense_questions` unset: each question reads the dense retriever in the standard profile; in
+    the large one the facts' dense run stands in."""
     searcher = archive._searcher()
     assert searcher.options.dense_questions is None
     reads = Reads(monkeypatch, searcher.index)
-    monkeypatch.setattr(search_module, "DENSE_QUESTIONS_UP_TO", len(searcher.index))
     result = searcher.search(DYING_DECLARATION_FACTS)
     assert result.questions and reads.by("dense") == 1 + len(result.questions)
     reads.pairs.clear()
-    monkeypatch.setattr(search_module, "DENSE_QUESTIONS_UP_TO", len(searcher.index) - 1)
+    _recorded(monkeypatch, searcher, "large")
     result = searcher.search(DYING_DECLARATION_FACTS)
     assert result.questions and reads.by("dense") == 1
 
@@ -330,20 +372,17 @@ def test_rescored_question_runs_score_as_a_search_over_the_facts_candidates(arch
     assert reads.by("bm25") == reads.by("fulltext") == 1 + len(plan.questions)
 
 
-def test_by_default_the_questions_are_rescored_above_a_size(archive, monkeypatch):
-    """`rescore_questions` unset: a question's BM25 runs search the archive while it holds at most
-    RESCORE_QUESTIONS_UP_TO judgments, and re-rank the facts' runs above it."""
-    import aqgr.pipeline.search as search_module
-
+def test_by_default_the_questions_are_rescored_in_the_large_profile(archive, monkeypatch):
+    """`rescore_questions` unset: a question's BM25 runs search the archive in the standard profile,
+    and re-rank the facts' runs in the large one."""
     searcher = archive._searcher()
     assert searcher.options.rescore_questions is None
     reads = Reads(monkeypatch, searcher.index)
     every = searcher.options.model_copy(update={"fulltext_questions": True})
-    monkeypatch.setattr(search_module, "RESCORE_QUESTIONS_UP_TO", len(searcher.index))
     result = searcher.search(DYING_DECLARATION_FACTS, options=every)
     assert result.questions and reads.by("bm25") == 1 + len(result.questions)
     reads.pairs.clear()
-    monkeypatch.setattr(search_module, "RESCORE_QUESTIONS_UP_TO", len(searcher.index) - 1)
+    _recorded(monkeypatch, searcher, "large")
     result = searcher.search(DYING_DECLARATION_FACTS, options=every)
     assert result.questions and result.hits and reads.by("bm25") == reads.by("fulltext") == 1
 
@@ -394,21 +433,19 @@ class MaxDf:
             monkeypatch.setattr(kind, "search", search)
 
 
-def test_by_default_the_bm25_queries_leave_out_common_terms_above_a_size(archive, monkeypatch):
-    """`fulltext_max_df` and `summary_max_df` unset: every term of the BM25 queries is searched while
-    the index holds at most COMMON_TERMS_UP_TO judgments; above it, the full text leaves out those in
-    more than FULLTEXT_MAX_DF of the judgments, the summaries those in more than SUMMARY_MAX_DF."""
-    import aqgr.pipeline.search as search_module
+def test_by_default_the_bm25_queries_leave_out_common_terms_in_the_large_profile(archive, monkeypatch):
+    """`fulltext_max_df` and `summary_max_df` unset: every term of the BM25 queries is searched in the
+    standard profile; in the large one the full text leaves out those in more than FULLTEXT_MAX_DF of
+    the judgments, the summaries those in more than SUMMARY_MAX_DF."""
     from aqgr.pipeline.config import FULLTEXT_MAX_DF, SUMMARY_MAX_DF
 
     searcher = archive._searcher()
     assert searcher.options.fulltext_max_df is None and searcher.options.summary_max_df is None
     seen = MaxDf(monkeypatch)
-    monkeypatch.setattr(search_module, "COMMON_TERMS_UP_TO", len(searcher.index))
     assert searcher.search(DYING_DECLARATION_FACTS).hits
     assert set(seen.seen["fulltext"]) == {None} and set(seen.seen["bm25"]) == {None}
     seen.seen = {"fulltext": [], "bm25": []}
-    monkeypatch.setattr(search_module, "COMMON_TERMS_UP_TO", len(searcher.index) - 1)
+    _recorded(monkeypatch, searcher, "large")
     assert searcher.search(DYING_DECLARATION_FACTS).hits
     assert set(seen.seen["fulltext"]) == {FULLTEXT_MAX_DF} and set(seen.seen["bm25"]) == {SUMMARY_MAX_DF}
     seen.seen = {"fulltext": [], "bm25": []}

@@ -24,7 +24,7 @@ from retrieval_samples import CORPUS, summary
 from aqgr.foundation.errors import EmptyArchiveError, IndexMismatchError, NoIndexError, UnknownNameError
 from aqgr.retrieval.backends import backend_class, build_index, canonical, load_index
 from aqgr.retrieval.documents import slot_texts, summary_fingerprint
-from aqgr.retrieval.protocol import Index
+from aqgr.retrieval.protocol import Filterable, Index, Rescoring
 from aqgr.retrieval.spec import IndexSpec
 from aqgr.retrieval.types import ranked
 from aqgr.schemas.summary import Provenance
@@ -51,6 +51,9 @@ BACKENDS = {
     "embedded+fulltext": ("embedded", True),
     "milvus": ("milvus", False),
 }
+
+
+BACKENDS_KIND = {name: kind for name, (kind, _) in BACKENDS.items()}
 
 
 def _needs(backend: str) -> None:
@@ -92,6 +95,31 @@ def test_both_are_an_index(built):
     assert type(loaded) is type(index) is backend_class(backend)
     assert index.backend == canonical(backend)
     assert set(loaded.retrievers) <= set(type(index).serves)  # what the evaluation plans with
+
+
+# What each backend claims of the optional protocols (retrieval/protocol.py); the search checks them
+# by type, so a backend that claims one must keep it, and one that does not is searched without it.
+OPTIONAL = {"embedded": {Filterable, Rescoring}, "milvus": set()}
+
+
+def test_the_optional_protocols_each_backend_claims_hold(built):
+    backend, index, directory, loaded = built
+    claimed = OPTIONAL[BACKENDS_KIND[backend]]
+    for protocol in (Filterable, Rescoring):
+        assert isinstance(loaded, protocol) == (protocol in claimed), (backend, protocol.__name__)
+    assert isinstance(loaded.location, str) and loaded.location
+    if Filterable in claimed:
+        everything = loaded.ns_of(IDS)
+        assert loaded.ids_of(everything) == IDS and loaded.facets is not None
+        assert set(loaded.admitted(everything)) == set(IDS)
+        assert {
+            d.doc_id for d in loaded.retrieve(QUERIES[0], 10, restrict=loaded.admitted(everything[:2]))["bm25"]
+        } <= set(IDS[:2])
+    if Rescoring in claimed:
+        facts, question = QUERIES[0], "section 304B IPC " + QUERIES[0]
+        base = loaded.retrieve(facts, 100, retrievers=["bm25"], max_df={"bm25": 1.0})
+        again = loaded.rescore(question, facts, base)
+        assert {d.doc_id for d in again["bm25"]} == {d.doc_id for d in base["bm25"]}  # a re-ranking, not a search
 
 
 def test_build_save_load_round_trip(built):
@@ -269,7 +297,8 @@ def fresh(request, tmp_path, milvus_home):
 
 
 def _update(index, full: bool, added=(), removed=()):
-    return index.update(added, removed, full_texts=NEW_FULL_TEXTS.get if full else None)
+    added = list(added)  # as the archive's indexer calls it: with the count, for progress
+    return index.update(added, removed, full_texts=NEW_FULL_TEXTS.get if full else None, total=len(added))
 
 
 def _ids(runs) -> dict[str, list[str]]:

@@ -142,7 +142,7 @@ def test_an_update_that_stops_before_its_manifest_leaves_the_previous_generation
     def killed(*args, **kwargs):
         raise KeyboardInterrupt("killed before the manifest")
 
-    monkeypatch.setattr(index_module, "_write_json_atomic", killed)
+    monkeypatch.setattr(index_module, "write_manifest", killed)
     with pytest.raises(KeyboardInterrupt):
         index.update(
             [summary("C9", facts="Dowry death cruelty dowry dowry."), _made_again(CORPUS[1], facts="Nothing.")],
@@ -268,7 +268,7 @@ m.BATCH, m.COMMIT_EVERY = 2, 4
 docs = [summary(f"K{i}", facts=f"Judgment number {i} about dowry and land {i % 3}.") for i in range(11)]
 full = {d.judgment_id: d.facts for d in docs}
 calls = {"n": 0}
-target = {"stage": "stage", "add": "add", "commit": "_write_json_atomic", "purge": "_purge"}.get(point.split(":")[0])
+target = {"stage": "stage", "add": "add", "commit": "write_manifest", "purge": "_purge"}.get(point.split(":")[0])
 after = int(point.split(":")[1])
 
 def die():
@@ -281,11 +281,11 @@ if target == "stage":
     def stage(self, *a, **k):
         out = original(self, *a, **k); die(); return out
     m.DocStore.stage = stage
-elif target == "_write_json_atomic":
-    original = m._write_json_atomic
+elif target == "write_manifest":
+    original = m.write_manifest
     def write(*a, **k):
         die(); return original(*a, **k)
-    m._write_json_atomic = write
+    m.write_manifest = write
 elif target == "_purge":
     original = m.SummaryIndex._purge
     def purge(self):

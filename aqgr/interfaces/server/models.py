@@ -57,29 +57,33 @@ class SearchOptionsPatch(_Request):
         default=None,
         description="Rank a hit that a later judgment of the archive overruled just below that judgment, when it is among the hits (default off; the hit is never dropped and keeps its warning).",
     )
+    profile: Literal["standard", "large"] | None = Field(
+        default=None,
+        description="The search profile: standard (every question reads every retriever with every term) or large (the facts' candidates re-ranked, common terms left out). Omitted: the index's, recorded when it was built (GET /api/status).",
+    )
     fulltext_questions: bool | None = Field(
         default=None,
-        description="true: each question also reads the judgments' full texts; false: the facts' full-text run stands in for the questions' (one full-text query a search). Omitted: the archive's setting (by default each question up to 100,000 judgments, once above).",
+        description="true: each question also reads the judgments' full texts; false: the facts' full-text run stands in for the questions' (one full-text query a search). Omitted: the archive's setting (by default as the search profile says: each question in standard, once in large).",
     )
     dense_questions: bool | None = Field(
         default=None,
-        description="true: each question also reads the dense retriever; false: the facts' dense run stands in for the questions' (one dense search a search). Omitted: the archive's setting (by default each question up to 100,000 judgments, once above).",
+        description="true: each question also reads the dense retriever; false: the facts' dense run stands in for the questions' (one dense search a search). Omitted: the archive's setting (by default as the search profile says: each question in standard, once in large).",
     )
     rescore_questions: bool | None = Field(
         default=None,
-        description="true: a question's BM25 runs re-rank the facts' candidates (the same scores, in milliseconds); false: they search the whole archive. Omitted: the archive's setting (by default search up to 100,000 judgments, re-rank above).",
+        description="true: a question's BM25 runs re-rank the facts' candidates (the same scores, in milliseconds); false: they search the whole archive. Omitted: the archive's setting (by default as the search profile says: search in standard, re-rank in large).",
     )
     fulltext_max_df: float | None = Field(
         default=None,
         gt=0,
         le=1,
-        description="Full-text BM25 leaves out the query's terms held by more than this share of the judgments (1: every term). Omitted: the archive's setting (by default every term up to 100,000 judgments, those in at most 20% of them above).",
+        description="Full-text BM25 leaves out the query's terms held by more than this share of the judgments (1: every term). Omitted: the archive's setting (by default as the search profile says: every term in standard, those in at most 20% of them in large).",
     )
     summary_max_df: float | None = Field(
         default=None,
         gt=0,
         le=1,
-        description="Summary BM25 leaves out the query's terms held by more than this share of the summaries (1: every term). Omitted: the archive's setting (by default every term up to 100,000 judgments, those in at most half of them above).",
+        description="Summary BM25 leaves out the query's terms held by more than this share of the summaries (1: every term). Omitted: the archive's setting (by default as the search profile says: every term in standard, those in at most half of them in large).",
     )
 
 
