@@ -17,8 +17,8 @@ commit (`purge`).
 `facet_terms` and `facet_dates` hold each document's filter fields, normalised when it was
 indexed (retrieval/embedded/facets.py): (field, value, n) rows looked up by field and value, the ISO
 date by range; their rows follow the document's (added with it, rolled back and purged with
-it). `meta` key 'facets' records the normalisation version; an index made before filters has
-none (a filtered search then says to re-run `aqgr index`). `facet_shown` holds, in one row per
+it). `meta` key 'facets' records the normalisation version; a documents file without it (made by
+an aqgr older than search filters) is refused (`outdated`, read by `SummaryIndex.load`). `facet_shown` holds, in one row per
 document, its terms of the fields a result counts (retrieval/embedded/facets.py `FACET_FIELDS`): counting
 the facets of 3,000 candidates reads 3,000 rows, not the ~60,000 of their `facet_terms`. An index
 made before it (no meta key 'facet_shown') is counted from `facet_terms`, as it was.
@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .facets import FACET_FIELDS
+from .facets import FACET_FIELDS, FACETS_VERSION
 from .facets import TERM_RECORD as _RECORD
 from .facets import TERM_UNIT as _UNIT
 
@@ -157,12 +157,18 @@ class DocStore:
             raise KeyError(n)
         return json.loads(row[0])
 
-    # -- facets ------------------------------------------------------------------
-    def facets_version(self) -> int | None:
-        """The facet normalisation version the documents were indexed with (None: made before facets)."""
+    def outdated(self) -> list[str]:
+        """What an older aqgr left out of this file that every index made now has ([] when nothing):
+        such an index is refused (`SummaryIndex.load`), never brought up to date."""
         with self._lock:
             row = self._db.execute("SELECT value FROM meta WHERE key = 'facets'").fetchone()
-        return row[0] if row else None
+        if row is None:
+            return ["made by an older aqgr, before search filters"]
+        if row[0] != FACETS_VERSION:
+            return [f"filter fields of facets version {row[0]}, this aqgr reads {FACETS_VERSION}"]
+        return []
+
+    # -- facets ------------------------------------------------------------------
 
     def mark_facets(self, version: int) -> None:
         """Record that every document is indexed with facets of `version` (a new index)."""

@@ -244,8 +244,7 @@ class SummaryIndex:
         self._doc_ids = tuple(d for d in self._ids if d is not None)
         self._live = np.fromiter((d is not None for d in self._ids), dtype=bool, count=len(self._ids))
         self._idf = LazyIdf(self._parts["bm25"].doc_freq, len(self._n_of))
-        known = self._registry.facets_version()
-        self._facets = FacetReader(self._registry, self._live, len(self._n_of)) if known == FACETS_VERSION else None
+        self._facets = FacetReader(self._registry, self._live, len(self._n_of))
 
     # --- making -------------------------------------------------------------------------
 
@@ -695,13 +694,17 @@ class SummaryIndex:
         recorded = manifest.get("retrievers", {})
         try:
             registry = DocStore(path)
+            older = registry.outdated()  # made by an older aqgr: refused, not brought up to date
             parts = {
                 name: retriever_kinds.get(name).open(path, spec, recorded[name])
                 for name in RETRIEVERS
-                if name in recorded
+                if name in recorded and not older
             }
         except Exception as exc:
             raise IndexMismatchError(str(path), [f"index files unreadable ({type(exc).__name__}: {exc})"]) from None
+        if older:
+            registry.close()
+            raise IndexMismatchError(str(path), [f"{'; '.join(older)}: `aqgr index --rebuild` makes it anew"])
         missing = [name for name in RETRIEVERS if not retriever_kinds.get(name).optional and name not in parts]
         if missing:
             raise IndexMismatchError(str(path), [f"the manifest lists no {', '.join(missing)} retriever"])
@@ -773,9 +776,8 @@ class SummaryIndex:
         return combine_vectors(base, extra, weight)
 
     @property
-    def facets(self) -> FacetReader | None:
-        """The documents' filter fields (retrieval/embedded/facets.py): `select(filters)`, `counts(ns)`; None
-        for an index made before them (a filtered search then asks to re-run `aqgr index`)."""
+    def facets(self) -> FacetReader:
+        """The documents' filter fields (retrieval/embedded/facets.py): `select(filters)`, `counts(ns)`."""
         return self._facets
 
     def ids_of(self, ns) -> list[str]:

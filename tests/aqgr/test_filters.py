@@ -7,8 +7,8 @@ from datetime import date
 import pytest
 from pydantic import ValidationError
 
-from aqgr import Filters, NoFiltersError, SearchOptions
-from aqgr.foundation.errors import InvalidFilterError
+from aqgr import Filters, SearchOptions
+from aqgr.foundation.errors import IndexMismatchError, InvalidFilterError
 from aqgr.retrieval.embedded.facets import (
     disposal_of,
     judge_clause,
@@ -255,7 +255,9 @@ def test_facets_counted_from_memory_equal_those_counted_from_the_terms(
     assert facets.ShownTerms(registry, size).counts(ns) is None
 
 
-def test_an_index_made_before_filters_asks_for_aqgr_index_which_adds_them(tmp_path):
+def test_an_index_made_before_filters_is_refused_and_aqgr_index_rebuilds_it(tmp_path):
+    """An index of an older aqgr, its documents without filter fields, is not searched: the refusal says
+    to run `aqgr index --rebuild`, and `aqgr index` rebuilds it with the fields."""
     archive = indexed_archive(tmp_path / "home", tmp_path / "in")
     with sqlite3.connect(archive.settings.index_dir / "docs.sqlite") as db:  # as an index of an earlier aqgr
         db.execute("DELETE FROM meta WHERE key = 'facets'")
@@ -263,10 +265,10 @@ def test_an_index_made_before_filters_asks_for_aqgr_index_which_adds_them(tmp_pa
     from aqgr import Archive
 
     old = Archive(settings=archive.settings)
-    with pytest.raises(NoFiltersError, match="re-run `aqgr index`"):
-        old.search(DYING_DECLARATION_FACTS, filters=Filters(court="SC"))
-    assert old.search(DYING_DECLARATION_FACTS).facets is None  # unfiltered search still works
-    old.build_index()  # sees the index lacks filter fields: rebuilds it
+    for filters in (Filters(court="SC"), None):
+        with pytest.raises(IndexMismatchError, match=r"before search filters: `aqgr index --rebuild` makes it anew"):
+            old.search(DYING_DECLARATION_FACTS, filters=filters)
+    assert old.build_index()["update"]["mode"] == "rebuild"
     fresh = Archive(settings=archive.settings)
     assert {
         h.judgment_id for h in fresh.search(DYING_DECLARATION_FACTS, options=EVERY, filters=Filters(court="SC")).hits
