@@ -20,8 +20,8 @@ date by range; their rows follow the document's (added with it, rolled back and 
 it). `meta` key 'facets' records the normalisation version; a documents file without it (made by
 an aqgr older than search filters) is refused (`outdated`, read by `SummaryIndex.load`). `facet_shown` holds, in one row per
 document, its terms of the fields a result counts (retrieval/embedded/facets.py `FACET_FIELDS`): counting
-the facets of 3,000 candidates reads 3,000 rows, not the ~60,000 of their `facet_terms`. An index
-made before it (no meta key 'facet_shown') is counted from `facet_terms`, as it was.
+the facets of 3,000 candidates reads 3,000 rows, not the ~60,000 of their `facet_terms`; a file
+without it (no meta key 'facet_shown', an older aqgr's) is refused too.
 
 `sentences` keeps short texts embedded at build time (the summaries' issues), keyed by a
 hash of the whitespace-normalised text, so that a query equal to one costs no model call
@@ -166,6 +166,10 @@ class DocStore:
             return ["made by an older aqgr, before search filters"]
         if row[0] != FACETS_VERSION:
             return [f"filter fields of facets version {row[0]}, this aqgr reads {FACETS_VERSION}"]
+        with self._lock:
+            shown = self._db.execute("SELECT 1 FROM meta WHERE key = 'facet_shown'").fetchone()
+        if shown is None:
+            return ["made by an older aqgr, before the facets a result counts were kept per document"]
         return []
 
     # -- facets ------------------------------------------------------------------
@@ -202,40 +206,17 @@ class DocStore:
             ).fetchall()
         return [r[0] for r in rows]
 
-    def shown_terms(self, ns: Sequence[int]) -> list[tuple[int, str]] | None:
+    def shown_terms(self, ns: Sequence[int]) -> list[tuple[int, str]]:
         """(n, terms) of each of `ns` that holds terms of the counted fields (FACET_FIELDS): terms as
-        stored, "field<US>value" joined by <RS> (retrieval/embedded/facets.py `ShownTerms`); None for
-        a store made before `facet_shown` (see `facet_counts`)."""
+        stored, "field<US>value" joined by <RS> (retrieval/embedded/facets.py `ShownTerms`)."""
         ns = list(dict.fromkeys(int(n) for n in ns))
         out: list[tuple[int, str]] = []
         with self._lock:
-            if self._db.execute("SELECT 1 FROM meta WHERE key = 'facet_shown'").fetchone() is None:
-                return None
             for chunk in _chunks(ns, 500):
                 rows = self._db.execute(
                     f"SELECT n, terms FROM facet_shown WHERE n IN ({','.join('?' * len(chunk))})", chunk
                 )
                 out.extend((n, terms) for n, terms in rows if terms)
-        return out
-
-    def facet_counts(self, ns: Sequence[int], fields: Sequence[str]) -> dict[str, dict[str, int]]:
-        """field -> value -> how many of the documents `ns` hold it, counted from `facet_terms` (a
-        search counts from memory, retrieval/embedded/facets.py `ShownTerms`; this serves stores made
-        before `facet_shown`)."""
-        out: dict[str, dict[str, int]] = {f: {} for f in fields}
-        ns = list(dict.fromkeys(int(n) for n in ns))
-        field_marks = ",".join("?" * len(fields))
-        with self._lock:
-            for chunk in _chunks(ns, 500):
-                # "+field": look the documents up by n (facet_terms_n); by the field, SQLite would read
-                # every document's row of that field, which grows with the archive, not the candidates
-                rows = self._db.execute(
-                    f"SELECT field, value, COUNT(*) FROM facet_terms WHERE n IN ({','.join('?' * len(chunk))}) "
-                    f"AND +field IN ({field_marks}) GROUP BY field, value",
-                    (*chunk, *fields),
-                )
-                for name, value, count in rows:
-                    out[name][value] = out[name].get(value, 0) + count
         return out
 
     def next_n(self) -> int:
