@@ -68,10 +68,8 @@ CREATE TABLE IF NOT EXISTS facet_shown (n INTEGER PRIMARY KEY, terms TEXT NOT NU
 
 # Which judgment each live n stands for, read from the index alone (`live`, at every load): without
 # it each row is looked up in the table, whose pages hold the slot texts. It also serves the reads by
-# generation (`rollback`, `killed`), so an older index's `docs_gen (gen)`, a prefix of it, goes when it
-# comes. Made with a new index and by the next update of an older one (`upgrade`), never by a reader.
+# generation (`rollback`, `killed`). Made with a new index; a file without it (an older aqgr's) is refused.
 _LIVE_INDEX = "CREATE INDEX IF NOT EXISTS docs_live ON docs (gen, dead, n, judgment_id)"
-_OLD_GEN_INDEX = "DROP INDEX IF EXISTS docs_gen"
 
 
 def sentence_key(text: str) -> bytes:
@@ -170,6 +168,10 @@ class DocStore:
             shown = self._db.execute("SELECT 1 FROM meta WHERE key = 'facet_shown'").fetchone()
         if shown is None:
             return ["made by an older aqgr, before the facets a result counts were kept per document"]
+        with self._lock:
+            live = self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'docs_live'")
+            if live.fetchone() is None:
+                return ["made by an older aqgr, before the live documents had an index of their own (docs_live)"]
         return []
 
     # -- facets ------------------------------------------------------------------
@@ -284,14 +286,6 @@ class DocStore:
                     (max(a[0] for a in added) + 1,),
                 )
         return killed
-
-    def upgrade(self) -> None:
-        """Bring an index made by an older aqgr up to date where a writer may: the `docs_live` index
-        added, the `docs_gen` index it makes redundant dropped."""
-        with self._lock, self._db:
-            self._db.execute("BEGIN")
-            self._db.execute(_LIVE_INDEX)
-            self._db.execute(_OLD_GEN_INDEX)
 
     def rollback(self, committed: int) -> list[int]:
         """Undo every generation after `committed` (an update that stopped before its manifest):

@@ -582,7 +582,6 @@ class SummaryIndex:
     def _recover(self) -> None:
         """Roll back a generation that was staged but never committed (an update that stopped),
         and finish purging the last committed one."""
-        self._registry.upgrade()
         unfinished = self._registry.rollback(self._manifest["generation"])
         if unfinished:
             for part in self._parts.values():
