@@ -346,7 +346,7 @@ def statute_collection(dataset: Dataset, archive, spec, root: Path, progress: Pr
         if progress:
             progress("statute collection", 0, len(dataset.doc_ids))
         collection.add([Path(dataset.docs_dir) / f"{d}.txt" for d in dataset.doc_ids], judgments=archive.texts())
-    elif not (collection.root / LINKS_FILE).exists():
+    elif collection.renew() or not (collection.root / LINKS_FILE).exists():  # renew: an older aqgr's index
         collection.link(archive.texts())
     with _LOCK:
         _LOADED[key] = collection

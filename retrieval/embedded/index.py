@@ -41,6 +41,7 @@ import hashlib
 import json
 import os
 import shutil
+import sqlite3
 import tempfile
 import time
 import uuid
@@ -738,6 +739,21 @@ class SummaryIndex:
         registry = DocStore(path, read_only=True)
         try:
             return registry.fingerprints(int(manifest["generation"]))
+        finally:
+            registry.close()
+
+    @staticmethod
+    def saved_outdated(directory: str | Path) -> list[str]:
+        """What an older aqgr left out of the index saved in `directory`, for which `load` refuses it
+        ([] when nothing; also when its doc store cannot be read: `load` says what is wrong then)."""
+        try:
+            registry = DocStore(directory, read_only=True)
+        except (OSError, sqlite3.Error):
+            return []
+        try:
+            return registry.outdated()
+        except sqlite3.Error:
+            return []
         finally:
             registry.close()
 
