@@ -730,7 +730,12 @@ class MilvusIndex:
             manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
             spec = _spec_of(manifest)
             uri, collection = manifest["milvus"]["uri"], manifest["milvus"]["collection"]
-        except Exception as exc:
+        except Exception as exc:  # unreadable, missing keys, an older format ...
+            if isinstance(locals().get("manifest"), dict) and manifest.get("format_version") != FORMAT_VERSION:
+                raise IndexMismatchError(
+                    str(path),
+                    [f"index format version {manifest.get('format_version')!r}, this aqgr reads {FORMAT_VERSION!r}"],
+                ) from None
             raise IndexMismatchError(
                 str(path), [f"manifest.json is unreadable ({type(exc).__name__}: {exc})"]
             ) from None

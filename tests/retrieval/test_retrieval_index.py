@@ -175,6 +175,12 @@ def test_load_refuses_an_older_format(index, tmp_path):
     _tamper(path, format_version=3)
     with pytest.raises(IndexMismatchError, match="format version 3"):
         SummaryIndex.load(path)
+    manifest = json.loads((path / "manifest.json").read_text())
+    for key in ("fulltext_bm25", "dense_slots", "lexical_engine"):  # what format 3 manifests lacked
+        del manifest[key]
+    (path / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(IndexMismatchError, match="index format version 3, this aqgr reads 4"):
+        SummaryIndex.load(path)
 
 
 def test_atomic_save_keeps_old_index_when_writing_fails(index, corpus, tmp_path, monkeypatch, hashing_spec):
@@ -271,19 +277,11 @@ def test_ngrams_validated_and_recorded(hashing_spec):
     ) == IndexSpec(bm25_ngrams=2)
 
 
-def test_fulltext_bm25_parameters_recorded_and_old_manifests_read_as_built():
+def test_fulltext_bm25_parameters_recorded():
     spec = IndexSpec(fulltext_k1=3.0, fulltext_query_tf="raw")
     manifest = spec.describe() | {"embedder": {"name": DEFAULT_EMBEDDER}}
     assert manifest["fulltext_bm25"] == {"k1": 3.0, "query_tf": "raw"}
     assert IndexSpec.from_manifest(manifest) == spec
-    # An index saved before the full-text BM25 had parameters of its own was built with the
-    # shared k1 and raw query counts: it is read as such, and differs from today's defaults.
-    old = {k: v for k, v in IndexSpec().describe().items() if k != "fulltext_bm25"} | {
-        "embedder": {"name": DEFAULT_EMBEDDER}
-    }
-    read = IndexSpec.from_manifest(old)
-    assert (read.fulltext_k1, read.fulltext_query_tf) == (IndexSpec().bm25_k1, "raw")
-    assert read != IndexSpec()
     with pytest.raises(ValueError, match="query_tf"):
         IndexSpec(fulltext_query_tf="unique")
 
@@ -350,10 +348,9 @@ def test_dense_can_embed_the_legal_slots_only(hashing_spec, tmp_path):
         assert ranking[0] in {"P2", "P3"} and ranking.index("P2") < ranking.index("P1")
     ranking = [d.doc_id for d in everything.retrieve(query, 3, retrievers=["dense"])["dense"]]
     assert ranking.index("P1") < ranking.index("P2")
-    # recorded; an index saved before dense_slots existed is read as "every slot"
+    # recorded, and read back
     assert legal.manifest["dense_slots"] == ["issues", "reasoning", "new_principles"]
     assert everything.manifest["dense_slots"] is None
-    old = {k: v for k, v in spec.describe().items() if k != "dense_slots"} | {"embedder": {"name": DEFAULT_EMBEDDER}}
-    assert IndexSpec.from_manifest(old).dense_slots is None
+    assert IndexSpec.from_manifest(legal.manifest).dense_slots == DENSE_SLOTS
     with pytest.raises(UnknownNameError):
         IndexSpec(dense_slots=("holding",))
