@@ -18,10 +18,11 @@ commit (`purge`).
 indexed (retrieval/embedded/facets.py): (field, value, n) rows looked up by field and value, the ISO
 date by range; their rows follow the document's (added with it, rolled back and purged with
 it). `meta` key 'facets' records the normalisation version; a documents file without it (made by
-an aqgr older than search filters) is refused (`outdated`, read by `SummaryIndex.load`). `facet_shown` holds, in one row per
-document, its terms of the fields a result counts (retrieval/embedded/facets.py `FACET_FIELDS`): counting
-the facets of 3,000 candidates reads 3,000 rows, not the ~60,000 of their `facet_terms`; a file
-without it (no meta key 'facet_shown', an older aqgr's) is refused too.
+an aqgr older than search filters) is refused (`outdated`, read by `SummaryIndex.load`).
+`facet_shown` holds, in one row per document, its terms of the fields a result counts
+(retrieval/embedded/facets.py `FACET_FIELDS`): counting the facets of 3,000 candidates reads 3,000
+rows, not the ~60,000 of their `facet_terms`; a file without it (no meta key 'facet_shown', an
+older aqgr's) is refused too.
 
 `sentences` keeps short texts embedded at build time (the summaries' issues), keyed by a
 hash of the whitespace-normalised text, so that a query equal to one costs no model call
@@ -159,23 +160,22 @@ class DocStore:
         """What an older aqgr left out of this file that every index made now has ([] when nothing):
         such an index is refused (`SummaryIndex.load`), never brought up to date."""
         with self._lock:
-            row = self._db.execute("SELECT value FROM meta WHERE key = 'facets'").fetchone()
-        if row is None:
-            return ["made by an older aqgr, before search filters"]
-        if row[0] != FACETS_VERSION:
-            return [f"filter fields of facets version {row[0]}, this aqgr reads {FACETS_VERSION}"]
-        with self._lock:
+            facets = self._db.execute("SELECT value FROM meta WHERE key = 'facets'").fetchone()
             shown = self._db.execute("SELECT 1 FROM meta WHERE key = 'facet_shown'").fetchone()
+            live = self._db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'docs_live'"
+            ).fetchone()
+        if facets is None:
+            return ["made by an older aqgr, before search filters"]
+        if facets[0] != FACETS_VERSION:
+            return [f"filter fields of facets version {facets[0]}, this aqgr reads {FACETS_VERSION}"]
         if shown is None:
             return ["made by an older aqgr, before the facets a result counts were kept per document"]
-        with self._lock:
-            live = self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'docs_live'")
-            if live.fetchone() is None:
-                return ["made by an older aqgr, before the live documents had an index of their own (docs_live)"]
+        if live is None:
+            return ["made by an older aqgr, before the live documents had an index of their own (docs_live)"]
         return []
 
     # -- facets ------------------------------------------------------------------
-
     def mark_facets(self, version: int) -> None:
         """Record that every document is indexed with facets of `version` (a new index)."""
         with self._lock, self._db:
