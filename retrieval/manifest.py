@@ -23,7 +23,6 @@ from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
 from .dense.embedders import Embedder, embedders
 from .spec import IndexSpec
-from .text import OLDER_DEFAULT_TOKENIZERS
 
 MANIFEST = "manifest.json"
 
@@ -68,10 +67,6 @@ def compare(manifest: dict, spec: IndexSpec, expect: IndexSpec | None, version: 
         diffs.append(f"summary schema version {manifest.get('schema_version')!r}, current is {SCHEMA_VERSION!r}")
     if expect is not None:
         have, want = spec.describe(), expect.describe()
-        if "tokenizer" not in expect.model_fields_set and spec.tokenizer in OLDER_DEFAULT_TOKENIZERS:
-            # a spec that names no tokenizer takes the default's, and an index built with an older
-            # default keeps its own: updated and searched as built, until a rebuild adopts the new
-            want["tokenizer"] = have["tokenizer"]
         for key in want:
             if have[key] != want[key]:
                 diffs.append(f"{key} {have[key]!r}, expected {want[key]!r}")

@@ -9,7 +9,7 @@ manifest; changed in place by `update`), one row per dense *window* of a documen
     window    INT32    window number inside the document
     head      BOOL     true on window 0 (the row that carries the slot texts)
     slot_*    VARCHAR  the indexed slot texts (head row only; '' elsewhere)
-    terms     VARCHAR  the document's BM25 terms, `spec.tokenizer` (words.v1) applied
+    terms     VARCHAR  the document's BM25 terms, `spec.tokenizer` (words.v2 by default) applied
                        client-side and joined by spaces; a BM25 function with Milvus's
                        "standard" analyzer (\\w+ runs, lowercase) turns it into `sparse`
     sparse    SPARSE_FLOAT_VECTOR  BM25 (server-side full-text search, metric BM25)
@@ -32,7 +32,7 @@ Why these choices:
   queries differed (AILA dev facts, summary BM25: top-10 overlap 0.71); with the same idf
   they agree closely (0.96; the rest is the row statistics above). Scores never agree:
   compare rankings (eval/stats/agreement.py).
-* Terms are tokenised by aqgr (words.v1: stemming, stopwords, section numbers) rather
+* Terms are tokenised by aqgr (`spec.tokenizer`: stemming, stopwords, section numbers) rather
   than by a Milvus analyzer, so both backends see the same terms and queries.
 * The local index directory keeps what Searcher needs without a round trip: manifest
   (uri, collection, spec, doc-id order), the document frequencies (`idf()`), the
@@ -730,7 +730,12 @@ class MilvusIndex(EmbedsQueries):
             manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
             spec = _spec_of(manifest)
             uri, collection = manifest["milvus"]["uri"], manifest["milvus"]["collection"]
-        except Exception as exc:
+        except Exception as exc:  # unreadable, missing keys, an older format ...
+            if isinstance(locals().get("manifest"), dict) and manifest.get("format_version") != FORMAT_VERSION:
+                raise IndexMismatchError(
+                    str(path),
+                    [f"index format version {manifest.get('format_version')!r}, this aqgr reads {FORMAT_VERSION!r}"],
+                ) from None
             raise IndexMismatchError(
                 str(path), [f"manifest.json is unreadable ({type(exc).__name__}: {exc})"]
             ) from None

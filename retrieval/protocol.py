@@ -171,8 +171,7 @@ class Filterable(Protocol):
     @property
     def facets(self) -> Any:
         """The filter fields' reader (retrieval/embedded/facets.py `FacetReader`: `select(filters)`,
-        `counts(ns)`); None for an index made before them (a filtered search then asks to rebuild
-        the index)."""
+        `counts(ns)`)."""
         ...
 
     def ids_of(self, ns) -> list[str]:

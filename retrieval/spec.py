@@ -164,11 +164,8 @@ class IndexSpec(BaseModel):
 
     @classmethod
     def from_manifest(cls, manifest: dict) -> "IndexSpec":
-        """The spec a saved index's manifest records (`describe()`'s inverse)."""
-        ngrams = manifest.get("ngrams", {})
-        # Indexes saved before the full-text BM25 had parameters of its own used the shared k1
-        # and raw query counts.
-        fulltext = manifest.get("fulltext_bm25", {})
+        """The spec a saved index's manifest records (`describe()`'s inverse). A manifest of a format
+        before 4 lacks some of its keys: KeyError (the backends' `load` then names the format)."""
         return cls(
             slots=tuple(manifest["slots"]),
             embedder=manifest["embedder"]["name"],
@@ -176,15 +173,14 @@ class IndexSpec(BaseModel):
             bm25_k1=manifest["bm25"]["k1"],
             bm25_b=manifest["bm25"]["b"],
             bm25_epsilon=manifest["bm25"]["epsilon"],
-            bm25_idf=manifest["bm25"].get("idf", "okapi"),
+            bm25_idf=manifest["bm25"]["idf"],
             window_chars=manifest["window_chars"],
-            bm25_ngrams=ngrams.get("bm25", 1),
-            fulltext_ngrams=ngrams.get("fulltext", 1),
-            fulltext_k1=fulltext.get("k1", manifest["bm25"]["k1"]),
-            fulltext_query_tf=fulltext.get("query_tf", "raw"),
-            # Indexes saved before dense_slots existed embedded every indexed slot.
-            dense_slots=manifest.get("dense_slots"),
-            lexical_engine=manifest.get("lexical_engine", "matrix.v1"),
+            bm25_ngrams=manifest["ngrams"]["bm25"],
+            fulltext_ngrams=manifest["ngrams"]["fulltext"],
+            fulltext_k1=manifest["fulltext_bm25"]["k1"],
+            fulltext_query_tf=manifest["fulltext_bm25"]["query_tf"],
+            dense_slots=manifest["dense_slots"],
+            lexical_engine=manifest["lexical_engine"],
         )
 
     def describe(self) -> dict:

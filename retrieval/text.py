@@ -1,4 +1,5 @@
-"""The BM25 tokenizers, registered by versioned name (`words.v2`, the default; `words.v1`).
+"""The BM25 tokenizers, registered by versioned name (`words.v2`, the default; `words.v1`, the
+evaluation's full-text baseline's).
 
 A saved index records the tokenizer's name; change what a tokenizer does only under a
 new name, or indexes built with the old behaviour would silently stop matching queries.
@@ -21,7 +22,10 @@ cache (the larger part of a first search at 1e6) and stems about 5x faster. Of t
 letters in the AILA judgments, statutes and queries it stems 5 differently from nltk, whose
 Porter2 keeps an -ize/-ate that Snowball's removes ("realization": "realiz", nltk "realize";
 "irrationality": "irrat", nltk "irrate"): docs/experiments/2026-12-06-stemmer.md. An index built
-with `words.v1` keeps it (its manifest names it): its queries are stemmed by nltk.
+with `words.v1` before then is refused under a spec that names no tokenizer (the default's
+differs): `aqgr index` rebuilds it with `words.v2`. `words.v1` stays for what names it: the
+`bm25-fulltext` baseline (eval/systems/fulltext.py, its expected scores measured with it) and the
+benchmarks that compare BM25 engines on its tokens.
 """
 
 from __future__ import annotations
@@ -172,12 +176,6 @@ def _words_v1() -> Tokenizer:
 @tokenizers.register("words.v2")
 def _words_v2() -> Tokenizer:
     return WordTokenizer("words.v2", _snowball_stemmer)
-
-
-# Tokenizers that were once the default (retrieval/spec.py DEFAULT_TOKENIZER): an index built
-# with one keeps it under a spec that names no tokenizer, updated and searched as built, until a
-# rebuild (retrieval/embedded/index.py `_compare`).
-OLDER_DEFAULT_TOKENIZERS = frozenset({"words.v1"})
 
 
 # The placeholders of anonymised facts (AILA masks persons as P1, P2, ..., acts as

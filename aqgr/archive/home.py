@@ -386,6 +386,7 @@ class Archive:
                 cache.close()
             with self._lock:
                 self._loaded = None  # a search still running on the old one finishes on it
+            StatuteCollection(self.settings).renew()  # a statute index an older aqgr made: built again
             self.link_statutes(progress)
             manifest = {**index.manifest, "update": change}
             index.close()

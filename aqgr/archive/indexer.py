@@ -6,9 +6,8 @@ from its columns and the index records per document; `update_index` compares the
 hands the index only the difference: new and changed summaries (a changed one replaces its
 old entry) and judgments no longer summarised (removed). So adding a day's judgments to a
 large archive costs the day's judgments, not the archive. A full build happens when there is
-no index yet, when it was built differently (another spec, backend or format: refused by
-`load_index`), when its documents lack the filter fields (an index made before them:
-retrieval/embedded/facets.py), or when asked (`rebuild=True`, `aqgr index --rebuild`).
+no index yet, when it was built differently (another spec, backend or format, or made by an
+older aqgr: refused by `load_index`), or when asked (`rebuild=True`, `aqgr index --rebuild`).
 
 One writer at a time: `IndexLock` (an exclusive lock on `<home>/index.lock`, released by the
 operating system if the process dies) is held for the whole update; a second `aqgr index` is
@@ -34,7 +33,6 @@ from pathlib import Path
 from aqgr.archive.store import Store
 from aqgr.foundation.errors import EmptyArchiveError, IndexBusyError, IndexMismatchError, NoIndexError
 from aqgr.retrieval.embedded.index import MANIFEST, clean_leftovers, leftovers  # noqa: F401 (clean_leftovers re-exported)
-from aqgr.retrieval.protocol import Filterable
 from aqgr.retrieval.spec import IndexSpec
 
 Progress = Callable[[str, int, int], None]
@@ -135,9 +133,6 @@ def update_index(
                 current = None
     if current is not None and getattr(current, "uri", uri) != uri and uri is not None:
         current = None  # the same backend somewhere else: a new index there
-    if current is not None and isinstance(current, Filterable) and current.facets is None:
-        current.close()
-        current = None  # made before filter fields were indexed: rebuilt, so every judgment has them
     if current is not None:
         have = current.fingerprints()
         added = [d for d, fp in wanted.items() if have.get(d) != fp]

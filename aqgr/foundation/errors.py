@@ -148,13 +148,13 @@ class InvalidFilterError(AqgrError, ValueError):
 
 
 class NoFiltersError(AqgrError):
-    """A filtered search on an index whose documents lack the filter fields (made before them, or a
-    backend that does not store them)."""
+    """A filtered search on an index that stores no filter fields (a backend without them: Milvus)."""
 
-    def __init__(self, where: str, why: str = "was built before search filters existed"):
+    def __init__(self, where: str, why: str = "is on a backend that does not store filter fields"):
         super().__init__(
-            f"the index at {where} {why}: re-run `aqgr index` (it rebuilds the index with the court, date, "
-            "bench, kind, statute and disposal of every judgment), then search again"
+            f"the index at {where} {why}: search without filters, or build the archive's index on the "
+            "embedded backend (`aqgr index --rebuild --backend embedded`), which stores the court, date, "
+            "bench, kind, statute and disposal of every judgment"
         )
 
 

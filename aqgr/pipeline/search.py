@@ -577,9 +577,9 @@ class Searcher:
     def facets(self, ids: Sequence[str]) -> Facets | None:
         """Counts per court, year, statute, ... over the judgments `ids` (a search's candidates);
         None when the index stores no filter fields."""
-        reader = self.index.facets if isinstance(self.index, Filterable) else None
-        if reader is None:
+        if not isinstance(self.index, Filterable):
             return None
+        reader = self.index.facets
         counted = self.index.ns_of(dict.fromkeys(ids))
         found = reader.counts(counted)
         return Facets(
@@ -595,15 +595,9 @@ class Searcher:
         clauses that matched none (unknown court or judge: an empty result, not an error)."""
         if not filters:
             return restrict, ()
-        filterable = isinstance(self.index, Filterable)
-        reader = self.index.facets if filterable else None
-        if reader is None:
-            why = (
-                "was built before search filters existed"
-                if filterable
-                else "is on a backend that does not store filter fields (only the embedded index does)"
-            )
-            raise NoFiltersError(self.index.location, why)
+        if not isinstance(self.index, Filterable):
+            raise NoFiltersError(self.index.location)
+        reader = self.index.facets
         table = self.correspondence
         selection = reader.select(filters, table.section_equivalents if table else None)
         if selection.ns is None:

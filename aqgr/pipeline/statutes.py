@@ -279,6 +279,16 @@ class StatuteCollection:
             self.link(judgments)
         return len(statutes)
 
+    def renew(self) -> bool:
+        """Build the statute index again from the collection's own statutes when an older aqgr made
+        it (`SummaryIndex.load` refuses such an index; `aqgr index` calls this); whether it did."""
+        from aqgr.retrieval.embedded.index import SummaryIndex
+
+        if not self.exists() or not SummaryIndex.saved_outdated(self.index_dir):
+            return False
+        self.add([])
+        return True
+
     def _load(self) -> tuple[Index, dict]:
         from aqgr.retrieval.embedded.index import SummaryIndex
 

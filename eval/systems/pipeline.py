@@ -136,7 +136,8 @@ AQGR = PipelineConfig(
     statutes_via_precedents=True,
 )
 
-# name -> configuration. Ablations of `aqgr`, each changing one thing of the default.
+# name -> configuration. Ablations of `aqgr`, each changing one thing of the default (a change that
+# the default has since adopted goes: tests/eval/test_eval_pipeline.py checks no two are the same).
 PIPELINE_CONFIGS: dict[str, PipelineConfig] = {
     "bm25-summary": PipelineConfig(retrievers=("bm25",)),
     "dense-summary": PipelineConfig(retrievers=("dense",)),
@@ -159,7 +160,6 @@ PIPELINE_CONFIGS: dict[str, PipelineConfig] = {
     "aqgr-fulltext-terms": replace(AQGR, fulltext_ngrams=1),  # full-text BM25 without word pairs
     "aqgr+summary-pairs": replace(AQGR, bm25_ngrams=2),  # summary BM25 with word pairs too
     "aqgr-fulltext-only": replace(AQGR, retrievers=("fulltext",), weights=None),
-    "aqgr+lucene-idf": replace(AQGR, bm25_idf="lucene"),
     "aqgr-statutes-text-only": replace(AQGR, statutes_via_precedents=False),  # statutes by their text alone
     "aqgr-no-citations": replace(AQGR, citation_weight=0.0),  # no precedents referred (the citation graph unused)
     "aqgr-citations-0.1": replace(AQGR, citation_weight=0.1),
@@ -197,7 +197,6 @@ PIPELINE_CONFIGS: dict[str, PipelineConfig] = {
     "aqgr+dense-legal-slots": replace(
         AQGR, dense_legal_slots=True
     ),  # dense over issues, reasoning, new principles only
-    "aqgr-fulltext-only+lucene-idf": replace(AQGR, retrievers=("fulltext",), weights=None, bm25_idf="lucene"),
     "aqgr-dense-only": replace(AQGR, retrievers=("dense",), weights=None),
     # The first question-guided configuration (summary BM25 + dense, RRF, raw facts).
     "aqgr-v1": PipelineConfig(questions=True, explain=True, explainer="evidence.v1"),
@@ -346,7 +345,7 @@ def statute_collection(dataset: Dataset, archive, spec, root: Path, progress: Pr
         if progress:
             progress("statute collection", 0, len(dataset.doc_ids))
         collection.add([Path(dataset.docs_dir) / f"{d}.txt" for d in dataset.doc_ids], judgments=archive.texts())
-    elif not (collection.root / LINKS_FILE).exists():
+    elif collection.renew() or not (collection.root / LINKS_FILE).exists():  # renew: an older aqgr's index
         collection.link(archive.texts())
     with _LOCK:
         _LOADED[key] = collection

@@ -25,21 +25,14 @@ vote nor count as citing.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import islice
-from pathlib import Path
 
 import numpy as np
 
-from aqgr.foundation.files import atomic_file
 from aqgr.retrieval.citations.treatment import SEVERITY, WARN, Treatment
 
-FORMAT = "citations.v3"  # v2: each link keeps how it was found and the matched text; v3: and its treatment
-READABLE = ("citations.v1", "citations.v2", FORMAT)  # v1 files (pairs only) still load, without the mentions
-FILE_NAME = "citations.json"
 NORMS = ("mean", "cosine", "sum")  # how a judgment's votes are divided by its number of citing judgments
 
 
@@ -207,62 +200,6 @@ class CitationGraph:
             self._names.name(target): Referral(v / d, tuple(voters[r] for r in voter_list[bounds[i] : bounds[i + 1]]))
             for i, (target, v, d) in enumerate(zip(targets.tolist(), votes.tolist(), divisor.tolist()))
         }
-
-    # -- saving ------------------------------------------------------------
-    def save(self, path: Path, judgments: Iterable[str]) -> None:
-        """Write atomically, with a digest of the judgment ids it was found among."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        links = []
-        for pair in self.pairs():
-            mention = self.mentions.get(pair)
-            if mention is None:
-                links.append(list(pair))
-            else:
-                t = mention.treatment
-                links.append(
-                    [*pair, mention.how, mention.text] + ([t.label, t.sentence, t.start, t.end, t.cue] if t else [])
-                )
-        body = {"format": FORMAT, "judgments": ids_digest(judgments), "links": links}
-        with atomic_file(path) as f:
-            json.dump(body, f)
-
-    @classmethod
-    def load(cls, path: Path, judgments: Iterable[str] | None = None) -> "CitationGraph | None":
-        """The saved graph, or None when absent, unreadable, of another format, or (with
-        `judgments`) found among other judgments than these."""
-        try:
-            body = json.loads(Path(path).read_text())
-        except (OSError, ValueError):
-            return None
-        if (
-            not isinstance(body, Mapping)
-            or body.get("format") not in READABLE
-            or not isinstance(body.get("links"), list)
-        ):
-            return None
-        if judgments is not None and body.get("judgments") != ids_digest(judgments):
-            return None
-        try:
-            pairs = [(str(link[0]), str(link[1])) for link in body["links"]]
-            mentions = {
-                pair: Mention(
-                    str(link[2]),
-                    str(link[3]),
-                    Treatment(str(link[4]), str(link[5]), int(link[6]), int(link[7]), str(link[8]))
-                    if len(link) == 9 and str(link[4]) in SEVERITY
-                    else None,
-                )
-                for pair, link in zip(pairs, body["links"])
-                if len(link) in (4, 9)
-            }
-        except (TypeError, ValueError, IndexError, KeyError):
-            return None
-        return cls(pairs, mentions)
-
-
-def ids_digest(judgments: Iterable[str]) -> str:
-    return hashlib.sha256("\n".join(sorted(judgments)).encode()).hexdigest()[:24]
 
 
 class _Names:

@@ -12,7 +12,7 @@ part is exhausted before enough documents are found.
 HNSW (IndexHNSWFlat / IndexHNSWSQ) was measured against it and not chosen (slower at depth
 1000, larger, non-deterministic multi-threaded build, no removal;
 docs/experiments/2026-12-01-dense-ann.md has the figures and the reasons): those kinds live in
-the benchmark that compares them (eval/bench_dense.py), which registers them here for its runs.
+the benchmark that compares them (eval/bench/dense.py), which registers them here for its runs.
 """
 
 from __future__ import annotations

@@ -17,11 +17,12 @@ commit (`purge`).
 `facet_terms` and `facet_dates` hold each document's filter fields, normalised when it was
 indexed (retrieval/embedded/facets.py): (field, value, n) rows looked up by field and value, the ISO
 date by range; their rows follow the document's (added with it, rolled back and purged with
-it). `meta` key 'facets' records the normalisation version; an index made before filters has
-none (a filtered search then says to re-run `aqgr index`). `facet_shown` holds, in one row per
-document, its terms of the fields a result counts (retrieval/embedded/facets.py `FACET_FIELDS`): counting
-the facets of 3,000 candidates reads 3,000 rows, not the ~60,000 of their `facet_terms`. An index
-made before it (no meta key 'facet_shown') is counted from `facet_terms`, as it was.
+it). `meta` key 'facets' records the normalisation version; a documents file without it (made by
+an aqgr older than search filters) is refused (`outdated`, read by `SummaryIndex.load`).
+`facet_shown` holds, in one row per document, its terms of the fields a result counts
+(retrieval/embedded/facets.py `FACET_FIELDS`): counting the facets of 3,000 candidates reads 3,000
+rows, not the ~60,000 of their `facet_terms`; a file without it (no meta key 'facet_shown', an
+older aqgr's) is refused too.
 
 `sentences` keeps short texts embedded at build time (the summaries' issues), keyed by a
 hash of the whitespace-normalised text, so that a query equal to one costs no model call
@@ -39,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .facets import FACET_FIELDS
+from .facets import FACET_FIELDS, FACETS_VERSION
 from .facets import TERM_RECORD as _RECORD
 from .facets import TERM_UNIT as _UNIT
 
@@ -68,10 +69,8 @@ CREATE TABLE IF NOT EXISTS facet_shown (n INTEGER PRIMARY KEY, terms TEXT NOT NU
 
 # Which judgment each live n stands for, read from the index alone (`live`, at every load): without
 # it each row is looked up in the table, whose pages hold the slot texts. It also serves the reads by
-# generation (`rollback`, `killed`), so an older index's `docs_gen (gen)`, a prefix of it, goes when it
-# comes. Made with a new index and by the next update of an older one (`upgrade`), never by a reader.
+# generation (`rollback`, `killed`). Made with a new index; a file without it (an older aqgr's) is refused.
 _LIVE_INDEX = "CREATE INDEX IF NOT EXISTS docs_live ON docs (gen, dead, n, judgment_id)"
-_OLD_GEN_INDEX = "DROP INDEX IF EXISTS docs_gen"
 
 
 def sentence_key(text: str) -> bytes:
@@ -157,13 +156,26 @@ class DocStore:
             raise KeyError(n)
         return json.loads(row[0])
 
-    # -- facets ------------------------------------------------------------------
-    def facets_version(self) -> int | None:
-        """The facet normalisation version the documents were indexed with (None: made before facets)."""
+    def outdated(self) -> list[str]:
+        """What an older aqgr left out of this file that every index made now has ([] when nothing):
+        such an index is refused (`SummaryIndex.load`), never brought up to date."""
         with self._lock:
-            row = self._db.execute("SELECT value FROM meta WHERE key = 'facets'").fetchone()
-        return row[0] if row else None
+            facets = self._db.execute("SELECT value FROM meta WHERE key = 'facets'").fetchone()
+            shown = self._db.execute("SELECT 1 FROM meta WHERE key = 'facet_shown'").fetchone()
+            live = self._db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'docs_live'"
+            ).fetchone()
+        if facets is None:
+            return ["made by an older aqgr, before search filters"]
+        if facets[0] != FACETS_VERSION:
+            return [f"filter fields of facets version {facets[0]}, this aqgr reads {FACETS_VERSION}"]
+        if shown is None:
+            return ["made by an older aqgr, before the facets a result counts were kept per document"]
+        if live is None:
+            return ["made by an older aqgr, before the live documents had an index of their own (docs_live)"]
+        return []
 
+    # -- facets ------------------------------------------------------------------
     def mark_facets(self, version: int) -> None:
         """Record that every document is indexed with facets of `version` (a new index)."""
         with self._lock, self._db:
@@ -196,40 +208,17 @@ class DocStore:
             ).fetchall()
         return [r[0] for r in rows]
 
-    def shown_terms(self, ns: Sequence[int]) -> list[tuple[int, str]] | None:
+    def shown_terms(self, ns: Sequence[int]) -> list[tuple[int, str]]:
         """(n, terms) of each of `ns` that holds terms of the counted fields (FACET_FIELDS): terms as
-        stored, "field<US>value" joined by <RS> (retrieval/embedded/facets.py `ShownTerms`); None for
-        a store made before `facet_shown` (see `facet_counts`)."""
+        stored, "field<US>value" joined by <RS> (retrieval/embedded/facets.py `ShownTerms`)."""
         ns = list(dict.fromkeys(int(n) for n in ns))
         out: list[tuple[int, str]] = []
         with self._lock:
-            if self._db.execute("SELECT 1 FROM meta WHERE key = 'facet_shown'").fetchone() is None:
-                return None
             for chunk in _chunks(ns, 500):
                 rows = self._db.execute(
                     f"SELECT n, terms FROM facet_shown WHERE n IN ({','.join('?' * len(chunk))})", chunk
                 )
                 out.extend((n, terms) for n, terms in rows if terms)
-        return out
-
-    def facet_counts(self, ns: Sequence[int], fields: Sequence[str]) -> dict[str, dict[str, int]]:
-        """field -> value -> how many of the documents `ns` hold it, counted from `facet_terms` (a
-        search counts from memory, retrieval/embedded/facets.py `ShownTerms`; this serves stores made
-        before `facet_shown`)."""
-        out: dict[str, dict[str, int]] = {f: {} for f in fields}
-        ns = list(dict.fromkeys(int(n) for n in ns))
-        field_marks = ",".join("?" * len(fields))
-        with self._lock:
-            for chunk in _chunks(ns, 500):
-                # "+field": look the documents up by n (facet_terms_n); by the field, SQLite would read
-                # every document's row of that field, which grows with the archive, not the candidates
-                rows = self._db.execute(
-                    f"SELECT field, value, COUNT(*) FROM facet_terms WHERE n IN ({','.join('?' * len(chunk))}) "
-                    f"AND +field IN ({field_marks}) GROUP BY field, value",
-                    (*chunk, *fields),
-                )
-                for name, value, count in rows:
-                    out[name][value] = out[name].get(value, 0) + count
         return out
 
     def next_n(self) -> int:
@@ -297,14 +286,6 @@ class DocStore:
                     (max(a[0] for a in added) + 1,),
                 )
         return killed
-
-    def upgrade(self) -> None:
-        """Bring an index made by an older aqgr up to date where a writer may: the `docs_live` index
-        added, the `docs_gen` index it makes redundant dropped."""
-        with self._lock, self._db:
-            self._db.execute("BEGIN")
-            self._db.execute(_LIVE_INDEX)
-            self._db.execute(_OLD_GEN_INDEX)
 
     def rollback(self, committed: int) -> list[int]:
         """Undo every generation after `committed` (an update that stopped before its manifest):

@@ -460,9 +460,7 @@ class FacetRows(Protocol):
 
     def facet_values(self, field: str, limit: int = 5000) -> list[str]: ...
 
-    def shown_terms(self, ns: Sequence[int]) -> list[tuple[int, str]] | None: ...
-
-    def facet_counts(self, ns: Sequence[int], fields: Sequence[str]) -> dict[str, dict[str, int]]: ...
+    def shown_terms(self, ns: Sequence[int]) -> list[tuple[int, str]]: ...
 
 
 # --- counting from memory ------------------------------------------------------------------
@@ -487,20 +485,19 @@ class ShownTerms:
         self._number: dict[str, int] = {}  # a term as stored ("field<US>value") -> its number
         self._terms: list[str] = [""]  # number -> the term; 0 stands for none
 
-    def counts(self, ns: Sequence[int]) -> dict[str, dict[str, int]] | None:
-        """field -> value -> how many of the documents `ns` (each once) hold it; None when the
-        store keeps no `facet_shown` rows (an index made before them: count with the store)."""
+    def counts(self, ns: Sequence[int]) -> dict[str, dict[str, int]]:
+        """field -> value -> how many of the documents `ns` (each once) hold it."""
         ns = np.unique(np.asarray(ns, dtype=np.int64))
         ns = ns[(ns >= 0) & (ns < self._size)]
         with self._lock:
             if self._rows is None:
                 self._rows = np.zeros((self._size, ROW_WIDTH), dtype=np.int32)
                 self._read = np.zeros(self._size, dtype=bool)
-                if self._size <= READ_ALL_UP_TO and not self._take(np.arange(self._size, dtype=np.int64)):
-                    return None
+                if self._size <= READ_ALL_UP_TO:
+                    self._take(np.arange(self._size, dtype=np.int64))
             unread = ns[~self._read[ns]]
-            if len(unread) and not self._take(unread):
-                return None
+            if len(unread):
+                self._take(unread)
             held = np.bincount(self._rows[ns].ravel(), minlength=len(self._terms))
             for n in set(ns.tolist()).intersection(self._more):
                 for number in self._more[n]:
@@ -512,12 +509,10 @@ class ShownTerms:
             out.setdefault(name, {})[value] = int(held[number + 1])
         return out
 
-    def _take(self, ns: np.ndarray) -> bool:
-        """Read the terms of `ns` into the rows (under the lock); False when the store has none.
-        One split of all their terms and one numpy assignment, not a step per document."""
+    def _take(self, ns: np.ndarray) -> None:
+        """Read the terms of `ns` into the rows (under the lock): one split of all their terms and
+        one numpy assignment, not a step per document."""
         found = self._registry.shown_terms(ns.tolist())
-        if found is None:
-            return False
         if found:
             held_by, stored = zip(*found)
             sizes = np.fromiter((terms.count(TERM_RECORD) + 1 for terms in stored), dtype=np.int64, count=len(stored))
@@ -537,7 +532,6 @@ class ShownTerms:
             for n, extra in zip(row[~fits].tolist(), numbers[~fits].tolist()):
                 self._more.setdefault(n, []).append(extra)
         self._read[ns] = True
-        return True
 
 
 # the known values a note suggests for a clause that matches nothing
@@ -641,8 +635,6 @@ class FacetReader:
         """Per facet, (value, count) over the documents `ns`, most frequent first (then by value),
         at most `limit` values each (None: all)."""
         raw = self._shown.counts(ns)
-        if raw is None:  # a store made before `facet_shown`
-            raw = self._registry.facet_counts(ns, list(FACET_FIELDS))
         out: dict[str, list[tuple[str, int]]] = {}
         for stored, facet in FACET_FIELDS.items():
             pairs = sorted(raw.get(stored, {}).items(), key=lambda p: (-p[1], p[0]))

@@ -41,6 +41,7 @@ import hashlib
 import json
 import os
 import shutil
+import sqlite3
 import tempfile
 import time
 import uuid
@@ -196,8 +197,7 @@ class SummaryIndex(EmbedsQueries):
         self._doc_ids = tuple(d for d in self._ids if d is not None)
         self._live = np.fromiter((d is not None for d in self._ids), dtype=bool, count=len(self._ids))
         self._idf = LazyIdf(self._parts["bm25"].doc_freq, len(self._n_of))
-        known = self._registry.facets_version()
-        self._facets = FacetReader(self._registry, self._live, len(self._n_of)) if known == FACETS_VERSION else None
+        self._facets = FacetReader(self._registry, self._live, len(self._n_of))
 
     # --- making -------------------------------------------------------------------------
 
@@ -541,7 +541,6 @@ class SummaryIndex(EmbedsQueries):
     def _recover(self) -> None:
         """Roll back a generation that was staged but never committed (an update that stopped),
         and finish purging the last committed one."""
-        self._registry.upgrade()
         unfinished = self._registry.rollback(self._manifest["generation"])
         if unfinished:
             for part in self._parts.values():
@@ -653,13 +652,17 @@ class SummaryIndex(EmbedsQueries):
         recorded = manifest.get("retrievers", {})
         try:
             registry = DocStore(path)
+            older = registry.outdated()  # made by an older aqgr: refused, not brought up to date
             parts = {
                 name: retriever_kinds.get(name).open(path, spec, recorded[name])
                 for name in RETRIEVERS
-                if name in recorded
+                if name in recorded and not older
             }
         except Exception as exc:
             raise IndexMismatchError(str(path), [f"index files unreadable ({type(exc).__name__}: {exc})"]) from None
+        if older:
+            registry.close()
+            raise IndexMismatchError(str(path), [f"{'; '.join(older)}: `aqgr index --rebuild` makes it anew"])
         missing = [name for name in RETRIEVERS if not retriever_kinds.get(name).optional and name not in parts]
         if missing:
             raise IndexMismatchError(str(path), [f"the manifest lists no {', '.join(missing)} retriever"])
@@ -697,6 +700,21 @@ class SummaryIndex(EmbedsQueries):
         finally:
             registry.close()
 
+    @staticmethod
+    def saved_outdated(directory: str | Path) -> list[str]:
+        """What an older aqgr left out of the index saved in `directory`, for which `load` refuses it
+        ([] when nothing; also when its doc store cannot be read: `load` says what is wrong then)."""
+        try:
+            registry = DocStore(directory, read_only=True)
+        except (OSError, sqlite3.Error):
+            return []
+        try:
+            return registry.outdated()
+        except sqlite3.Error:
+            return []
+        finally:
+            registry.close()
+
     def close(self) -> None:
         self._close_files()
         if self._finalizer is not None:
@@ -724,9 +742,8 @@ class SummaryIndex(EmbedsQueries):
         return json.loads(json.dumps(self._manifest))
 
     @property
-    def facets(self) -> FacetReader | None:
-        """The documents' filter fields (retrieval/embedded/facets.py): `select(filters)`, `counts(ns)`; None
-        for an index made before them (a filtered search then asks to re-run `aqgr index`)."""
+    def facets(self) -> FacetReader:
+        """The documents' filter fields (retrieval/embedded/facets.py): `select(filters)`, `counts(ns)`."""
         return self._facets
 
     def ids_of(self, ns) -> list[str]:

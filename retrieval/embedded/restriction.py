@@ -7,7 +7,7 @@ the filter itself (`Where`, retrieval/types.py), which an engine whose documents
 as part of its query (the tantivy engines: `filters_inside`); the dense store scores named
 documents or masks the others out of its ANN search (`names_cheaply`).
 
-An engine that can do neither (an index made before filter fields) still gets the restricted
+An engine that can do neither (matrix.v1, whose documents carry no filter fields) still gets the restricted
 ranking: scores do not depend on the restriction (BM25's statistics and the similarities are the
 whole index's), so its best k are the first k admitted documents of the unrestricted ranking.
 A broad restriction is therefore read after the search: the unrestricted ranking to the depth

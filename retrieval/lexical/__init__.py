@@ -1,6 +1,6 @@
 """Lexical (BM25) engines: on-disk indexes of term lists, addressed by a caller-chosen integer `n`.
 
-An engine indexes documents given as term lists (already tokenised: `words.v1` terms, plus word
+An engine indexes documents given as term lists (already tokenised: `words.v2` terms by default, plus word
 pairs for full texts) under a stable integer `n` the caller chooses (the index registry's
 document number), and answers a query's top k by BM25. Documents change in place: `add`
 (replacing whatever document `n` was) and `delete` are buffered, `commit` makes them durable

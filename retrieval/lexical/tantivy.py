@@ -57,7 +57,7 @@ NAME = "tantivy.v1"
 TERMS, N = "terms", "n"
 _score, _address = operator.itemgetter(0), operator.itemgetter(1)  # of a hit: (score, DocAddress)
 # The filter fields (retrieval/embedded/restriction.py): their terms, untokenised, and the date as YYYYMMDD;
-# an index made before them has neither (its manifest says so: no "fields").
+# the manifest's "fields" names their version (an index without them, made by an older aqgr, is refused).
 FIELDS, DECIDED = "fields", "decided"
 FIELDS_VERSION = 1
 SUBDIR = "tantivy"
@@ -88,14 +88,13 @@ def _tantivy():
     return tantivy
 
 
-def _schema(fields: bool = True):
+def _schema():
     tantivy = _tantivy()
     builder = tantivy.SchemaBuilder()
     builder.add_text_field(TERMS, stored=False, tokenizer_name="whitespace", index_option="freq")
     builder.add_unsigned_field(N, stored=False, indexed=True, fast=True)
-    if fields:
-        builder.add_text_field(FIELDS, stored=False, tokenizer_name="raw", index_option="basic")
-        builder.add_integer_field(DECIDED, stored=False, indexed=True, fast=True)
+    builder.add_text_field(FIELDS, stored=False, tokenizer_name="raw", index_option="basic")
+    builder.add_integer_field(DECIDED, stored=False, indexed=True, fast=True)
     return builder.build()
 
 
@@ -109,6 +108,8 @@ class TantivyEngine:
     """`tantivy.v1` (see the module docstring)."""
 
     name: ClassVar[str] = NAME
+    # The documents carry their filter fields, so `search(where=...)` applies a filter inside the search.
+    filters_inside: ClassVar[bool] = True
 
     def __init__(self, directory: Path, manifest: dict, index):
         self.directory = Path(directory)
@@ -122,9 +123,6 @@ class TantivyEngine:
         self._only = None  # (a read-only `only` array, its filter query): the last restriction searched
         self._where = None  # (a Where, its query): the last filter searched
         self._term_queries: dict[tuple[str, float], object] = {}  # (term, weight) -> its boosted query (TERM_QUERIES)
-        # Whether the documents carry their filter fields, so that `search(where=...)` can apply a
-        # filter inside the search (an index made before them: the caller names the documents).
-        self.filters_inside = manifest.get("fields") == FIELDS_VERSION
 
     @classmethod
     def create(
@@ -154,6 +152,15 @@ class TantivyEngine:
     @classmethod
     def open(cls, directory: Path | str) -> "TantivyEngine":
         manifest = read_manifest(directory, NAME)
+        if manifest.get(FIELDS) != FIELDS_VERSION:
+            raise IndexMismatchError(
+                str(directory),
+                [
+                    "made by an older aqgr, before search filters"
+                    if FIELDS not in manifest
+                    else f"filter fields of version {manifest[FIELDS]!r}, this aqgr reads {FIELDS_VERSION}"
+                ],
+            )
         tantivy = _tantivy()
         try:
             index = tantivy.Index.open(str(Path(directory) / SUBDIR))
@@ -209,7 +216,7 @@ class TantivyEngine:
 
     def add(self, n: int, terms: Sequence[str], fields: Sequence[str] = (), decided: int | None = None) -> None:
         """Index document `n` (`LexicalEngine.add`) with its filter fields' terms and date
-        (retrieval/embedded/restriction.py `field_terms`), kept when the index has them."""
+        (retrieval/embedded/restriction.py `field_terms`)."""
         n = check_n(n)
         text = joined_terms(terms)
         tantivy = _tantivy()
@@ -220,11 +227,10 @@ class TantivyEngine:
             doc = tantivy.Document()
             doc.add_unsigned(N, n)
             doc.add_text(TERMS, text)
-            if self.filters_inside:
-                for term in fields:
-                    doc.add_text(FIELDS, term)
-                if decided is not None:
-                    doc.add_integer(DECIDED, decided)
+            for term in fields:
+                doc.add_text(FIELDS, term)
+            if decided is not None:
+                doc.add_integer(DECIDED, decided)
             writer.add_document(doc)
             self._added.add(n)
 
@@ -261,10 +267,8 @@ class TantivyEngine:
         skip: Collection[int] | None = None,
         where: Where | None = None,
     ) -> list[tuple[int, float]]:
-        """`LexicalEngine.search`; `where`, a filter applied inside the search (only when
-        `filters_inside`): a conjunction with the query, as `only` is."""
-        if where is not None and not self.filters_inside:
-            raise ValueError(f"{self.directory} was made before filter fields: name the documents (`only`) instead")
+        """`LexicalEngine.search`; `where`, a filter applied inside the search: a conjunction with
+        the query, as `only` is."""
         weights = query_weights(list(query_terms), self._params["query_tf"])
         if k <= 0 or not weights or (only is not None and not len(only)):
             return []

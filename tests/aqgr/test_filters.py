@@ -7,8 +7,8 @@ from datetime import date
 import pytest
 from pydantic import ValidationError
 
-from aqgr import Filters, NoFiltersError, SearchOptions
-from aqgr.foundation.errors import InvalidFilterError
+from aqgr import Filters, SearchOptions
+from aqgr.foundation.errors import IndexMismatchError, InvalidFilterError
 from aqgr.retrieval.embedded.facets import (
     disposal_of,
     judge_clause,
@@ -237,25 +237,47 @@ def test_facets_counted_from_memory_equal_those_counted_from_the_terms(
     registry = DocStore(copy)
     ns = [n for (n,) in registry._db.execute("SELECT n FROM docs")]
     size = max(ns) + 1
-    counted = registry.facet_counts(ns, list(facets.FACET_FIELDS))
+
+    def from_terms(some: list[int]) -> dict[str, dict[str, int]]:  # counted from facet_terms, one row a term
+        counted: dict[str, dict[str, int]] = {}
+        for field, value, count in registry._db.execute(
+            f"SELECT field, value, COUNT(DISTINCT n) FROM facet_terms WHERE n IN ({','.join('?' * len(some))}) "
+            f"AND field IN ({','.join('?' * len(facets.FACET_FIELDS))}) GROUP BY field, value",
+            (*some, *facets.FACET_FIELDS),
+        ):
+            counted.setdefault(field, {})[value] = count
+        return counted
+
+    counted = from_terms(ns)
     assert counted["court"] == {"Supreme Court of India": 3, "Delhi High Court": 1, "Bombay High Court": 1}
-    assert sum(counted["section"].values()) >= 2 and registry.facet_counts([], ["court"]) == {"court": {}}
+    assert sum(counted["section"].values()) >= 2
     shown = facets.ShownTerms(registry, size)
     reads = []
     real = registry.shown_terms
     monkeypatch.setattr(registry, "shown_terms", lambda some: (reads.append(list(some)), real(some))[1])
-    assert shown.counts(ns[:2]) == {
-        f: v for f, v in registry.facet_counts(ns[:2], list(facets.FACET_FIELDS)).items() if v
-    }
-    assert shown.counts(ns + ns[:2]) == {f: v for f, v in counted.items() if v}  # a candidate listed twice counts once
+    assert shown.counts(ns[:2]) == from_terms(ns[:2])
+    assert shown.counts(ns + ns[:2]) == counted  # a candidate listed twice counts once
     assert shown.counts(ns) == shown.counts(list(reversed(ns))) and shown.counts([]) == {}
     assert sorted(n for some in reads for n in some) == list(range(size))  # each document read from the store once
     assert len(reads) == (1 if read_all_up_to else 2)  # all at the first count, or the first two then the others
-    registry._db.execute("DELETE FROM meta WHERE key = 'facet_shown'")  # as an index made before facet_shown
-    assert facets.ShownTerms(registry, size).counts(ns) is None
 
 
-def test_an_index_made_before_filters_asks_for_aqgr_index_which_adds_them(tmp_path):
+def test_an_index_made_before_facet_shown_is_refused(archive, tmp_path):
+    import shutil
+
+    from aqgr.retrieval.embedded.index import SummaryIndex
+
+    copy = tmp_path / "index"
+    shutil.copytree(archive.settings.index_dir, copy)
+    with sqlite3.connect(copy / "docs.sqlite") as db:  # as an index of an earlier aqgr, counted from facet_terms
+        db.execute("DELETE FROM meta WHERE key = 'facet_shown'")
+    with pytest.raises(IndexMismatchError, match=r"before the facets a result counts.*`aqgr index --rebuild`"):
+        SummaryIndex.load(copy)
+
+
+def test_an_index_made_before_filters_is_refused_and_aqgr_index_rebuilds_it(tmp_path):
+    """An index of an older aqgr, its documents without filter fields, is not searched: the refusal says
+    to run `aqgr index --rebuild`, and `aqgr index` rebuilds it with the fields."""
     archive = indexed_archive(tmp_path / "home", tmp_path / "in")
     with sqlite3.connect(archive.settings.index_dir / "docs.sqlite") as db:  # as an index of an earlier aqgr
         db.execute("DELETE FROM meta WHERE key = 'facets'")
@@ -263,10 +285,10 @@ def test_an_index_made_before_filters_asks_for_aqgr_index_which_adds_them(tmp_pa
     from aqgr import Archive
 
     old = Archive(settings=archive.settings)
-    with pytest.raises(NoFiltersError, match="re-run `aqgr index`"):
-        old.search(DYING_DECLARATION_FACTS, filters=Filters(court="SC"))
-    assert old.search(DYING_DECLARATION_FACTS).facets is None  # unfiltered search still works
-    old.build_index()  # sees the index lacks filter fields: rebuilds it
+    for filters in (Filters(court="SC"), None):
+        with pytest.raises(IndexMismatchError, match=r"before search filters: `aqgr index --rebuild` makes it anew"):
+            old.search(DYING_DECLARATION_FACTS, filters=filters)
+    assert old.build_index()["update"]["mode"] == "rebuild"
     fresh = Archive(settings=archive.settings)
     assert {
         h.judgment_id for h in fresh.search(DYING_DECLARATION_FACTS, options=EVERY, filters=Filters(court="SC")).hits

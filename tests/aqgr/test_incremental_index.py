@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from aqgr import Archive, IndexBusyError
 from aqgr.archive.indexer import IndexLock
+from aqgr.foundation.errors import IndexMismatchError
 from aqgr.foundation.paths import SAMPLE
 from aqgr.interfaces.cli import app
 from aqgr.retrieval.spec import IndexSpec
@@ -81,9 +82,9 @@ def test_a_rebuild_and_a_changed_spec_build_anew(archive):
     assert not [p for p in home.iterdir() if p.name.startswith(".index.")]  # no leftovers
 
 
-def test_an_index_of_the_older_default_tokenizer_is_updated_as_built_until_a_rebuild(tmp_path):
+def test_an_index_of_the_older_default_tokenizer_is_refused_and_rebuilt_by_aqgr_index(tmp_path):
     """An archive indexed with words.v1 (the default before words.v2) and a spec that names no
-    tokenizer: adding judgments is an update that keeps words.v1, not a full build; --rebuild adopts words.v2."""
+    tokenizer: a search is refused, and adding judgments rebuilds the index with words.v2."""
     folder = tmp_path / "judgments"
     folder.mkdir()
     for path in JUDGMENTS[:5]:
@@ -95,14 +96,11 @@ def test_an_index_of_the_older_default_tokenizer_is_updated_as_built_until_a_reb
     shutil.copy(JUDGMENTS[5], folder / JUDGMENTS[5].name)
     archive = Archive(home, index=SPEC)
     archive.summarize([folder])
-    manifest = archive.build_index()
-    assert (
-        manifest["update"] == {"mode": "update", "added": 1, "replaced": 0, "removed": 0}
-        and manifest["tokenizer"] == "words.v1"
-    )
-    assert any(h.judgment_id == JUDGMENTS[5].stem for h in archive.search(archive.text(JUDGMENTS[5].stem)[:1500]).hits)
-    rebuilt = archive.build_index(rebuild=True)
+    with pytest.raises(IndexMismatchError, match="tokenizer 'words.v1', expected 'words.v2'"):
+        archive.search(archive.text(JUDGMENTS[5].stem)[:1500])
+    rebuilt = archive.build_index()
     assert rebuilt["update"]["mode"] == "rebuild" and rebuilt["tokenizer"] == "words.v2" and rebuilt["n_docs"] == 6
+    assert any(h.judgment_id == JUDGMENTS[5].stem for h in archive.search(archive.text(JUDGMENTS[5].stem)[:1500]).hits)
 
 
 def test_a_second_writer_is_refused_with_a_clear_message(archive):

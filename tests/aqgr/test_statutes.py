@@ -87,6 +87,24 @@ def test_links_follow_the_statutes_and_the_index(archive, tmp_path):
     assert seen[-1] == ("statute links", 4, 4) and collection.links()["A3"] == ["S_EVID"]
 
 
+def test_a_statute_index_an_older_aqgr_made_is_refused_then_built_again_by_aqgr_index(archive):
+    """The statute index is an embedded index too: one an older aqgr made is refused like the case
+    index, and `aqgr index` builds it again from the collection's own statutes."""
+    import sqlite3
+
+    from aqgr.foundation.errors import IndexMismatchError
+
+    collection = StatuteCollection(archive.settings)
+    with sqlite3.connect(collection.index_dir / "docs.sqlite") as db:  # as an index of an earlier aqgr
+        db.execute("DROP INDEX docs_live")
+    with pytest.raises(IndexMismatchError, match="`aqgr index --rebuild` makes it anew"):
+        Archive(settings=archive.settings).search_statutes(DYING_DECLARATION_FACTS, k=3)
+    archive.build_index()
+    assert not collection.renew()  # made anew by this aqgr: nothing to do
+    result = Archive(settings=archive.settings).search_statutes(DYING_DECLARATION_FACTS, k=3)
+    assert result.hits[0].statute_id == "S_EVID"
+
+
 def test_rank_with_precedents_orders_by_votes_then_text():
     direct = [ScoredDoc("S1", 1.0), ScoredDoc("S2", 0.9), ScoredDoc("S3", 0.5), ScoredDoc("S4", 0.4)]
     links = {"J1": ["S3"], "J2": ["S4", "S3"], "J3": ["S4"], "J9": ["S2"]}

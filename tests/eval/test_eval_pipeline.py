@@ -48,6 +48,27 @@ def _systems(names=NAMES):
     return [get_system(n, embedder="hashing.v1") for n in names]
 
 
+def test_no_two_pipeline_systems_are_the_same_system():
+    """An ablation whose change the default has adopted (Lucene idf, once `aqgr+lucene-idf`) runs
+    the default again under another name: each configuration differs in what it builds or searches."""
+    seen: dict[str, str] = {}
+    for name, config in PIPELINE_CONFIGS.items():
+        system = ArchiveSystem(name, config)
+        made = json.dumps(
+            [
+                system.index_spec().describe(),
+                system.search_options().model_dump(mode="json"),
+                system.explainer,
+                system.question_generator,
+                config.explain,
+                config.statutes_via_precedents,
+            ],
+            sort_keys=True,
+        )
+        assert made not in seen, f"{name} is {seen.get(made)} under another name"
+        seen[made] = name
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_each_pipeline_system_runs_end_to_end(tiny, tmp_path, name):
     report = evaluate_path(

@@ -218,6 +218,10 @@ def test_no_index_and_mismatch_refused(built, tmp_path):
     (copy / "manifest.json").write_text(json.dumps(manifest | {"format_version": 0}))
     with pytest.raises(IndexMismatchError, match="format version"):
         cls.load(copy)
+    older = {k: v for k, v in manifest.items() if k != "fulltext_bm25"} | {"format_version": 3}  # as format 3 wrote
+    (copy / "manifest.json").write_text(json.dumps(older))
+    with pytest.raises(IndexMismatchError, match="index format version 3, this aqgr reads 4"):
+        cls.load(copy)
     (copy / "manifest.json").write_text("{not json")
     with pytest.raises(IndexMismatchError, match="unreadable"):
         cls.load(copy)

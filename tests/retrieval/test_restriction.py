@@ -108,23 +108,33 @@ def test_a_filter_is_applied_inside_the_lexical_engine_as_its_fields(index, aske
     assert set(seen) == {("bm25", "where"), ("dense", "named")}
 
 
-def test_an_index_made_before_filter_fields_names_the_documents(index, monkeypatch):
-    import json
-
-    from aqgr.retrieval.lexical.tantivy import TantivyEngine
+def test_an_engine_without_filter_fields_names_the_documents(index, monkeypatch):
     from aqgr.schemas.filters import Filters
 
     engine = index._parts["bm25"].engine
-    monkeypatch.setattr(engine, "filters_inside", False)  # as an engine opened from a manifest without "fields"
+    monkeypatch.setattr(engine, "filters_inside", False)  # as matrix.v1, whose documents carry no filter fields
     selection = index.facets.select(Filters(court="Bombay High Court"))
     expected = _by_hand(index, set(index.ids_of(selection.ns)), 10)
     seen = _calls(index, monkeypatch)
     assert index.retrieve(QUERY, 10, restrict=index.admitted(selection.ns, selection.where)) == expected
     assert seen and "where" not in {how for _, how in seen}
-    with pytest.raises(ValueError, match="before filter fields"):
-        engine.search(["dowry"], 5, where=selection.where)
-    manifest = json.loads((engine.directory / "lexical.json").read_text())
-    assert manifest["fields"] == 1 and TantivyEngine.open(engine.directory).filters_inside
+
+
+def test_a_lexical_index_made_before_filter_fields_is_refused(index, tmp_path):
+    import json
+    import shutil
+
+    from aqgr.foundation.errors import IndexMismatchError
+    from aqgr.retrieval.lexical.tantivy import TantivyEngine
+
+    engine = index._parts["bm25"].engine
+    copy = tmp_path / "bm25"
+    shutil.copytree(engine.directory, copy)
+    manifest = json.loads((copy / "lexical.json").read_text())
+    assert manifest.pop("fields") == 1 and TantivyEngine.open(engine.directory).filters_inside
+    (copy / "lexical.json").write_text(json.dumps(manifest))  # as a tantivy index of an earlier aqgr
+    with pytest.raises(IndexMismatchError, match="made by an older aqgr, before search filters"):
+        TantivyEngine.open(copy)
 
 
 def test_exclude_holds_with_a_broad_restriction(index):

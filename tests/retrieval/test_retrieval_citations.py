@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from aqgr.retrieval.citations import CitationGraph
@@ -80,20 +78,7 @@ def test_renumbering_the_judgments_changes_no_vote():
     assert {rename[k]: v.votes for k, v in before.items()} == {k: v.votes for k, v in after.items()}
 
 
-def test_saved_graph_is_read_back_only_for_the_same_judgments(tmp_path):
-    path = tmp_path / "citations.json"
-    graph = CitationGraph([("MID", "OLD"), ("NEW", "OLD")])
-    graph.save(path, TEXTS)
-    assert CitationGraph.load(path, list(TEXTS)).pairs() == graph.pairs()
-    assert CitationGraph.load(path, ["MID", "OLD"]) is None  # found among other judgments: stale
-    assert CitationGraph.load(tmp_path / "absent.json") is None
-    path.write_text("{not json")
-    assert CitationGraph.load(path) is None
-    path.write_text(json.dumps({"format": "citations.v0", "links": []}))
-    assert CitationGraph.load(path) is None
-
-
-def test_each_link_keeps_its_first_mention_in_whole_words_across_a_save(tmp_path):
+def test_each_link_keeps_its_first_mention_in_whole_words():
     texts = {
         **TEXTS,
         "LONG": _judgment(
@@ -109,13 +94,6 @@ def test_each_link_keeps_its_first_mention_in_whole_words_across_a_save(tmp_path
     assert "Sunita Devi" not in graph.mentions[("MID", "OLD")].text  # MID's own words, not NEW's
     for (citing, _), found in graph.mentions.items():  # whole words: none cut at either edge
         assert f" {found.text} " in " " + " ".join(texts[citing].split()) + " "
-    path = tmp_path / "citations.json"
-    graph.save(path, texts)
-    assert CitationGraph.load(path, list(texts)).mentions == graph.mentions
-    # a graph saved before mentions were kept (citations.v1: pairs only) still loads, without them
-    path.write_text(json.dumps({"format": "citations.v1", "links": [["MID", "OLD"]]}))
-    old = CitationGraph.load(path)
-    assert old.pairs() == [("MID", "OLD")] and old.mentions == {}
 
 
 def _referred_by_loop(pairs, ranking, depth, exclude, norm):

@@ -123,19 +123,16 @@ def test_load_refuses_other_spec(index, tmp_path, expect, words):
         assert word in str(err.value)
 
 
-def test_an_index_of_the_older_default_tokenizer_keeps_it_for_a_spec_naming_none(corpus, tmp_path):
-    """words.v1 was the default before words.v2: an index built with it is searched and updated with
-    it under a spec that names no tokenizer (no rebuild for a new default); one naming words.v2 refuses it."""
-    old = SummaryIndex.build(corpus[:-1], IndexSpec(embedder="hashing.v1", tokenizer="words.v1"))
+def test_an_index_of_the_older_default_tokenizer_is_refused_for_a_spec_naming_none(corpus, tmp_path):
+    """words.v1 was the default before words.v2: an index built with it is refused under a spec that
+    names no tokenizer (the default's differs; aqgr index rebuilds it), read under one naming words.v1."""
+    old = SummaryIndex.build(corpus, IndexSpec(embedder="hashing.v1", tokenizer="words.v1"))
     path = old.save(tmp_path / "index")
-    loaded = SummaryIndex.load(path, expect=IndexSpec(embedder="hashing.v1"))
+    with pytest.raises(IndexMismatchError, match="tokenizer 'words.v1', expected 'words.v2'"):
+        SummaryIndex.load(path, expect=IndexSpec(embedder="hashing.v1"))
+    loaded = SummaryIndex.load(path, expect=IndexSpec(embedder="hashing.v1", tokenizer="words.v1"))
     assert loaded.spec.tokenizer == "words.v1" and loaded.tokenizer("realization") == ["realize"]
-    loaded.update([corpus[-1]], [])
-    assert loaded.manifest["tokenizer"] == "words.v1" and len(loaded) == len(corpus)
-    whole = SummaryIndex.build(corpus, IndexSpec(embedder="hashing.v1", tokenizer="words.v1"))
-    assert loaded.retrieve(QUERY, 5, ["bm25"]) == whole.retrieve(QUERY, 5, ["bm25"])
-    with pytest.raises(IndexMismatchError, match="words.v2"):
-        SummaryIndex.load(path, expect=IndexSpec(embedder="hashing.v1", tokenizer="words.v2"))
+    assert loaded.retrieve(QUERY, 5, ["bm25"]) == old.retrieve(QUERY, 5, ["bm25"])
 
 
 def _tamper(path: Path, **changes):
@@ -177,6 +174,12 @@ def test_load_refuses_an_older_format(index, tmp_path):
     path = index.save(tmp_path / "index")
     _tamper(path, format_version=3)
     with pytest.raises(IndexMismatchError, match="format version 3"):
+        SummaryIndex.load(path)
+    manifest = json.loads((path / "manifest.json").read_text())
+    for key in ("fulltext_bm25", "dense_slots", "lexical_engine"):  # what format 3 manifests lacked
+        del manifest[key]
+    (path / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(IndexMismatchError, match="index format version 3, this aqgr reads 4"):
         SummaryIndex.load(path)
 
 
@@ -274,19 +277,11 @@ def test_ngrams_validated_and_recorded(hashing_spec):
     ) == IndexSpec(bm25_ngrams=2)
 
 
-def test_fulltext_bm25_parameters_recorded_and_old_manifests_read_as_built():
+def test_fulltext_bm25_parameters_recorded():
     spec = IndexSpec(fulltext_k1=3.0, fulltext_query_tf="raw")
     manifest = spec.describe() | {"embedder": {"name": DEFAULT_EMBEDDER}}
     assert manifest["fulltext_bm25"] == {"k1": 3.0, "query_tf": "raw"}
     assert IndexSpec.from_manifest(manifest) == spec
-    # An index saved before the full-text BM25 had parameters of its own was built with the
-    # shared k1 and raw query counts: it is read as such, and differs from today's defaults.
-    old = {k: v for k, v in IndexSpec().describe().items() if k != "fulltext_bm25"} | {
-        "embedder": {"name": DEFAULT_EMBEDDER}
-    }
-    read = IndexSpec.from_manifest(old)
-    assert (read.fulltext_k1, read.fulltext_query_tf) == (IndexSpec().bm25_k1, "raw")
-    assert read != IndexSpec()
     with pytest.raises(ValueError, match="query_tf"):
         IndexSpec(fulltext_query_tf="unique")
 
@@ -353,10 +348,9 @@ def test_dense_can_embed_the_legal_slots_only(hashing_spec, tmp_path):
         assert ranking[0] in {"P2", "P3"} and ranking.index("P2") < ranking.index("P1")
     ranking = [d.doc_id for d in everything.retrieve(query, 3, retrievers=["dense"])["dense"]]
     assert ranking.index("P1") < ranking.index("P2")
-    # recorded; an index saved before dense_slots existed is read as "every slot"
+    # recorded, and read back
     assert legal.manifest["dense_slots"] == ["issues", "reasoning", "new_principles"]
     assert everything.manifest["dense_slots"] is None
-    old = {k: v for k, v in spec.describe().items() if k != "dense_slots"} | {"embedder": {"name": DEFAULT_EMBEDDER}}
-    assert IndexSpec.from_manifest(old).dense_slots is None
+    assert IndexSpec.from_manifest(legal.manifest).dense_slots == DENSE_SLOTS
     with pytest.raises(UnknownNameError):
         IndexSpec(dense_slots=("holding",))
