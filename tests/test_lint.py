@@ -40,3 +40,18 @@ def test_the_checks_see_a_fault(tmp_path):
     (tmp_path / "bad.py").write_text("import os\nx = {  'a':1 }\n")
     assert ruff("check", "--no-cache", ".", cwd=tmp_path).returncode == 1
     assert ruff("format", "--check", "--no-cache", ".", cwd=tmp_path).returncode == 1
+
+
+def test_no_merge_conflict_markers_are_left():
+    """A merge's conflict markers inside a docstring or a document pass the linter: searched here."""
+    tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    markers = ("<<<<<<< ", ">>>>>>> ", "<<<<<<<< ", ">>>>>>>> ")
+    found = []
+    for name in tracked.splitlines():
+        path = REPO / name
+        if path.suffix not in {".py", ".md", ".toml", ".txt", ".json", ".yaml", ".cfg", ".sh"} or not path.is_file():
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            if line.startswith(markers):
+                found.append(f"{name}:{number}")
+    assert not found, found
