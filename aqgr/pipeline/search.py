@@ -485,6 +485,7 @@ class Searcher:
                 quote=t.sentence,
                 start=t.start,
                 end=t.end,
+                dissent=t.dissent or None,
             )
             for citing, t in found
         ]
