@@ -148,12 +148,14 @@ class SearchResult(_Model):
     engines: Engines
     dropped_not_in_archive: int = Field(
         default=0,
-        description="Judgments named by an engine but absent from the candidate list or the archive; dropped.",
+        description="Judgments named by an engine but absent from the candidate list or the archive, or explained by "
+        "a model call that was not shown them (the candidates split over several calls); dropped.",
     )
     below_threshold: int = Field(default=0, description="Candidates explained but under the relevance threshold.")
     dropped_citations: int = Field(
         default=0,
-        description="Sentences removed from explanations because they cited a judgment outside the candidate list, "
+        description="Sentences removed from explanations (those dropped included) because they cited a judgment that "
+        "the candidates of their model call do not show, "
         "and generated questions dropped because they cited one that neither the similar judgments nor the facts show.",
     )
     notes: list[str] = Field(
