@@ -62,6 +62,13 @@ class Evidence(_Model):
     match: Literal["exact", "whitespace", "case", "part"] | None = Field(default=None, description=_MATCH)
 
 
+_DISSENT = (
+    "Where two treatment engines read this citation differently (--treatment llm.v1: the model and phrases.v1), "
+    "the other engine's reading, 'engine: label' ('llm.v1: referred'): the more severe label stands; null when "
+    "they agreed or one engine answered."
+)
+
+
 class TreatmentWarning(_Model):
     """A later judgment of the archive that overruled or doubted a hit, in its own words."""
 
@@ -74,6 +81,7 @@ class TreatmentWarning(_Model):
     quote: str = Field(description="Its sentence that says so, quoted.")
     start: int = Field(ge=0, description="Where that sentence starts in its text (character offset).")
     end: int = Field(ge=0, description="Where it ends.")
+    dissent: str | None = Field(default=None, description=_DISSENT)
 
 
 class Hit(_Model):
@@ -140,12 +148,14 @@ class SearchResult(_Model):
     engines: Engines
     dropped_not_in_archive: int = Field(
         default=0,
-        description="Judgments named by an engine but absent from the candidate list or the archive; dropped.",
+        description="Judgments named by an engine but absent from the candidate list or the archive, or explained by "
+        "a model call that was not shown them (the candidates split over several calls); dropped.",
     )
     below_threshold: int = Field(default=0, description="Candidates explained but under the relevance threshold.")
     dropped_citations: int = Field(
         default=0,
-        description="Sentences removed from explanations because they cited a judgment outside the candidate list, "
+        description="Sentences removed from explanations (those dropped included) because they cited a judgment that "
+        "the candidates of their model call do not show, "
         "and generated questions dropped because they cited one that neither the similar judgments nor the facts show.",
     )
     notes: list[str] = Field(
@@ -175,6 +185,7 @@ class CitationTreatment(_Model):
     quote: str = Field(description="The citing judgment's sentence that shows it.")
     start: int = Field(ge=0, description="Where that sentence starts in the citing judgment's text (character offset).")
     end: int = Field(ge=0, description="Where it ends.")
+    dissent: str | None = Field(default=None, description=_DISSENT)
 
 
 class CitedJudgment(_Model):

@@ -54,7 +54,13 @@ def _ref(summary: StructuredSummary, mention: Mention | None = None) -> CitedJud
         date=summary.date,
         how=mention.how if mention else None,
         mention=mention.text if mention else None,
-        treatment=CitationTreatment(label=treated.label, quote=treated.sentence, start=treated.start, end=treated.end)
+        treatment=CitationTreatment(
+            label=treated.label,
+            quote=treated.sentence,
+            start=treated.start,
+            end=treated.end,
+            dissent=treated.dissent or None,
+        )
         if treated
         else None,
     )

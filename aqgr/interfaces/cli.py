@@ -390,6 +390,11 @@ def _at(pin) -> tuple[str, str] | str:
     return (f"  ({where(pin)})", "dim") if pin is not None else ""
 
 
+def _disagreed(dissent: str) -> str:
+    """A treatment's note where the two treatment engines read it differently (its `dissent`)."""
+    return f"the treatment engines disagreed ({dissent}): the more severe label stands"
+
+
 def _print_result(result, console) -> None:
     from aqgr.pipeline.pinpoint import where
 
@@ -437,6 +442,8 @@ def _print_result(result, console) -> None:
                     f' "{warning.quote}"',
                 )
             )
+            if warning.dissent:
+                console.print(styled("     ", (_disagreed(warning.dissent), "dim")))
     engines = result.engines
     console.print(
         styled(
@@ -629,6 +636,8 @@ def citations(
             console.print(f"  {ref.parties}  [{ref.judgment_id}]" + (f"  {meta}" if meta else "") + treated)
             if ref.treatment and ref.treatment.label != "referred":
                 console.print(styled("    ", (f'{ref.treatment.label}: "{ref.treatment.quote}"', "yellow")))
+            if ref.treatment and ref.treatment.dissent:
+                console.print(styled("    ", (_disagreed(ref.treatment.dissent), "yellow")))
             if ref.mention:
                 console.print(styled("    ", (f'{ref.how}: "{ref.mention}"', "dim")))
 

@@ -92,10 +92,11 @@ archive judgments found for these facts that cite it: a precedent similar cases 
 quoted text + where it stands in the judgment: located, start/end offsets into get_judgment_text's text, paragraph
 number; legal_issue_at and reason_at the same for those), sections (with a correspondence table loaded: the sections it cites with their counterparts in the
 code that replaced it, 'Section 302 IPC, now Section 103(1) BNS'), treatment_warnings (later archive judgments that
-overruled or doubted it: judgment_id, parties, date, treatment, quote; check before relying on it); `engines` (which engines answered: offline or a model); `dropped_not_in_archive` (judgments an engine
-named that are not in the archive, dropped by the grounding guard); `filters` (the filters applied) and `facets`
+overruled or doubted it: judgment_id, parties, date, treatment, quote, dissent (where two treatment engines read it
+differently, the other's reading: the more severe label stands); check before relying on it); `engines` (which engines answered: offline or a model); `dropped_not_in_archive` (judgments an engine
+named outside the candidates it was shown, dropped by the grounding guard); `filters` (the filters applied) and `facets`
 (counts per court, year, decade, statute, section, judge, kind, disposal over the ranked candidates, to narrow
-with `filters`). Every hit exists in the archive."""
+with `filters`). Every hit exists in the archive, once."""
 
 QUESTIONS_DESCRIPTION = """Candidate legal questions the facts raise, best first, for choosing before search_precedents.
 

@@ -2,7 +2,10 @@
 
 Interface: `Explainer.explain(facts, questions, candidates, scorer)` returns one
 `Explanation` per candidate it keeps. It may only explain judgments in `candidates`
-(a closed list); the search pipeline drops anything else and counts it.
+(a closed list); the search pipeline drops anything else and counts it, and shows each
+judgment once. A model-backed explainer grounds its explanations itself, call by call
+(aqgr/pipeline/explain_llm.py): one that a call wrote of a judgment it was not shown is
+returned with `outside_list` set, and dropped and counted likewise.
 
 `evidence.v2` (offline default) quotes like evidence.v1 and scores by retrieval strength
 alone (see StrengthEvidenceExplainer). `evidence.v1` quotes the summary: the legal issue is the issue
@@ -46,6 +49,7 @@ class Explanation:
     explained_by: str | None = None  # set when another engine than the explainer wrote it (a fallback)
     note: str | None = None  # why the fallback answered
     dropped_citations: int = 0  # sentences removed for citing a judgment outside the candidate list
+    outside_list: bool = False  # written by a model call of a judgment not among that call's candidates: dropped
 
 
 class Explainer(Protocol):

@@ -4,11 +4,16 @@ The prompt lists the candidates by id with their retrieval slots (parties, case 
 issues, facts, reasoning; sized to the prompt budget, split over several calls where they do not fit one). The model returns JSON: for
 each judgment it finds applicable, id, party names, score 1-10, legal issue and reason.
 
-Grounding: an id outside the list is passed on untouched so that the search's guard drops
-and counts it; a sentence in an issue or reason that cites a case (any form: see
-aqgr/pipeline/citation_guard.py) that no candidate's parties nor summary show is removed and counted. The
-party names shown come from the archive, never from the model. Evidence slots are quoted
-from the summary (as evidence.v1 does). If the model fails (error, timeout, block, output
+Grounding, one rule for every explanation of every call, applied here before it leaves the
+explainer: its text is checked against the candidates of its own call (the summaries that
+call showed the model), whatever the call split: a sentence in an issue or reason that cites
+a case (any form: see aqgr/pipeline/citation_guard.py) that none of them shows is removed and
+counted. An explanation of a judgment that is not among its call's candidates (an invented
+id, or an archive judgment that another call was shown: the model never saw its summary) is
+returned marked `outside_list`, its citing sentences counted: the search drops and counts it,
+so each judgment is explained once, by the call that was shown it. The party names shown come
+from the archive, never from the model. Evidence slots are quoted from the summary (as
+evidence.v1 does). If the model fails (error, timeout, block, output
 still invalid after the re-asks), `evidence.v1` explains every candidate and each such
 explanation says so (`explained_by`, `note`).
 """
@@ -202,6 +207,7 @@ class LLMExplainer:
     def _grounded(
         self, items: list[dict], facts: str, questions, candidates: Sequence[Candidate], scorer
     ) -> list[Explanation]:
+        """One call's reply, grounded in that call's `candidates` (see the module)."""
         by_id = {c.summary.judgment_id: c for c in candidates}
         guard = CitationGuard(c.summary for c in candidates)
         out, seen = [], set()
@@ -210,12 +216,22 @@ class LLMExplainer:
             if judgment_id in seen:
                 continue
             seen.add(judgment_id)
-            candidate = by_id.get(judgment_id)
-            if candidate is None:  # not in the closed list: the search's guard drops and counts it
-                out.append(Explanation(judgment_id, item["score"], item["legal_issue"], item["reason"], ()))
-                continue
             issue, cut_issue = guard.clean(item["legal_issue"])
             reason, cut_reason = guard.clean(item["reason"])
+            candidate = by_id.get(judgment_id)
+            if candidate is None:  # not in this call's closed list: dropped and counted by the search
+                out.append(
+                    Explanation(
+                        judgment_id,
+                        item["score"],
+                        issue,
+                        reason,
+                        (),
+                        dropped_citations=cut_issue + cut_reason,
+                        outside_list=True,
+                    )
+                )
+                continue
             evidence = self.fallback.explain(facts, questions, [candidate], scorer)[0].evidence
             out.append(
                 Explanation(

@@ -25,7 +25,9 @@ search (aqgr/pipeline/statutes.py) and the evaluation compose them, never repeat
    citing judgments (`cited_by`).
 4. `explain`: the explainer scores (1-10) and explains the best `explain_top` fused
    candidates, from a closed list. The grounding guard drops anything not in that list
-   or not in the archive; hits below `min_score` are not returned. A hit that a later
+   or not in the archive, and anything a model call wrote of a judgment that call was not
+   shown (the explainer marks it, aqgr/pipeline/explain_llm.py), counting each; a judgment
+   is a hit once; hits below `min_score` are not returned. A hit that a later
    judgment of the archive overruled or doubted carries that judgment's words
    (`treatment_warnings`); with `overruled_below`, an overruled hit ranks just below its
    overruling judgment when that judgment is among the hits (`overruled_below`, below).
@@ -58,7 +60,7 @@ from aqgr.pipeline.citation_guard import grounded_questions
 from aqgr.pipeline.config import (
     SearchOptions,
 )
-from aqgr.pipeline.explain import Candidate, Explainer
+from aqgr.pipeline.explain import Candidate, Explainer, Explanation
 from aqgr.pipeline.pinpoint import pin_hits
 from aqgr.pipeline.questions import QuestionGenerator
 from aqgr.pipeline.relevance import RelevanceScorer
@@ -378,8 +380,14 @@ class Searcher:
                 key=lambda c: (-scores[c.summary.judgment_id], -c.retrieval_score, id_hash(c.summary.judgment_id)),
             )[:k]
         explained = self.explainer.explain(plan.facts, used, handed, self.scorer)
-        grounded = [e for e in explained if e.judgment_id in by_id]
-        dropped = len(explained) - len(grounded)
+        grounded: list[Explanation] = []
+        dropped, shown = 0, set()
+        for e in explained:  # the closed list's judgments, each once (the explainer grounded their texts)
+            if e.outside_list or e.judgment_id not in by_id:
+                dropped += 1
+            elif e.judgment_id not in shown:
+                shown.add(e.judgment_id)
+                grounded.append(e)
         grounded.sort(key=lambda e: (-e.score, -by_id[e.judgment_id].retrieval_score, id_hash(e.judgment_id)))
         kept = [e for e in grounded if e.score >= options.min_score]
         referred = fused.referred
@@ -441,7 +449,7 @@ class Searcher:
             engines=self.engines(options),
             dropped_not_in_archive=dropped,
             below_threshold=below if below is not None else len(grounded) - len(kept),
-            dropped_citations=sum(e.dropped_citations for e in grounded) + plan.dropped_questions,
+            dropped_citations=sum(e.dropped_citations for e in explained) + plan.dropped_questions,
             notes=list(dict.fromkeys(notes)),
             filters=plan.filters,
             profile=options.profile,
@@ -477,6 +485,7 @@ class Searcher:
                 quote=t.sentence,
                 start=t.start,
                 end=t.end,
+                dissent=t.dissent or None,
             )
             for citing, t in found
         ]

@@ -42,7 +42,7 @@ CACHE = 1 << 16  # title-index keys, facts and ids kept in memory during one pas
 CHUNK = 32  # judgments per task handed to a worker
 WORKERS_ENV = "AQGR_CITATION_WORKERS"  # worker processes for a large pass; 0 or 1: none
 
-Row = tuple  # (cited id, paragraph, seq, evidence, treatment index, sentence, t_start, t_end, cue)
+Row = tuple  # (cited id, paragraph, seq, evidence, treatment index, sentence, t_start, t_end, cue, dissent)
 
 
 @dataclass
@@ -171,7 +171,7 @@ def link_rows(links: Sequence[Link], judgment: Judgment, text: str, engine: Trea
             first.setdefault(link.cited, (link.paragraph, seq, link.evidence))
             treated[link.cited] = more_severe(treated.get(link.cited), treat(engine, link, judgment, starts))
     return [
-        (cited, *mention, LABELS.index(t.label), t.sentence, t.start, t.end, t.cue)
+        (cited, *mention, LABELS.index(t.label), t.sentence, t.start, t.end, t.cue, t.dissent)
         for cited, mention in first.items()
         for t in (treated[cited],)
     ]

@@ -26,7 +26,8 @@ relink: their texts are re-read with `text_of(id)`, and only theirs.
 Each link also keeps the citing judgment's treatment of the cited one
 (retrieval/citations/treatment.py): of every mention of the pair in that pass, the most
 severe treatment, with the sentence quoted and its character offsets in the citing
-judgment's source text. It is found when the citing judgment is linked, from its own
+judgment's source text, and where two engines read it differently the other's reading
+(`dissent`; a store made before that column is read with none, and its next update adds it). It is found when the citing judgment is linked, from its own
 text only, so it is as incremental as the links. The store records the version of the
 treatment engine that read them (`phrases.v1`; `llm.v1` with its provider, model and
 prompt): opened to be updated with another engine it raises IndexMismatchError, and the
@@ -106,10 +107,12 @@ CREATE INDEX IF NOT EXISTS reporter_doc ON reporter(doc);
 -- per pass (how: 0 title, 1 citation), the first mention of each cited judgment: seq orders
 -- mentions within the citing judgment's pass
 -- treatment: index into treatment.LABELS, with sentence, t_start, t_end: the citing sentence and its
--- offsets in the citing judgment's source text, and cue: the words that decided (the most severe of the pass's mentions)
+-- offsets in the citing judgment's source text, and cue: the words that decided (the most severe of the pass's mentions);
+-- dissent: another engine's differing reading of that mention, "engine: label" (treatment.reconciled), '' when none
 CREATE TABLE IF NOT EXISTS links(citing INTEGER, cited INTEGER, how INTEGER, paragraph INTEGER, seq INTEGER,
     evidence TEXT NOT NULL, treatment INTEGER NOT NULL DEFAULT 5, sentence TEXT NOT NULL DEFAULT '',
-    t_start INTEGER NOT NULL DEFAULT 0, t_end INTEGER NOT NULL DEFAULT 0, cue TEXT NOT NULL DEFAULT '', PRIMARY KEY(citing, cited, how)) WITHOUT ROWID;
+    t_start INTEGER NOT NULL DEFAULT 0, t_end INTEGER NOT NULL DEFAULT 0, cue TEXT NOT NULL DEFAULT '',
+    dissent TEXT NOT NULL DEFAULT '', PRIMARY KEY(citing, cited, how)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS links_treated ON links(cited, treatment);
 CREATE INDEX IF NOT EXISTS links_cited ON links(cited);
 """
@@ -360,6 +363,8 @@ class CitationStore:
                     )
                 self._treatments = create(TREATMENT)
             _run(self._db, WORK)
+            if not _has_dissent(self._db):  # a store made before links kept a dissent: '' for every link so far
+                self._db.execute("ALTER TABLE links ADD COLUMN dissent TEXT NOT NULL DEFAULT ''")
             pending = self.pending
             if pending in (TITLES, CITATIONS):
                 self._relink(text_of, progress, resume=pending)
@@ -509,7 +514,7 @@ class CitationStore:
             db.executemany("INSERT OR IGNORE INTO work_keys VALUES (?)", [(key,) for key, _ in found.seen])
         db.execute("DELETE FROM links WHERE citing = ? AND how = ?", (doc, how))
         db.executemany(
-            "INSERT INTO links VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO links VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(doc, titles.id_of(cited), how, *rest) for cited, *rest in found.links],
         )
         self._set_hashes(doc, "markers" if how == TITLE else "occurs", found.hashes)
@@ -530,25 +535,29 @@ class _StoredMentions(Mapping[tuple[str, str], Mention]):
     """(citing, cited) -> the first mention, read from the store file when asked (its own
     connection, opened on first use, only read through; safe to share between threads)."""
 
+    # {dissent}: l.dissent, or '' in a store made before links kept one (its next update adds the column)
     _ROWS = (
-        "SELECT l.how, l.evidence, l.treatment, l.sentence, l.t_start, l.t_end, l.cue FROM links l JOIN judgments c ON c.id = l.citing "
-        "JOIN judgments d ON d.id = l.cited WHERE c.name = ? AND d.name = ? ORDER BY l.paragraph, l.how, l.seq"
+        "SELECT l.how, l.evidence, l.treatment, l.sentence, l.t_start, l.t_end, l.cue, {dissent} FROM links l "
+        "JOIN judgments c ON c.id = l.citing JOIN judgments d ON d.id = l.cited WHERE c.name = ? AND d.name = ? "
+        "ORDER BY l.paragraph, l.how, l.seq"
     )
     _TREATED = (
-        "SELECT c.name, l.treatment, l.sentence, l.t_start, l.t_end, l.cue FROM links l JOIN judgments d ON d.id = l.cited "
-        "JOIN judgments c ON c.id = l.citing WHERE d.name = ? AND l.treatment IN ({})"
+        "SELECT c.name, l.treatment, l.sentence, l.t_start, l.t_end, l.cue, {dissent} FROM links l JOIN judgments d "
+        "ON d.id = l.cited JOIN judgments c ON c.id = l.citing WHERE d.name = ? AND l.treatment IN ({wanted})"
     )
 
     def __init__(self, path: Path):
         self._path = path
         self._db: sqlite3.Connection | None = None
+        self._dissent = "l.dissent"
         self._lock = threading.Lock()
 
-    def _query(self, sql: str, args: tuple = ()) -> list[tuple]:
+    def _query(self, sql: str, args: tuple = (), **parts: str) -> list[tuple]:
         with self._lock:
             if self._db is None:
                 self._db = sqlite3.connect(self._path, check_same_thread=False, timeout=60)
-            return self._db.execute(sql, args).fetchall()
+                self._dissent = "l.dissent" if _has_dissent(self._db) else "''"
+            return self._db.execute(sql.format(dissent=self._dissent, **parts), args).fetchall()
 
     def __getitem__(self, pair: tuple[str, str]) -> Mention:
         """The pair's first mention, with the most severe treatment of its passes."""
@@ -568,7 +577,7 @@ class _StoredMentions(Mapping[tuple[str, str], Mention]):
         if not wanted:
             return []
         best: dict[str, Treatment] = {}
-        for name, *row in self._query(self._TREATED.format(",".join("?" * len(wanted))), (cited, *wanted)):
+        for name, *row in self._query(self._TREATED, (cited, *wanted), wanted=",".join("?" * len(wanted))):
             best[name] = more_severe(best.get(name), _treatment(*row))
         return sorted(best.items(), key=lambda item: (SEVERITY[item[1].label], item[0]))
 
@@ -588,8 +597,13 @@ class _StoredMentions(Mapping[tuple[str, str], Mention]):
             self._db.close()
 
 
-def _treatment(label: int, sentence: str, start: int, end: int, cue: str) -> Treatment:
-    return Treatment(LABELS[label], sentence, start, end, cue)
+def _treatment(label: int, sentence: str, start: int, end: int, cue: str, dissent: str) -> Treatment:
+    return Treatment(LABELS[label], sentence, start, end, cue, dissent)
+
+
+def _has_dissent(db: sqlite3.Connection) -> bool:
+    """Whether the store's links keep a dissent (stores made before do not)."""
+    return any(row[1] == "dissent" for row in db.execute("PRAGMA table_info(links)"))
 
 
 def _run(db: sqlite3.Connection, script: str) -> None:

@@ -27,12 +27,16 @@ The labels' order (`SEVERITY`) decides between several mentions of one pair.
 
 `llm.v1` (treatment_llm.py), used when a model provider is configured, asks the model for
 the label and the quote and keeps `phrases.v1`'s answer wherever the model's is not valid.
+Where both engines answer and disagree, severity wins (`reconciled`): the more severe label
+stands, whichever engine gave it, and the other engine's reading is kept beside it
+(`Treatment.dissent`, "llm.v1: referred"), stored with the link and shown with it. A missed
+overruling is the dangerous error: a model's "referred" never hides `phrases.v1`'s "overruled".
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple, Protocol
 
 from aqgr.foundation.registry import Registry
@@ -58,6 +62,7 @@ class Treatment:
     start: int  # its offsets in the text the engine was given
     end: int
     cue: str = ""  # the words that decided the label ("" for referred)
+    dissent: str = ""  # another engine's differing reading of this mention, "engine: label" ("" when none)
 
 
 class TreatmentEngine(Protocol):
@@ -77,6 +82,17 @@ def more_severe(a: Treatment | None, b: Treatment | None) -> Treatment | None:
     if b is None:
         return a
     return min(a, b, key=lambda t: (SEVERITY[t.label], t.start, t.end))
+
+
+def reconciled(first: Treatment, first_by: str, second: Treatment, second_by: str) -> Treatment:
+    """Two engines' readings of one mention: the more severe label stands (of two alike, `second`,
+    the model's, with its cue); where the labels differ, the other's reading is its `dissent`
+    ("engine: label")."""
+    if first.label == second.label:
+        return second
+    if SEVERITY[first.label] < SEVERITY[second.label]:
+        return replace(first, dissent=f"{second_by}: {second.label}")
+    return replace(second, dissent=f"{first_by}: {first.label}")
 
 
 # ---------------------------------------------------------------- sentences

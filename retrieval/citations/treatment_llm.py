@@ -8,14 +8,20 @@ that stands in the citing sentence (whitespace aside; the quote kept is the sent
 text, so it is a substring of the citing judgment's text and names no judgment that the
 archive's own text does not). Anything else (an unknown label, malformed JSON, a quote
 that is not in the sentence, a provider error, a timeout, no provider) gives the
-`phrases.v1` treatment of that mention: never a guess, never a crash. A sentence that is
+`phrases.v1` treatment of that mention: never a guess, never a crash. A valid answer whose
+label differs from `phrases.v1`'s is reconciled by severity (treatment.reconciled): the more
+severe label stands, whichever engine gave it, and the other's is recorded as the
+treatment's `dissent`: a model's "referred" never hides an overruling the phrases found. A sentence that is
 not readable English is "referred" without asking (treatment.readable). A failure of the
 set-up (the server cannot be reached, the key or the model is refused: every later call
 would fail alike) stops the engine asking: the rest of its mentions get `phrases.v1`'s
 treatment at once, and `stopped` says why.
 
-The engine's `version` names the provider, the model and the prompt: a citation store
-made with another (retrieval/citations/store.py) is rebuilt by the next `aqgr index`.
+The engine's `version` names the provider, the model, the prompt and the rule that
+reconciles the two engines (RULE): a citation store made with another
+(retrieval/citations/store.py) is rebuilt by the next `aqgr index` (a store made before
+severity won may hold a model's "referred" in place of an overruling; the archive's reply
+cache answers the calls asked before).
 The store marks each citing judgment's linking as one model task (aqgr/llm/deadline.py):
 every call for its mentions ends within the judgment's time, after which the rest of its
 mentions get the `phrases.v1` treatment.
@@ -38,10 +44,12 @@ from aqgr.retrieval.citations.treatment import (
     Treatment,
     TreatmentEngine,
     readable,
+    reconciled,
     treatment_engines,
 )
 
 ENGINE = "llm.v1"
+RULE = "severity.v1"  # how the model's label and phrases.v1's are reconciled: the more severe stands (treatment.reconciled)
 QUOTE_CHARS = 400  # the longest quote asked for: the words that show a treatment, not the whole sentence
 CITED_CHARS = 200  # the cited case's name as shown to the model
 # ProviderError kinds of the set-up, not of one call (aqgr/archive/batch.py stops a batch on the same ones)
@@ -82,7 +90,7 @@ class LLMTreatments:
         self.system = load_prompt("aqgr", "system.v1")
         self.fallback: TreatmentEngine = PhraseTreatments()
         self.prompt_version = f"{self.system.version}+{self.prompt.version}"
-        self.version = f"{ENGINE};{client.label};{self.prompt_version}"
+        self.version = f"{ENGINE};{client.label};{self.prompt_version};{RULE}"
         self.stopped: str | None = None  # why the engine stopped asking the model (a set-up failure)
 
     def classify(self, text: str, start: int, end: int, cited: str = "") -> Treatment:
@@ -103,7 +111,8 @@ class LLMTreatments:
                 self.stopped = str(exc)
             return offline
         label, cue = answer.value
-        return Treatment(label, offline.sentence, offline.start, offline.end, cue)
+        said = Treatment(label, offline.sentence, offline.start, offline.end, cue)
+        return reconciled(offline, self.fallback.name, said, self.name)
 
     def _request(self, sentence: str, cited: str):
         budget = self.client.budget("treatments")

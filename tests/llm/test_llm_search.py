@@ -150,3 +150,54 @@ def test_provider_configured_by_settings_selects_the_model_engines(archive_dir, 
     plain = Settings.resolve(archive_dir)
     assert (plain.question_generator, plain.explainer) == ("harvest.v1", "evidence.v2")
     assert json.loads(plain.model_dump_json())["llm"]["provider"] is None
+
+
+def test_an_explanation_of_a_judgment_outside_its_calls_candidates_is_dropped_and_counted(archive_dir):
+    """Issue 50, item 1: the candidates split over two calls (three, then one); in the first call the model
+    also explains the judgment of the second, citing one real case and one invented: that explanation
+    never reaches the user (the model was not shown that judgment), is counted, and its citing sentences
+    are counted too; each judgment is a hit once, with the explanation of its own call."""
+    from aqgr.pipeline.config import SearchOptions
+
+    outside = {
+        "parties": "x",
+        "score": 10,
+        "legal_issue": "Whether Kesavananda Bharati v. State of Kerala (1973) 4 SCC 225 governs it.",
+        "reason": "It applies Pramod Kumar v. State of Bihar, AIR 1999 SC 1234.",
+    }
+    calls: list[list[str]] = []
+
+    def responder(request):
+        if request.stage == "questions":
+            return QUESTIONS
+        ids = [line.split("]")[0][5:] for line in request.prompt.splitlines() if line.startswith("[id: ")]
+        calls.append(ids)
+        answer = _explanation([(i, 8) for i in ids])
+        if len(calls) == 1:  # the first call also writes about a judgment it was not shown
+            [other] = sorted({"A1", "A2", "A3", "A4"} - set(ids))
+            answer["judgments"].append({"id": f"[{other}]", **outside})
+        return answer
+
+    provider = FakeProvider(responder=responder)
+    client = LLMClient(
+        provider,
+        config=ProviderConfig(provider="fake.v1", model="scripted", context_window=4096, max_output_tokens=600),
+    )
+    archive = Archive(
+        archive_dir,
+        llm=client,
+        summarizer="extractive.v1",
+        question_generator="llm.v1",
+        explainer="llm.v1",
+        index=IndexSpec(embedder="hashing.v1"),
+    )
+    result = archive.search(DYING_DECLARATION_FACTS, options=SearchOptions(explain_top=6, min_score=1))
+    assert [len(ids) for ids in calls] == [3, 1]
+    ids = [h.judgment_id for h in result.hits]
+    assert sorted(ids) == ["A1", "A2", "A3", "A4"]  # each judgment once
+    shown = json.dumps(result.model_dump())
+    assert "Kesavananda" not in shown and "1999" not in shown and "Pramod" not in shown
+    [own] = [h for h in result.hits if h.judgment_id == calls[1][0]]
+    assert own.score == 8 and own.reason == "It holds that a dying declaration needs no corroboration."
+    assert result.dropped_not_in_archive == 1  # the explanation written outside its call's closed list
+    assert result.dropped_citations == 2  # its legal issue's sentence and its reason's

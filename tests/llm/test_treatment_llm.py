@@ -109,10 +109,12 @@ def test_the_quote_is_found_word_by_word_or_not_at_all():
     assert find_quote("  ", OVERRULING) is None
 
 
-def test_the_engine_is_versioned_by_provider_model_and_prompt():
+def test_the_engine_is_versioned_by_provider_model_prompt_and_rule():
     engine = LLMTreatments(_client("http://127.0.0.1:9"))
     assert engine.name == "llm.v1"
-    assert re.fullmatch(r"llm\.v1;openai\.v1:local-model;system\.v1@\w{12}\+treatment\.v1@\w{12}", engine.version)
+    assert re.fullmatch(
+        r"llm\.v1;openai\.v1:local-model;system\.v1@\w{12}\+treatment\.v1@\w{12};severity\.v1", engine.version
+    )
     assert create("phrases.v1").version == "phrases.v1"
 
 
@@ -124,11 +126,11 @@ def test_a_configured_provider_selects_llm_v1_unless_an_engine_is_named(tmp_path
 
 
 def _responder(body: dict) -> Step:
-    """The model's part: every sentence saying "distinguishable" is called followed (a label phrases.v1
-    would not give), the overruling one overruled, the rest referred."""
+    """The model's part: every sentence saying "distinguishable" is called doubted (a label phrases.v1
+    would not give, more severe than its "distinguished"), the overruling one overruled, the rest referred."""
     sentence = re.search(r"<<<\n(.*?)\n>>>", _prompt(body), re.S).group(1)
     if "distinguishable" in sentence:
-        return _answer("followed", "The decision in")
+        return _answer("doubted", "The decision in")
     if "does not lay down" in sentence:
         return _answer("overruled", "does not lay down the correct law")
     return _answer("referred", "")
@@ -159,9 +161,11 @@ def test_the_archive_reads_treatments_with_the_model_and_rebuilds_for_another_en
         archive.build_index()
         asked = len(server.posts())
     assert asked >= 2 and all(p["body"]["messages"] for p in server.posts())
-    assert _treatments(archive, "A6") == {"A1": "overruled", "A2": "followed"}  # the model's labels
+    assert _treatments(archive, "A6") == {"A1": "overruled", "A2": "doubted"}  # the model's labels
     [cited] = [c for c in archive.citations_of("A6").cites if c.judgment_id == "A2"]
-    assert cited.treatment.quote in OVERRULING_JUDGMENTS["A6"]
+    assert (
+        cited.treatment.quote in OVERRULING_JUDGMENTS["A6"] and cited.treatment.dissent == "phrases.v1: distinguished"
+    )
     with CitationStore(home / "citations.sqlite") as store:  # read as it is, whatever engine made it
         assert store.treatment.startswith("llm.v1;openai.v1:local-model;")
         with pytest.raises(IndexMismatchError):
@@ -170,7 +174,7 @@ def test_the_archive_reads_treatments_with_the_model_and_rebuilds_for_another_en
         CitationStore(home / "citations.sqlite", PhraseTreatments())
     # a search reads the store it finds; the next `aqgr index` with phrases.v1 rebuilds it
     offline = _archive(home, None, folder)
-    assert _treatments(offline, "A6") == {"A1": "overruled", "A2": "followed"}
+    assert _treatments(offline, "A6") == {"A1": "overruled", "A2": "doubted"}
     offline.build_index()
     assert _treatments(offline, "A6") == {"A1": "overruled", "A2": "distinguished"}
 
@@ -208,3 +212,65 @@ def test_a_set_up_failure_stops_the_engine_asking():
         first, second = _classify(engine, PLAIN), _classify(engine, OVERRULING)
     assert (first.label, second.label) == ("referred", "overruled")  # phrases.v1's, not the model's "followed"
     assert len(server.posts()) == 1 and "invalid api key" in engine.stopped
+
+
+# ---------------------------------------------------------------- severity wins (issue 50, item 4)
+
+
+@pytest.mark.parametrize(
+    "step",
+    [_answer("referred", ""), _answer("followed", "Ram Kumar v. State of Punjab does not lay down the correct law")],
+)
+def test_a_models_milder_label_never_replaces_the_phrases_overruling_and_the_disagreement_is_kept(step):
+    phrases = _classify(PhraseTreatments(), OVERRULING)
+    with FakeModelServer() as server:
+        server.add(step)
+        found = _classify(LLMTreatments(_client(server.url)), OVERRULING)
+    said = json.loads(step.body["choices"][0]["message"]["content"])["label"]
+    assert (found.label, found.sentence, found.cue) == ("overruled", phrases.sentence, phrases.cue)
+    assert found.dissent == f"llm.v1: {said}"
+
+
+def test_a_models_more_severe_label_stands_with_the_phrases_reading_recorded():
+    with FakeModelServer() as server:
+        server.add(_answer("doubted", "this Court held that a dying declaration needs no corroboration"))
+        found = _classify(LLMTreatments(_client(server.url)), PLAIN)
+    assert found.label == "doubted" and found.dissent == "phrases.v1: referred"
+
+
+def test_engines_that_agree_record_no_disagreement():
+    with FakeModelServer() as server:
+        server.add(_answer("overruled", "does not lay down the correct law"))
+        found = _classify(LLMTreatments(_client(server.url)), OVERRULING)
+    assert found.label == "overruled" and found.dissent == ""
+
+
+def _mild(body: dict) -> Step:
+    """A model that reads every sentence as a mere reference, the overruling one included."""
+    return _answer("referred", "")
+
+
+def test_the_overruling_a_model_missed_stands_and_the_disagreement_is_shown_on_every_door(tmp_path):
+    from typer.testing import CliRunner
+
+    from aqgr.interfaces.cli import app
+    from tests.aqgr.helpers import DYING_DECLARATION_FACTS
+
+    folder = write_judgments(tmp_path / "in", OVERRULING_JUDGMENTS)
+    home = tmp_path / "home"
+    with FakeModelServer(respond=_mild) as server:
+        archive = _archive(home, server.url, folder)
+        archive.summarize([folder])
+        archive.build_index()
+    [cited] = [c for c in archive.citations_of("A6").cites if c.judgment_id == "A1"]
+    assert cited.treatment.label == "overruled" and cited.treatment.dissent == "llm.v1: referred"
+    question = "Whether a dying declaration recorded by a magistrate can form the sole basis of conviction?"
+    offline = _archive(home, None, folder)  # a search reads the store as it is
+    [hit] = [h for h in offline.search(DYING_DECLARATION_FACTS, [question], k=10).hits if h.judgment_id == "A1"]
+    [warning] = hit.treatment_warnings
+    assert (warning.judgment_id, warning.treatment, warning.dissent) == ("A6", "overruled", "llm.v1: referred")
+    runner = CliRunner()
+    for command in (["citations", "A1"], ["search", DYING_DECLARATION_FACTS, "-q", question]):
+        shown = runner.invoke(app, [*command, "--home", str(home)])
+        assert shown.exit_code == 0, shown.output
+        assert "llm.v1: referred" in " ".join(shown.stdout.split()), command

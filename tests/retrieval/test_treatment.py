@@ -162,3 +162,25 @@ def test_the_store_keeps_treatments_as_judgments_come_and_go(tmp_path):
         assert dict(graph.mentions) == dict(CitationGraph.from_texts(texts.items()).mentions)  # as a full pass finds
         store.remove(["NEW"], text_of=texts.__getitem__)
         assert store.graph().treated_by("OLD") == []
+
+
+def test_a_store_made_before_links_kept_a_dissent_is_read_and_updated(tmp_path):
+    """A citation store of the same format made before the `dissent` column: read with no
+    disagreement recorded; its next update adds the column, nothing relinked for it."""
+    import sqlite3
+
+    path = tmp_path / "citations.sqlite"
+    texts = {"OLD": OLD, "OTHER": OTHER, "NEW": NEW}
+    with CitationStore(path) as store:
+        store.add(texts.items(), text_of=texts.__getitem__)
+    with sqlite3.connect(path) as db:
+        db.execute("ALTER TABLE links DROP COLUMN dissent")
+    with CitationStore(path) as store:
+        [(citing, treatment)] = store.graph().treated_by("OLD")
+        assert (citing, treatment.label, treatment.dissent) == ("NEW", "overruled", "")
+        assert store.graph().mentions[("NEW", "OTHER")].treatment.dissent == ""
+        store.add([], text_of=texts.__getitem__)
+    with sqlite3.connect(path) as db:
+        assert "dissent" in {row[1] for row in db.execute("PRAGMA table_info(links)")}
+    with CitationStore(path) as store:
+        assert store.graph().treated_by("OLD")[0][1].label == "overruled"

@@ -160,6 +160,9 @@ function renderHit(hit, questions) {
     const flag = el("p", { class: "treatment-warning", role: "alert" });
     flag.append(el("strong", {}, `Warning: ${w.treatment} by ${w.parties} [${w.judgment_id}]${w.date ? `, ${w.date}` : ""}: `),
                 el("q", {}, w.quote));
+    if (w.dissent) {  // two treatment engines read it differently: the more severe label stands
+      flag.append(el("br"), el("small", {}, `The treatment engines disagreed (${w.dissent}): the more severe label stands.`));
+    }
     node.querySelector(".meta").after(flag);
   }
   const open = node.querySelector(".open");
