@@ -24,6 +24,7 @@ from aqgr.archive.store import Store, SummaryReader
 from aqgr.foundation.errors import (
     EmptyArchiveError,
     IndexMismatchError,
+    IndexUnavailableError,
     NoCitationGraphError,
     NoStatutesError,
     StoreError,
@@ -481,10 +482,14 @@ class Archive:
 
     def _citation_store(self, *, repair: bool = False, treatments=None):
         """The archive's citation store; with `repair`, one of another format, made by another treatment
-        engine than `treatments` (a TreatmentEngine; None: read as it is), or damaged, is replaced."""
+        engine than `treatments` (a TreatmentEngine; None: read as it is), or damaged, is replaced.
+        Without either it is opened to be read (a read-only home included). One that cannot be opened
+        for a reason outside it (a full disk, permissions) raises IndexUnavailableError, and is kept."""
         from aqgr.retrieval.citations import CitationStore
 
         path = self.home / CITATIONS_FILE
+        if not repair and treatments is None:
+            return CitationStore(path, read_only=True)
         try:
             return CitationStore(path, treatments)
         except IndexMismatchError:
@@ -521,7 +526,7 @@ class Archive:
             return None
         try:
             store = self._citation_store()
-        except (IndexMismatchError, OSError, sqlite3.Error):
+        except (IndexMismatchError, IndexUnavailableError, OSError, sqlite3.Error):
             return None
         try:
             return store.graph_and_ids()

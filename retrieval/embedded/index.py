@@ -54,8 +54,15 @@ from typing import ClassVar
 import numpy as np
 
 from aqgr.foundation.allocator import release_freed, tune_for_build
-from aqgr.foundation.errors import EmptyArchiveError, IndexMismatchError, NoIndexError
+from aqgr.foundation.errors import (
+    AqgrError,
+    EmptyArchiveError,
+    IndexMismatchError,
+    IndexUnavailableError,
+    NoIndexError,
+)
 from aqgr.foundation.paths import file_sha256
+from aqgr.foundation.sqlite_files import DAMAGED, reason_of
 from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
 from ..dense.cache import EmbeddingCache
@@ -659,7 +666,7 @@ class SummaryIndex(EmbedsQueries):
                 if name in recorded and not older
             }
         except Exception as exc:
-            raise IndexMismatchError(str(path), [f"index files unreadable ({type(exc).__name__}: {exc})"]) from None
+            raise unopenable(path, exc) from None
         if older:
             registry.close()
             raise IndexMismatchError(str(path), [f"{'; '.join(older)}: `aqgr index --rebuild` makes it anew"])
@@ -969,3 +976,16 @@ def clean_leftovers(index_dir: str | Path) -> list[Path]:
         shutil.rmtree(leftover, ignore_errors=True) if leftover.is_dir() else leftover.unlink(missing_ok=True)
         removed.append(leftover)
     return removed
+
+
+def unopenable(path: Path, exc: BaseException) -> AqgrError:
+    """The error for index files that would not open: IndexUnavailableError when the cause is outside
+    them (a full disk, a read-only folder, permissions: see aqgr/foundation/sqlite_files.py), else
+    IndexMismatchError (damaged, missing, of another make: rebuilt by `aqgr index`)."""
+    if isinstance(exc, sqlite3.Error | PermissionError) or (
+        isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError | IsADirectoryError | NotADirectoryError)
+    ):
+        reason = reason_of(exc, path / "docs.sqlite")
+        if reason != DAMAGED:
+            return IndexUnavailableError(str(path), reason, str(exc) or type(exc).__name__)
+    return IndexMismatchError(str(path), [f"index files unreadable ({type(exc).__name__}: {exc})"])

@@ -119,3 +119,66 @@ def test_store_error_names_the_problem():
     assert classify(Full("database or disk is full")).reason == "disk_full"
     assert classify(Full("attempt to write a readonly database")).reason == "read_only"
     assert isinstance(classify(Full("connection refused")), StoreError)
+
+
+# -- issue 50: a real read-only home ---------------------------------------------------------------
+def _built(home: Path, folder: Path) -> None:
+    from aqgr import IndexSpec, Settings
+    from tests.aqgr.helpers import CITING_JUDGMENTS, OVERRULING_JUDGMENTS
+
+    with Archive(settings=Settings.resolve(home, index=IndexSpec(embedder="hashing.v1"))) as archive:
+        # A5 cites A1 and A2, A6 overrules A1 and distinguishes A2
+        archive.summarize([write_judgments(folder, {**OVERRULING_JUDGMENTS, "A5": CITING_JUDGMENTS["A5"]})])
+        archive.build_index()
+
+
+def _counts(home: Path) -> dict:
+    """Judgments and summaries in the database; citation links and treatments in the citation store."""
+    import sqlite3
+
+    with sqlite3.connect(f"file:{home / 'aqgr.db'}?mode=ro", uri=True) as db:
+        judgments = db.execute("SELECT COUNT(*) FROM judgments").fetchone()[0]
+        summaries = db.execute("SELECT COUNT(*) FROM summaries").fetchone()[0]
+    with sqlite3.connect(f"file:{home / 'citations.sqlite'}?mode=ro", uri=True) as db:
+        links = db.execute("SELECT COUNT(*) FROM links").fetchone()[0]
+        treated = sorted(db.execute("SELECT treatment, COUNT(*) FROM links GROUP BY treatment").fetchall())
+    return {"judgments": judgments, "summaries": summaries, "links": links, "treatments": treated}
+
+
+def test_a_read_only_home_serves_what_it_can_and_check_says_what_works(tmp_path, monkeypatch):
+    """Issue 50, item 7: on a read-only home every command that opened SQLite failed ('built differently',
+    'cannot be written'), while `aqgr check` said searches, exports and check work."""
+    import gc
+    import json
+
+    monkeypatch.delenv("AQGR_DATABASE_URL", raising=False)
+    home = tmp_path / "ro"
+    if os.geteuid() == 0:
+        _mount(home, "16m")
+    try:
+        _built(home, tmp_path / "in")
+        args = ["--home", str(home)]
+        exported = runner.invoke(app, ["export", *args]).stdout
+        shown = runner.invoke(app, ["show", "A1", *args]).stdout
+        cited = runner.invoke(app, ["citations", "A1", *args]).stdout
+        gc.collect()  # the archives those commands opened, and their connections, closed: a mount with a file
+        _make_read_only(home)  # open for writing cannot be made read-only
+        for name, wanted in (("export", exported), ("show A1", shown), ("citations A1", cited), ("status", None)):
+            result = runner.invoke(app, [*name.split(), *args])
+            assert result.exit_code == 0 and "Traceback" not in result.output, (name, result.output)
+            assert wanted is None or result.stdout == wanted, name
+        searched = runner.invoke(app, ["search", "The deceased made a dying declaration naming the accused", *args])
+        text = " ".join(searched.stderr.split())
+        assert "Traceback" not in searched.output and "built differently" not in text and "rebuild" not in text, text
+        if searched.exit_code != 0:  # tantivy takes a lock file to open an index
+            assert "read_only" in text and "writable" in text, text
+        checked = runner.invoke(app, ["check", *args])
+        note = " ".join(checked.stderr.split())
+        assert checked.exit_code == 0 and json.loads(checked.stdout)["home"]["writable"] is False, checked.output
+        assert "damaged:" not in note, note
+        assert ("searches work" in note) == (searched.exit_code == 0), note
+        result = runner.invoke(app, ["index", "--embedder", "hashing.v1", *args])
+        assert result.exit_code != 0 and "read" in result.stderr and "Traceback" not in result.output
+    finally:
+        if os.geteuid() == 0:
+            _umount(home)
