@@ -17,7 +17,8 @@ Parts, each checked without writing anything (a read-only home is checked as it 
   an index that is sound but older than the summaries is reported stale (with counts);
 * the caches (`cache/embeddings.sqlite`, the model reply cache, `citations.sqlite`): readable;
   a damaged cache holds nothing that cannot be made again: `aqgr index` replaces it;
-* leftovers of a killed `aqgr index` (`.index.tmp-*`, `.index.rebuild-*`, `.index.old-*`).
+* leftovers of a killed `aqgr index` (`.index.tmp-*`, `.index.rebuild-*`, `.index.old-*`, and a
+  citation store being made anew, `.citations.sqlite.rebuild`).
 
 The report: {"ok", "home", "database", "index", "caches", "leftovers", "damaged", "warnings"};
 `damaged` and `warnings` list {"part", "where", "problem", "recovery"}: `ok` is false when
@@ -436,6 +437,7 @@ def _check_caches(settings: "Settings", report: _Report) -> list[dict]:
 
 
 def _check_leftovers(settings: "Settings", report: _Report) -> list[str]:
+    from aqgr.archive.linking import CITATIONS_FILE, beside
     from aqgr.retrieval.embedded.index import leftovers
 
     found = [str(p) for p in leftovers(settings.index_dir) + leftovers(settings.home / "statutes" / "index")]
@@ -445,6 +447,16 @@ def _check_leftovers(settings: "Settings", report: _Report) -> list[str]:
             settings.home,
             f"{len(found)} folder(s) left by an `aqgr index` that was stopped: {', '.join(found[:5])}",
             "`aqgr index` removes them",
+        )
+    anew = beside(settings.home / CITATIONS_FILE)
+    if anew.exists():
+        found.append(str(anew))
+        report.warn(
+            "leftovers",
+            anew,
+            "a citation store being made anew (to replace one of another engine or damaged) by an `aqgr index` "
+            "that was stopped; the one in use serves until then",
+            "`aqgr index` completes it and puts it in place",
         )
     return found
 

@@ -57,8 +57,11 @@ class IndexLock:
             if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                 raise IndexBusyError(str(self.path.parent), holder) from None
             raise
-        os.ftruncate(fd, 0)
-        os.write(fd, f"pid {os.getpid()}\n".encode())
+        try:  # who holds it, for the message of a second writer: not needed to hold it (a full disk)
+            os.ftruncate(fd, 0)
+            os.write(fd, f"pid {os.getpid()}\n".encode())
+        except OSError:
+            pass
         self._fd = fd
         return self
 

@@ -142,7 +142,7 @@ class CitationStore:
 
     Raises IndexMismatchError for a file that is not a citation store of this FORMAT and
     LINKER, or (with `treatments`) one made by another treatment engine (rebuild: make a store
-    anew beside it, `add` every judgment, then move it over this one: aqgr/archive/home.py);
+    anew beside it, `add` every judgment, then move it over this one: aqgr/archive/linking.py);
     IndexUnavailableError when the file cannot be opened for a reason outside it (a full disk,
     a read-only folder, permissions): then it is no store to rebuild, and is left as it is."""
 

@@ -37,9 +37,11 @@ Importing this module loads neither torch, faiss, tantivy, sentence-transformers
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import re
 import shutil
 import sqlite3
 import tempfile
@@ -582,6 +584,9 @@ class SummaryIndex(EmbedsQueries):
         else:
             try:
                 shutil.copytree(self.directory, tmp, ignore=shutil.ignore_patterns("*.lock"))
+            except shutil.Error as exc:  # every file that failed, errno lost: the first, as the OSError it was
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise _copy_error(exc) from None
             except BaseException:
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise
@@ -989,3 +994,15 @@ def unopenable(path: Path, exc: BaseException) -> AqgrError:
         if reason != DAMAGED:
             return IndexUnavailableError(str(path), reason, str(exc) or type(exc).__name__)
     return IndexMismatchError(str(path), [f"index files unreadable ({type(exc).__name__}: {exc})"])
+
+
+def _copy_error(exc: shutil.Error) -> OSError:
+    """The first failure of a `shutil.copytree` (which goes on after one and lists them all as text) as
+    an OSError with its errno, so that a full disk is told as one."""
+    failures = exc.args[0] if exc.args and isinstance(exc.args[0], list) else []
+    for failure in failures:
+        if isinstance(failure, tuple) and len(failure) == 3:
+            found = re.search(r"\[Errno (\d+)\] ([^:]*)", str(failure[2]))
+            if found:
+                return OSError(int(found.group(1)), found.group(2), str(failure[1]))
+    return OSError(errno.EIO, str(exc)[:500])
