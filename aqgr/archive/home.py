@@ -28,6 +28,7 @@ from aqgr.foundation.errors import (
     IndexMismatchError,
     IndexUnavailableError,
     NoCitationGraphError,
+    NoIndexError,
     NoStatutesError,
     StoreError,
 )
@@ -677,7 +678,13 @@ class Archive:
         if index is None:
             from aqgr.retrieval.backends import load_index
 
-            index = load_index(self.settings.index_dir, expect=self.settings.index)
+            try:
+                index = load_index(self.settings.index_dir, expect=self.settings.index)
+            except NoIndexError:  # none yet: perhaps the first `aqgr index` is finding the citations
+                raise self._why_empty(none=True) from None
+            if not len(index):  # the manifest of a first build that has committed no judgment yet
+                index.close()
+                raise self._why_empty()
         # An index searches the summaries it was built from (its manifest names their
         # engine), whatever summarizer is configured now (a provider set up later).
         engine = index.manifest.get("summarizer") or self.settings.summarizer
@@ -696,6 +703,19 @@ class Archive:
             texts=self._store.texts,
             correspondence=self._correspondence_store().load,
         )
+
+    def _why_empty(self, *, none: bool = False):
+        """The error for no index (`none`) or a saved index that holds no judgment: the first `aqgr
+        index` is building it (it commits as it goes: searched meanwhile, a part holds what it has
+        committed), or one stopped before its first commit, or the archive has no summaries."""
+        from aqgr.archive.indexer import IndexLock
+        from aqgr.foundation.errors import IndexBuildingError
+
+        if IndexLock.held(self.home):
+            return IndexBuildingError(str(self.settings.index_dir))
+        if none or self._store.summary_ids(self.settings.summarizer):
+            return NoIndexError(str(self.settings.index_dir))
+        return EmptyArchiveError("search")
 
     def _correspondence_store(self):
         from aqgr.pipeline.correspondence import CorrespondenceStore

@@ -65,6 +65,24 @@ class IndexLock:
         self._fd = fd
         return self
 
+    @staticmethod
+    def held(home: Path) -> bool:
+        """Whether a writer (`aqgr index`, here or in another process) holds the lock now. Asked
+        without writing anything: a read-only home can be asked too."""
+        try:
+            fd = os.open(Path(home) / LOCK_FILE, os.O_RDONLY)
+        except OSError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError as exc:
+            return exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES)
+        else:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return False
+        finally:
+            os.close(fd)
+
     def __exit__(self, *exc) -> None:
         if self._fd is not None:
             fcntl.flock(self._fd, fcntl.LOCK_UN)

@@ -457,3 +457,45 @@ def test_a_citation_store_that_cannot_be_opened_is_left_as_it_is(archive_home, m
     assert "built differently" not in text
     monkeypatch.undo()
     assert store.read_bytes() == before
+
+
+# -- a search while the first `aqgr index` is running ----------------------------------------------
+@pytest.mark.parametrize("stage", ["read", "index"])  # finding the citations (no index yet); the empty index
+def test_a_search_during_the_first_index_says_an_index_is_being_built(tmp_path, monkeypatch, stage):
+    """Issue 50, item 9: it said 'the archive has no summaries to search: run `aqgr summarize` first'
+    (over HTTP a 503 empty_archive) while the summaries were there."""
+    import threading
+
+    from aqgr.interfaces.server import create_app
+    from tests.server.conftest import TestClient
+
+    monkeypatch.delenv("AQGR_DATABASE_URL", raising=False)
+    home = tmp_path / "home"
+    writer = Archive(settings=Settings.resolve(home, index=FAST))
+    writer.summarize([write_judgments(tmp_path / "in")])
+    reached, go_on = threading.Event(), threading.Event()
+
+    def progress(at: str, done: int, total) -> None:
+        if at == stage:
+            reached.set()
+            go_on.wait(60)
+
+    building = threading.Thread(target=writer.build_index, kwargs={"progress": progress})
+    building.start()
+    try:
+        assert reached.wait(60)
+        result = runner.invoke(app, ["search", DYING_DECLARATION_FACTS, "--home", str(home)])
+        text = _clean_failure(result, "an index is being built", "try again when it finishes")
+        assert "no summaries" not in text and "summarize" not in text
+        with TestClient(
+            create_app(archive=Archive(settings=Settings.resolve(home, index=FAST))), raise_server_exceptions=False
+        ) as client:
+            response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS})
+            assert response.status_code == 503 and response.json()["error"] == "index_building", response.text
+            assert response.headers.get("Retry-After")
+            assert "being built" in client.get("/api/health").json()["detail"]
+    finally:
+        go_on.set()
+        building.join(60)
+    writer.close()
+    assert runner.invoke(app, ["search", DYING_DECLARATION_FACTS, "--home", str(home)]).exit_code == 0
