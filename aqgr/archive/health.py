@@ -17,7 +17,8 @@ Parts, each checked without writing anything (a read-only home is checked as it 
   an index that is sound but older than the summaries is reported stale (with counts);
 * the caches (`cache/embeddings.sqlite`, the model reply cache, `citations.sqlite`): readable;
   a damaged cache holds nothing that cannot be made again: `aqgr index` replaces it;
-* leftovers of a killed `aqgr index` (`.index.tmp-*`, `.index.rebuild-*`, `.index.old-*`).
+* leftovers of a killed `aqgr index` (`.index.tmp-*`, `.index.rebuild-*`, `.index.old-*`, and a
+  citation store being made anew, `.citations.sqlite.rebuild`).
 
 The report: {"ok", "home", "database", "index", "caches", "leftovers", "damaged", "warnings"};
 `damaged` and `warnings` list {"part", "where", "problem", "recovery"}: `ok` is false when
@@ -47,38 +48,53 @@ RESUMMARISE = (
     "searches and exports skip them"
 )
 REBUILD = "rebuild it with `aqgr index --rebuild`"
+UNAVAILABLE = (
+    "free space on the disk, or make the files readable (and the home writable), then check again: no rebuild is needed"
+)
 ADD_CHECKSUMS = "`aqgr index` gives them one (as does storing them again)"
 REMAKE_CACHE = "`aqgr index` replaces it (a cache holds nothing that cannot be made again)"
 SAMPLE = 64  # documents looked up by the lexical engine under their own number
-_CORRUPT = ("not a database", "malformed", "encrypted", "corrupt")
 
 
 def is_corrupt(exc: BaseException) -> bool:
     """Whether an sqlite3 error says the file itself is damaged (not locked, full or read-only)."""
-    return isinstance(exc, sqlite3.DatabaseError) and any(word in str(exc).lower() for word in _CORRUPT)
+    from aqgr.foundation.sqlite_files import DAMAGED, reason_of
+
+    return isinstance(exc, sqlite3.DatabaseError) and reason_of(exc) == DAMAGED
 
 
-def sqlite_problems(path: Path, table: str | None = None) -> list[str]:
-    """What is wrong with an SQLite file opened read-only ([] when sound): it opens, SQLite's quick
-    check, and `table` exists when given."""
+def sqlite_state(path: Path, table: str | None = None) -> tuple[str, list[str]]:
+    """An SQLite file opened read-only (aqgr/foundation/sqlite_files.py `read_uri`: a read-only home
+    included) and checked: ("ok", []); ("damaged", what SQLite's quick check found, or `table`
+    missing); or, when it cannot be read for a reason outside it, (that reason: 'disk_full',
+    'read_only', 'busy', 'unreadable', [the error])."""
+    from aqgr.foundation.sqlite_files import DAMAGED, read_uri, reason_of
+
+    db = None
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    except sqlite3.Error as exc:
-        return [f"cannot be opened ({exc})"]
-    try:
+        db = sqlite3.connect(read_uri(path), uri=True)
         found = [r[0] for r in db.execute("PRAGMA quick_check(20)")]
         if found != ["ok"]:
-            return found
+            return DAMAGED, found
         if (
             table is not None
             and db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone() is None
         ):
-            return [f"it has no {table} table"]
-        return []
+            return DAMAGED, [f"it has no {table} table"]
+        return "ok", []
     except sqlite3.Error as exc:
-        return [str(exc)]
+        reason = reason_of(exc, path)
+        return reason, [str(exc) if reason == DAMAGED else f"cannot be read ({reason}: {exc})"]
     finally:
-        db.close()
+        if db is not None:
+            db.close()
+
+
+def sqlite_problems(path: Path, table: str | None = None) -> list[str]:
+    """What is wrong with the SQLite file itself ([] when sound, and when it cannot be read for a
+    reason outside it: a full disk or a read-only folder is no reason to replace it)."""
+    state, problems = sqlite_state(path, table)
+    return problems if state == "damaged" else []
 
 
 def open_embedding_cache(path: Path) -> "EmbeddingCache":
@@ -104,8 +120,9 @@ def open_embedding_cache(path: Path) -> "EmbeddingCache":
 
 
 def remove_sqlite(path: Path) -> None:
-    for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-        leftover.unlink(missing_ok=True)
+    from aqgr.foundation.sqlite_files import remove_file
+
+    remove_file(path)
 
 
 def writable(folder: Path) -> bool:
@@ -142,16 +159,22 @@ def check_archive(settings: "Settings") -> dict:
     home = settings.home
     can_write = writable(home)
     home_info = {"where": str(home), "exists": home.is_dir(), "writable": can_write}
-    if home.is_dir() and not can_write:
-        report.warn(
-            "home",
-            home,
-            "the home is read-only: searches, exports and `aqgr check` work, summarize, import and index do not",
-            "make it writable (or copy the home to a writable place) before changing the archive",
-        )
     database, store = _check_database(settings, report)
     engine = settings.summarizer
     index = _check_index(settings, store, engine, report)
+    if home.is_dir() and not can_write:
+        # what works is what was just tried: the database read, the index opened (tantivy, the default
+        # lexical engine, takes a lock file to open an index, which a read-only folder refuses)
+        reads = "exports, `aqgr status`, `show`, `citations` and" if store is not None else "only"
+        searches = (
+            "searches work" if index["state"] != "unavailable" else "searches do not (the index cannot be opened)"
+        )
+        report.warn(
+            "home",
+            home,
+            f"the home is read-only: {reads} `aqgr check` work, {searches}; summarize, import and index do not",
+            "make it writable (or copy the home to a writable place and use --home) before searching or changing the archive",
+        )
     caches = _check_caches(settings, report)
     found = _check_leftovers(settings, report)
     if store is not None:
@@ -264,7 +287,7 @@ def _check_database(settings: "Settings", report: _Report):
 
 # -- the index -----------------------------------------------------------------------------------
 def _check_index(settings: "Settings", store, engine: str, report: _Report) -> dict:
-    from aqgr.foundation.errors import AqgrError, IndexMismatchError, NoIndexError
+    from aqgr.foundation.errors import AqgrError, IndexMismatchError, IndexUnavailableError, NoIndexError
     from aqgr.retrieval.backends import load_index
 
     where = settings.index_dir
@@ -282,6 +305,10 @@ def _check_index(settings: "Settings", store, engine: str, report: _Report) -> d
     except IndexMismatchError as exc:
         index.update(ok=False, state="damaged_or_outdated", detail=str(exc))
         report.damage("index", where, str(exc), REBUILD)
+        return index
+    except IndexUnavailableError as exc:  # a full disk, a read-only folder, permissions: not damage
+        index.update(ok=False, state="unavailable", detail=str(exc))
+        report.warn("index", where, str(exc), "it opens again once that is done: no rebuild is needed")
         return index
     except (AqgrError, OSError, ValueError) as exc:
         index.update(ok=False, state="unreadable", detail=f"{exc}: rebuild it with `aqgr index`")
@@ -398,16 +425,19 @@ def _check_caches(settings: "Settings", report: _Report) -> list[dict]:
     ):
         if path is None or not Path(path).exists():
             continue
-        problems = sqlite_problems(Path(path), table)
+        state, problems = sqlite_state(Path(path), table)
         entry = {"name": name, "where": str(path), "ok": not problems, "problems": problems}
         found.append(entry)
-        if problems:
+        if state == "damaged":
             recovery = REMAKE_CACHE if name != "citations" else "`aqgr index` finds the citations again"
             report.damage("cache", path, f"the {name} cache is damaged: {'; '.join(problems)}", recovery)
+        elif problems:  # not damaged: a full disk, permissions (a read-only home opens read-only)
+            report.warn("cache", path, f"the {name} cache {'; '.join(problems)}", UNAVAILABLE)
     return found
 
 
 def _check_leftovers(settings: "Settings", report: _Report) -> list[str]:
+    from aqgr.archive.linking import CITATIONS_FILE, beside
     from aqgr.retrieval.embedded.index import leftovers
 
     found = [str(p) for p in leftovers(settings.index_dir) + leftovers(settings.home / "statutes" / "index")]
@@ -417,6 +447,16 @@ def _check_leftovers(settings: "Settings", report: _Report) -> list[str]:
             settings.home,
             f"{len(found)} folder(s) left by an `aqgr index` that was stopped: {', '.join(found[:5])}",
             "`aqgr index` removes them",
+        )
+    anew = beside(settings.home / CITATIONS_FILE)
+    if anew.exists():
+        found.append(str(anew))
+        report.warn(
+            "leftovers",
+            anew,
+            "a citation store being made anew (to replace one of another engine or damaged) by an `aqgr index` "
+            "that was stopped; the one in use serves until then",
+            "`aqgr index` completes it and puts it in place",
         )
     return found
 

@@ -16,15 +16,19 @@ import errno
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Unpack
 
 from aqgr.archive.batch import BatchReport, Outcome, Progress, summarize_files
+from aqgr.archive.linking import CITATIONS_FILE
 from aqgr.archive.store import Store, SummaryReader
 from aqgr.foundation.errors import (
     EmptyArchiveError,
     IndexMismatchError,
+    IndexUnavailableError,
     NoCitationGraphError,
+    NoIndexError,
     NoStatutesError,
     StoreError,
 )
@@ -42,7 +46,39 @@ from aqgr.schemas.statutes import StatuteResult
 from aqgr.schemas.summary import StructuredSummary
 from aqgr.summarizer.base import SummarizerEngine, summarizers
 
-CITATIONS_FILE = "citations.sqlite"  # retrieval/citations/store.py, beside the index
+
+@contextmanager
+def _write_errors(where: Path, *, before: str | None = None) -> Iterator[None]:
+    """A full disk, a read-only home, a file that cannot be written, met inside the block, as WriteError
+    (`before`: what was done by then, said instead of "unchanged")."""
+    from aqgr.foundation.errors import WriteError
+    from aqgr.foundation.sqlite_files import as_os_error
+
+    try:
+        yield
+    except OSError as exc:
+        raise WriteError(str(exc.filename or where), exc, before=before) from None
+    except sqlite3.Error as exc:  # the embedding cache
+        raise WriteError(str(where), as_os_error(exc, where), before=before) from None
+
+
+def _said(done: str | None, steps: list[str]) -> str | None:
+    """What an index update that stopped had changed (`steps`, from `Archive._build_index`), after what
+    its caller had (`done`); None: nothing (WriteError then says "unchanged")."""
+    if "index" in steps:
+        said = (
+            "the index and the citation links were updated; the statute links were not: run `aqgr index` again "
+            "once there is space"
+        )
+    elif "citations" in steps:
+        said = (
+            "the index is unchanged; the citation links were updated first, and searches leave them out until "
+            "the index matches them again: run `aqgr index` again once there is space (it completes what is left)"
+        )
+    else:
+        said = None if done is None else "the index and the citation links are unchanged"
+    return "; ".join(part for part in (done, said) if part) or None
+
 
 if TYPE_CHECKING:
     from aqgr.llm.client import LLMClient
@@ -202,15 +238,41 @@ class Archive:
         and (when the archive has an index) their index entries and citation links with them, by an
         update of the index that costs only the removal. Returns the ids that were in the archive;
         unknown ids are ignored. A `str` is refused (a TypeError), not read as its characters."""
-        removed = self._store.remove(list(many(judgment_ids, "remove()", "['C12']")))
+        from aqgr.archive.indexer import IndexLock
+
+        ids = list(many(judgment_ids, "remove()", "['C12']"))
+        if not (self.settings.index_dir / "manifest.json").exists():
+            return self._removed(ids)
+        # One writer: no `aqgr index` runs between the database's step and the index's. The database's
+        # is one transaction; when the index's then fails (a full disk), the error says what was done,
+        # and `aqgr index` (or this remove again: the ids still indexed are taken out) completes it.
+        with IndexLock(self.home):
+            removed = self._removed(ids)
+            left = sorted(set(ids) & set(self._indexed_ids() or ()))  # removed now, or by a remove that stopped
+            if (removed or left) and self._store.summary_ids(self.settings.summarizer):
+                gone = sorted(set(removed) | set(left))
+                shown = ", ".join(gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
+                still = (
+                    f", but {len(left)} of them are still in the index (searches leave them out, with a note)"
+                    if left
+                    else ""
+                )
+                self._build_index_reported(
+                    locked=True,
+                    done=f"{len(gone)} judgment(s) ({shown}) are removed from the database{still}",
+                    spec=None,
+                    progress=None,
+                    backend="embedded",
+                    uri=None,
+                    rebuild=False,
+                )
+        return removed
+
+    def _removed(self, ids: list[str]) -> list[str]:
+        """The database's part of `remove` (one transaction); the ids that were stored."""
+        removed = self._store.remove(ids)
         with self._lock:
             self._loaded = None
-        if (
-            removed
-            and (self.settings.index_dir / "manifest.json").exists()
-            and self._store.summary_ids(self.settings.summarizer)
-        ):
-            self.build_index()
         return removed
 
     def summaries(self) -> list[StructuredSummary]:
@@ -322,9 +384,19 @@ class Archive:
         (a collection at `uri`: a Milvus server URL or a milvus-lite path; retrieval/milvus.py).
         The manifest records the backend and URI, so a search opens the right one. One writer at
         a time: a second concurrent call raises IndexBusyError."""
+        return self._build_index_reported(spec=spec, progress=progress, backend=backend, uri=uri, rebuild=rebuild)
+
+    def _build_index_reported(self, *, locked: bool = False, done: str | None = None, **how) -> dict:
+        """`build_index` (`how`: its arguments) with its failures said as they are: a full disk or a
+        read-only home as WriteError naming the file and what the update had changed by then (`done`:
+        what the caller changed before, said first). `locked`: the caller holds IndexLock."""
+        from aqgr.foundation.errors import WriteError
+        from aqgr.foundation.sqlite_files import as_os_error
+
+        steps: list[str] = []
         try:
             try:
-                return self._build_index(spec=spec, progress=progress, backend=backend, uri=uri, rebuild=rebuild)
+                return self._build_index(**how, locked=locked, steps=steps)
             except sqlite3.DatabaseError as exc:  # the embedding cache found damaged only on use: made anew, once
                 from aqgr.archive.health import is_corrupt, remove_sqlite, sqlite_problems
 
@@ -332,34 +404,42 @@ class Archive:
                 if not (is_corrupt(exc) and cache.exists() and sqlite_problems(cache, "vectors")):
                     raise
                 remove_sqlite(cache)
-                return self._build_index(spec=spec, progress=progress, backend=backend, uri=uri, rebuild=rebuild)
+                steps.clear()
+                return self._build_index(**how, locked=locked, steps=steps)
+        except WriteError as exc:  # the citation store's, said already: what was done before it joins
+            if done is None:
+                raise
+            raise WriteError(exc.path, exc.error, before=f"{done}; {exc.before}") from None
         except OSError as exc:  # a full disk, a read-only home: the old index stays (committed atomically)
-            from aqgr.foundation.errors import WriteError
+            raise WriteError(str(exc.filename or self.settings.index_dir), exc, before=_said(done, steps)) from None
+        except sqlite3.Error as exc:  # the embedding cache or the index's documents file cannot be written
+            raise WriteError(str(self.home), as_os_error(exc, self.home), before=_said(done, steps)) from None
 
-            raise WriteError(str(exc.filename or self.settings.index_dir), exc) from None
-        except sqlite3.Error as exc:  # the embedding cache (cache/embeddings.sqlite) cannot be written
-            from aqgr.foundation.errors import WriteError
+    def _build_index(
+        self,
+        *,
+        spec: IndexSpec | None,
+        progress,
+        backend: str,
+        uri: str | None,
+        rebuild: bool,
+        locked: bool = False,
+        steps: list[str] | None = None,
+    ) -> dict:
+        """The work of `build_index`; `steps` gets "citations" once the citation store changed, "index"
+        once the index committed (what a failure after them has changed)."""
+        from contextlib import nullcontext
 
-            text = str(exc).lower()
-            code = (
-                errno.ENOSPC
-                if "full" in text
-                else errno.EROFS
-                if ("readonly" in text or "read-only" in text or "unable to open" in text)
-                else errno.EIO
-            )
-            raise WriteError(str(self.settings.cache_dir / "embeddings.sqlite"), OSError(code, str(exc))) from None
-
-    def _build_index(self, *, spec: IndexSpec | None, progress, backend: str, uri: str | None, rebuild: bool) -> dict:
         from aqgr.archive.indexer import IndexLock, update_index
 
+        steps = [] if steps is None else steps
         spec = spec or self._index_spec()
         store = self._store
         # read once for the whole update: at a million summaries it is a full read of the store's index
         wanted = store.summary_fingerprints(self.settings.summarizer)
         if not wanted:
             raise EmptyArchiveError("index")
-        with IndexLock(self.home):
+        with nullcontext() if locked else IndexLock(self.home):
             from aqgr.archive.health import open_embedding_cache
             from aqgr.pipeline.statutes import StatuteCollection
             from aqgr.retrieval.embedded.index import clean_leftovers
@@ -368,7 +448,7 @@ class Archive:
             cache = open_embedding_cache(self.settings.cache_dir / "embeddings.sqlite")  # a damaged cache is made anew
             try:
                 # the citations first: a server reloads when the index's manifest changes, and finds them
-                self.link_citations(progress, wanted=wanted)
+                self._link_citations(progress, wanted, steps)
                 index, change = update_index(
                     store,
                     self.settings.summarizer,
@@ -384,6 +464,7 @@ class Archive:
                 )
             finally:
                 cache.close()
+            steps.append("index")
             with self._lock:
                 self._loaded = None  # a search still running on the old one finishes on it
             StatuteCollection(self.settings).renew()  # a statute index an older aqgr made: built again
@@ -410,7 +491,16 @@ class Archive:
         collection, index them and record which judgments quote them; returns the count."""
         from aqgr.pipeline.statutes import StatuteCollection
 
-        return StatuteCollection(self.settings).add(paths, judgments=self.texts())
+        collection = StatuteCollection(self.settings)
+        with _write_errors(collection.root):  # the collection and its index change together, or not at all
+            count = collection.add(paths)
+        linked = (
+            f"the {count} statutes were added and indexed, but which judgments quote them was not saved (searches "
+            "go on without it): run `aqgr statutes` or `aqgr index` again once there is space"
+        )
+        with _write_errors(collection.root, before=linked):
+            collection.link(self.texts())
+        return count
 
     def search_statutes(
         self, facts: str, questions: Sequence[str] | None = None, *, k: int = 10, filters: Filters | None = None
@@ -456,43 +546,44 @@ class Archive:
         CitationGraph. Incremental: judgments new to it (or whose summary was made again since
         the index recorded it) are linked, those no longer summarised removed, and only the
         stored judgments such a change can concern are relinked (retrieval/citations/store.py).
-        A citation file of another format, or a damaged one, is made anew. `progress(stage,
+        A citation file of another format, made by another treatment engine, or damaged, is made
+        anew beside it (`.citations.sqlite.rebuild`) and moved over it once complete: until then
+        the old one serves, and a run stopped part way is completed by the next. `progress(stage,
         done, total)` is called with the store's stages. `wanted`: the store's summary fingerprints,
-        when the caller has just read them (`build_index`)."""
-        store = self._citation_store(repair=True, treatments=self._create(treatment_engines, self.settings.treatment))
-        try:
-            if wanted is None:
-                wanted = self._store.summary_fingerprints(self.settings.summarizer)
-            have = store.ids()
-            indexed = self._indexed_fingerprints()
-            changed = [d for d in wanted if d not in have or (d in indexed and indexed[d] != wanted[d])]
-            gone = [d for d in have if d not in wanted]
-            text_of = lambda judgment_id: self._store.text(judgment_id) or ""  # noqa: E731
-            if gone:
-                store.remove(gone, text_of=text_of, progress=progress)
-            if changed or store.pending:  # pending: a large update killed part way, completed here
-                store.add(self._texts_of(changed), text_of=text_of, progress=progress)
-            graph = store.keep_snapshot()  # searches open the graph from its snapshot (retrieval/citations/snapshot.py)
-        finally:
-            store.close()
+        when the caller has just read them (`build_index`).
+
+        A full disk or a read-only home raises WriteError naming the file; the citation store is
+        left as it was (each update is one transaction), or, for a large one, part way, which the
+        next run completes: the message says which."""
+        if wanted is None:
+            wanted = self._store.summary_fingerprints(self.settings.summarizer)
+        return self._link_citations(progress, wanted, [])
+
+    def _link_citations(self, progress, wanted: Mapping[str, str], steps: list[str]):
+        """`link_citations` (aqgr/archive/linking.py); `steps` gets "citations" when the store's judgments changed."""
+        from aqgr.archive.linking import link_citations
+
+        graph = link_citations(
+            self.home / CITATIONS_FILE,
+            self._create(treatment_engines, self.settings.treatment),
+            wanted,
+            indexed=self._indexed_fingerprints(),
+            text_of=lambda judgment_id: self._store.text(judgment_id) or "",
+            texts_of=self._texts_of,
+            progress=progress,
+            steps=steps,
+        )
         with self._lock:
             self._loaded = None
         return graph
 
-    def _citation_store(self, *, repair: bool = False, treatments=None):
-        """The archive's citation store; with `repair`, one of another format, made by another treatment
-        engine than `treatments` (a TreatmentEngine; None: read as it is), or damaged, is replaced."""
+    def _citation_store(self):
+        """The archive's citation store opened to be read (a read-only home included). Raises
+        IndexMismatchError for one of another format or damaged, IndexUnavailableError for one that
+        cannot be opened (a full disk, permissions)."""
         from aqgr.retrieval.citations import CitationStore
 
-        path = self.home / CITATIONS_FILE
-        try:
-            return CitationStore(path, treatments)
-        except IndexMismatchError:
-            if not repair:
-                raise
-            for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-                leftover.unlink(missing_ok=True)
-            return CitationStore(path, treatments)
+        return CitationStore(self.home / CITATIONS_FILE, read_only=True)
 
     def _indexed_fingerprints(self) -> dict[str, str]:
         """judgment id -> fingerprint the saved index recorded ({} without a readable one)."""
@@ -521,7 +612,7 @@ class Archive:
             return None
         try:
             store = self._citation_store()
-        except (IndexMismatchError, OSError, sqlite3.Error):
+        except (IndexMismatchError, IndexUnavailableError, OSError, sqlite3.Error):
             return None
         try:
             return store.graph_and_ids()
@@ -587,7 +678,13 @@ class Archive:
         if index is None:
             from aqgr.retrieval.backends import load_index
 
-            index = load_index(self.settings.index_dir, expect=self.settings.index)
+            try:
+                index = load_index(self.settings.index_dir, expect=self.settings.index)
+            except NoIndexError:  # none yet: perhaps the first `aqgr index` is finding the citations
+                raise self._why_empty(none=True) from None
+            if not len(index):  # the manifest of a first build that has committed no judgment yet
+                index.close()
+                raise self._why_empty()
         # An index searches the summaries it was built from (its manifest names their
         # engine), whatever summarizer is configured now (a provider set up later).
         engine = index.manifest.get("summarizer") or self.settings.summarizer
@@ -606,6 +703,19 @@ class Archive:
             texts=self._store.texts,
             correspondence=self._correspondence_store().load,
         )
+
+    def _why_empty(self, *, none: bool = False):
+        """The error for no index (`none`) or a saved index that holds no judgment: the first `aqgr
+        index` is building it (it commits as it goes: searched meanwhile, a part holds what it has
+        committed), or one stopped before its first commit, or the archive has no summaries."""
+        from aqgr.archive.indexer import IndexLock
+        from aqgr.foundation.errors import IndexBuildingError
+
+        if IndexLock.held(self.home):
+            return IndexBuildingError(str(self.settings.index_dir))
+        if none or self._store.summary_ids(self.settings.summarizer):
+            return NoIndexError(str(self.settings.index_dir))
+        return EmptyArchiveError("search")
 
     def _correspondence_store(self):
         from aqgr.pipeline.correspondence import CorrespondenceStore

@@ -57,10 +57,31 @@ class IndexLock:
             if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                 raise IndexBusyError(str(self.path.parent), holder) from None
             raise
-        os.ftruncate(fd, 0)
-        os.write(fd, f"pid {os.getpid()}\n".encode())
+        try:  # who holds it, for the message of a second writer: not needed to hold it (a full disk)
+            os.ftruncate(fd, 0)
+            os.write(fd, f"pid {os.getpid()}\n".encode())
+        except OSError:
+            pass
         self._fd = fd
         return self
+
+    @staticmethod
+    def held(home: Path) -> bool:
+        """Whether a writer (`aqgr index`, here or in another process) holds the lock now. Asked
+        without writing anything: a read-only home can be asked too."""
+        try:
+            fd = os.open(Path(home) / LOCK_FILE, os.O_RDONLY)
+        except OSError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError as exc:
+            return exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES)
+        else:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return False
+        finally:
+            os.close(fd)
 
     def __exit__(self, *exc) -> None:
         if self._fd is not None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 import zlib
 from collections import OrderedDict
@@ -232,14 +233,20 @@ def damage(exc: BaseException) -> str | None:
     return next((found for found in _DAMAGED if found in message), None)
 
 
-def classify(exc: BaseException) -> StoreError:
-    """A database exception as a StoreError with a reason ('disk_full', 'read_only', 'unavailable')."""
+def classify(exc: BaseException, path: str | None = None) -> StoreError:
+    """A database exception as a StoreError with a reason ('disk_full', 'read_only', 'unavailable').
+    `path`: the SQLite file, if it is one: SQLite says 'disk I/O error' or 'unable to open database
+    file' when a full disk refuses its shared-memory file, which is then said as 'disk_full'."""
+    from aqgr.foundation.sqlite_files import DISK_FULL, disk_full
+
     inner = getattr(exc, "orig", None) or exc
     message = str(inner).strip().splitlines()[0] if str(inner).strip() else type(inner).__name__
     lowered = message.lower()
     sqlstate = getattr(inner, "sqlstate", None) or ""
     if "disk is full" in lowered or "no space left" in lowered or sqlstate == "53100":
         return StoreError("disk_full", message)
+    if path is not None and ("i/o error" in lowered or "unable to open" in lowered) and disk_full(path):
+        return StoreError(DISK_FULL, f"{message} (the disk holding {path} is full)")
     if "readonly" in lowered or "read-only" in lowered or "read only" in lowered or sqlstate == "25006":
         return StoreError("read_only", message)
     return StoreError("unavailable", message)
@@ -305,7 +312,9 @@ class Store:
         self.dialect = url.split(":", 1)[0].split("+", 1)[0]
         try:
             if self.dialect == "sqlite":
-                self.engine = create_engine(url, connect_args={"timeout": 60}, json_serializer=canonical_json)
+                self.engine = create_engine(
+                    self._reading_url(url), connect_args={"timeout": 60}, json_serializer=canonical_json
+                )
                 event.listen(self.engine, "connect", _sqlite_pragmas)
             else:
                 self.engine = create_engine(url, pool_pre_ping=True, json_serializer=canonical_json)
@@ -362,7 +371,7 @@ class Store:
                     conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": zlib.crc32(b"aqgr.store.schema")})
                 SQLModel.metadata.create_all(conn)
         except (OperationalError, DBAPIError) as exc:
-            error = classify(exc)
+            error = classify(exc, self._file)
             reason = "read_only" if error.reason == "unavailable" and self._sqlite_dir_read_only() else error.reason
             raise StoreError(reason, f"{redact_url(self.url)}: {error.detail}") from None
         try:
@@ -413,6 +422,30 @@ class Store:
     def _with_checksum(self, *columns):
         """`columns` and the summaries' checksum (NULL where the table has no such column yet)."""
         return (*columns, SummaryRow.checksum if self.has_checksums else literal_column("NULL").label("checksum"))
+
+    @property
+    def _file(self) -> str | None:
+        """The SQLite file's path (None for another database)."""
+        return self.where if self.dialect == "sqlite" and os.path.isabs(self.where) else None
+
+    def _reading_url(self, url: str) -> str:
+        """`url`, or for an SQLite file in a folder that cannot be written (a read-only mount, a home
+        without write permission) the URL that opens it read-only: SQLite could not make the -shm file
+        it reads a write-ahead-logged database with (aqgr/foundation/sqlite_files.py), and every read
+        would fail. Writes then raise StoreError 'read_only'."""
+        from sqlalchemy.engine import make_url
+
+        from aqgr.foundation.sqlite_files import read_uri
+
+        try:
+            database = make_url(url).database
+        except Exception:  # noqa: BLE001 - not a URL: create_engine says so
+            return url
+        if not database or database == ":memory:" or database.startswith("file:") or not self._sqlite_dir_read_only():
+            return url
+        if not os.path.isfile(database):
+            return url
+        return f"sqlite:///{read_uri(database)}&uri=true"
 
     def _sqlite_dir_read_only(self) -> bool:
         """SQLite reports a read-only folder as 'unable to open database file' (it cannot make its -wal/-shm files)."""
@@ -478,7 +511,7 @@ class Store:
                     then(s)
                 s.commit()
         except (OperationalError, DBAPIError) as exc:
-            raise classify(exc) from exc
+            raise classify(exc, self._file) from exc
 
     def _lock_all(self, session: Session) -> None:
         if self.dialect == "sqlite":  # take the write lock now: a read-then-write upgrade can fail as 'locked'
@@ -495,7 +528,7 @@ class Store:
                 yield s
                 s.commit()
         except (OperationalError, DBAPIError) as exc:
-            raise classify(exc) from exc
+            raise classify(exc, self._file) from exc
 
     def clock(self, session: Session) -> float:
         """Now, in seconds since the epoch, on the database's clock (PostgreSQL) or this machine's

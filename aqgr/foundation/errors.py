@@ -63,6 +63,35 @@ class IndexMismatchError(AqgrError):
         )
 
 
+class IndexUnavailableError(AqgrError):
+    """A saved index (or the citation store beside it) that cannot be opened for a reason outside it:
+    the disk is full, the folder is read-only, a file cannot be read (permissions, an I/O error),
+    another process holds a lock. Its files are not damaged: rebuilding it is not the remedy.
+    `reason`: 'disk_full', 'read_only', 'busy' or 'unreadable'."""
+
+    def __init__(self, where: str, reason: str, detail: str):
+        self.where, self.reason, self.detail = where, reason, detail
+        advice = {
+            "disk_full": "free space on that disk, then run the command again: the index itself is intact",
+            "read_only": "make that folder writable, or open a copy of the home in a writable place",
+            "busy": "another process holds it locked: wait for it to finish, then run the command again",
+        }.get(
+            reason,
+            "check the files' permissions (they must be readable by this user) and the disk, then run the "
+            "command again; `aqgr check` names what it cannot read",
+        )
+        super().__init__(f"the index at {where} cannot be opened ({reason}: {detail}): {advice}")
+
+
+class IndexBuildingError(AqgrError):
+    """A search asked for while the archive's first index is being built (`aqgr index` is running
+    and has committed no judgment yet): the summaries are there, the index is not ready."""
+
+    def __init__(self, where: str):
+        self.where = where
+        super().__init__(f"an index is being built at {where} (`aqgr index` is running): try again when it finishes")
+
+
 class IndexBusyError(AqgrError):
     """Another process is writing the archive's index (`aqgr index`): one writer at a time."""
 
@@ -233,7 +262,8 @@ class StoreError(AqgrError):
     def __init__(self, reason: str, detail: str):
         self.reason, self.detail = reason, detail
         advice = {
-            "disk_full": "free space on the disk holding the archive, then rerun: finished judgments are kept and skipped",
+            "disk_full": "free space on the disk holding the archive, then run the command again (a batch keeps the "
+            "judgments it finished and skips them)",
             "read_only": "the archive is read-only: make its home writable or choose another with --home / AQGR_HOME",
         }.get(reason, "check the database URL (--database-url / AQGR_DATABASE_URL), the server and the disk")
         super().__init__(f"the archive database cannot be written ({reason}): {detail}; {advice}")
@@ -243,12 +273,13 @@ class WriteError(AqgrError):
     """A file of the archive (the index, an export) could not be written. `reason`: 'disk_full',
     'read_only' or 'unwritable'. What was written before (the old index, an earlier export) is kept:
     these files are written to a temporary name and renamed into place. `written`: how many files a
-    folder export had written before the failure (the message says so instead of "unchanged")."""
+    folder export had written before the failure (the message says so instead of "unchanged");
+    `before`: what the command had changed when it stopped, said instead of "unchanged"."""
 
-    def __init__(self, path: str, exc: OSError, *, written: int | None = None):
+    def __init__(self, path: str, exc: OSError, *, written: int | None = None, before: str | None = None):
         import errno
 
-        self.path = path
+        self.path, self.error = path, exc
         code = getattr(exc, "errno", None)
         self.reason = {
             errno.ENOSPC: "disk_full",
@@ -261,11 +292,13 @@ class WriteError(AqgrError):
             "disk_full": "free space on that disk and run the command again",
             "read_only": "make that folder writable, or choose another (--out, or --home / AQGR_HOME for the archive)",
         }.get(self.reason, "check the path and the disk, then run the command again")
-        before = (
-            "what was there before is unchanged"
-            if written is None
-            else f"{written} file(s) were written before it, the rest were not: run the command again to write them all"
-        )
+        if before is None:
+            before = (
+                "what was there before is unchanged"
+                if written is None
+                else f"{written} file(s) were written before it, the rest were not: run the command again to write them all"
+            )
+        self.before = before
         super().__init__(f"cannot write {path} ({self.reason}: {exc.strerror or exc}): {advice}; {before}")
 
 

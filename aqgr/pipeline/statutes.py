@@ -29,12 +29,13 @@ build-citation-benchmark --statutes ...`) 0.213 -> 0.523 (this search, as shippe
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from aqgr.foundation.errors import NoStatutesError, ReadError
-from aqgr.foundation.files import write_atomic
+from aqgr.foundation.files import atomic_file, write_atomic
 from aqgr.foundation.inputs import check_count, files_in, many
 from aqgr.pipeline.config import Settings
 from aqgr.retrieval.protocol import Index
@@ -272,9 +273,18 @@ class StatuteCollection:
         with EmbeddingCache(self.settings.cache_dir / "embeddings.sqlite") as cache:
             index = SummaryIndex.from_texts(ids, texts, spec, cache=cache)
         self.root.mkdir(parents=True, exist_ok=True)
-        write_atomic(self.root / "statutes.json", json.dumps(statutes, ensure_ascii=False))
         clean_leftovers(self.index_dir)  # what a killed earlier save left beside it
-        index.save(self.index_dir)
+        # The statutes and their index change together: the new statutes.json is written whole beside
+        # the old one first, then the index is swapped in, then the file renamed over the old one; a
+        # full disk at any step leaves both as they were (only the rename, which needs no space, is last).
+        try:
+            with atomic_file(self.root / "statutes.json") as out:
+                out.write(json.dumps(statutes, ensure_ascii=False))
+                out.flush()
+                os.fsync(out.fileno())
+                index.save(self.index_dir)
+        finally:
+            index.close()
         if judgments is not None:
             self.link(judgments)
         return len(statutes)

@@ -56,7 +56,8 @@ from pathlib import Path
 
 import numpy as np
 
-from aqgr.foundation.errors import IndexMismatchError
+from aqgr.foundation.errors import AqgrError, IndexMismatchError, IndexUnavailableError
+from aqgr.foundation.sqlite_files import DAMAGED, read_uri, reason_of
 from aqgr.retrieval.citations import snapshot
 from aqgr.retrieval.citations.graph import CitationGraph, Mention
 from aqgr.retrieval.citations.judgments import Judgment, parse_judgment
@@ -139,25 +140,40 @@ class CitationStore:
     file records its version. None: the store is read as it is, whatever engine made it (an
     update then needs it to be the default TREATMENT's).
 
-    Raises IndexMismatchError for a file that is not a citation store of this FORMAT and
-    LINKER, or (with `treatments`) one made by another treatment engine (rebuild: remove the
-    file and `add` every judgment)."""
+    `read_only`: opened to be read (a search, `aqgr citations`): the file is neither made nor
+    written, and one in a read-only folder is read as it is.
 
-    def __init__(self, path: Path | str, treatments: TreatmentEngine | None = None):
+    Raises IndexMismatchError for a file that is not a citation store of this FORMAT and
+    LINKER, or (with `treatments`) one made by another treatment engine (rebuild: make a store
+    anew beside it, `add` every judgment, then move it over this one: aqgr/archive/linking.py);
+    IndexUnavailableError when the file cannot be opened for a reason outside it (a full disk,
+    a read-only folder, permissions): then it is no store to rebuild, and is left as it is."""
+
+    def __init__(self, path: Path | str, treatments: TreatmentEngine | None = None, *, read_only: bool = False):
         self._treatments = treatments
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=60)
+        self.read_only = read_only  # opened to be read (a search): nothing is made or written, a read-only home too
+        try:
+            if read_only:
+                self._db = sqlite3.connect(
+                    read_uri(self.path), uri=True, isolation_level=None, check_same_thread=False, timeout=60
+                )
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=60)
+        except (sqlite3.Error, OSError) as exc:
+            raise self._unopenable(exc) from None
         self._lock = threading.Lock()
         self._db.create_function("key_hash", 1, _hash, deterministic=True)
         try:
-            self._db.execute("PRAGMA journal_mode=WAL")  # readers (the search) go on while an update writes
-            self._db.execute("PRAGMA synchronous=NORMAL")
+            if not read_only:
+                self._db.execute("PRAGMA journal_mode=WAL")  # readers (the search) go on while an update writes
+                self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA cache_size=-65536")  # 64 MiB of pages
             found = self._meta()
         except sqlite3.DatabaseError as exc:
             self._db.close()
-            raise IndexMismatchError(str(self.path), [f"not a citation store ({exc})"]) from exc
+            raise self._unopenable(exc) from exc
         expected = [("format", FORMAT), ("linker", LINKER)] + (
             [("treatment", treatments.version)] if treatments is not None else []
         )
@@ -169,12 +185,22 @@ class CitationStore:
             self._db.close()
             raise IndexMismatchError(str(self.path), [f"citation store {w}" for w in wrong])
 
+    def _unopenable(self, exc: BaseException) -> AqgrError:
+        """IndexMismatchError for a file that is not a sound citation store (rebuilt: `CitationStore`),
+        IndexUnavailableError when the cause is outside it: a full disk, a read-only folder,
+        permissions (aqgr/foundation/sqlite_files.py). Such a store is left exactly as it is."""
+        reason = reason_of(exc, self.path)
+        if reason == DAMAGED:
+            return IndexMismatchError(str(self.path), [f"not a citation store ({exc})"])
+        return IndexUnavailableError(str(self.path), reason, str(exc) or type(exc).__name__)
+
     def _meta(self) -> dict[str, str]:
-        """The file's format, linker and treatment engine; an empty file is made a store first."""
+        """The file's format, linker and treatment engine; an empty file is made a store first
+        (opened `read_only`, it reads as no store)."""
         tables = {name for (name,) in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if "meta" in tables:
             return dict(self._db.execute("SELECT key, value FROM meta"))
-        if tables:
+        if tables or self.read_only:
             return {}
         made = {
             "format": FORMAT,
@@ -554,8 +580,8 @@ class _StoredMentions(Mapping[tuple[str, str], Mention]):
 
     def _query(self, sql: str, args: tuple = (), **parts: str) -> list[tuple]:
         with self._lock:
-            if self._db is None:
-                self._db = sqlite3.connect(self._path, check_same_thread=False, timeout=60)
+            if self._db is None:  # read-only: a search's, on a read-only home too
+                self._db = sqlite3.connect(read_uri(self._path), uri=True, check_same_thread=False, timeout=60)
                 self._dissent = "l.dissent" if _has_dissent(self._db) else "''"
             return self._db.execute(sql.format(dissent=self._dissent, **parts), args).fetchall()
 

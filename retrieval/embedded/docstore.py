@@ -37,8 +37,11 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
+
+from aqgr.foundation.sqlite_files import folder_writable, read_uri
 
 from .facets import FACET_FIELDS, FACETS_VERSION
 from .facets import TERM_RECORD as _RECORD
@@ -81,13 +84,17 @@ class DocStore:
     """docs.sqlite of one index directory (see the module). Thread-safe for readers."""
 
     def __init__(self, directory: str | Path, *, create: bool = False, read_only: bool = False):
+        """`read_only`: opened for reading only. A store that cannot be written (its folder on a
+        read-only medium or without write permission) is opened so as well, unless `create`:
+        `read_only` then tells which it is, and a write raises sqlite3.OperationalError."""
         self.path = Path(directory) / FILE_NAME
         if not create and not self.path.is_file():
             raise FileNotFoundError(str(self.path))
-        uri = f"file:{self.path}?mode=ro" if read_only else f"file:{self.path}"
+        self.read_only = read_only or (not create and not folder_writable(self.path.parent))
+        uri = read_uri(self.path) if self.read_only else f"file:{quote(str(self.path.absolute()))}"
         self._db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
-        if not read_only:
+        if not self.read_only:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA)

@@ -37,9 +37,11 @@ Importing this module loads neither torch, faiss, tantivy, sentence-transformers
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import re
 import shutil
 import sqlite3
 import tempfile
@@ -54,8 +56,15 @@ from typing import ClassVar
 import numpy as np
 
 from aqgr.foundation.allocator import release_freed, tune_for_build
-from aqgr.foundation.errors import EmptyArchiveError, IndexMismatchError, NoIndexError
+from aqgr.foundation.errors import (
+    AqgrError,
+    EmptyArchiveError,
+    IndexMismatchError,
+    IndexUnavailableError,
+    NoIndexError,
+)
 from aqgr.foundation.paths import file_sha256
+from aqgr.foundation.sqlite_files import DAMAGED, reason_of
 from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
 from ..dense.cache import EmbeddingCache
@@ -575,6 +584,9 @@ class SummaryIndex(EmbedsQueries):
         else:
             try:
                 shutil.copytree(self.directory, tmp, ignore=shutil.ignore_patterns("*.lock"))
+            except shutil.Error as exc:  # every file that failed, errno lost: the first, as the OSError it was
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise _copy_error(exc) from None
             except BaseException:
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise
@@ -659,7 +671,7 @@ class SummaryIndex(EmbedsQueries):
                 if name in recorded and not older
             }
         except Exception as exc:
-            raise IndexMismatchError(str(path), [f"index files unreadable ({type(exc).__name__}: {exc})"]) from None
+            raise unopenable(path, exc) from None
         if older:
             registry.close()
             raise IndexMismatchError(str(path), [f"{'; '.join(older)}: `aqgr index --rebuild` makes it anew"])
@@ -969,3 +981,28 @@ def clean_leftovers(index_dir: str | Path) -> list[Path]:
         shutil.rmtree(leftover, ignore_errors=True) if leftover.is_dir() else leftover.unlink(missing_ok=True)
         removed.append(leftover)
     return removed
+
+
+def unopenable(path: Path, exc: BaseException) -> AqgrError:
+    """The error for index files that would not open: IndexUnavailableError when the cause is outside
+    them (a full disk, a read-only folder, permissions: see aqgr/foundation/sqlite_files.py), else
+    IndexMismatchError (damaged, missing, of another make: rebuilt by `aqgr index`)."""
+    if isinstance(exc, sqlite3.Error | PermissionError) or (
+        isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError | IsADirectoryError | NotADirectoryError)
+    ):
+        reason = reason_of(exc, path / "docs.sqlite")
+        if reason != DAMAGED:
+            return IndexUnavailableError(str(path), reason, str(exc) or type(exc).__name__)
+    return IndexMismatchError(str(path), [f"index files unreadable ({type(exc).__name__}: {exc})"])
+
+
+def _copy_error(exc: shutil.Error) -> OSError:
+    """The first failure of a `shutil.copytree` (which goes on after one and lists them all as text) as
+    an OSError with its errno, so that a full disk is told as one."""
+    failures = exc.args[0] if exc.args and isinstance(exc.args[0], list) else []
+    for failure in failures:
+        if isinstance(failure, tuple) and len(failure) == 3:
+            found = re.search(r"\[Errno (\d+)\] ([^:]*)", str(failure[2]))
+            if found:
+                return OSError(int(found.group(1)), found.group(2), str(failure[1]))
+    return OSError(errno.EIO, str(exc)[:500])

@@ -26,15 +26,20 @@ reloads on commits, this process's at once and other processes' within about a s
 
 from __future__ import annotations
 
+import errno
 import operator
+import os
+import re
 import threading
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
 
 from aqgr.foundation.errors import IndexLockedError, IndexMismatchError, MissingDependencyError
+from aqgr.foundation.sqlite_files import disk_full
 
 from ..spec import BM25_B, BM25_EPSILON, BM25_IDF, BM25_K1
 from ..types import Where
@@ -98,6 +103,36 @@ def _schema():
     return builder.build()
 
 
+_OS_ERROR = re.compile(r"\(os error (\d+)\)|Os \{ code: (\d+)")
+
+
+def os_error_of(exc: Exception) -> OSError | None:
+    """The operating-system error inside a tantivy error (raised as ValueError, its errno only in the
+    text: "No space left on device (os error 28)", "IoError(Os { code: 30, ...})"), as an OSError,
+    so that a full disk or a read-only folder is told as such; None when there is none."""
+    found = _OS_ERROR.search(str(exc))
+    if found is None:
+        return None
+    code = int(found.group(1) or found.group(2))
+    return OSError(code, f"{os.strerror(code)} (tantivy: {exc})")
+
+
+@contextmanager
+def _os_errors(directory: Path) -> Iterator[None]:
+    """tantivy's errors that carry an operating-system error raised as that OSError (see `os_error_of`);
+    one that carries none ("An index writer was killed ... io::Error most likely") while the disk
+    holding `directory` is full, as the full disk it is."""
+    try:
+        yield
+    except ValueError as exc:
+        found = os_error_of(exc)
+        if found is None and disk_full(directory):
+            found = OSError(errno.ENOSPC, f"{os.strerror(errno.ENOSPC)} (tantivy: {exc})", str(directory))
+        if found is None:
+            raise
+        raise found from None
+
+
 def _is_lock_busy(exc: Exception) -> bool:
     """Whether tantivy refused a writer because another holds the directory's lock ("LockBusy")."""
     return "LockBusy" in str(exc)
@@ -144,7 +179,8 @@ class TantivyEngine:
             )
         path = new_directory(directory)
         (path / SUBDIR).mkdir()
-        index = _tantivy().Index(_schema(), path=str(path / SUBDIR), reuse=False)
+        with _os_errors(path):
+            index = _tantivy().Index(_schema(), path=str(path / SUBDIR), reuse=False)
         manifest = {"format": LEXICAL_FORMAT, "engine": NAME, **params, "fields": FIELDS_VERSION}
         write_manifest(path, manifest)
         return cls(path, manifest, index)
@@ -165,6 +201,10 @@ class TantivyEngine:
         try:
             index = tantivy.Index.open(str(Path(directory) / SUBDIR))
         except (OSError, ValueError) as exc:
+            # a lock file it cannot take (a read-only folder), a full disk: said as such, not as damage
+            found = exc if isinstance(exc, OSError) else os_error_of(exc)
+            if found is not None and not isinstance(found, FileNotFoundError):
+                raise found from None
             raise IndexMismatchError(str(directory), [f"its tantivy files cannot be opened ({exc})"]) from None
         return cls(Path(directory), manifest, index)
 
@@ -181,7 +221,8 @@ class TantivyEngine:
             except ValueError as exc:
                 if _is_lock_busy(exc):
                     raise IndexLockedError(str(self.directory)) from None
-                raise
+                with _os_errors(self.directory):
+                    raise
             self._index.reload()  # the latest commit, perhaps another process's: `add` replaces what it holds
             self._committed = self._index.searcher()
         return self._writer
@@ -223,7 +264,8 @@ class TantivyEngine:
         with self._write_lock:
             writer = self._open_writer()
             if n in self._added or (self._committed.num_docs and self._holds(n)):
-                writer.delete_documents_by_query(self._n_query([n]))
+                with _os_errors(self.directory):
+                    writer.delete_documents_by_query(self._n_query([n]))
             doc = tantivy.Document()
             doc.add_unsigned(N, n)
             doc.add_text(TERMS, text)
@@ -231,7 +273,8 @@ class TantivyEngine:
                 doc.add_text(FIELDS, term)
             if decided is not None:
                 doc.add_integer(DECIDED, decided)
-            writer.add_document(doc)
+            with _os_errors(self.directory):
+                writer.add_document(doc)
             self._added.add(n)
 
     def _holds(self, n: int) -> bool:
@@ -243,18 +286,20 @@ class TantivyEngine:
         with self._write_lock:
             writer = self._open_writer()
             if ns:
-                writer.delete_documents_by_query(self._n_query(ns))
+                with _os_errors(self.directory):
+                    writer.delete_documents_by_query(self._n_query(ns))
 
     def commit(self) -> None:
         with self._write_lock:
             if self._writer is None:
                 return
             writer, self._writer, self._added, self._committed = self._writer, None, set(), None
-            try:
-                writer.commit()
-            finally:
-                writer.wait_merging_threads()  # releases the writer (and its lock)
-            self._index.reload()
+            with _os_errors(self.directory):
+                try:
+                    writer.commit()
+                finally:
+                    writer.wait_merging_threads()  # releases the writer (and its lock)
+                self._index.reload()
 
     # ------------------------------------------------------------------ reading
 

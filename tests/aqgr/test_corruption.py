@@ -384,3 +384,118 @@ def test_read_only_home_reads_work_and_writes_say_so(archive_home, tmp_path, mon
     )
     monkeypatch.undo()
     assert runner.invoke(app, ["export", "--home", str(archive_home)]).stdout == before  # nothing lost
+
+
+# -- an index that cannot be opened for a reason outside it: said as such, not "built differently" ----
+def _refuse_to_open(monkeypatch, name: str, message: str, code: int) -> None:
+    """Every SQLite file named `name` fails as SQLite fails it (`message`, result `code`): at its first
+    statement, as SQLite opens a file lazily (connecting to it succeeds)."""
+    real = sqlite3.connect
+
+    def refuse(*args, **kwargs):
+        error = sqlite3.OperationalError(message)
+        error.sqlite_errorcode = code
+        raise error
+
+    class Refusing(sqlite3.Connection):
+        execute = executemany = executescript = cursor = refuse
+
+    def connect(database, *args, **kwargs):
+        if name in str(database):
+            kwargs["factory"] = Refusing
+        return real(database, *args, **kwargs)
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+
+
+@pytest.mark.parametrize(
+    "reason, message, code, advice",
+    [
+        ("disk_full", "database or disk is full", 13, "free space"),
+        ("disk_full", "disk I/O error", 10, "free space"),  # what SQLite says when the full disk refuses its -shm
+        ("unreadable", "unable to open database file", 14, "permissions"),
+    ],
+)
+def test_an_index_that_cannot_be_opened_says_why_not_built_differently(
+    archive_home, monkeypatch, reason, message, code, advice
+):
+    """Issue 50, item 7: any SQLite error at index load was 'the index was built differently: rebuild it'."""
+    from aqgr.interfaces.server import create_app
+    from tests.server.conftest import TestClient
+
+    if message == "disk I/O error":  # the disk is full: no space left on it
+        monkeypatch.setattr(shutil, "disk_usage", lambda path: shutil._ntuple_diskusage(1 << 30, 1 << 30, 0))
+    _refuse_to_open(monkeypatch, "docs.sqlite", message, code)
+    home = ["--home", str(archive_home)]
+    text = _clean_failure(runner.invoke(app, ["search", DYING_DECLARATION_FACTS, *home]), "cannot be opened", reason)
+    assert advice in text and "built differently" not in text and "rebuild" not in text, text
+    checked = runner.invoke(app, ["check", *home])
+    report = json.loads(checked.stdout)
+    assert checked.exit_code == 0 and report["index"]["state"] == "unavailable", report["index"]
+    assert "damaged:" not in checked.stderr and "--rebuild" not in checked.stderr, checked.stderr
+    with TestClient(
+        create_app(archive=Archive(settings=Settings.resolve(archive_home, index=FAST))), raise_server_exceptions=False
+    ) as client:
+        response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS})
+        assert response.status_code == 503 and response.json()["error"] == "index_unavailable", response.text
+    monkeypatch.undo()
+    assert runner.invoke(app, ["search", DYING_DECLARATION_FACTS, *home]).exit_code == 0  # nothing to rebuild
+
+
+def test_a_citation_store_that_cannot_be_opened_is_left_as_it_is(archive_home, monkeypatch):
+    """Issue 50, item 2: a full disk at the citation store's opening made `aqgr index` delete it and make
+    an empty one ('was built differently')."""
+    store = archive_home / "citations.sqlite"
+    before = store.read_bytes()
+    _refuse_to_open(monkeypatch, "citations.sqlite", "database or disk is full", 13)
+    text = _clean_failure(
+        runner.invoke(app, ["index", "--embedder", "hashing.v1", "--home", str(archive_home)]),
+        "disk_full",
+        "free space",
+        "citations.sqlite",
+    )
+    assert "built differently" not in text
+    monkeypatch.undo()
+    assert store.read_bytes() == before
+
+
+# -- a search while the first `aqgr index` is running ----------------------------------------------
+@pytest.mark.parametrize("stage", ["read", "index"])  # finding the citations (no index yet); the empty index
+def test_a_search_during_the_first_index_says_an_index_is_being_built(tmp_path, monkeypatch, stage):
+    """Issue 50, item 9: it said 'the archive has no summaries to search: run `aqgr summarize` first'
+    (over HTTP a 503 empty_archive) while the summaries were there."""
+    import threading
+
+    from aqgr.interfaces.server import create_app
+    from tests.server.conftest import TestClient
+
+    monkeypatch.delenv("AQGR_DATABASE_URL", raising=False)
+    home = tmp_path / "home"
+    writer = Archive(settings=Settings.resolve(home, index=FAST))
+    writer.summarize([write_judgments(tmp_path / "in")])
+    reached, go_on = threading.Event(), threading.Event()
+
+    def progress(at: str, done: int, total) -> None:
+        if at == stage:
+            reached.set()
+            go_on.wait(60)
+
+    building = threading.Thread(target=writer.build_index, kwargs={"progress": progress})
+    building.start()
+    try:
+        assert reached.wait(60)
+        result = runner.invoke(app, ["search", DYING_DECLARATION_FACTS, "--home", str(home)])
+        text = _clean_failure(result, "an index is being built", "try again when it finishes")
+        assert "no summaries" not in text and "summarize" not in text
+        with TestClient(
+            create_app(archive=Archive(settings=Settings.resolve(home, index=FAST))), raise_server_exceptions=False
+        ) as client:
+            response = client.post("/api/search", json={"facts": DYING_DECLARATION_FACTS})
+            assert response.status_code == 503 and response.json()["error"] == "index_building", response.text
+            assert response.headers.get("Retry-After")
+            assert "being built" in client.get("/api/health").json()["detail"]
+    finally:
+        go_on.set()
+        building.join(60)
+    writer.close()
+    assert runner.invoke(app, ["search", DYING_DECLARATION_FACTS, "--home", str(home)]).exit_code == 0

@@ -29,7 +29,9 @@ from aqgr.foundation.errors import (
     DatabaseDamagedError,
     EmptyArchiveError,
     FactsTooShortError,
+    IndexBuildingError,
     IndexMismatchError,
+    IndexUnavailableError,
     InvalidFilterError,
     InvalidTextError,
     NoCitationGraphError,
@@ -63,6 +65,7 @@ from aqgr.schemas.results import JudgmentCitations, SearchResult, SummaryPinpoin
 from aqgr.schemas.statutes import StatuteResult
 from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
+INDEX_BUILDING_RETRY_S = 30  # Retry-After of a search asked while the first index is built: a guess, not a promise
 log = logging.getLogger("aqgr.server")  # the log channel people configure, not the module path: kept as it was
 
 # Starlette's own refusals, in the API's error shape
@@ -101,6 +104,8 @@ def _status_of(exc: AqgrError) -> tuple[int, str]:
         (NoFiltersError, 503, "no_filters"),
         (UnknownJudgmentError, 404, "not_found"),
         (NoCitationGraphError, 503, "no_citations"),
+        (IndexBuildingError, 503, "index_building"),
+        (IndexUnavailableError, 503, "index_unavailable"),
         (NoIndexError, 503, "no_index"),
         (IndexMismatchError, 503, "index_mismatch"),
         (EmptyArchiveError, 503, "empty_archive"),
@@ -202,7 +207,9 @@ def create_app(
         status, kind = _status_of(exc)
         if status >= 500:
             log.error("%s on %s: %s", kind, request.url.path, exc)
-        return _error(status, kind, str(exc))
+        # an index being built: ask again later (a first build commits as it goes)
+        retry = {"Retry-After": str(INDEX_BUILDING_RETRY_S)} if isinstance(exc, IndexBuildingError) else None
+        return _error(status, kind, str(exc), headers=retry)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):
