@@ -22,7 +22,7 @@ from aqgr.foundation.paths import file_sha256
 from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
 
 from .dense.embedders import Embedder, embedders
-from .spec import IndexSpec
+from .spec import IndexSpec, profile_for
 
 MANIFEST = "manifest.json"
 
@@ -103,3 +103,21 @@ def manifest_embedder(manifest: dict, spec: IndexSpec, embedder: Embedder | None
     if recorded.get("dim") != embedder.dim:
         return embedder, f"embedding dimension {recorded.get('dim')!r}, the embedder gives {embedder.dim}"
     return embedder, None
+
+
+class SavedManifest:
+    """What both backends answer from their manifest (`self._manifest`): a copy of it, and the
+    search profile it records (retrieval/spec.py; an index built before profiles takes the one
+    of its size)."""
+
+    _manifest: dict
+
+    @property
+    def manifest(self) -> dict:
+        """A copy of the manifest: spec, embedder, doc ids, timings."""
+        return json.loads(json.dumps(self._manifest))
+
+    @property
+    def profile(self) -> str:
+        """The search profile recorded at build, else the one of the index's size (retrieval/spec.py)."""
+        return self._manifest.get("search_profile") or profile_for(len(self))

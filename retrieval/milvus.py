@@ -114,7 +114,7 @@ from .dense.windows import (
     save_sentences,
 )
 from .documents import dense_texts, query_sentences, slot_texts, summary_fingerprint
-from .manifest import MANIFEST, compare, manifest_embedder, resolve_embedder, summarizer_of
+from .manifest import MANIFEST, SavedManifest, compare, manifest_embedder, resolve_embedder, summarizer_of
 from .manifest import check_files as check_manifest_files
 from .protocol import select_retrievers
 from .spec import IndexSpec, Progress, profile_for
@@ -303,7 +303,7 @@ def _summarizer(origins: Mapping[str, Origin], previous: str | None) -> str | No
     return engines.pop() if len(engines) == 1 else None
 
 
-class MilvusIndex(EmbedsQueries):
+class MilvusIndex(EmbedsQueries, SavedManifest):
     """BM25 and dense retrieval served by Milvus; documents addressed by judgment id."""
 
     backend: ClassVar[str] = BACKEND
@@ -810,16 +810,6 @@ class MilvusIndex(EmbedsQueries):
     @property
     def location(self) -> str:
         return f"Milvus collection {self.collection!r} at {self.uri}"
-
-    @property
-    def profile(self) -> str:
-        """The search profile recorded at build, else the one of the index's size (retrieval/spec.py)."""
-        return self._manifest.get("search_profile") or profile_for(len(self))
-
-    @property
-    def manifest(self) -> dict:
-        """A copy of the manifest: spec, embedder, doc ids, timings."""
-        return json.loads(json.dumps(self._manifest))
 
     @property
     def tokenizer(self):

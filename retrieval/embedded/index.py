@@ -71,14 +71,13 @@ from ..dense.cache import EmbeddingCache
 from ..dense.embedders import Embedder
 from ..dense.windows import EmbedsQueries, QueryVectors, embed_sentences
 from ..documents import query_sentences, slot_texts, summary_fingerprint
-from ..manifest import MANIFEST, compare, manifest_embedder, resolve_embedder, write_manifest
+from ..manifest import MANIFEST, SavedManifest, compare, manifest_embedder, resolve_embedder, write_manifest
 from ..manifest import check_files as check_manifest_files
 from ..protocol import select_retrievers
 from ..spec import (
     FULLTEXT_NGRAMS,  # noqa: F401 (re-exported)
     IndexSpec,
     Progress,
-    profile_for,
 )
 from ..text import tokenizers
 from ..types import ScoredDoc, Where, ranked
@@ -169,7 +168,7 @@ class LazyIdf(Mapping):
         raise TypeError("the idf of an index is looked up term by term, not counted")
 
 
-class SummaryIndex(EmbedsQueries):
+class SummaryIndex(EmbedsQueries, SavedManifest):
     """The retrievers of retrieval/embedded/retrievers.py (bm25, dense, fulltext when made with full
     texts) over the same documents (one per summary), in one directory."""
 
@@ -742,16 +741,6 @@ class SummaryIndex(EmbedsQueries):
     @property
     def location(self) -> str:
         return str(self.directory)
-
-    @property
-    def profile(self) -> str:
-        """The search profile recorded at build, else the one of the index's size (retrieval/spec.py)."""
-        return self._manifest.get("search_profile") or profile_for(len(self))
-
-    @property
-    def manifest(self) -> dict:
-        """A copy of the manifest: spec, embedder, doc ids, timings."""
-        return json.loads(json.dumps(self._manifest))
 
     @property
     def facets(self) -> FacetReader:
