@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
-from aqgr.foundation.errors import UnknownNameError
+from aqgr.foundation.errors import IndexMismatchError, NoIndexError, UnknownNameError
 from aqgr.foundation.files import atomic_file
 from aqgr.foundation.paths import file_sha256
 from aqgr.schemas.summary import SCHEMA_VERSION, StructuredSummary
@@ -25,6 +26,7 @@ from .dense.embedders import Embedder, embedders
 from .spec import IndexSpec, profile_for
 
 MANIFEST = "manifest.json"
+T = TypeVar("T")
 
 
 def write_manifest(path: Path, body: dict) -> None:
@@ -40,6 +42,25 @@ def write_manifest(path: Path, body: dict) -> None:
             os.close(fd)
     except OSError:  # a filesystem that cannot fsync a folder
         pass
+
+
+def read_manifest(path: Path, version: int, parse: Callable[[dict], T]) -> tuple[dict, T]:
+    """The manifest of the index saved in `path` and what `parse` reads of it; IndexMismatchError
+    naming the format version when it is another, else saying it is unreadable; NoIndexError when
+    there is none."""
+    if not (path / MANIFEST).is_file():
+        raise NoIndexError(str(path))
+    manifest = None
+    try:
+        manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
+        return manifest, parse(manifest)
+    except Exception as exc:  # unreadable, missing keys, unknown slot names, an older format ...
+        if isinstance(manifest, dict) and manifest.get("format_version") != version:
+            found = manifest.get("format_version")
+            raise IndexMismatchError(
+                str(path), [f"index format version {found!r}, this aqgr reads {version!r}"]
+            ) from None
+        raise IndexMismatchError(str(path), [f"manifest.json is unreadable ({type(exc).__name__}: {exc})"]) from None
 
 
 def summarizer_of(summaries: Sequence[StructuredSummary]) -> str | None:

@@ -94,7 +94,6 @@ from aqgr.foundation.errors import (
     EmptyArchiveError,
     IndexMismatchError,
     MissingDependencyError,
-    NoIndexError,
     UnknownNameError,
 )
 from aqgr.foundation.paths import file_sha256
@@ -114,7 +113,15 @@ from .dense.windows import (
     save_sentences,
 )
 from .documents import dense_texts, query_sentences, slot_texts, summary_fingerprint
-from .manifest import MANIFEST, SavedManifest, compare, manifest_embedder, resolve_embedder, summarizer_of
+from .manifest import (
+    MANIFEST,
+    SavedManifest,
+    compare,
+    manifest_embedder,
+    read_manifest,
+    resolve_embedder,
+    summarizer_of,
+)
 from .manifest import check_files as check_manifest_files
 from .protocol import select_retrievers
 from .spec import IndexSpec, Progress, profile_for
@@ -724,21 +731,9 @@ class MilvusIndex(EmbedsQueries, SavedManifest):
         or file mismatch, a missing collection, a collection changed since the manifest was
         saved (its generation), or a row count other than recorded."""
         path = Path(directory)
-        if not (path / MANIFEST).is_file():
-            raise NoIndexError(str(path))
-        try:
-            manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
-            spec = _spec_of(manifest)
-            uri, collection = manifest["milvus"]["uri"], manifest["milvus"]["collection"]
-        except Exception as exc:  # unreadable, missing keys, an older format ...
-            if isinstance(locals().get("manifest"), dict) and manifest.get("format_version") != FORMAT_VERSION:
-                raise IndexMismatchError(
-                    str(path),
-                    [f"index format version {manifest.get('format_version')!r}, this aqgr reads {FORMAT_VERSION!r}"],
-                ) from None
-            raise IndexMismatchError(
-                str(path), [f"manifest.json is unreadable ({type(exc).__name__}: {exc})"]
-            ) from None
+        manifest, (spec, uri, collection) = read_manifest(
+            path, FORMAT_VERSION, lambda m: (_spec_of(m), m["milvus"]["uri"], m["milvus"]["collection"])
+        )
         differences = compare(manifest, spec, expect, FORMAT_VERSION)
         if manifest.get("backend") != BACKEND:
             differences.append(f"backend {manifest.get('backend')!r}, this reader is {BACKEND!r}")

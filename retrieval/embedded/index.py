@@ -61,7 +61,6 @@ from aqgr.foundation.errors import (
     EmptyArchiveError,
     IndexMismatchError,
     IndexUnavailableError,
-    NoIndexError,
 )
 from aqgr.foundation.paths import file_sha256
 from aqgr.foundation.sqlite_files import DAMAGED, reason_of
@@ -71,7 +70,15 @@ from ..dense.cache import EmbeddingCache
 from ..dense.embedders import Embedder
 from ..dense.windows import EmbedsQueries, QueryVectors, embed_sentences
 from ..documents import query_sentences, slot_texts, summary_fingerprint
-from ..manifest import MANIFEST, SavedManifest, compare, manifest_embedder, resolve_embedder, write_manifest
+from ..manifest import (
+    MANIFEST,
+    SavedManifest,
+    compare,
+    manifest_embedder,
+    read_manifest,
+    resolve_embedder,
+    write_manifest,
+)
 from ..manifest import check_files as check_manifest_files
 from ..protocol import select_retrievers
 from ..spec import (
@@ -638,21 +645,9 @@ class SummaryIndex(EmbedsQueries, SavedManifest):
         Raises NoIndexError when there is none, IndexMismatchError (listing every difference)
         when it was built differently or its files are missing or of another size."""
         path = Path(directory)
-        if not (path / MANIFEST).is_file():
-            raise NoIndexError(str(path))
-        try:
-            manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
-            spec = IndexSpec.from_manifest(manifest)
-            generation = int(manifest["generation"])
-        except Exception as exc:  # unreadable, missing keys, unknown slot names, an older format ...
-            if isinstance(locals().get("manifest"), dict) and manifest.get("format_version") != FORMAT_VERSION:
-                raise IndexMismatchError(
-                    str(path),
-                    [f"index format version {manifest.get('format_version')!r}, this aqgr reads {FORMAT_VERSION!r}"],
-                ) from None
-            raise IndexMismatchError(
-                str(path), [f"manifest.json is unreadable ({type(exc).__name__}: {exc})"]
-            ) from None
+        manifest, (spec, generation) = read_manifest(
+            path, FORMAT_VERSION, lambda m: (IndexSpec.from_manifest(m), int(m["generation"]))
+        )
         differences = compare(manifest, spec, expect, FORMAT_VERSION)
         differences += check_manifest_files(path, manifest, digests=False)
         embedder, problem = manifest_embedder(manifest, spec, embedder)
